@@ -1,0 +1,38 @@
+# The two commands: `make run` and `make test`. Both create .venv when it is missing.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+ARGS   ?=
+PYTEST_ARGS ?=
+
+.PHONY: run test bench soak wheel clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(VENV)/.installed $@
+
+run: $(VENV)/.installed
+	$(BIN)/companion serve $(ARGS)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python -m companion.bench
+
+soak: $(VENV)/.installed-dev
+	COMPANION_SOAK=1 $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+wheel: $(VENV)/.installed-dev
+	$(BIN)/python -m pip wheel --no-deps -w dist .
+
+clean:
+	rm -rf build dist *.egg-info test-artifacts

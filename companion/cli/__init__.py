@@ -1,0 +1,109 @@
+"""The ``companion`` command. Each subcommand lives in its own module here with a
+``register(subparsers)`` function; a module imports heavy things (Flask, gpiozero)
+only inside the function that runs, so commands that don't need them start fast.
+
+Exit status: 0 ok, 2 invalid input (one line on stderr, never a traceback),
+1 an unexpected failure (one line; ``COMPANION_DEBUG=1`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+
+from companion import __version__
+from companion.errors import CompanionError
+
+# Subcommand modules, in the order ``--help`` lists them.
+COMMANDS = [
+    "serve",
+    "score",
+    "combat",
+    "odds",
+    "reinforcements",
+    "richelieu",
+    "match",
+    "season",
+    "token",
+    "map",
+    "hardware",
+    "backup",
+]
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting, so errors stay one line."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def data_dir_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir", default=None,
+        help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
+
+
+def resolve_data_dir(value: str | None) -> str:
+    return value or os.environ.get("COMPANION_DATA") or os.path.join(os.getcwd(), "data")
+
+
+def open_store(args):
+    from companion.store import Store
+
+    return Store(os.path.join(resolve_data_dir(getattr(args, "data_dir", None)), "companion.db"))
+
+
+def emit(obj) -> None:
+    from companion.jsonio import dumps
+
+    sys.stdout.write(dumps(obj) + "\n")
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="companion",
+        description="Companion for board games at the table: scoring, match clock, season standings.",
+        epilog="Documents are read from FILE or - (stdin); results are printed as JSON. "
+               "Invalid input exits with status 2 and one line on stderr.",
+    )
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+    for name in COMMANDS:
+        modname = f"companion.cli.{name}"
+        if importlib.util.find_spec(modname) is None:
+            continue
+        importlib.import_module(modname).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        result = args.func(args)
+        return int(result or 0)
+    except UsageError as exc:
+        print(str(exc).splitlines()[0], file=sys.stderr)
+        return 2
+    except CompanionError as exc:
+        print(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # never a traceback for the user
+        if os.environ.get("COMPANION_DEBUG"):
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
+        return 1

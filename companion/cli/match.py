@@ -1,0 +1,71 @@
+from companion.cli import data_dir_arg, emit, open_store
+from companion.jsonio import load_json
+
+
+def register(sub):
+    p = sub.add_parser("match", help="fold, export and import matches",
+                       description="Matches are append-only event logs; their state is a fold of the events.")
+    msub = p.add_subparsers(dest="match_command", metavar="ACTION", required=True)
+
+    s = msub.add_parser("state", help="fold an exported match and print its state",
+                        description="Fold an exported match document (FILE or -) and print its state at an "
+                                    "instant (default: now).")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--at", metavar="ISO-8601", default=None, help="the instant (default: now)")
+    s.set_defaults(func=run_state)
+
+    e = msub.add_parser("export", help="print a stored match as one JSON document")
+    e.add_argument("match_id", metavar="MATCH_ID")
+    data_dir_arg(e)
+    e.set_defaults(func=run_export)
+
+    i = msub.add_parser("import", help="store a match from an exported JSON document")
+    i.add_argument("file", metavar="FILE")
+    data_dir_arg(i)
+    i.set_defaults(func=run_import)
+
+    ls = msub.add_parser("list", help="list stored matches")
+    ls.add_argument("--status", choices=["open", "ended"], default=None)
+    data_dir_arg(ls)
+    ls.set_defaults(func=run_list)
+
+
+def run_state(args):
+    from companion.matches import fold_export
+    from companion.schemas import validate
+    from companion.timeutil import WallClock, parse_iso, to_iso
+
+    doc = load_json(args.file)
+    validate("match-export", doc)
+    now = to_iso(parse_iso(args.at, "--at")) if args.at else WallClock().now_iso()
+    f = fold_export(doc, until=now)
+    emit(f.view(now))
+
+
+def run_export(args):
+    store = open_store(args)
+    try:
+        emit(store.export_match(args.match_id))
+    finally:
+        store.close()
+
+
+def run_import(args):
+    from companion.matches import check_export
+
+    doc = load_json(args.file)
+    f = check_export(doc)
+    store = open_store(args)
+    try:
+        match_id = store.import_match(doc, status="ended" if f.ended() else "open")
+    finally:
+        store.close()
+    emit({"imported": match_id, "events": len(doc["events"])})
+
+
+def run_list(args):
+    store = open_store(args)
+    try:
+        emit({"matches": store.list_matches(args.status)})
+    finally:
+        store.close()

@@ -1,0 +1,1 @@
+"""Versioned migrations: files ``NNNN_name.sql`` applied in order, each in one transaction."""

@@ -1,0 +1,59 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+# No timing in tests: speed is checked by `make bench`, not by deadlines.
+settings.register_profile("companion", deadline=None)
+settings.load_profile("companion")
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "test-artifacts"
+
+
+@pytest.fixture
+def fake_game(monkeypatch):
+    """Register tests/fakegame.py under a real game id, so the export schema accepts it."""
+    from companion import games
+
+    monkeypatch.setitem(games.GAMES, "richelieu", "tests.fakegame")
+    return "richelieu"
+
+
+@pytest.fixture
+def clock():
+    from companion.timeutil import FakeClock
+
+    return FakeClock("2026-03-01T20:00:00Z")
+
+
+@pytest.fixture
+def store(tmp_path, clock):
+    from companion.store import Store
+
+    s = Store(tmp_path / "companion.db", clock=clock)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def run_cli(tmp_path):
+    """Run ``python -m companion`` as a real process: (returncode, stdout, stderr)."""
+
+    def run(*args, stdin=None, env=None):
+        full_env = dict(os.environ, COMPANION_DATA=str(tmp_path / "data"))
+        full_env.update(env or {})
+        p = subprocess.run([sys.executable, "-m", "companion", *map(str, args)], input=stdin,
+                           capture_output=True, text=True, env=full_env, cwd=str(tmp_path), timeout=60)
+        return p.returncode, p.stdout, p.stderr
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def artifacts_dir():
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS

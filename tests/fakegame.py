@@ -1,0 +1,37 @@
+"""A tiny game for testing the match machinery (store, fold, undo, export) apart from real rules."""
+
+from companion.errors import InputError, RuleError
+
+GAME_ID = "tally"
+EVENT_TYPES = frozenset({"point", "finish"})
+
+
+def initial_state(players, options):
+    if len(players) < 2:
+        raise InputError("needs at least 2 players", "players")
+    return {"points": {p: 0 for p in players}, "finished": False}
+
+
+def apply(state, event):
+    data = event.get("data", {})
+    if state["finished"]:
+        raise RuleError("the match has ended", "type")
+    if event["type"] == "finish":
+        return {**state, "finished": True}
+    player = data.get("player")
+    if player not in state["points"]:
+        raise InputError(f"unknown player {player!r}", "player")
+    n = data.get("n", 1)
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise InputError("must be a whole number >= 0", "n")
+    points = dict(state["points"])
+    points[player] += n
+    return {**state, "points": points}
+
+
+def is_ended(state):
+    return state["finished"]
+
+
+def score(doc):
+    return {"ok": True}

@@ -1,0 +1,55 @@
+"""Every schema is a valid JSON Schema, and every example kept beside it validates.
+
+Examples live in schemas/examples/<schema-name>/*.json (valid documents) and
+schemas/examples/<schema-name>/invalid/*.json (documents that must be refused).
+"""
+
+import json
+
+import pytest
+
+from companion.errors import InputError
+from companion.resources import schemas_dir
+from companion.schemas import load_schema, schema_names, validate
+
+SCHEMAS = schema_names()
+
+
+@pytest.mark.parametrize("name", SCHEMAS)
+def test_schema_is_valid(name):
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(load_schema(name))
+
+
+def _examples(kind):
+    out = []
+    for name in SCHEMAS:
+        folder = schemas_dir() / "examples" / name
+        folder = folder / "invalid" if kind == "invalid" else folder
+        for f in sorted(folder.glob("*.json")):
+            out.append(pytest.param(name, f, id=f"{name}/{f.name}"))
+    return out
+
+
+@pytest.mark.parametrize("name, path", _examples("valid"))
+def test_example_validates(name, path):
+    validate(name, json.loads(path.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("name, path", _examples("invalid"))
+def test_invalid_example_is_refused(name, path):
+    with pytest.raises(InputError):
+        validate(name, json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_every_schema_has_an_example():
+    missing = [n for n in SCHEMAS if not list((schemas_dir() / "examples" / n).glob("*.json"))]
+    assert not missing, f"schemas without an example: {missing}"
+
+
+def test_format_checker_is_on():
+    with pytest.raises(InputError) as err:
+        validate("match-export", {"id": "x", "game": "richelieu", "players": ["a"],
+                                  "created_at": "not a date", "events": []})
+    assert err.value.field == "$.created_at"

@@ -1,0 +1,191 @@
+import json
+import sqlite3
+import threading
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.matches import MatchService, check_export
+from companion.store import Store, migrations
+
+
+def test_migrations_from_an_empty_file(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    s = Store(path)
+    latest = migrations()[-1][0]
+    assert s.schema_version() == latest
+    tables = {r[0] for r in s.conn().execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"matches", "events", "settings"} <= tables
+    s.close()
+    # opening again applies nothing twice
+    s2 = Store(path)
+    assert s2.schema_version() == latest
+    s2.close()
+
+
+def test_every_connection_is_wal_and_synchronous_full(store):
+    for conn in (store.conn(), store._writer):
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(store.conn().execute("PRAGMA synchronous").fetchone()[0]))
+    t.start()
+    t.join()
+    assert seen == [2]
+
+
+def test_migration_versions_are_unique_and_ordered():
+    versions = [v for v, _, _ in migrations()]
+    assert versions == sorted(set(versions))
+    assert versions[0] == 1
+
+
+def test_append_without_expected_seq_counts_from_one(store, fake_game):
+    m = store.create_match(fake_game, ["ada", "bo"])
+    seqs = [store.append(m["id"], "point", {"player": "ada"})["seq"] for _ in range(5)]
+    assert seqs == [1, 2, 3, 4, 5]
+    assert [e["seq"] for e in store.events(m["id"])] == [1, 2, 3, 4, 5]
+    assert store.events(m["id"], after_seq=3)[0]["seq"] == 4
+
+
+def test_append_with_expected_seq_refuses_a_stale_write(store, fake_game):
+    m = store.create_match(fake_game, ["ada", "bo"])
+    assert store.append(m["id"], "point", {"player": "ada"}, expected_seq=0)["seq"] == 1
+    assert store.append(m["id"], "point", {"player": "bo"}, expected_seq=1)["seq"] == 2
+    with pytest.raises(ConflictError) as err:
+        store.append(m["id"], "point", {"player": "bo"}, expected_seq=1)
+    assert err.value.field == "expected_seq"
+    assert store.last_seq(m["id"]) == 2
+
+
+def test_append_to_unknown_match(store):
+    with pytest.raises(NotFoundError):
+        store.append("nope", "point", {})
+
+
+def test_two_writers_racing_on_the_same_seq_one_wins(store, fake_game):
+    m = store.create_match(fake_game, ["ada", "bo"])
+    results = []
+    barrier = threading.Barrier(8)
+
+    def writer():
+        barrier.wait()
+        try:
+            store.append(m["id"], "point", {"player": "ada"}, expected_seq=0)
+            results.append("ok")
+        except ConflictError:
+            results.append("conflict")
+
+    threads = [threading.Thread(target=writer) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results.count("ok") == 1 and results.count("conflict") == 7
+
+
+def test_service_folds_refuses_illegal_events_and_undoes(store, fake_game):
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    svc.append(m["id"], "point", {"player": "ada", "n": 3})
+    svc.append(m["id"], "point", {"player": "bo", "n": 2})
+    with pytest.raises(InputError) as err:
+        svc.append(m["id"], "point", {"player": "zed"})
+    assert err.value.field == "player"
+    assert store.last_seq(m["id"]) == 2  # nothing stored for the refused event
+    svc.undo(m["id"])
+    assert svc.state(m["id"])["state"]["points"] == {"ada": 3, "bo": 0}
+    assert store.last_seq(m["id"]) == 3  # undo is itself an event
+    svc.undo(m["id"])
+    with pytest.raises(RuleError):
+        svc.undo(m["id"])
+    # a fresh service over the same file folds to the same state
+    assert MatchService(store).state(m["id"])["state"] == svc.state(m["id"])["state"]
+
+
+def test_service_marks_ended_matches_and_undo_reopens(store, fake_game):
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    svc.append(m["id"], "finish")
+    assert store.get_match(m["id"])["status"] == "ended"
+    svc.undo(m["id"])
+    assert store.get_match(m["id"])["status"] == "open"
+
+
+def test_service_refuses_bad_match_creation(store, fake_game):
+    svc = MatchService(store)
+    with pytest.raises(InputError) as err:
+        svc.create("chess", ["a", "b"])
+    assert err.value.field == "game"
+    with pytest.raises(InputError) as err:
+        svc.create(fake_game, ["a", "a"])
+    assert err.value.field == "players"
+    with pytest.raises(InputError):
+        svc.create(fake_game, ["solo"])
+
+
+def test_subscribers_hear_every_committed_event(store, fake_game):
+    svc = MatchService(store)
+    heard = []
+    svc.subscribe(lambda mid, ev, f: heard.append((mid, ev["seq"])))
+    m = svc.create(fake_game, ["ada", "bo"])
+    svc.append(m["id"], "point", {"player": "ada"})
+    with pytest.raises(InputError):
+        svc.append(m["id"], "point", {"player": "nobody"})
+    assert heard == [(m["id"], 1)]
+
+
+def test_import_refuses_duplicates(store, fake_game):
+    m = store.create_match(fake_game, ["ada", "bo"])
+    store.append(m["id"], "point", {"player": "ada"})
+    doc = store.export_match(m["id"])
+    with pytest.raises(ConflictError):
+        store.import_match(doc)
+
+
+names = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=12)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(players=st.lists(names, min_size=2, max_size=6, unique=True),
+       moves=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 9), st.booleans()), max_size=25),
+       data=st.data())
+def test_export_import_round_trip(tmp_path_factory, fake_game, players, moves, data):
+    from companion.timeutil import FakeClock
+
+    clock = FakeClock("2026-05-01T10:00:00Z")
+    src = Store(tmp_path_factory.mktemp("src") / "a.db", clock=clock)
+    svc = MatchService(src)
+    m = svc.create(fake_game, players, options={"note": data.draw(names)})
+    for who, n, undo in moves:
+        clock.advance(7.25)
+        if undo and svc.fold(m["id"]).effective:
+            svc.undo(m["id"])
+        else:
+            svc.append(m["id"], "point", {"player": players[who % len(players)], "n": n})
+    doc = src.export_match(m["id"])
+    doc = json.loads(json.dumps(doc))  # through real JSON text
+    check_export(doc)
+    dst = Store(tmp_path_factory.mktemp("dst") / "b.db")
+    dst.import_match(doc)
+    assert dst.export_match(m["id"]) == doc
+    assert MatchService(dst).state(m["id"])["state"] == svc.state(m["id"])["state"]
+    src.close()
+    dst.close()
+
+
+def test_backup_is_a_consistent_copy(store, fake_game, tmp_path):
+    m = store.create_match(fake_game, ["ada", "bo"])
+    for _ in range(3):
+        store.append(m["id"], "point", {"player": "bo"})
+    dest = store.backup(tmp_path / "backups")
+    conn = sqlite3.connect(dest)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 3
+    conn.close()
+    copy = Store(dest)
+    assert copy.export_match(m["id"]) == store.export_match(m["id"])
+    copy.close()
