@@ -4,17 +4,18 @@ data packages after a plain ``pip install .``."""
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from pathlib import Path
 
-_REPO = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+_REPO = _PACKAGE.parent
 
 
 def _locate(repo_dir: str, package: str) -> Path:
     checkout = _REPO / repo_dir
     if checkout.is_dir() and (_REPO / "pyproject.toml").is_file():
         return checkout
-    return Path(str(resources.files(package)))
+    # installed from a wheel: the data package companion.<name> sits beside this file
+    return _PACKAGE / package.rsplit(".", 1)[1]
 
 
 @functools.cache

@@ -1,0 +1,54 @@
+"""A wheel built from the repository carries web/, schemas/, hardware/ and the migrations, and uses them
+after a plain (non-editable) install, away from the checkout."""
+
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    wheels = list(out.glob("companion-*.whl"))
+    assert len(wheels) == 1
+    return wheels[0]
+
+
+def test_wheel_contains_the_data_packages(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "companion/schema_files/match-export.schema.json" in names
+    assert "companion/migrations/0001_core.sql" in names
+    assert any(n.startswith("companion/web_files/") for n in names)
+    assert any(n.startswith("companion/hardware_files/") for n in names)
+    repo_schemas = {p.name for p in (REPO / "schemas").glob("*.schema.json")}
+    shipped = {n.split("/")[-1] for n in names if n.startswith("companion/schema_files/") and n.endswith(".schema.json")}
+    assert repo_schemas == shipped
+    repo_web = {str(p.relative_to(REPO / "web")) for p in (REPO / "web").rglob("*") if p.is_file()}
+    shipped_web = {n.removeprefix("companion/web_files/") for n in names if n.startswith("companion/web_files/")}
+    assert repo_web <= shipped_web, repo_web - shipped_web
+
+
+def test_installed_wheel_finds_its_files_away_from_the_checkout(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import companion.resources as r, companion.schemas as s, companion.store as st, sys\n"
+        "assert str(r.schemas_dir()).startswith(sys.argv[1]), r.schemas_dir()\n"
+        "assert str(r.web_dir()).startswith(sys.argv[1]), r.web_dir()\n"
+        "assert s.schema_names(), 'no schemas'\n"
+        "s.validate('match-export', {'id': 'a', 'game': 'richelieu', 'players': ['x'],"
+        " 'created_at': '2026-01-01T00:00:00Z', 'events': []})\n"
+        "db = st.Store(sys.argv[2]); print(db.schema_version())\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code, str(site), str(tmp_path / "x.db")], capture_output=True,
+                       text=True, cwd=str(tmp_path), env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"},
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert int(p.stdout.strip()) >= 1
