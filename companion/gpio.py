@@ -1,0 +1,684 @@
+"""The box: three buttons, three LEDs and an active buzzer on the Pi's GPIO pins.
+
+An adapter like the CLI and the web app: the buttons go through the same core commands as the
+phones (``MatchService.append`` / ``undo`` and the clock runner's roll), the LEDs and the buzzer
+only *show* what the core says. No game rule lives here. gpiozero is imported only in this module.
+
+- **NEXT** ends the current player's turn (``turn.end``). When the turn's conquered count matters
+  (the clock's final rounds) a short press asks the phones for it (a ``prompt`` published to the
+  box's subscribers, which the web layer forwards) and a long press (``long_press_s`` up to
+  ``undo_hold_s``) means "2 or more". Holding NEXT ``undo_hold_s`` (2 s) undoes the last event.
+- **PAUSE** pauses or resumes the clock (``clock.pause`` / ``clock.resume``).
+- **ROLL** rolls the dice owed now (the final-round 2d6) through the clock runner.
+- LEDs: green while the clock runs, amber while it runs in the finishing round / last lap / final
+  rounds, red when paused or when the match has ended; all off when no match is driven or its clock
+  has not started.
+- The active buzzer beeps on the runner's alerts (15 min, 5 min, 0) and when the match ends.
+
+Which match the box drives: the setting ``box.match_id`` when it names a match, or else the most
+recently started open match that uses the clock (else the newest open clock match, not started yet).
+
+Modes (``attach(..., mode=...)``): ``auto`` uses gpiozero's default pin factory on a Pi and, where
+there are no pins, says so in the log and returns a box in the ``off`` state (``status()`` tells
+the UI); ``mock`` uses gpiozero's ``MockFactory`` (demos and tests: the UI shows a "mock pins"
+banner); ``off`` drives nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from companion.errors import CompanionError, InputError
+
+MODES = ("auto", "mock", "off")
+BUTTONS = ("next", "pause", "roll")
+LEDS = ("green", "amber", "red")
+
+# BCM numbers usable on the 40-pin header (GPIO0/1 are the HAT ID EEPROM bus: not offered).
+USABLE_BCM = range(2, 28)
+
+# BCM number -> physical pin of the 40-pin header (every Pi since the B+, the Zero 2 W included).
+PHYSICAL_PIN = {
+    2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 5: 29, 6: 31, 13: 33, 19: 35,
+    26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 12: 32, 16: 36, 20: 38, 21: 40,
+}
+GROUND_PINS = (6, 9, 14, 20, 25, 30, 34, 39)
+
+DEFAULT_TIMING = {"bounce_s": 0.05, "long_press_s": 0.8, "undo_hold_s": 2.0}
+
+# Buzzer patterns: (on seconds, off seconds) pairs. An active buzzer has one tone, so the
+# patterns differ by rhythm.
+PATTERNS = {
+    "15min": [(0.25, 0.0)],
+    "5min": [(0.25, 0.2), (0.25, 0.0)],
+    "0": [(0.25, 0.2), (0.25, 0.2), (0.25, 0.0)],
+    "end": [(1.2, 0.0)],
+    "ack": [(0.05, 0.0)],
+    "error": [(0.06, 0.06), (0.06, 0.06), (0.06, 0.0)],
+    "test": [(0.3, 0.0)],
+}
+
+# Clock phases in which the amber LED replaces the green one (the clock's late phases).
+LATE_PHASES = ("finishing-round", "last-lap", "final-rounds")  # companion/clock.py PHASES
+
+
+# -- pin map -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PinMap:
+    buttons: dict  # name -> BCM
+    leds: dict  # name -> BCM
+    buzzer: int
+    bounce_s: float = DEFAULT_TIMING["bounce_s"]
+    long_press_s: float = DEFAULT_TIMING["long_press_s"]
+    undo_hold_s: float = DEFAULT_TIMING["undo_hold_s"]
+    source: str = field(default="", compare=False)
+
+    def to_json(self) -> dict:
+        return {"buttons": dict(self.buttons), "leds": dict(self.leds), "buzzer": self.buzzer,
+                "timing": {"bounce_s": self.bounce_s, "long_press_s": self.long_press_s,
+                           "undo_hold_s": self.undo_hold_s},
+                "source": self.source}
+
+
+def default_pins_path() -> Path:
+    from companion.resources import hardware_dir
+
+    return hardware_dir() / "pins.toml"
+
+
+def load_pin_map(path: str | Path | None = None) -> PinMap:
+    """Read a pin map TOML file (default: ``hardware/pins.toml``). Errors name the file and key."""
+    p = Path(path) if path is not None else default_pins_path()
+    where = p.name if path is None else str(p)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the pin map: {exc.strerror or exc}", where) from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", where) from None
+    return check_pin_map(doc, where)
+
+
+def check_pin_map(doc, where: str = "pins") -> PinMap:
+    """Validate a pin map document (the parsed TOML) and return a PinMap.
+    Raises InputError naming the key, e.g. ``pins.toml: buttons.next``."""
+
+    def err(key, msg):
+        raise InputError(msg, f"{where}: {key}" if where else key)
+
+    if not isinstance(doc, dict):
+        err("$", "must be a table")
+    unknown = sorted(set(doc) - {"buttons", "leds", "buzzer", "timing"})
+    if unknown:
+        err(unknown[0], "unknown section (expected buttons, leds, buzzer, timing)")
+
+    def bcm(key, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            err(key, "must be a BCM pin number (an integer)")
+        if value not in USABLE_BCM:
+            err(key, f"BCM pin {value} is not a usable GPIO (2 to 27)")
+        return value
+
+    def table(name, names):
+        t = doc.get(name)
+        if not isinstance(t, dict):
+            err(name, "missing table" if t is None else "must be a table")
+        extra = sorted(set(t) - set(names))
+        if extra:
+            err(f"{name}.{extra[0]}", f"unknown {name[:-1]} (expected {', '.join(names)})")
+        out = {}
+        for n in names:
+            if n not in t:
+                err(f"{name}.{n}", "missing")
+            out[n] = bcm(f"{name}.{n}", t[n])
+        return out
+
+    buttons = table("buttons", BUTTONS)
+    leds = table("leds", LEDS)
+    bz = doc.get("buzzer")
+    if not isinstance(bz, dict):
+        err("buzzer", "missing table" if bz is None else "must be a table")
+    extra = sorted(set(bz) - {"pin"})
+    if extra:
+        err(f"buzzer.{extra[0]}", "unknown key (expected pin)")
+    if "pin" not in bz:
+        err("buzzer.pin", "missing")
+    buzzer = bcm("buzzer.pin", bz["pin"])
+
+    seen: dict[int, str] = {}
+    for key, pin in [*((f"buttons.{k}", v) for k, v in buttons.items()),
+                     *((f"leds.{k}", v) for k, v in leds.items()), ("buzzer.pin", buzzer)]:
+        if pin in seen:
+            err(key, f"BCM pin {pin} is used twice ({seen[pin]} and {key})")
+        seen[pin] = key
+
+    timing = dict(DEFAULT_TIMING)
+    t = doc.get("timing", {})
+    if not isinstance(t, dict):
+        err("timing", "must be a table")
+    for k, v in t.items():
+        if k not in DEFAULT_TIMING:
+            err(f"timing.{k}", f"unknown key (expected {', '.join(DEFAULT_TIMING)})")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v > 10:
+            err(f"timing.{k}", "must be a number of seconds from 0 to 10")
+        timing[k] = float(v)
+    if timing["long_press_s"] >= timing["undo_hold_s"]:
+        err("timing.long_press_s", "must be shorter than timing.undo_hold_s")
+    if timing["undo_hold_s"] <= 0:
+        err("timing.undo_hold_s", "must be more than 0")
+    return PinMap(buttons, leds, buzzer, source=where, **timing)
+
+
+# -- what the LEDs show --------------------------------------------------------------------------
+
+def led_for(view: dict | None) -> str | None:
+    """The one LED lit for a match view (``MatchService.state``): green / amber / red / None."""
+    if not view or not isinstance(view.get("clock"), dict):
+        return None
+    if view.get("ended"):
+        return "red"
+    if view["clock"].get("running"):
+        return "amber" if view.get("phase") in LATE_PHASES else "green"
+    if view.get("phase") in (None, "setup"):
+        return None  # the clock has not started
+    return "red"  # paused
+
+
+# -- the buzzer ----------------------------------------------------------------------------------
+
+class Sounder:
+    """Plays buzzer patterns one after another on a worker thread (``sync=True``: inline).
+
+    ``sleep`` is injected: tests pass a no-op and read the pin's recorded states."""
+
+    def __init__(self, device, sleep=time.sleep, sync: bool = False, logger=None):
+        self.device = device
+        self.sleep = sleep
+        self.sync = sync
+        self.log = logger or logging.getLogger(__name__)
+        self.played: list[str] = []
+        self._q: queue.Queue = queue.Queue()
+        self._thread = None
+        self._closed = False
+        if not sync:
+            self._thread = threading.Thread(target=self._work, name="companion-buzzer", daemon=True)
+            self._thread.start()
+
+    def play(self, name: str) -> None:
+        if self._closed:
+            return
+        self.played.append(name)
+        if self.sync:
+            self._sound(PATTERNS[name])
+        else:
+            self._q.put(PATTERNS[name])
+
+    def _sound(self, pattern) -> None:
+        for on_s, off_s in pattern:
+            self.device.on()
+            self.sleep(on_s)
+            self.device.off()
+            if off_s:
+                self.sleep(off_s)
+
+    def _work(self) -> None:
+        while True:
+            pattern = self._q.get()
+            if pattern is None:
+                return
+            try:
+                self._sound(pattern)
+            except Exception:  # a closed device at shutdown
+                self.log.debug("buzzer pattern interrupted", exc_info=True)
+                return
+
+    def close(self) -> None:
+        self._closed = True
+        if self._thread is not None:
+            self._q.put(None)
+            self._thread.join(timeout=5)
+
+
+# -- pin factories -------------------------------------------------------------------------------
+
+def make_factory(mode: str):
+    """``(factory, mock, reason)`` for a mode. ``factory`` is None when there are no pins."""
+    if mode not in MODES:
+        raise InputError(f"must be one of {', '.join(MODES)}", "gpio")
+    if mode == "off":
+        return None, False, "GPIO is off (--gpio off)"
+    from gpiozero.pins.mock import MockFactory
+
+    if mode == "mock":
+        return MockFactory(), True, "mock pins (gpiozero MockFactory): nothing is wired"
+    from gpiozero import Device
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            factory = Device._default_pin_factory()
+    except Exception as exc:  # BadPinFactory, or a library that fails to load off a Pi
+        return None, False, f"no GPIO pins here ({exc})"
+    return factory, isinstance(factory, MockFactory), f"GPIO pins via {type(factory).__name__}"
+
+
+# -- the box -------------------------------------------------------------------------------------
+
+class Box:
+    """Buttons, LEDs and buzzer bound to one match at a time. Create it with :func:`attach`."""
+
+    def __init__(self, service, runner=None, *, mode: str = "off", requested: str | None = None,
+                 pin_map: PinMap | None = None, factory=None, mock: bool = False, reason: str = "",
+                 logger=None, monotonic=time.monotonic, sleep=time.sleep, rng=None,
+                 sync_sound: bool = False):
+        self.service = service
+        self.runner = runner
+        self.mode = mode
+        self.requested = requested or mode
+        self.pin_map = pin_map or load_pin_map()
+        self.factory = factory
+        self.mock = mock
+        self.reason = reason
+        self.log = logger or logging.getLogger("companion.gpio")
+        self.monotonic = monotonic
+        self.rng = rng or random.SystemRandom()
+        self.match_id: str | None = None
+        self._sticky: str | None = None  # the match driven so far (kept when it ends: red LED)
+        self._lock = threading.RLock()
+        self._subscribers: list = []
+        self._lit: str | None = None
+        self._ended_seen: set[str] = set()
+        self._pressed_at: float | None = None
+        self._held = False
+        self.buttons: dict = {}
+        self.leds: dict = {}
+        self.buzzer = None
+        self.sounder = None
+        self._closed = False
+        if factory is not None:
+            self._open_devices(sleep, sync_sound)
+        service.subscribe(self._on_event)
+        if runner is not None and hasattr(runner, "subscribe"):
+            runner.subscribe(self._on_clock)
+        self.refresh()
+
+    # -- devices -------------------------------------------------------------------------------
+    def _open_devices(self, sleep, sync_sound) -> None:
+        from gpiozero import LED, Button, Buzzer
+
+        pm, f = self.pin_map, self.factory
+        try:
+            for name in LEDS:
+                self.leds[name] = LED(pm.leds[name], initial_value=False, pin_factory=f)
+            self.buzzer = Buzzer(pm.buzzer, initial_value=False, pin_factory=f)
+            for name in BUTTONS:
+                b = Button(pm.buttons[name], pull_up=True, bounce_time=pm.bounce_s or None,
+                           hold_time=pm.undo_hold_s if name == "next" else 1.0, hold_repeat=False,
+                           pin_factory=f)
+                self.buttons[name] = b
+        except Exception:
+            self._close_devices()
+            raise
+        self.buttons["next"].when_pressed = self._next_pressed
+        self.buttons["next"].when_released = self._next_released
+        self.buttons["next"].when_held = self._next_held
+        self.buttons["pause"].when_pressed = self._pause_pressed
+        self.buttons["roll"].when_pressed = self._roll_pressed
+        self.sounder = Sounder(self.buzzer, sleep=sleep, sync=sync_sound, logger=self.log)
+
+    def _close_devices(self) -> None:
+        for d in [*self.buttons.values(), *self.leds.values(), self.buzzer]:
+            if d is not None:
+                try:
+                    d.close()
+                except Exception:
+                    pass
+        self.buttons, self.leds, self.buzzer = {}, {}, None
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.service.unsubscribe(self._on_event)
+        if self.runner is not None and hasattr(self.runner, "unsubscribe"):
+            try:
+                self.runner.unsubscribe(self._on_clock)
+            except Exception:
+                pass
+        if self.sounder is not None:
+            self.sounder.close()
+        with self._lock:
+            for led in self.leds.values():
+                led.off()
+            self._close_devices()
+        if self.factory is not None:
+            try:
+                self.factory.close()
+            except Exception:
+                pass
+
+    # -- the web layer listens here ------------------------------------------------------------
+    def subscribe(self, callback) -> None:
+        """``callback(kind, payload)``: ``prompt`` (ask the phones something), ``refused`` (the
+        core refused a button's command), ``done`` (a button's command went through)."""
+        self._subscribers.append(callback)
+
+    def unsubscribe(self, callback) -> None:
+        if callback in self._subscribers:
+            self._subscribers.remove(callback)
+
+    def _publish(self, kind: str, payload: dict) -> None:
+        for cb in list(self._subscribers):
+            try:
+                cb(kind, payload)
+            except Exception:
+                self.log.exception("box subscriber failed")
+
+    # -- status --------------------------------------------------------------------------------
+    def status(self) -> dict:
+        with self._lock:
+            return {
+                "mode": self.mode,
+                "requested": self.requested,
+                "mock": self.mock,
+                "pins_available": self.factory is not None,
+                "reason": self.reason,
+                "match_id": self.match_id,
+                "leds": {name: (self._lit == name) for name in LEDS},
+                "pins": self.pin_map.to_json() if self.factory is not None else None,
+            }
+
+    # -- which match ---------------------------------------------------------------------------
+    def resolve_match(self) -> str | None:
+        """The match the box drives now (see the module's docstring)."""
+        from companion.errors import NotFoundError
+        from companion.matches import uses_clock
+
+        store = self.service.store
+        chosen = store.get_setting("box.match_id")
+        if chosen:
+            try:
+                store.get_match(chosen)
+                return chosen
+            except NotFoundError:
+                self.log.warning("box.match_id names no match (%s): using the latest clock match", chosen)
+        import json
+
+        rows = store.conn().execute(
+            "SELECT m.id, m.game, m.options, m.status, m.created_at, "
+            "(SELECT MAX(e.at) FROM events e WHERE e.match_id = m.id AND e.type = 'clock.start') AS started "
+            "FROM matches m WHERE m.status = 'open' OR m.id = ?", (self._sticky or "",)).fetchall()
+        started, waiting = [], []
+        for r in rows:
+            if not uses_clock(r["game"], json.loads(r["options"] or "{}")):
+                continue
+            if r["started"]:
+                started.append((r["started"], r["created_at"], r["id"]))
+            elif r["status"] == "open":
+                waiting.append((r["created_at"], r["id"]))
+        if started:
+            return max(started)[2]
+        if waiting:
+            return max(waiting)[1]
+        return None
+
+    def view(self) -> dict | None:
+        mid = self.match_id
+        if mid is None:
+            return None
+        try:
+            return self.service.state(mid)
+        except CompanionError:
+            return None
+
+    # -- LEDs ----------------------------------------------------------------------------------
+    def refresh(self, view: dict | None = None) -> None:
+        """Re-read which match is driven and set the LEDs from its clock view."""
+        if self._closed:
+            return
+        mid = self.resolve_match()
+        if mid != self.match_id:
+            self.log.info("the box drives match %s", mid)
+        self.match_id = mid
+        self._sticky = mid
+        if view is None:
+            view = self.view()
+        self._show(view)
+        if view and view.get("ended") and mid is not None and mid not in self._ended_seen:
+            self._ended_seen.add(mid)
+            self._beep("end")
+
+    def _show(self, view) -> None:
+        lit = led_for(view)
+        with self._lock:
+            self._lit = lit
+            for name, led in self.leds.items():
+                if name == lit:
+                    led.on()
+                else:
+                    led.off()
+
+    def _beep(self, pattern: str) -> None:
+        if self.sounder is not None:
+            self.sounder.play(pattern)
+
+    # -- core and clock events -----------------------------------------------------------------
+    def _on_event(self, match_id, event, fold) -> None:
+        """MatchService subscriber: an event was stored (from a phone, the box or an import)."""
+        try:
+            if match_id == self.match_id:
+                # this match's state now; another match may take over on clock.start
+                if event["type"] == "clock.start":
+                    self.refresh()
+                else:
+                    self.refresh(view=fold.view(event.get("at")))
+            else:
+                self.refresh()
+        except Exception:
+            self.log.exception("box refresh failed")
+
+    def _on_clock(self, match_id, kind, payload) -> None:
+        """ClockRunner subscriber: ``tick`` (phases move with time) and ``alert`` (15/5/0 min, end)."""
+        if match_id != self.match_id:
+            return
+        try:
+            if kind == "alert":
+                name = _alert_pattern(payload)
+                if name == "end":
+                    if match_id not in self._ended_seen:
+                        self._ended_seen.add(match_id)
+                        self._beep("end")
+                elif name:
+                    self._beep(name)
+            self.refresh()
+        except Exception:
+            self.log.exception("box clock update failed")
+
+    # -- buttons -------------------------------------------------------------------------------
+    def _command(self, what: str, fn) -> bool:
+        """Run one core command for a button; a refusal beeps and is told to the phones."""
+        try:
+            result = fn()
+        except CompanionError as exc:
+            self.log.info("box %s refused: %s", what, exc)
+            self._beep("error")
+            self._publish("refused", {"match_id": self.match_id, "button": what, "error": exc.message,
+                                      "field": exc.field})
+            return False
+        except Exception:
+            self.log.exception("box %s failed", what)
+            self._beep("error")
+            return False
+        self._publish("done", {"match_id": self.match_id, "button": what, "result": result})
+        return True
+
+    def _no_match(self, what: str) -> bool:
+        self.refresh()
+        if self.match_id is None:
+            self._beep("error")
+            self._publish("refused", {"match_id": None, "button": what, "error": "no match to drive",
+                                      "field": None})
+            return True
+        return False
+
+    def _next_pressed(self) -> None:
+        self._pressed_at = self.monotonic()
+        self._held = False
+
+    def _next_held(self) -> None:
+        """NEXT held ``undo_hold_s``: undo the last event (fires while still held)."""
+        if self._held:
+            return
+        self._held = True
+        self.undo()
+
+    def _next_released(self) -> None:
+        started = self._pressed_at
+        self._pressed_at = None
+        if self._held or started is None:
+            self._held = False
+            return
+        held_for = self.monotonic() - started
+        if held_for >= self.pin_map.undo_hold_s:  # the hold thread did not fire (yet): same meaning
+            self.undo()
+        else:
+            self.next_turn(long=held_for >= self.pin_map.long_press_s)
+
+    def undo(self) -> bool:
+        if self._no_match("undo"):
+            return False
+        mid = self.match_id
+        ok = self._command("undo", lambda: self.service.undo(mid))
+        if ok:
+            self._beep("ack")
+        return ok
+
+    def next_turn(self, long: bool = False) -> bool:
+        """NEXT: end the current player's turn. Where the conquered count decides something (the
+        view's ``awaiting_conquered``/final rounds), a short press asks the phones and a long
+        press means "2 or more"."""
+        if self._no_match("next"):
+            return False
+        mid = self.match_id
+        view = self.view() or {}
+        player = view.get("current_player")
+        if conquered_matters(view):
+            if not long:
+                self._publish("prompt", {"match_id": mid, "kind": "conquered", "player": player,
+                                         "question": f"How many territories did {player} conquer this turn?",
+                                         "choices": [0, 1, 2]})
+                return True
+            data = {"player": player, "conquered": 2}
+        else:
+            data = {"player": player}
+        return self._command("next", lambda: self.service.append(mid, "turn.end", data))
+
+    def _pause_pressed(self) -> None:
+        self.pause_or_resume()
+
+    def pause_or_resume(self) -> bool:
+        if self._no_match("pause"):
+            return False
+        mid = self.match_id
+        view = self.view() or {}
+        running = bool((view.get("clock") or {}).get("running"))
+        return self._command("pause", lambda: self.service.append(mid, "clock.pause" if running else "clock.resume"))
+
+    def _roll_pressed(self) -> None:
+        self.roll()
+
+    def roll(self) -> bool:
+        """ROLL: the dice owed now (final-round 2d6), rolled by the core with its RNG."""
+        if self._no_match("roll"):
+            return False
+        mid = self.match_id
+        return self._command("roll", lambda: roll_owed(self.service, self.runner, mid, self.rng))
+
+
+def conquered_matters(view: dict) -> bool:
+    """Whether ending this turn needs the conquered count: in the clock's final rounds, fewer than
+    2 conquests owe a final roll (companion/clock.py)."""
+    return view.get("phase") == "final-rounds" and not view.get("awaiting_roll")
+
+
+def roll_owed(service, runner, match_id, rng):
+    """Roll the owed dice through the clock runner (or, without one, append ``final.roll``)."""
+    if runner is not None and hasattr(runner, "roll"):
+        return runner.roll(match_id, rng=rng)
+    view = service.state(match_id)
+    if not view.get("awaiting_roll"):
+        from companion.errors import RuleError
+
+        raise RuleError("no dice are owed now", "type")
+    dice = [rng.randint(1, 6), rng.randint(1, 6)]
+    return service.append(match_id, "final.roll", {"player": view["awaiting_roll"], "dice": dice})
+
+
+def _alert_pattern(payload) -> str | None:
+    """Which pattern an alert of the clock runner sounds."""
+    if not isinstance(payload, dict):
+        return None
+    name = payload.get("alert", payload.get("name", payload.get("kind")))
+    if name in ("ended", "end", "match_end"):
+        return "end"
+    remaining = payload.get("remaining_seconds")
+    if name in ("15min", "5min", "0"):
+        return name
+    if isinstance(remaining, (int, float)):
+        if remaining > 600:
+            return "15min"
+        if remaining > 0:
+            return "5min"
+        return "0"
+    return None
+
+
+def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, logger=None, **kw) -> Box:
+    """Bind the box to the core. Always returns a Box: in ``off`` state when there are no pins
+    (``status()["pins_available"]`` is False and ``status()["reason"]`` says why, for the UI).
+    ``kw`` passes ``factory=`` (inject a pin factory), ``monotonic=``, ``sleep=``, ``rng=``,
+    ``sync_sound=`` to :class:`Box`."""
+    log = logger or logging.getLogger("companion.gpio")
+    if mode not in MODES:
+        raise InputError(f"must be one of {', '.join(MODES)}", "gpio")
+    pm = pin_map or load_pin_map()
+    factory = kw.pop("factory", None)
+    if factory is not None:
+        from gpiozero.pins.mock import MockFactory
+
+        mock, reason = isinstance(factory, MockFactory), f"injected {type(factory).__name__}"
+    else:
+        factory, mock, reason = make_factory(mode)
+    effective = "off" if factory is None else ("mock" if mock else "pins")
+    if factory is None:
+        (log.warning if mode == "auto" else log.info)("GPIO box off: %s", reason)
+    else:
+        log.info("GPIO box on: %s", reason)
+    try:
+        return Box(service, runner, mode=effective, requested=mode, pin_map=pm, factory=factory, mock=mock,
+                   reason=reason, logger=log, **kw)
+    except CompanionError:
+        raise
+    except Exception as exc:  # pins busy or not accessible: run without the box
+        if factory is not None:
+            try:
+                factory.close()
+            except Exception:
+                pass
+        if mode == "mock":
+            raise
+        log.warning("GPIO box off: cannot open the pins (%s)", exc)
+        return Box(service, runner, mode="off", requested=mode, pin_map=pm, factory=None, mock=False,
+                   reason=f"cannot open the pins: {exc}", logger=log,
+                   **{k: v for k, v in kw.items() if k in ("monotonic", "rng")})
