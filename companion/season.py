@@ -206,12 +206,12 @@ def check_match(m: dict, rules: Rules, where: str) -> dict:
             raise InputError(f"player {r['player']!r} appears twice in this match "
                              f"(first at results[{seen[r['player']]}])", f"{where}.results[{j}].player")
         seen[r["player"]] = j
+    check_places([r["place"] for r in results], f"{where}.results")
     n = len(results)
     if rules.table(n) is None:
         have = ", ".join(str(k) for k in sorted(rules.points))
         raise InputError(f"no points table for {n} players (tables: {have}; add one to the club settings)",
                          f"{where}.results")
-    check_places([r["place"] for r in results], f"{where}.results")
     out = {"id": m["id"], "date": normalize_date(m["date"], f"{where}.date"), "game": m.get("game"),
            "results": [_result(r) for r in results]}
     return out
