@@ -1,0 +1,617 @@
+"""Richelieu (White Goblin Games, 2012): turn helper, intrigue resolution, end-game scoring, match reducer.
+
+Rule book: ``/work/shared/seeds/001_007914d993e62470.txt`` (Italian). Rulings of issue 7 win over the book.
+
+Pure functions (no I/O besides reading the JSON Schemas once):
+
+- ``actions_allowed(prestige, cardinal)``: 2 actions while the prestige marker is behind the Cardinal, else 1.
+- ``plan(doc)``: the turn helper (``companion richelieu actions``): checks a planned turn and prices it.
+- ``resolve(doc)``: intrigue resolution (``companion richelieu resolve``).
+- ``score(doc)``: end-game scoring (``companion score richelieu``).
+- ``richelieu_bonus(counts)`` / ``set_points(n)``: the bonus ladder of the Intrigue sheets.
+
+Prestige is always the *total* (30+ tiles included). The marker on the 30-space track stands on
+``prestige % 30`` and the player holds ``prestige // 30`` "30+" tiles; the Cardinal (spaces 0-29, start 7)
+is compared with the marker, as on the board. Moves of the Cardinal stop at the ends of the track.
+
+Match events (``EVENT_TYPES``; ``data`` shapes are in ``schemas/richelieu.events.schema.json``):
+
+- ``action`` ``{"player", "action", "space"?}``: one action of the player whose turn it is.
+  ``action`` is ``income`` (gain the income level; once a turn), ``place_agent`` (pay the space's value
+  0-3 given as ``space``, +2 for the second placement of the turn), ``commission`` (once a turn, only while
+  behind the Cardinal: military +1, pay the level reached), ``buy_jewel`` (8, from the city) or
+  ``sell_jewel`` (5, to the city), one jewel trade a turn. A turn has 1 or 2 actions, fixed when it starts.
+- ``turn.end`` ``{"player"?}``: the turn passes to the next player in seat order.
+- ``intrigue.resolve`` ``{"richelieu_card", "faction_card"}``: the two cards of a resolved intrigue box, as in
+  ``companion richelieu resolve`` (players, Cardinal, neutral colour and military bonuses come from the
+  match). Applies ``resolve()``; the first player takes the winning sheet. After the 13th resolution
+  (13 Richelieu and 13 opposing sheets exist) the match ends.
+- ``track.adjust`` ``{"player", "track", "delta"}``: a correction, or a board bonus the helper doesn't know
+  (``track`` one of prestige, income, military, money, jewels; no track goes below 0).
+- ``game.end`` ``{}``: end the match now (e.g. a table stopping early); the final scoring is in the state.
+
+Options: ``start_money`` (default 0: the rule book gives none), ``neutral`` (the neutral colour's name in a
+2-player game, default ``"neutral"``), ``military_bonuses`` (``{"space": "prestige"|"income"}``: the
+symbols printed on the military track; a marker reaching or passing one advances that track by 1).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+from companion.errors import InputError, RuleError
+from companion.schemas import json_path, validate
+
+GAME_ID = "richelieu"
+EVENT_TYPES = frozenset({"action", "turn.end", "intrigue.resolve", "track.adjust", "game.end"})
+
+FACTIONS = ("england", "france", "habsburg", "protestants")
+SHEET_KINDS = ("richelieu",) + FACTIONS
+SHEETS_IN_GAME = {"richelieu": 13, "england": 4, "france": 3, "habsburg": 3, "protestants": 3}
+RESOLUTIONS_IN_GAME = 13  # each resolution uses one Richelieu and one opposing sheet
+AGENT_SUPPLY = {-2: 2, 1: 3, 2: 3, 3: 2}  # per colour
+NEUTRAL_SUPPLY = {-2: 1, 1: 3, 2: 3}  # the neutral colour of the 2-player game
+PIECE_VALUE = 3  # Grey Eminence and Queen
+TRACK_SPACES = 30  # prestige track 0..29; reaching 30 takes a "30+" tile
+CARDINAL_START = 7
+JEWEL_SELL, JEWEL_BUY, JEWEL_POINTS = 5, 8, 4
+SECOND_PLACEMENT_SURCHARGE = 2
+RICHELIEU_FIRST, RICHELIEU_SECOND = 8, 4
+TRACKS = ("prestige", "income", "military", "money")
+NUMERIC_REWARDS = TRACKS
+ACTION_REWARDS = ("place_agent", "corruption", "eminence", "queen")
+ACTIONS = ("income", "place_agent", "commission", "buy_jewel", "sell_jewel")
+JEWELS_PER_PLAYER, JEWELS_IN_CITY = 2, 2
+
+
+# ---------------------------------------------------------------------------------------------------------
+# small rules
+
+def track_position(prestige: int) -> int:
+    """Where the prestige marker stands on the board (a 30+ tile per 30 points)."""
+    return prestige % TRACK_SPACES
+
+
+def actions_allowed(prestige: int, cardinal: int) -> int:
+    """2 actions when the marker is behind the Cardinal, 1 when level or ahead."""
+    return 2 if track_position(prestige) < cardinal else 1
+
+
+def move_cardinal(position: int, steps: int) -> int:
+    return max(0, min(TRACK_SPACES - 1, position + steps))
+
+
+def set_points(n: int) -> int:
+    """Opposing-faction sheets of one faction: 1, 4, 9, 16 for 1-4 sheets."""
+    return n * n
+
+
+def richelieu_bonus(counts: list[int]) -> list[int]:
+    """Bonus for Richelieu sheets, one per player (same order).
+
+    Most (at least one) 8, second most 4; a tie for most gives each tied player 4 and no second bonus;
+    a tie for second gives nothing. Zero sheets never score.
+    """
+    out = [0] * len(counts)
+    levels = sorted({c for c in counts if c > 0}, reverse=True)
+    if not levels:
+        return out
+    top = [i for i, c in enumerate(counts) if c == levels[0]]
+    if len(top) > 1:
+        for i in top:
+            out[i] = RICHELIEU_SECOND
+        return out
+    out[top[0]] = RICHELIEU_FIRST
+    if len(levels) > 1:
+        second = [i for i, c in enumerate(counts) if c == levels[1]]
+        if len(second) == 1:
+            out[second[0]] = RICHELIEU_SECOND
+    return out
+
+
+def military_bonus_steps(before: int, after: int, bonuses: dict | None) -> dict:
+    """Track advances earned by the military marker moving from ``before`` to ``after`` (reach or pass)."""
+    gains = {"prestige": 0, "income": 0}
+    for space, track in (bonuses or {}).items():
+        if before < int(space) <= after:
+            gains[track] += 1
+    return gains
+
+
+def _add_military(p: dict, amount: int, bonuses: dict | None) -> dict:
+    before = p["military"]
+    p["military"] = before + amount
+    gains = military_bonus_steps(before, p["military"], bonuses)
+    p["prestige"] += gains["prestige"]
+    p["income"] += gains["income"]
+    return {k: v for k, v in gains.items() if v}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# schema checks for event data (the events schema holds one $defs entry per event type)
+
+@functools.cache
+def _data_validator(schema: str, definition: str):
+    from jsonschema import Draft202012Validator
+
+    from companion.schemas import load_schema
+
+    root = load_schema(schema)
+    return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
+
+
+def check_data(schema: str, definition: str, data) -> None:
+    """Validate an event's data; the error names the path inside ``data`` (``player``, ``slots[2]``)."""
+    from jsonschema.exceptions import best_match
+
+    errors = list(_data_validator(schema, definition).iter_errors(data))
+    if not errors:
+        return
+    err = best_match(errors)
+    while err.context:
+        err = best_match(err.context)
+    path = json_path(err.absolute_path)[1:].lstrip(".")
+    raise InputError(err.message[:200], path or None)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# turn helper
+
+def _step(p: dict, turn: dict, action: dict, cardinal: int, city: int | None, bonuses: dict | None):
+    """Apply one action to player tracks ``p`` (mutated) within ``turn``; returns (step, city jewels)."""
+    kind = action["type"]
+    if len(turn["done"]) >= turn["allowed"]:
+        raise RuleError(f"no action left this turn ({turn['allowed']} allowed)")
+    step: dict = {"type": kind}
+    if kind == "income":
+        if "income" in turn["done"]:
+            raise RuleError("income is collected once a turn")
+        p["money"] += p["income"]
+        step["gain"] = p["income"]
+    elif kind == "place_agent":
+        space = action.get("space")
+        if not isinstance(space, int) or isinstance(space, bool) or not 0 <= space <= 3:
+            raise InputError("the space's value must be 0, 1, 2 or 3", "space")
+        second = turn["done"].count("place_agent") >= 1
+        cost = space + (SECOND_PLACEMENT_SURCHARGE if second else 0)
+        if cost > p["money"]:
+            raise RuleError(f"placing costs {cost} but only {p['money']} money is left")
+        p["money"] -= cost
+        step.update(cost=cost, face="down" if space else "up")
+    elif kind == "commission":
+        if "commission" in turn["done"]:
+            raise RuleError("a commission is bought once a turn")
+        if track_position(p["prestige"]) >= cardinal:
+            raise RuleError("a commission needs the prestige marker behind the Cardinal")
+        cost = p["military"] + 1
+        if cost > p["money"]:
+            raise RuleError(f"the commission costs {cost} but only {p['money']} money is left")
+        p["money"] -= cost
+        step["cost"] = cost
+        gains = _add_military(p, 1, bonuses)
+        if gains:
+            step["military_bonus"] = gains
+    elif kind in ("buy_jewel", "sell_jewel"):
+        if "buy_jewel" in turn["done"] or "sell_jewel" in turn["done"]:
+            raise RuleError("one jewel is bought or sold a turn")
+        if kind == "sell_jewel":
+            if p["jewels"] < 1:
+                raise RuleError("no jewel to sell")
+            p["jewels"] -= 1
+            p["money"] += JEWEL_SELL
+            step["gain"] = JEWEL_SELL
+            city = None if city is None else city + 1
+        else:
+            if city is not None and city < 1:
+                raise RuleError("no jewel left in the city")
+            if p["money"] < JEWEL_BUY:
+                raise RuleError(f"a jewel costs {JEWEL_BUY} but only {p['money']} money is left")
+            p["money"] -= JEWEL_BUY
+            p["jewels"] += 1
+            step["cost"] = JEWEL_BUY
+            city = None if city is None else city - 1
+    else:  # the schemas list the actions; this guards direct calls
+        raise InputError(f"unknown action {kind!r} (one of {', '.join(ACTIONS)})", "action")
+    turn["done"].append(kind)
+    return step, city
+
+
+def _available(p: dict, turn: dict, cardinal: int, city: int | None) -> dict:
+    """What each action would cost or give next (``None`` when the rules refuse it now)."""
+    left = turn["allowed"] - len(turn["done"])
+    out: dict = {}
+    if left <= 0:
+        return {a: None for a in ACTIONS}
+    out["income"] = None if "income" in turn["done"] else {"gain": p["income"]}
+    surcharge = SECOND_PLACEMENT_SURCHARGE if "place_agent" in turn["done"] else 0
+    out["place_agent"] = {"costs": {str(v): v + surcharge for v in range(4) if v + surcharge <= p["money"]}}
+    if not out["place_agent"]["costs"]:
+        out["place_agent"] = None
+    ok = ("commission" not in turn["done"] and track_position(p["prestige"]) < cardinal
+          and p["military"] + 1 <= p["money"])
+    out["commission"] = {"cost": p["military"] + 1} if ok else None
+    traded = "buy_jewel" in turn["done"] or "sell_jewel" in turn["done"]
+    can_buy = not traded and p["money"] >= JEWEL_BUY and (city is None or city > 0)
+    out["buy_jewel"] = {"cost": JEWEL_BUY} if can_buy else None
+    out["sell_jewel"] = {"gain": JEWEL_SELL} if not traded and p["jewels"] > 0 else None
+    return out
+
+
+def plan(doc) -> dict:
+    """The turn helper: how many actions, what each costs, and the tracks after the planned actions."""
+    validate("richelieu.actions", doc)
+    p = {k: doc[k] for k in ("prestige", "income", "military", "money")}
+    p["jewels"] = doc.get("jewels", 0)
+    city = doc.get("city_jewels")
+    cardinal = doc["cardinal"]
+    turn = {"allowed": actions_allowed(p["prestige"], cardinal), "done": []}
+    steps = []
+    for i, action in enumerate(doc.get("actions", [])):
+        try:
+            step, city = _step(p, turn, action, cardinal, city, doc.get("military_bonuses"))
+        except (InputError, RuleError) as exc:
+            where = f"$.actions[{i}]" + (f".{exc.field}" if exc.field and exc.field != "action" else "")
+            raise type(exc)(exc.message, where) from None
+        step["money_after"] = p["money"]
+        steps.append(step)
+    result = dict(p)
+    if city is not None:
+        result["city_jewels"] = city
+    return {
+        "actions_allowed": turn["allowed"],
+        "behind_cardinal": track_position(doc["prestige"]) < cardinal,
+        "steps": steps,
+        "actions_left": turn["allowed"] - len(steps),
+        "next": _available(p, turn, cardinal, city),
+        "result": result,
+    }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# intrigue resolution
+
+def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, where: str) -> None:
+    """Rules the schema can't express. ``where`` prefixes paths ("$" for the CLI, "" for event data)."""
+    def path(*parts):
+        p = json_path(parts)
+        return where + p[1:] if where else p[1:].lstrip(".")
+
+    used: dict = {}
+    pieces: dict = {}
+    full = False
+    for key, card in (("richelieu_card", rcard), ("faction_card", fcard)):
+        if all(s is not None for s in card["slots"]):
+            full = True
+        for i, slot in enumerate(card["slots"]):
+            if slot is None:
+                continue
+            if "piece" in slot:
+                piece = slot["piece"]
+                if piece == "eminence" and key == "richelieu_card":
+                    raise InputError("the Grey Eminence stands only on the opposing faction's card",
+                                     path(key, "slots", i))
+                if piece == "queen" and key == "faction_card":
+                    raise InputError("the Queen stands only on the Cardinal's card", path(key, "slots", i))
+                if piece in pieces:
+                    raise InputError(f"the {piece} is on the board once", path(key, "slots", i))
+                pieces[piece] = i
+                continue
+            who, value = slot["player"], slot["value"]
+            if who == neutral and neutral is not None:
+                supply = NEUTRAL_SUPPLY
+            elif who in players:
+                supply = AGENT_SUPPLY
+            else:
+                raise InputError(f"unknown player {who!r}", path(key, "slots", i, "player"))
+            n = used.get((who, value), 0) + 1
+            if n > supply.get(value, 0):
+                have = supply.get(value, 0)
+                raise InputError(f"{who} has {have} agent{'s' if have != 1 else ''} of value {value}",
+                                 path(key, "slots", i, "value"))
+            used[(who, value)] = n
+    if not full:
+        raise RuleError("an intrigue is resolved when every space of one of its cards is taken",
+                        path("richelieu_card", "slots"))
+
+
+def card_total(card: dict) -> int:
+    total = 0
+    for slot in card["slots"]:
+        if slot is None:
+            continue
+        total += PIECE_VALUE if "piece" in slot else slot["value"]
+    return total
+
+
+def placings(card: dict) -> list[tuple[str, int]]:
+    """Players with a positive contribution on the card, best first (ties: leftmost agent first)."""
+    contribution: dict = {}
+    leftmost: dict = {}
+    for i, slot in enumerate(card["slots"]):
+        if slot is None or "piece" in slot:
+            continue
+        who = slot["player"]
+        contribution[who] = contribution.get(who, 0) + slot["value"]
+        leftmost.setdefault(who, i)
+    ranked = sorted((w for w, c in contribution.items() if c > 0), key=lambda w: (-contribution[w], leftmost[w]))
+    return [(w, contribution[w]) for w in ranked]
+
+
+def resolve_intrigue(players: dict, cardinal: int, rcard: dict, fcard: dict, neutral: str | None = None,
+                     military_bonuses: dict | None = None) -> dict:
+    """Resolve checked cards; returns the result with updated copies of ``players``' tracks."""
+    faction = fcard["faction"]
+    totals = {"richelieu": card_total(rcard), faction: card_total(fcard)}
+    winner = "richelieu" if totals["richelieu"] >= totals[faction] else faction  # a tie goes to the Cardinal
+    card = rcard if winner == "richelieu" else fcard
+    ranked = placings(card)
+    first = ranked[0][0] if ranked else None
+    second = ranked[1][0] if len(ranked) > 1 else None
+    out_players = copy.deepcopy(players)
+    actions, forfeited, applied = [], [], []
+    for place, who in (("first", first), ("second", second)):
+        rewards = card["rewards"][place]
+        if who is None:
+            continue
+        if neutral is not None and who == neutral:
+            forfeited.append({"place": place, "rewards": rewards})
+            continue
+        p = out_players[who]
+        for r in rewards:
+            if r["type"] in NUMERIC_REWARDS:
+                if r["type"] == "military":
+                    gains = _add_military(p, r["amount"], military_bonuses)
+                    if gains:
+                        applied.append({"player": who, "type": "military_bonus", "gains": gains})
+                else:
+                    p[r["type"]] += r["amount"]
+                applied.append({"player": who, "place": place, "type": r["type"], "amount": r["amount"]})
+            else:
+                actions.append({"player": who, "place": place, "type": r["type"], "amount": r["amount"]})
+    sheet_to = first if first is not None and first != neutral else None
+    new_cardinal = move_cardinal(cardinal, card["rewards"]["cardinal"])
+    if winner == "richelieu" and sheet_to is not None:
+        marker = track_position(out_players[sheet_to]["prestige"])
+        if new_cardinal < marker:
+            new_cardinal = marker
+    return {
+        "winner": winner,
+        "totals": totals,
+        "contributions": [{"player": w, "value": v} for w, v in ranked],
+        "first": first,
+        "second": second,
+        "sheet": {"kind": winner, "to": sheet_to},
+        "rewards": applied,
+        "reward_actions": actions,
+        "forfeited": forfeited,
+        "cardinal": new_cardinal,
+        "players": out_players,
+    }
+
+
+def resolve(doc) -> dict:
+    """``companion richelieu resolve``: validate the document, then resolve the intrigue."""
+    validate("richelieu.resolve", doc)
+    players = doc["players"]
+    neutral = doc.get("neutral")
+    if neutral is not None:
+        if len(players) != 2:
+            raise InputError("a neutral colour plays only in the 2-player game", "$.neutral")
+        if neutral in players:
+            raise InputError(f"{neutral!r} is a player, not the neutral colour", "$.neutral")
+    _check_cards(players, doc["richelieu_card"], doc["faction_card"], neutral, "$")
+    result = resolve_intrigue({k: dict(v) for k, v in players.items()}, doc["cardinal"], doc["richelieu_card"],
+                              doc["faction_card"], neutral, doc.get("military_bonuses"))
+    return result
+
+
+# ---------------------------------------------------------------------------------------------------------
+# end-game scoring
+
+def final_scores(players: list[dict]) -> dict:
+    """Score checked players: ``[{"name", "prestige", "income", "military", "money", "jewels", "cards"}]``."""
+    bonus = richelieu_bonus([p["cards"].get("richelieu", 0) for p in players])
+    rows = []
+    for i, p in enumerate(players):
+        cards = {k: p["cards"].get(k, 0) for k in SHEET_KINDS}
+        sets = {f: set_points(cards[f]) for f in FACTIONS}
+        breakdown = {
+            "prestige": p["prestige"],
+            "income": p["income"],
+            "military": p["military"],
+            "richelieu_sheets": bonus[i],
+            "opposing_sets": sets,
+            "jewels": JEWEL_POINTS * p["jewels"],
+        }
+        total = (p["prestige"] + p["income"] + p["military"] + bonus[i] + sum(sets.values())
+                 + JEWEL_POINTS * p["jewels"])
+        rows.append({"player": p["name"], "total": total, "money": p["money"],
+                     "sheets": sum(cards.values()), "breakdown": breakdown, "_i": i})
+    key = {r["player"]: (r["total"], r["money"], r["sheets"]) for r in rows}
+    for r in rows:
+        r["place"] = 1 + sum(1 for o in rows if key[o["player"]] > key[r["player"]])
+    rows.sort(key=lambda r: (r["place"], r["_i"]))
+    out = [{"player": r["player"], "total": r["total"], "place": r["place"], "money": r["money"],
+            "sheets": r["sheets"], "breakdown": r["breakdown"]} for r in rows]
+    return {"players": out, "winners": [r["player"] for r in out if r["place"] == 1]}
+
+
+def score(doc) -> dict:
+    """``companion score richelieu``: end-game scoring."""
+    validate("richelieu.score", doc)
+    players = doc["players"]
+    seen = {}
+    for i, p in enumerate(players):
+        if p["name"] in seen:
+            raise InputError(f"{p['name']!r} is listed twice", f"$.players[{i}].name")
+        seen[p["name"]] = i
+    for kind, limit in SHEETS_IN_GAME.items():
+        total = 0
+        for i, p in enumerate(players):
+            total += p["cards"].get(kind, 0)
+            if total > limit:
+                raise InputError(f"{total} {kind} sheets in all, the game has {limit}", f"$.players[{i}].cards.{kind}")
+    return final_scores(players)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the match reducer
+
+def _check_options(players: list[str], options: dict) -> dict:
+    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+        raise InputError("Richelieu is played by 2 to 4 players", "players")
+    opts = options or {}
+    start = opts.get("start_money", 0)
+    if not isinstance(start, int) or isinstance(start, bool) or start < 0:
+        raise InputError("must be a whole number >= 0", "start_money")
+    neutral = opts.get("neutral", "neutral") if len(players) == 2 else None
+    if neutral is not None and (not isinstance(neutral, str) or not neutral or neutral in players):
+        raise InputError("must be a name that no player uses", "neutral")
+    bonuses = opts.get("military_bonuses") or {}
+    if not isinstance(bonuses, dict) or any(
+            not (isinstance(k, str) and k.isdigit() and int(k) > 0) or v not in ("prestige", "income")
+            for k, v in bonuses.items()):
+        raise InputError('must map military spaces ("3") to "prestige" or "income"', "military_bonuses")
+    return {"start_money": start, "neutral": neutral, "military_bonuses": bonuses}
+
+
+def _new_turn(state: dict, index: int) -> dict:
+    name = state["order"][index]
+    p = state["players"][name]
+    return {"player": name, "allowed": actions_allowed(p["prestige"], state["cardinal"]), "done": []}
+
+
+def initial_state(players, options) -> dict:
+    opts = _check_options(players, options or {})
+    state = {
+        "order": list(players),
+        "players": {name: {"prestige": 0, "income": 1, "military": 0, "money": opts["start_money"],
+                           "jewels": JEWELS_PER_PLAYER, "cards": {k: 0 for k in SHEET_KINDS}}
+                    for name in players},
+        "cardinal": CARDINAL_START,
+        "city_jewels": JEWELS_IN_CITY,
+        "neutral": opts["neutral"],
+        "military_bonuses": opts["military_bonuses"],
+        "current": 0,
+        "turn": None,
+        "turns": 1,
+        "resolved": 0,
+        "resolutions": [],
+        "ended": False,
+        "final": None,
+    }
+    state["turn"] = _new_turn(state, 0)
+    return state
+
+
+def _player(state: dict, data: dict, field: str = "player") -> str:
+    who = data.get(field)
+    if who not in state["players"]:
+        raise InputError(f"unknown player {who!r}", field)
+    return who
+
+
+def _end(state: dict) -> None:
+    state["ended"] = True
+    state["final"] = final_scores(_final_rows(state))
+
+
+def _final_rows(state: dict) -> list[dict]:
+    return [{"name": n, **{k: state["players"][n][k] for k in ("prestige", "income", "military", "money",
+                                                                "jewels", "cards")}}
+            for n in state["order"]]
+
+
+def apply(state: dict, event: dict) -> dict:
+    kind = event.get("type")
+    data = event.get("data") or {}
+    if not isinstance(data, dict):
+        raise InputError("must be an object", "data")
+    if kind not in EVENT_TYPES:
+        raise InputError(f"unknown event type {kind!r}", "type")
+    if state["ended"]:
+        raise RuleError("the match has ended", "type")
+    defs = {"action": "action", "turn.end": "turn_end", "intrigue.resolve": "intrigue_resolve",
+            "track.adjust": "track_adjust", "game.end": "game_end"}
+    check_data("richelieu.events", defs[kind], data)
+    s = copy.deepcopy(state)
+    if kind == "action":
+        who = _player(s, data)
+        if who != s["turn"]["player"]:
+            raise RuleError(f"it is {s['turn']['player']}'s turn", "player")
+        action = {"type": data["action"], **({"space": data["space"]} if "space" in data else {})}
+        if data["action"] == "place_agent" and "space" not in data:
+            raise InputError("placing an agent needs the space's value", "space")
+        step, s["city_jewels"] = _step(s["players"][who], s["turn"], action, s["cardinal"], s["city_jewels"],
+                                       s["military_bonuses"])
+        s["turn"]["last"] = step
+    elif kind == "turn.end":
+        if "player" in data:
+            who = _player(s, data)
+            if who != s["turn"]["player"]:
+                raise RuleError(f"it is {s['turn']['player']}'s turn", "player")
+        s["current"] = (s["current"] + 1) % len(s["order"])
+        s["turns"] += 1
+        s["turn"] = _new_turn(s, s["current"])
+    elif kind == "intrigue.resolve":
+        rcard, fcard = data["richelieu_card"], data["faction_card"]
+        _check_cards(s["players"], rcard, fcard, s["neutral"], "")
+        faction = fcard["faction"]
+        if sum(1 for r in s["resolutions"] if r["faction"] == faction) >= SHEETS_IN_GAME[faction]:
+            raise RuleError(f"all {SHEETS_IN_GAME[faction]} {faction} sheets have been resolved already",
+                            "faction_card.faction")
+        tracks = {n: {k: p[k] for k in TRACKS} for n, p in s["players"].items()}
+        result = resolve_intrigue(tracks, s["cardinal"], rcard, fcard, s["neutral"], s["military_bonuses"])
+        for n, t in result["players"].items():
+            s["players"][n].update(t)
+        if result["sheet"]["to"] is not None:
+            s["players"][result["sheet"]["to"]]["cards"][result["winner"]] += 1
+        s["cardinal"] = result["cardinal"]
+        s["resolved"] += 1
+        s["resolutions"].append({k: result[k] for k in ("winner", "totals", "first", "second", "sheet",
+                                                          "reward_actions", "forfeited", "cardinal")}
+                                | {"faction": faction})
+        if s["resolved"] >= RESOLUTIONS_IN_GAME:
+            _end(s)
+    elif kind == "track.adjust":
+        who = _player(s, data)
+        track, delta = data["track"], data["delta"]
+        p = s["players"][who]
+        if p[track] + delta < 0:
+            raise RuleError(f"{who}'s {track} would go below 0", "delta")
+        if track == "jewels":
+            if s["city_jewels"] - delta < 0:
+                raise RuleError("no jewel left in the city", "delta")
+            s["city_jewels"] -= delta
+        if track == "income" and p[track] + delta < 1:
+            raise RuleError("the income track starts at 1", "delta")
+        p[track] += delta
+    elif kind == "game.end":
+        _end(s)
+    return s
+
+
+def is_ended(state: dict) -> bool:
+    return bool(state["ended"])
+
+
+def summary(state: dict) -> dict:
+    standings = state["final"] or final_scores(_final_rows(state))
+    out = {
+        "turn": {"player": state["turn"]["player"], "allowed": state["turn"]["allowed"],
+                 "done": list(state["turn"]["done"]), "left": state["turn"]["allowed"] - len(state["turn"]["done"])},
+        "cardinal": state["cardinal"],
+        "city_jewels": state["city_jewels"],
+        "intrigues_resolved": state["resolved"],
+        "intrigues_left": RESOLUTIONS_IN_GAME - state["resolved"],
+        "markers": {n: {"track": track_position(p["prestige"]), "tiles_30": p["prestige"] // TRACK_SPACES,
+                        "behind_cardinal": track_position(p["prestige"]) < state["cardinal"]}
+                    for n, p in state["players"].items()},
+        "standings": standings,
+        "final": state["ended"],
+    }
+    if not state["ended"]:
+        p = state["players"][state["turn"]["player"]]
+        out["turn"]["next"] = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
+    return out

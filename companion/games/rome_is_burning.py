@@ -1,0 +1,420 @@
+"""Rome Is Burning (WarpSpawn; Italian translation by Alessandro Crespi, 2004): turn scoring and the match.
+
+Rule book: ``/work/shared/seeds/003_7b3bd6d93acb30aa.txt``. Rulings of issue 7 win over the book.
+
+The 40 cards of the book (``CATALOGUE``) each carry three type letters: A (Assassination) or
+B (Bread & Circus), then two of P, M, I, C, S, R (the plebeians' types) or of V, U, T, O, G, D (the
+emperor's). Names are matched ignoring case, accents, apostrophe style and repeated blanks.
+
+Turn scoring (``turn_scores``, ``score``): every player scores 1 per card; a plebeian adds 1 per A card
+and the square of their count of each of P, M, I, C, S, R; the emperor adds 1 per B card and the square
+of each of V, U, T, O, G, D. The highest score becomes emperor; a tie is decided by the old emperor (by the
+table on the first turn). Only the new emperor adds the turn's score to their total. Highest total after
+turn 7 wins (a tie shares the win).
+
+Board: a ring of 12 spaces, space 0 is the Palace. Each turn the cards are dealt face up, 2 to a free
+space (not the Palace): 2 for the table, then 2 per player. Every pawn starts the turn at the Palace
+(our reading of the book's set-up, which it repeats each turn). In seat order from the first player, each
+player rolls 1d6 and moves that many spaces either way; ending on a space with cards takes them; ending
+on a space with other pawns lets the mover draw one card from one of them. When every card is taken the
+turn is scored; hands are then discarded and shuffled back.
+
+Match events (``EVENT_TYPES``; ``data`` shapes in ``schemas/rome-is-burning.events.schema.json``):
+
+- ``turn.setup`` ``{"spaces": {"3": [card, card], ...}, "first"?}``: the cards dealt this turn (spaces 1-11,
+  2 cards each, players + 1 spaces); ``first`` is who moves first (default: the previous first player,
+  seat 1 on turn 1). ``deal(state, rng)`` builds this data from a shuffled deck.
+- ``move`` ``{"player", "die", "direction"}``: ``die`` 1-6, ``direction`` ``"cw"`` or ``"ccw"``. The
+  server rolls with ``roll_die(rng)`` / ``move_data(state, player, direction, rng)`` and stores the result.
+- ``steal`` ``{"player", "from", "card"}``: right after their move, the mover draws ``card`` from a player
+  on the same space (once; the next move forfeits it).
+- ``turn.score`` ``{"emperor_choice"?}``: when every card is taken. A tie without ``emperor_choice`` leaves
+  the turn waiting for ``emperor.choose``.
+- ``emperor.choose`` ``{"emperor"}``: the old emperor's (or the table's) pick among the tied players.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import unicodedata
+
+from companion.errors import InputError, RuleError
+from companion.schemas import json_path, validate
+
+GAME_ID = "rome-is-burning"
+EVENT_TYPES = frozenset({"turn.setup", "move", "steal", "turn.score", "emperor.choose"})
+
+TURNS = 7
+RING = 12
+PALACE = 0
+DIE_SIDES = 6
+CARDS_PER_SPACE = 2
+MIN_PLAYERS, MAX_PLAYERS = 2, RING - 2  # players + 1 spaces of 2 cards on the 11 free spaces
+
+PLEBEIAN_EXTRA, PLEBEIAN_SQUARES = "A", ("P", "M", "I", "C", "S", "R")
+EMPEROR_EXTRA, EMPEROR_SQUARES = "B", ("V", "U", "T", "O", "G", "D")
+TYPE_NAMES = {
+    "A": "Assassinio", "B": "Pane & Circo", "P": "Supporto Politico", "M": "Supporto Militare",
+    "I": "Intrigo", "C": "Civico", "S": "Soldati", "R": "Reputazione", "V": "Intrattenimenti Privati",
+    "U": "Intrattenimenti Pubblici", "T": "Torture", "O": "Orge", "G": "Giochi nell'Arena", "D": "Decreti",
+}
+
+# The 40 cards, names as printed in the rule book, with their three type letters.
+CATALOGUE = (
+    ("Estorsioni e Corruzione", "API"),
+    ("Pettegolezzi e Complotti", "API"),
+    ("Tradimento", "API"),
+    ("Cospirazione", "API"),
+    ("Follia dell’Imperatore", "API"),
+    ("Rivolta Plebea", "APC"),
+    ("La Nuova repubblica", "APC"),
+    ("Grandi Orazioni", "APC"),
+    ("Il Popolo sceglie", "APC"),
+    ("Supporto del Senato", "APC"),
+    ("Centurioni", "AMS"),
+    ("Guardie Pretoriane", "AMS"),
+    ("Marcia su Roma", "AMS"),
+    ("Generali", "AMS"),
+    ("Legioni", "AMS"),
+    ("Conquiste", "AMR"),
+    ("Campagne Vittoriose", "AMR"),
+    ("Difesa delle Frontiere", "AMR"),
+    ("Tributi", "AMR"),
+    ("Trionfi", "AMR"),
+    ("Corsa di Bighe", "BUG"),
+    ("Battaglie Navali", "BUG"),
+    ("Gladiatori", "BUG"),
+    ("Cristiani", "BUG"),
+    ("Leoni e Bestie", "BUG"),
+    ("Distribuzione di Pane", "BUD"),
+    ("Paga dei Soldati", "BUD"),
+    ("Costruzione di Templi", "BUD"),
+    ("Lavori Pubblici", "BUD"),
+    ("Dichiarare Feste", "BUD"),
+    ("Mogli dei Senatori", "BVO"),
+    ("Vergini Vestali", "BVO"),
+    ("Ragazze Schiave", "BVO"),
+    ("Tempio delle Vergini", "BVO"),
+    ("Terme", "BVO"),
+    ("Crocifissioni", "BVT"),
+    ("Impalamenti", "BVT"),
+    ("Sacrifici", "BVT"),
+    ("Scuoiati Vivi", "BVT"),
+    ("Decapitazioni", "BVT"),
+)
+TYPES = dict(CATALOGUE)
+_APOSTROPHES = str.maketrans({c: "'" for c in "’‘`´ʼ′"})
+
+
+def normalize(name: str) -> str:
+    """The matching key of a card name: no accents, lower case, one apostrophe style, single blanks."""
+    text = unicodedata.normalize("NFKD", name.translate(_APOSTROPHES))
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return " ".join(text.casefold().split())
+
+
+_BY_KEY = {normalize(name): name for name, _ in CATALOGUE}
+
+
+def card_name(text, field: str | None = None) -> str:
+    """The catalogue's name of a card, or InputError naming ``field``."""
+    if not isinstance(text, str):
+        raise InputError("a card name must be a string", field)
+    name = _BY_KEY.get(normalize(text))
+    if name is None:
+        raise InputError(f"unknown card {text!r}", field)
+    return name
+
+
+# ---------------------------------------------------------------------------------------------------------
+# scoring
+
+def hand_score(cards: list[str], emperor: bool) -> dict:
+    """Score of one hand of catalogue names: ``{"score", "cards", "extra", "squares"}``."""
+    counts: dict = {}
+    for c in cards:
+        for letter in TYPES[c]:
+            counts[letter] = counts.get(letter, 0) + 1
+    extra_letter, square_letters = (EMPEROR_EXTRA, EMPEROR_SQUARES) if emperor else (PLEBEIAN_EXTRA,
+                                                                                      PLEBEIAN_SQUARES)
+    squares = {t: counts[t] ** 2 for t in square_letters if counts.get(t)}
+    extra = counts.get(extra_letter, 0)
+    return {"score": len(cards) + extra + sum(squares.values()), "cards": len(cards), "extra": extra,
+            "squares": squares}
+
+
+def election(scores: dict, old_emperor: str | None, choice: str | None = None, field="emperor_choice") -> dict:
+    """``{"candidates", "new_emperor", "emperor_points", "decision_needed"?}``; ``scores`` {player: score}."""
+    best = max(scores.values())
+    candidates = [p for p, s in scores.items() if s == best]
+    out: dict = {"candidates": candidates}
+    if choice is not None and choice not in candidates:
+        raise InputError(f"{choice!r} is not among the highest scorers ({', '.join(candidates)})", field)
+    if len(candidates) == 1:
+        new = candidates[0]
+    else:
+        new = choice
+    out["new_emperor"] = new
+    out["emperor_points"] = best if new is not None else None
+    if new is None:
+        out["decision_needed"] = {"by": old_emperor if old_emperor is not None else "table",
+                                  "candidates": candidates}
+    return out
+
+
+def turn_scores(emperor: str | None, hands: dict, choice: str | None = None, field="emperor_choice") -> dict:
+    """Score checked hands (catalogue names) and elect; see ``score`` for the output."""
+    players = []
+    for p, cards in hands.items():
+        s = hand_score(cards, p == emperor)
+        players.append({"player": p, "role": "emperor" if p == emperor else "plebeian", "score": s["score"],
+                        "breakdown": {k: s[k] for k in ("cards", "extra", "squares")}})
+    out = {"players": players}
+    out.update(election({r["player"]: r["score"] for r in players}, emperor, choice, field))
+    return out
+
+
+def check_hands(hands: dict, where: str = "$.hands", taken: dict | None = None) -> dict:
+    """Catalogue names for every hand; a card in two places is refused naming it. ``taken`` {card: where}."""
+    seen = dict(taken or {})
+    out = {}
+    for player, cards in hands.items():
+        names = []
+        for i, c in enumerate(cards):
+            path = json_path([player, i])[1:]
+            field = where + path if where else path.lstrip(".")
+            name = card_name(c, field)
+            if name in seen:
+                raise InputError(f"{name!r} is already in {seen[name]}", field)
+            seen[name] = f"{player}'s hand"
+            names.append(name)
+        out[player] = names
+    return out
+
+
+def score(doc) -> dict:
+    """``companion score rome-is-burning``: one turn's scoring and election."""
+    validate("rome-is-burning.score", doc)
+    hands = check_hands(doc["hands"])
+    emperor = doc.get("emperor")
+    if emperor is not None and emperor not in hands:
+        raise InputError(f"the emperor {emperor!r} is not a player", "$.emperor")
+    choice = doc.get("emperor_choice")
+    if choice is not None and choice not in hands:
+        raise InputError(f"{choice!r} is not a player", "$.emperor_choice")
+    return turn_scores(emperor, hands, choice, "$.emperor_choice")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# randomness (the server calls these with its injected rng and stores the result in the event)
+
+def roll_die(rng=None) -> int:
+    rng = rng or random.SystemRandom()
+    return rng.randint(1, DIE_SIDES)
+
+
+def move_data(state: dict, player: str, direction: str, rng=None) -> dict:
+    """The data of a ``move`` event with a fresh roll."""
+    return {"player": player, "die": roll_die(rng), "direction": direction}
+
+
+def deal(state: dict, rng=None, first: str | None = None) -> dict:
+    """The data of a ``turn.setup`` event: a shuffled deck dealt 2 cards to each of players + 1 free spaces."""
+    rng = rng or random.SystemRandom()
+    deck = [name for name, _ in CATALOGUE]
+    for i in range(len(deck) - 1, 0, -1):  # Fisher-Yates on randint, the one method the rng must have
+        j = rng.randint(0, i)
+        deck[i], deck[j] = deck[j], deck[i]
+    free = [s for s in range(RING) if s != PALACE]
+    for i in range(len(free) - 1, 0, -1):
+        j = rng.randint(0, i)
+        free[i], free[j] = free[j], free[i]
+    n = len(state["players"]) + 1
+    spaces = {str(s): deck[2 * k:2 * k + 2] for k, s in enumerate(sorted(free[:n]))}
+    out = {"spaces": spaces}
+    if first is not None:
+        out["first"] = first
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the match reducer
+
+def initial_state(players, options) -> dict:
+    if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise InputError(f"Rome Is Burning is played by {MIN_PLAYERS} to {MAX_PLAYERS} players", "players")
+    return {
+        "players": list(players),
+        "turn": 1,
+        "phase": "setup",  # setup -> moving -> (election) -> setup ... -> ended
+        "emperor": None,
+        "totals": {p: 0 for p in players},
+        "spaces": [[] for _ in range(RING)],
+        "positions": {p: PALACE for p in players},
+        "hands": {p: [] for p in players},
+        "first": 0,
+        "current": 0,
+        "steal": None,
+        "scoring": None,
+        "history": [],
+        "winners": [],
+    }
+
+
+def _data_check(definition: str, data) -> None:
+    from companion.games.richelieu import check_data
+
+    check_data("rome-is-burning.events", definition, data)
+
+
+def _player(s: dict, data: dict, field: str = "player") -> str:
+    who = data.get(field)
+    if who not in s["totals"]:
+        raise InputError(f"unknown player {who!r}", field)
+    return who
+
+
+def _cards_left(s: dict) -> int:
+    return sum(len(c) for c in s["spaces"])
+
+
+def _elect(s: dict, result: dict) -> None:
+    new = result["new_emperor"]
+    s["totals"][new] += result["emperor_points"]
+    s["history"].append({"turn": s["turn"], "old_emperor": s["emperor"], "new_emperor": new,
+                         "points": result["emperor_points"],
+                         "scores": {r["player"]: r["score"] for r in result["players"]}})
+    s["emperor"] = new
+    s["scoring"] = None
+    s["hands"] = {p: [] for p in s["players"]}
+    s["positions"] = {p: PALACE for p in s["players"]}
+    s["steal"] = None
+    if s["turn"] >= TURNS:
+        s["phase"] = "ended"
+        best = max(s["totals"].values())
+        s["winners"] = [p for p in s["players"] if s["totals"][p] == best]
+    else:
+        s["turn"] += 1
+        s["phase"] = "setup"
+
+
+def apply(state: dict, event: dict) -> dict:
+    kind = event.get("type")
+    data = event.get("data") or {}
+    if not isinstance(data, dict):
+        raise InputError("must be an object", "data")
+    if kind not in EVENT_TYPES:
+        raise InputError(f"unknown event type {kind!r}", "type")
+    if state["phase"] == "ended":
+        raise RuleError("the match has ended", "type")
+    _data_check(kind.replace(".", "_"), data)
+    s = copy.deepcopy(state)
+    if kind == "turn.setup":
+        if s["phase"] != "setup":
+            raise RuleError(f"turn {s['turn']} is already dealt", "type")
+        need = len(s["players"]) + 1
+        if len(data["spaces"]) != need:
+            raise InputError(f"{need} spaces get cards with {len(s['players'])} players "
+                             f"(2 for the table, 2 per player)", "spaces")
+        spaces = [[] for _ in range(RING)]
+        seen: dict = {}
+        for key, cards in data["spaces"].items():
+            space = int(key)
+            for i, c in enumerate(cards):
+                field = f"spaces{json_path([key, i])[1:]}"
+                name = card_name(c, field)
+                if name in seen:
+                    raise InputError(f"{name!r} is dealt twice", field)
+                seen[name] = key
+                spaces[space].append(name)
+        first = s["first"]
+        if "first" in data:
+            first = s["players"].index(_player(s, data, "first"))
+        s.update(spaces=spaces, first=first, current=first, phase="moving", steal=None,
+                 positions={p: PALACE for p in s["players"]}, hands={p: [] for p in s["players"]})
+    elif kind == "move":
+        if s["phase"] != "moving":
+            raise RuleError("no move now: " + ("deal the turn first" if s["phase"] == "setup"
+                                               else "the election is waiting"), "type")
+        if _cards_left(s) == 0:
+            raise RuleError("every card is taken: score the turn", "type")
+        who = _player(s, data)
+        mover = s["players"][s["current"]]
+        if who != mover:
+            raise RuleError(f"it is {mover}'s move", "player")
+        step = data["die"] if data["direction"] == "cw" else -data["die"]
+        space = (s["positions"][who] + step) % RING
+        s["positions"][who] = space
+        taken = s["spaces"][space]
+        s["spaces"][space] = []
+        s["hands"][who] = s["hands"][who] + taken
+        others = [p for p in s["players"] if p != who and s["positions"][p] == space and s["hands"][p]]
+        s["steal"] = {"player": who, "from": others} if others else None
+        s["last_move"] = {"player": who, "space": space, "took": taken}
+        s["current"] = (s["current"] + 1) % len(s["players"])
+    elif kind == "steal":
+        who = _player(s, data)
+        victim = _player(s, data, "from")
+        if not s["steal"] or s["steal"]["player"] != who:
+            raise RuleError(f"{who} has no card to draw now (only right after landing on another pawn)",
+                            "player")
+        if victim not in s["steal"]["from"]:
+            raise RuleError(f"{victim} is not on {who}'s space with cards", "from")
+        name = card_name(data["card"], "card")
+        if name not in s["hands"][victim]:
+            raise RuleError(f"{name!r} is not in {victim}'s hand", "card")
+        s["hands"][victim] = [c for c in s["hands"][victim] if c != name]
+        s["hands"][who] = s["hands"][who] + [name]
+        s["steal"] = None
+    elif kind == "turn.score":
+        if s["phase"] != "moving":
+            raise RuleError("nothing to score now", "type")
+        if _cards_left(s):
+            raise RuleError(f"{_cards_left(s)} cards are still on the board", "type")
+        choice = data.get("emperor_choice")
+        if choice is not None:
+            _player(s, data, "emperor_choice")
+        result = turn_scores(s["emperor"], s["hands"], choice)
+        if result["new_emperor"] is None:
+            s["phase"] = "election"
+            s["scoring"] = result
+            s["steal"] = None
+        else:
+            _elect(s, result)
+    elif kind == "emperor.choose":
+        if s["phase"] != "election":
+            raise RuleError("no election is waiting", "type")
+        new = _player(s, data, "emperor")
+        result = dict(s["scoring"])
+        result.update(election({r["player"]: r["score"] for r in result["players"]}, s["emperor"], new,
+                               "emperor"))
+        _elect(s, result)
+    return s
+
+
+def is_ended(state: dict) -> bool:
+    return state["phase"] == "ended"
+
+
+def summary(state: dict) -> dict:
+    out = {
+        "turn": state["turn"],
+        "turns": TURNS,
+        "phase": state["phase"],
+        "emperor": state["emperor"],
+        "totals": dict(state["totals"]),
+        "cards_on_board": {str(i): list(c) for i, c in enumerate(state["spaces"]) if c},
+        "positions": dict(state["positions"]),
+        "hand_sizes": {p: len(h) for p, h in state["hands"].items()},
+    }
+    if state["phase"] == "moving":
+        out["to_move"] = state["players"][state["current"]] if _cards_left(state) else None
+        out["steal"] = state["steal"]
+        out["scores_now"] = {r["player"]: r["score"]
+                             for r in turn_scores(state["emperor"], state["hands"])["players"]}
+    if state["phase"] == "election":
+        out["decision_needed"] = state["scoring"]["decision_needed"]
+    if state["phase"] == "ended":
+        out["winners"] = list(state["winners"])
+    return out
