@@ -28,7 +28,6 @@ import csv
 import io
 from dataclasses import dataclass, field
 from fractions import Fraction
-from xml.sax.saxutils import escape
 
 from companion.errors import InputError
 
@@ -43,6 +42,11 @@ DEFAULT_ELIMINATED_BONUS = Fraction(-1, 2)
 DEFAULT_THRESHOLD = Fraction(3, 10)
 
 SETTINGS_KEYS = ("points", "threshold", "bonus")
+
+
+def escape(value: str) -> str:
+    """XML text/attribute escaping (what xml.sax.saxutils does, without importing it)."""
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 # -- numbers ----------------------------------------------------------------------------------
