@@ -31,13 +31,12 @@ def register(sub):
 
 
 def run_state(args):
-    from companion.matches import fold_export
-    from companion.schemas import validate
+    from companion.matches import check_export, fold_export
     from companion.timeutil import WallClock, parse_iso, to_iso
 
     doc = load_json(args.file)
-    validate("match-export", doc)
     now = to_iso(parse_iso(args.at, "--at")) if args.at else WallClock().now_iso()
+    check_export(doc)  # schema, seqs, time order, every event legal; errors name $.events[i]...
     f = fold_export(doc, until=now)
     emit(f.view(now))
 
