@@ -151,7 +151,10 @@ def check_data(schema: str, definition: str, data) -> None:
     err = best_match(errors)
     while err.context:
         err = best_match(err.context)
-    path = json_path(err.absolute_path)[1:].lstrip(".")
+    parts = list(err.absolute_path)
+    if err.validator == "required" and isinstance(err.instance, dict):
+        parts += [p for p in err.validator_value if p not in err.instance][:1]
+    path = json_path(parts)[1:].lstrip(".")
     raise InputError(err.message[:200], path or None)
 
 
@@ -543,8 +546,11 @@ def apply(state: dict, event: dict) -> dict:
         action = {"type": data["action"], **({"space": data["space"]} if "space" in data else {})}
         if data["action"] == "place_agent" and "space" not in data:
             raise InputError("placing an agent needs the space's value", "space")
-        step, s["city_jewels"] = _step(s["players"][who], s["turn"], action, s["cardinal"], s["city_jewels"],
-                                       s["military_bonuses"])
+        try:
+            step, s["city_jewels"] = _step(s["players"][who], s["turn"], action, s["cardinal"],
+                                           s["city_jewels"], s["military_bonuses"])
+        except RuleError as exc:
+            raise RuleError(exc.message, exc.field or "action") from None
         s["turn"]["last"] = step
     elif kind == "turn.end":
         if "player" in data:
