@@ -1,0 +1,826 @@
+"""The territory-conquest game on a map of Italy (``conquest-italy``): set-up, dice combat, moves,
+reinforcements, secret objectives, elimination and the final ranking. Pure, no I/O.
+
+Rule book: ``shared/seeds/004_96160abe770519f9.txt`` (Italian). Rulings of issue 4 win over the book:
+
+- Combat: see :mod:`companion.games.conquest_odds` (attacker 1..min(3, A-1) dice, defender min(3, D),
+  ties to the defender).
+- Reinforcements at the start of a turn: floor(territories / 3) + the bonus of every macro-region held
+  whole + a traded set of three territory cards (basil + mozzarella + tomato = 10; the other sets from
+  the map file, a club setting) + 2 for every traded card whose city the player holds. Nobody has more
+  than 125 units on the map: the excess is not placed.
+- Set-up: 3/4/5/6 players start with 35/30/25/20 units; the cities are dealt one card each (from the last
+  player in turn order backwards), one unit on each; nobody may hold more than half of a macro-region
+  (a deal that breaks it is refused and swaps are proposed, as the book describes); the rest is placed
+  5 units at a time in turn order.
+- Final ranking: the values of one's objective cities held at the end; ties broken by the values of the
+  other cities held; still equal, a shared place (1, 2, 2, 4). Completing the objective during the match
+  wins at once (place 1); the others are ranked by the same rule.
+
+Decisions where the book is silent (documented in docs/games.md): the +2 per held city applies to every
+traded set; a set holds at most the sets listed in the map; the units moved into a conquered city are
+``move`` (clamped to what can leave) or by default as many as the attacking dice; the cards of an
+eliminated player go back to the deck; the match clock (turn order, phases, final round) is
+``companion/clock.py``, so this reducer does not check whose turn it is.
+
+Match events (``data`` shapes in ``schemas/conquest-italy.events.schema.json``): ``setup.deal``,
+``setup.place``, ``territory.set``, ``reinforce``, ``combat``, ``move``, ``card.draw``,
+``objective.set``, ``objective.completed``. The server rolls combat dice by calling :func:`fill_dice`
+with its RNG and stores them in the event, so the fold stays deterministic.
+"""
+
+from __future__ import annotations
+
+import json
+
+from companion.errors import InputError, RuleError
+from companion.games import conquest_map
+from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
+from companion.games.conquest_odds import DiceError, max_attack_dice, resolve
+
+GAME_ID = "conquest-italy"
+EVENT_TYPES = frozenset({
+    "setup.deal", "setup.place", "territory.set", "reinforce", "combat", "move", "card.draw",
+    "objective.set", "objective.completed",
+})
+STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
+MIN_PLAYERS, MAX_PLAYERS = 3, 6
+MAX_ON_MAP = 125
+PLACE_STEP = 5
+MIXED_SET = 10
+HELD_CITY_BONUS = 2
+
+
+# -- small helpers -------------------------------------------------------------------------------
+
+def _key(prefix: str, key: str) -> str:
+    """A JSON-path step for an object key: ``owned.Anna`` or ``owned["La Spezia"]``."""
+    step = f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{json.dumps(key, ensure_ascii=False)}]"
+    if not prefix:
+        return step[1:] if step.startswith(".") else step
+    return prefix + step
+
+
+def _int(value, field: str, least: int = 0, most: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError("must be a whole number", field)
+    if value < least or (most is not None and value > most):
+        raise InputError(f"must be between {least} and {most}" if most is not None else f"must be at least {least}",
+                         field)
+    return value
+
+
+def _str(value, field: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InputError("must be a non-empty string", field)
+    return value
+
+
+def _obj(value, field: str) -> dict:
+    if not isinstance(value, dict):
+        raise InputError("must be an object", field)
+    return value
+
+
+def _list(value, field: str) -> list:
+    if not isinstance(value, list):
+        raise InputError("must be a list", field)
+    return value
+
+
+def _city(gm: GameMap, value, field: str) -> str:
+    _str(value, field)
+    if value not in gm.city:
+        raise InputError(f"unknown city {value!r}", field)
+    return value
+
+
+def _cities(gm: GameMap, value, field: str, allow_empty: bool = True) -> list[str]:
+    _list(value, field)
+    if not value and not allow_empty:
+        raise InputError("must name at least one city", field)
+    seen = set()
+    for n, c in enumerate(value):
+        _city(gm, c, f"{field}[{n}]")
+        if c in seen:
+            raise InputError(f"{c!r} is listed twice", f"{field}[{n}]")
+        seen.add(c)
+    return list(value)
+
+
+# -- set-up --------------------------------------------------------------------------------------
+
+def starting_units(n_players: int) -> int:
+    if n_players not in STARTING_UNITS:
+        raise InputError(f"the game is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n_players}", "players")
+    return STARTING_UNITS[n_players]
+
+
+def deal_counts(players: list[str], n_cities: int) -> dict[str, int]:
+    """Cities each player is dealt. The cards go one at a time from the last player in turn order
+    backwards ("in senso anti-orario partendo dall'ultimo"), so the last players get the extra ones:
+    4 players, 42 cities -> 10, 10, 11, 11."""
+    k = len(players)
+    order = list(reversed(players))
+    return {p: n_cities // k + (1 if pos < n_cities % k else 0) for pos, p in enumerate(order)}
+
+
+def _shuffle(items: list, rng) -> list:
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):  # Fisher-Yates with randint only (the RNG contract)
+        j = rng.randint(0, i)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def region_limit(gm: GameMap, region: str) -> int:
+    """The most cities of a region one player may hold after the deal: half, rounded down (at least 1,
+    or a one-city region could never be dealt)."""
+    return max(1, gm.majority_limit(region))
+
+
+def deal_violations(owner: dict[str, str], gm: GameMap) -> list[dict]:
+    """Every (player, region) where the player holds more than half of the region."""
+    out = []
+    for r in gm.regions:
+        counts: dict[str, int] = {}
+        for c in r["cities"]:
+            p = owner.get(c)
+            if p is not None:
+                counts[p] = counts.get(p, 0) + 1
+        limit = region_limit(gm, r["name"])
+        for p in sorted(counts, key=lambda p: (-counts[p], p)):
+            if counts[p] > limit:
+                out.append({"player": p, "region": r["name"], "holds": counts[p], "limit": limit,
+                            "excess": counts[p] - limit})
+    return out
+
+
+def fix_deal(owner: dict[str, str], gm: GameMap, rng=None) -> tuple[dict[str, str], list[dict]]:
+    """Resolve the majority violations of a deal with swaps, the rule book's way: a city that makes
+    a player exceed half of its region is chosen at random; the deck is reshuffled and turned from
+    that card on until the first *useful* city: one of another player such that, exchanged, neither
+    player exceeds half of any region. Without ``rng`` the choice is deterministic (map order), which
+    makes a reproducible proposal. Returns the new ownership and the swaps
+    ``[{"player", "gives", "other", "gets"}]``; raises RuleError if no swap can help (odd club maps)."""
+    owner = dict(owner)
+    swaps: list[dict] = []
+    count: dict[tuple[str, str], int] = {}
+    for c, p in owner.items():
+        key = (p, gm.region_of(c))
+        count[key] = count.get(key, 0) + 1
+
+    def fits(p, region):
+        return count.get((p, region), 0) + 1 <= region_limit(gm, region)
+
+    guard = len(owner) * len(owner)
+    while True:
+        bad = deal_violations(owner, gm)
+        if not bad or guard <= 0:
+            break
+        guard -= 1
+        v = bad[0]
+        p, region = v["player"], v["region"]
+        mine = [c for c in gm.region[region]["cities"] if owner.get(c) == p]
+        if rng is not None:
+            mine = _shuffle(mine, rng)
+        deck = list(gm.cities) if rng is None else _shuffle(gm.cities, rng)
+        done = False
+        for x in mine:
+            start = deck.index(x)
+            for y in deck[start + 1:] + deck[:start]:
+                q = owner.get(y)
+                ry = gm.region_of(y)
+                if q is None or q == p or ry == region:
+                    continue
+                if fits(q, region) and fits(p, ry):
+                    owner[x], owner[y] = q, p
+                    for key, d in (((p, region), -1), ((q, region), 1), ((q, ry), -1), ((p, ry), 1)):
+                        count[key] = count.get(key, 0) + d
+                    swaps.append({"player": p, "gives": x, "other": q, "gets": y})
+                    done = True
+                    break
+            if done:
+                break
+        if not done:
+            raise RuleError(f"no swap can bring {p} down to {v['limit']} cities of {region}", "owner")
+    return owner, swaps
+
+
+def deal(players: list[str], gm: GameMap, rng=None) -> tuple[dict[str, str], list[dict]]:
+    """Shuffle the territory cards, deal them (from the last player backwards) and fix the majority
+    rule with swaps. Returns (owner {city: player}, swaps)."""
+    if rng is None:
+        import random
+
+        rng = random.SystemRandom()
+    deck = _shuffle(gm.cities, rng)
+    order = list(reversed(players))
+    owner = {c: order[n % len(order)] for n, c in enumerate(deck)}
+    return fix_deal(owner, gm, rng)
+
+
+def check_deal(owner: dict[str, str], players: list[str], gm: GameMap, field: str = "owner") -> None:
+    """Refuse a deal that misses a city, names an unknown player, gives the wrong number of cities
+    or breaks the majority rule (proposing the swaps that fix it)."""
+    _obj(owner, field)
+    for c, p in owner.items():
+        if c not in gm.city:
+            raise InputError(f"unknown city {c!r}", _key(field, c))
+        if p not in players:
+            raise InputError(f"unknown player {p!r}", _key(field, c))
+    missing = [c for c in gm.cities if c not in owner]
+    if missing:
+        raise InputError(f"every city is dealt: {len(missing)} missing ({', '.join(missing[:4])}"
+                         f"{', ...' if len(missing) > 4 else ''})", field)
+    want = deal_counts(players, len(gm.cities))
+    for p in players:
+        got = sum(1 for c in owner if owner[c] == p)
+        if got != want[p]:
+            raise RuleError(f"{p} must be dealt {want[p]} cities, not {got} (one card each, from the last "
+                            f"player backwards)", field)
+    bad = deal_violations(owner, gm)
+    if bad:
+        v = bad[0]
+        try:
+            _, swaps = fix_deal(owner, gm)
+            hint = "; swap " + ", ".join(f"{s['gives']} ({s['player']}) with {s['gets']} ({s['other']})"
+                                         for s in swaps)
+        except RuleError:
+            hint = ""
+        raise RuleError(f"{v['player']} holds {v['holds']} of the {len(gm.region[v['region']]['cities'])} cities "
+                        f"of {v['region']} (at most {v['limit']}){hint}", field)
+
+
+# -- reinforcements ------------------------------------------------------------------------------
+
+def classify_set(cards: list[str], gm: GameMap) -> str:
+    """The kind of a set of three cards: "mixed", "three_basil", ..., "joker_two_alike",
+    "joker_two_different", "two_jokers", "three_jokers", or "invalid" (two alike + one different)."""
+    symbols = [gm.card_symbol(c) for c in cards]
+    jokers = symbols.count("pizza")
+    rest = [s for s in symbols if s != "pizza"]
+    if jokers == 0:
+        if len(set(rest)) == 1:
+            return "three_" + rest[0]
+        if len(set(rest)) == 3:
+            return "mixed"
+        return "invalid"
+    if jokers == 1:
+        return "joker_two_alike" if rest[0] == rest[1] else "joker_two_different"
+    return "two_jokers" if jokers == 2 else "three_jokers"
+
+
+def check_cards(gm: GameMap, cards, field: str) -> list[str]:
+    _list(cards, field)
+    if len(cards) != 3:
+        raise InputError(f"a set is three cards, not {len(cards)}", field)
+    for n, c in enumerate(cards):
+        _str(c, f"{field}[{n}]")
+        if c not in gm.cards:
+            hint = (f" (jokers are {', '.join(JOKER_PREFIX + a for a in gm.airports)})"
+                    if c.startswith(JOKER_PREFIX) else "")
+            raise InputError(f"unknown card {c!r}{hint}", f"{field}[{n}]")
+        if c in cards[:n]:
+            raise InputError(f"card {c!r} is listed twice", f"{field}[{n}]")
+    return list(cards)
+
+
+def trade_value(cards: list[str], held: set[str] | frozenset[str], gm: GameMap, field: str = "trade") -> dict:
+    """Units for trading three (checked) cards: the set's value plus 2 per card whose city is held."""
+    kind = classify_set(cards, gm)
+    if kind == "invalid":
+        raise RuleError("two alike and one different is not a set (one of each, three alike, or with a "
+                        "pizza joker)", field)
+    value = MIXED_SET if kind == "mixed" else gm.sets.get(kind)
+    if value is None:
+        raise RuleError(f"a {kind.replace('_', ' ')} set has no value on this map (a club setting in the "
+                        f"map's \"sets\")", field)
+    held_cities = [gm.card_city(c) for c in cards if gm.card_city(c) in held]
+    bonus = HELD_CITY_BONUS * len(held_cities)
+    return {"cards": list(cards), "kind": kind, "value": value, "held_cities": held_cities,
+            "held_bonus": bonus, "total": value + bonus}
+
+
+def reinforcements(gm: GameMap, territories, units_on_map: int, trade: list[str] | None = None) -> dict:
+    """Units a player receives at the start of a turn (all arguments already checked)."""
+    held = frozenset(territories)
+    base = len(held) // 3
+    regions = [{"name": r["name"], "bonus": r["bonus"]} for r in gm.regions
+               if all(c in held for c in r["cities"])]
+    region_bonus = sum(r["bonus"] for r in regions)
+    traded = trade_value(trade, held, gm) if trade else None
+    total = base + region_bonus + (traded["total"] if traded else 0)
+    room = max(0, MAX_ON_MAP - units_on_map)
+    placeable = min(total, room)
+    return {"territories": len(held), "base": base, "regions": regions, "region_bonus": region_bonus,
+            "trade": traded, "total": total, "units_on_map": units_on_map, "max_on_map": MAX_ON_MAP,
+            "placeable": placeable, "not_placed": total - placeable}
+
+
+def reinforcements_doc(doc) -> dict:
+    """``companion reinforcements FILE`` (schemas/conquest-italy.reinforcements.schema.json)."""
+    from companion.schemas import validate
+
+    validate("conquest-italy.reinforcements", doc)
+    gm = _doc_map(doc)
+    terr = doc["territories"]
+    if isinstance(terr, dict):
+        for c, n in terr.items():
+            _city(gm, c, _key("$.territories", c))
+        cities = list(terr)
+        units = sum(terr.values())
+        if "units_on_map" in doc and doc["units_on_map"] != units:
+            raise InputError(f"the territories hold {units} units, not {doc['units_on_map']}", "$.units_on_map")
+    else:
+        cities = _cities(gm, terr, "$.territories")
+        if "units_on_map" not in doc:
+            raise InputError("needed when territories is a list (the 125-unit cap counts every unit on the map)",
+                             "$.units_on_map")
+        units = doc["units_on_map"]
+        if units < len(cities):
+            raise InputError(f"{len(cities)} territories hold at least {len(cities)} units", "$.units_on_map")
+    trade = doc.get("trade") or None
+    if trade is not None:
+        check_cards(gm, trade, "$.trade")
+    try:
+        out = reinforcements(gm, cities, units, trade)
+    except RuleError as exc:
+        raise InputError(exc.message, "$.trade") from None
+    return {"player": doc.get("player"), "map": gm.name, **out}
+
+
+# -- final ranking -------------------------------------------------------------------------------
+
+def rank(players: list[str], gm: GameMap, owned: dict[str, list[str]], objectives: dict[str, list[str]],
+         completed_by: str | None = None, eliminated=None) -> dict:
+    """The final ranking (arguments already checked): objective points, then other points; a player who
+    completed the objective during the match is first. Shared places: 1, 2, 2, 4."""
+    eliminated = set(eliminated or ()) | {p for p in players if not owned.get(p)}
+    rows = []
+    for p in players:
+        held = set(owned.get(p, ()))
+        objective = objectives.get(p) or []
+        obj_pts = sum(gm.value(c) for c in objective if c in held)
+        other = sum(gm.value(c) for c in held if c not in objective)
+        rows.append({"player": p, "objective_points": obj_pts, "other_points": other,
+                     "objective_cities": len(objective),
+                     "objective_cities_held": sum(1 for c in objective if c in held),
+                     "cities": len(held), "objective": p == completed_by, "eliminated": p in eliminated})
+
+    def key(r):
+        return (0 if r["objective"] else 1, -r["objective_points"], -r["other_points"])
+
+    rows.sort(key=lambda r: (key(r), players.index(r["player"])))
+    for n, r in enumerate(rows):
+        r["place"] = rows[n - 1]["place"] if n and key(rows[n - 1]) == key(r) else n + 1
+    ordered = [{"player": r["player"], "place": r["place"], **{k: v for k, v in r.items()
+                                                               if k not in ("player", "place")}} for r in rows]
+    return {
+        "game": GAME_ID,
+        "map": gm.name,
+        "objective_completed_by": completed_by,
+        "players": ordered,
+        "ranking": [r["player"] for r in ordered],
+        "results": [{"player": r["player"], "place": r["place"], "objective": r["objective"],
+                     "eliminated": r["eliminated"]} for r in ordered],
+    }
+
+
+def _doc_map(doc: dict) -> GameMap:
+    if doc.get("map") is None:
+        return conquest_map.default_map()
+    m = doc["map"]
+    return conquest_map.compile_map(m, cities=conquest_map._count_cities(m), where="$.map")
+
+
+def score(doc) -> dict:
+    """``companion score conquest-italy FILE`` (schemas/conquest-italy.score.schema.json)."""
+    from companion.schemas import validate
+
+    validate("conquest-italy.score", doc)
+    players = doc["players"]
+    for n, p in enumerate(players):
+        if p in players[:n]:
+            raise InputError(f"{p!r} is named twice", f"$.players[{n}]")
+    gm = _doc_map(doc)
+    owned: dict[str, list[str]] = {}
+    holder: dict[str, str] = {}
+    for section in ("owned", "objectives"):
+        for p in doc[section]:
+            if p not in players:
+                raise InputError(f"{p!r} is not one of the players", _key(f"$.{section}", p))
+        for p in players:
+            if p not in doc[section]:
+                raise InputError(f"missing {p!r} (every player has an entry; [] for none)"
+                                 if section == "owned" else f"missing the objective of {p!r}", f"$.{section}")
+    for p in players:
+        field = _key("$.owned", p)
+        owned[p] = _cities(gm, doc["owned"][p], field)
+        for n, c in enumerate(owned[p]):
+            if c in holder:
+                raise InputError(f"{c!r} is held by {holder[c]} too", f"{field}[{n}]")
+            holder[c] = p
+    objectives = {p: _cities(gm, doc["objectives"][p], _key("$.objectives", p), allow_empty=False)
+                  for p in players}
+    completed = doc.get("objective_completed_by")
+    if completed is not None:
+        if completed not in players:
+            raise InputError(f"{completed!r} is not one of the players", "$.objective_completed_by")
+        missing = [c for c in objectives[completed] if c not in owned[completed]]
+        if missing:
+            raise InputError(f"{completed} does not hold {', '.join(missing)} of their objective",
+                             "$.objective_completed_by")
+    return rank(players, gm, owned, objectives, completed)
+
+
+# -- the match reducer ---------------------------------------------------------------------------
+
+def initial_state(players, options) -> dict:
+    if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
+        raise InputError("must be a list of player names", "players")
+    n = len(players)
+    start = starting_units(n)
+    options = options or {}
+    map_doc = options.get("map")
+    if map_doc is not None:
+        conquest_map.compile_map(map_doc, cities=conquest_map._count_cities(map_doc)
+                                 if isinstance(map_doc, dict) else None, where="map")
+        gm = map_of(map_doc)
+        if len(gm.cities) < n:
+            raise InputError(f"the map has {len(gm.cities)} cities, fewer than the players", "map")
+    return {
+        "players": list(players),
+        "map": map_doc,
+        "phase": "deal",
+        "starting_units": start,
+        "owner": {},
+        "units": {},
+        "reserve": {p: start for p in players},
+        "next_placer": None,
+        "hands": {p: [] for p in players},
+        "objectives": {},
+        "objective_completed": None,
+        "eliminated": [],
+        "conquests": {p: 0 for p in players},
+        "last_combat": None,
+    }
+
+
+def is_ended(state) -> bool:
+    if state["objective_completed"] is not None:
+        return True
+    return state["phase"] == "play" and len(state["eliminated"]) >= len(state["players"]) - 1
+
+
+def _player(state, value, field: str = "player", alive: bool = True) -> str:
+    _str(value, field)
+    if value not in state["players"]:
+        raise InputError(f"unknown player {value!r}", field)
+    if alive and value in state["eliminated"]:
+        raise RuleError(f"{value} has been eliminated", field)
+    return value
+
+
+def _phase(state, *phases):
+    if state["phase"] not in phases:
+        want = " or ".join(phases)
+        raise RuleError(f"not now: the match is in its {state['phase']!r} phase (this needs {want})", "type")
+
+
+def _placements(state, gm, data, player, field="placements") -> dict[str, int]:
+    placements = _obj(data.get(field, {}), field)
+    for c, n in placements.items():
+        path = _key(field, c)
+        _city(gm, c, path)
+        _int(n, path, least=1)
+        if state["owner"].get(c) != player:
+            raise RuleError(f"{c} is not {player}'s", path)
+    return placements
+
+
+def _next_placer(state, after_index: int) -> str | None:
+    players = state["players"]
+    k = len(players)
+    for step in range(1, k + 1):
+        p = players[(after_index + step) % k]
+        if state["reserve"][p] > 0:
+            return p
+    return None
+
+
+def units_on_map(state, player: str) -> int:
+    return sum(n for c, n in state["units"].items() if state["owner"].get(c) == player)
+
+
+def held(state, player: str) -> list[str]:
+    return [c for c, p in state["owner"].items() if p == player]
+
+
+def _eliminations(state) -> list[str]:
+    """Players holding nothing once the game is under way are eliminated (in the order it happens);
+    a correction that gives one a city again takes it back."""
+    if state["phase"] != "play":
+        return state["eliminated"]
+    holding = set(state["owner"].values())
+    out = [p for p in state["eliminated"] if p not in holding]
+    out += [p for p in state["players"] if p not in holding and p not in out]
+    return out
+
+
+def apply(state, event) -> dict:
+    t = event.get("type")
+    data = event.get("data") or {}
+    if not isinstance(data, dict):
+        raise InputError("must be an object", "data")
+    if t not in EVENT_TYPES:
+        raise InputError(f"unknown event type {t!r} for {GAME_ID}", "type")
+    if is_ended(state):
+        raise RuleError("the match is over", "type")
+    gm = map_of(state["map"])
+    new = dict(state)
+    handler = _HANDLERS[t]
+    handler(new, gm, data)
+    if new["owner"] is not state["owner"]:
+        new["eliminated"] = _eliminations(new)
+        if new["eliminated"] != state["eliminated"]:
+            gone = set(new["eliminated"]) - set(state["eliminated"])
+            if gone:
+                hands = dict(new["hands"])
+                for p in gone:
+                    hands[p] = []  # the cards of an eliminated player go back to the deck
+                new["hands"] = hands
+    return new
+
+
+def _on_deal(s, gm, data):
+    _phase(s, "deal")
+    owner = _obj(data.get("owner"), "owner")
+    check_deal(owner, s["players"], gm, "owner")
+    s["owner"] = {c: owner[c] for c in gm.cities}
+    s["units"] = {c: 1 for c in gm.cities}
+    counts = deal_counts(s["players"], len(gm.cities))
+    reserve = {}
+    for p in s["players"]:
+        if counts[p] > s["starting_units"]:
+            raise RuleError(f"{p} is dealt {counts[p]} cities but starts with {s['starting_units']} units", "owner")
+        reserve[p] = s["starting_units"] - counts[p]
+    s["reserve"] = reserve
+    s["next_placer"] = _next_placer(s, -1)
+    s["phase"] = "place" if s["next_placer"] else "play"
+
+
+def _on_place(s, gm, data):
+    _phase(s, "place")
+    player = _player(s, data.get("player"))
+    if player != s["next_placer"]:
+        raise RuleError(f"it is {s['next_placer']}'s turn to place units", "player")
+    placements = _placements(s, gm, data, player)
+    due = min(PLACE_STEP, s["reserve"][player])
+    total = sum(placements.values())
+    if total != due:
+        raise RuleError(f"{player} places {due} units now ({PLACE_STEP} at a time), not {total}", "placements")
+    units = dict(s["units"])
+    for c, n in placements.items():
+        units[c] += n
+    s["units"] = units
+    s["reserve"] = {**s["reserve"], player: s["reserve"][player] - due}
+    s["next_placer"] = _next_placer(s, s["players"].index(player))
+    if s["next_placer"] is None:
+        s["phase"] = "play"
+
+
+def _on_territory_set(s, gm, data):
+    _phase(s, "place", "play")
+    city = _city(gm, data.get("city"), "city")
+    player = _player(s, data.get("player"), alive=False)
+    n = _int(data.get("units"), "units", least=1, most=MAX_ON_MAP)
+    s["owner"] = {**s["owner"], city: player}
+    s["units"] = {**s["units"], city: n}
+
+
+def _on_reinforce(s, gm, data):
+    _phase(s, "play")
+    player = _player(s, data.get("player"))
+    placements = _placements(s, gm, data, player)
+    trade = data.get("trade") or None
+    if trade is not None:
+        check_cards(gm, trade, "trade")
+        hand = s["hands"][player]
+        for n, c in enumerate(trade):
+            if c not in hand:
+                raise RuleError(f"{player} does not have the card {c!r}", f"trade[{n}]")
+    due = reinforcements(gm, held(s, player), units_on_map(s, player), trade)
+    total = sum(placements.values())
+    if total != due["placeable"]:
+        extra = f" ({due['not_placed']} over the {MAX_ON_MAP}-unit cap are lost)" if due["not_placed"] else ""
+        raise RuleError(f"{player} places {due['placeable']} units now{extra}, not {total}", "placements")
+    units = dict(s["units"])
+    for c, n in placements.items():
+        units[c] += n
+    s["units"] = units
+    if trade is not None:
+        s["hands"] = {**s["hands"], player: [c for c in s["hands"][player] if c not in trade]}
+
+
+def _attack_target(s, gm, data) -> tuple[str, str, str]:
+    src = _city(gm, data.get("from"), "from")
+    dst = _city(gm, data.get("to"), "to")
+    attacker = s["owner"][src]
+    if "player" in data:
+        _player(s, data["player"])
+        if data["player"] != attacker:
+            raise RuleError(f"{src} is {attacker}'s, not {data['player']}'s", "from")
+    if s["owner"][dst] == attacker:
+        raise RuleError(f"{dst} is already {attacker}'s", "to")
+    if gm.can_attack(src, dst) is None:
+        raise RuleError(f"{src} cannot attack {dst}: no border, sea route or air link (airport to airport)", "to")
+    if s["units"][src] < 2:
+        raise RuleError(f"{src} has 1 unit: one must stay home, none can attack", "from")
+    return src, dst, attacker
+
+
+def fill_dice(state, data: dict, rng=None) -> dict:
+    """For the server: a ``combat`` event's data with the dice rolled by ``rng`` where missing
+    (``dice`` = how many attacking dice, default the most allowed). Checks the attack first, so a
+    refused attack rolls nothing."""
+    _phase(state, "play")
+    if is_ended(state):
+        raise RuleError("the match is over", "type")
+    gm = map_of(state["map"])
+    _obj(data, "data")
+    src, dst, _ = _attack_target(state, gm, data)
+    a, d = state["units"][src], state["units"][dst]
+    out = {k: v for k, v in data.items() if k != "dice"}
+    try:
+        r = resolve(a, d, data.get("attack_dice"), data.get("defend_dice"), dice=data.get("dice"), rng=rng)
+    except DiceError as exc:
+        raise InputError(exc.message, exc.field) from None
+    out["attack_dice"] = data.get("attack_dice") or r["attacker_dice"]
+    out["defend_dice"] = data.get("defend_dice") or r["defender_dice"]
+    return out
+
+
+def _on_combat(s, gm, data):
+    _phase(s, "play")
+    src, dst, attacker = _attack_target(s, gm, data)
+    defender = s["owner"][dst]
+    a, d = s["units"][src], s["units"][dst]
+    for key in ("attack_dice", "defend_dice"):
+        if key not in data:
+            raise InputError("the dice are part of the event (the server rolls them)", key)
+    move = data.get("move")
+    if move is not None:
+        _int(move, "move", least=1)
+    try:
+        r = resolve(a, d, data["attack_dice"], data["defend_dice"])
+    except DiceError as exc:
+        raise InputError(exc.message, exc.field) from None
+    units = dict(s["units"])
+    units[src] = r["attacker_left"]
+    units[dst] = r["defender_left"]
+    result = {"attacker": attacker, "defender": defender, "from": src, "to": dst,
+              "via": gm.can_attack(src, dst), **r, "moved": 0}
+    if r["conquered"]:
+        room = r["attacker_left"] - 1
+        moved = min(move, room) if move is not None else min(len(r["attacker_dice"]), room)
+        units[src] -= moved
+        units[dst] = moved
+        s["owner"] = {**s["owner"], dst: attacker}
+        s["conquests"] = {**s["conquests"], attacker: s["conquests"][attacker] + 1}
+        result["moved"] = moved
+    s["units"] = units
+    s["last_combat"] = result
+
+
+def _on_move(s, gm, data):
+    _phase(s, "play")
+    src = _city(gm, data.get("from"), "from")
+    dst = _city(gm, data.get("to"), "to")
+    player = s["owner"][src]
+    if "player" in data:
+        _player(s, data["player"])
+        if data["player"] != player:
+            raise RuleError(f"{src} is {player}'s, not {data['player']}'s", "from")
+    if s["owner"][dst] != player:
+        raise RuleError(f"{dst} is not {player}'s: units move only between one's own cities", "to")
+    if dst not in gm.neighbours[src]:
+        raise RuleError(f"{src} and {dst} do not border (land or sea)", "to")
+    n = _int(data.get("units"), "units", least=1)
+    if n > s["units"][src] - 1:
+        raise RuleError(f"{src} can move at most {s['units'][src] - 1} (one unit stays)", "units")
+    s["units"] = {**s["units"], src: s["units"][src] - n, dst: s["units"][dst] + n}
+
+
+def _on_card_draw(s, gm, data):
+    _phase(s, "play")
+    player = _player(s, data.get("player"))
+    card = _str(data.get("card"), "card")
+    if card not in gm.cards:
+        raise InputError(f"unknown card {card!r}", "card")
+    for p, hand in s["hands"].items():
+        if card in hand:
+            raise RuleError(f"{p} has the card {card!r}", "card")
+    s["hands"] = {**s["hands"], player: s["hands"][player] + [card]}
+
+
+def _on_objective_set(s, gm, data):
+    player = _player(s, data.get("player"))
+    cities = _cities(gm, data.get("cities"), "cities", allow_empty=False)
+    if player in s["objectives"]:
+        raise RuleError(f"{player} already has an objective (undo to change it)", "player")
+    s["objectives"] = {**s["objectives"], player: cities}
+
+
+def _on_objective_completed(s, gm, data):
+    _phase(s, "play")
+    player = _player(s, data.get("player"))
+    objective = s["objectives"].get(player)
+    if objective is not None:
+        missing = [c for c in objective if s["owner"].get(c) != player]
+        if missing:
+            raise RuleError(f"{player} does not hold {', '.join(missing)} of their objective", "player")
+    s["objective_completed"] = player
+
+
+_HANDLERS = {
+    "setup.deal": _on_deal,
+    "setup.place": _on_place,
+    "territory.set": _on_territory_set,
+    "reinforce": _on_reinforce,
+    "combat": _on_combat,
+    "move": _on_move,
+    "card.draw": _on_card_draw,
+    "objective.set": _on_objective_set,
+    "objective.completed": _on_objective_completed,
+}
+
+
+# -- views ---------------------------------------------------------------------------------------
+
+def final_ranking(state) -> dict:
+    """The ranking of a (finished) match, as :func:`score` gives it: feeds the club season
+    (``results``: place, objective completed, eliminated)."""
+    gm = map_of(state["map"])
+    owned = {p: held(state, p) for p in state["players"]}
+    out = rank(state["players"], gm, owned, state["objectives"], state["objective_completed"],
+               state["eliminated"])
+    missing = [p for p in state["players"] if p not in state["objectives"]]
+    if missing:
+        out["note"] = "no objective recorded for " + ", ".join(missing) + ": all their cities count as other points"
+    return out
+
+
+def summary(state) -> dict:
+    """What every phone may see (no secret objective)."""
+    gm = map_of(state["map"])
+    players = []
+    for p in state["players"]:
+        cities = held(state, p)
+        on_map = units_on_map(state, p)
+        due = reinforcements(gm, cities, on_map) if state["phase"] == "play" else None
+        players.append({
+            "player": p,
+            "territories": len(cities),
+            "units": on_map,
+            "regions": [r["name"] for r in gm.regions if cities and all(state["owner"].get(c) == p
+                                                                        for c in r["cities"])],
+            "value": sum(gm.value(c) for c in cities),
+            "cards": len(state["hands"][p]),
+            "reserve": state["reserve"][p] if state["phase"] != "play" else 0,
+            "reinforcements": due["placeable"] if due else None,
+            "conquests": state["conquests"][p],
+            "objective_set": p in state["objectives"],
+            "eliminated": p in state["eliminated"],
+        })
+    ended = is_ended(state)
+    return {
+        "phase": state["phase"],
+        "map": gm.name,
+        "next_placer": state["next_placer"] if state["phase"] == "place" else None,
+        "placement_due": (min(PLACE_STEP, state["reserve"][state["next_placer"]])
+                          if state["phase"] == "place" and state["next_placer"] else None),
+        "players": players,
+        "last_combat": state["last_combat"],
+        "objective_completed": state["objective_completed"],
+        "eliminated": list(state["eliminated"]),
+        "ended": ended,
+        "ranking": final_ranking(state) if ended else None,
+    }
+
+
+def public_view(state, viewer: str | None) -> dict:
+    """The state as ``viewer``'s phone may see it: every secret objective removed except the
+    viewer's own (with its progress). Once the match is over the objectives are turned face up."""
+    out = dict(state)
+    if is_ended(state):
+        return out
+    mine = state["objectives"].get(viewer) if viewer is not None else None
+    out["objectives"] = {viewer: list(mine)} if mine is not None else {}
+    if mine is not None:
+        gm = map_of(state["map"])
+        have = [c for c in mine if state["owner"].get(c) == viewer]
+        out["objective_progress"] = {"cities": list(mine), "held": have,
+                                     "points": sum(gm.value(c) for c in have),
+                                     "complete": len(have) == len(mine)}
+    return out
