@@ -56,11 +56,12 @@ DEFAULT_TIMING = {"bounce_s": 0.05, "long_press_s": 0.8, "undo_hold_s": 2.0}
 
 # Buzzer patterns: (on seconds, off seconds) pairs. An active buzzer has one tone, so the
 # patterns differ by rhythm.
+# The alert names are those of companion/clockrunner.py (ALERTS, ENDED_ALERT).
 PATTERNS = {
-    "15min": [(0.25, 0.0)],
-    "5min": [(0.25, 0.2), (0.25, 0.0)],
-    "0": [(0.25, 0.2), (0.25, 0.2), (0.25, 0.0)],
-    "end": [(1.2, 0.0)],
+    "15-minutes": [(0.25, 0.0)],
+    "5-minutes": [(0.25, 0.2), (0.25, 0.0)],
+    "time-up": [(0.25, 0.2), (0.25, 0.2), (0.25, 0.0)],
+    "ended": [(1.2, 0.0)],
     "ack": [(0.05, 0.0)],
     "error": [(0.06, 0.06), (0.06, 0.06), (0.06, 0.0)],
     "test": [(0.3, 0.0)],
@@ -299,6 +300,7 @@ class Box:
         self._subscribers: list = []
         self._lit: str | None = None
         self._ended_seen: set[str] = set()
+        self._press_lock = threading.Lock()
         self._pressed_at: float | None = None
         self._held = False
         self.buttons: dict = {}
@@ -387,6 +389,11 @@ class Box:
 
     # -- status --------------------------------------------------------------------------------
     def status(self) -> dict:
+        """What the UI shows about the box (JSON). Re-reads which match is driven first."""
+        try:
+            self.refresh()
+        except Exception:
+            self.log.exception("box refresh failed")
         with self._lock:
             return {
                 "mode": self.mode,
@@ -455,9 +462,19 @@ class Box:
         if view is None:
             view = self.view()
         self._show(view)
-        if view and view.get("ended") and mid is not None and mid not in self._ended_seen:
-            self._ended_seen.add(mid)
-            self._beep("end")
+        self._note_end(mid, view)
+
+    def _note_end(self, mid, view) -> None:
+        """The end of the match beeps once (the runner's "ended" alert or a view that ended,
+        whichever comes first); an undo of the end re-arms it."""
+        if mid is None or not view:
+            return
+        if view.get("ended"):
+            if mid not in self._ended_seen:
+                self._ended_seen.add(mid)
+                self._beep("ended")
+        else:
+            self._ended_seen.discard(mid)
 
     def _show(self, view) -> None:
         lit = led_for(view)
@@ -489,19 +506,20 @@ class Box:
             self.log.exception("box refresh failed")
 
     def _on_clock(self, match_id, kind, payload) -> None:
-        """ClockRunner subscriber: ``tick`` (phases move with time) and ``alert`` (15/5/0 min, end)."""
-        if match_id != self.match_id:
+        """ClockRunner subscriber: ``tick`` (the clock view each second: phases move with time) and
+        ``alert`` (``15-minutes``, ``5-minutes``, ``time-up``, ``ended``)."""
+        if match_id != self.match_id or not isinstance(payload, dict):
             return
         try:
-            if kind == "alert":
-                name = _alert_pattern(payload)
-                if name == "end":
-                    if match_id not in self._ended_seen:
-                        self._ended_seen.add(match_id)
-                        self._beep("end")
-                elif name:
+            if kind == "tick":
+                self._show(payload)
+            elif kind == "alert":
+                name = payload.get("alert")
+                if name == "ended":
+                    self._note_end(match_id, {"ended": True})
+                elif name in PATTERNS:
                     self._beep(name)
-            self.refresh()
+                self.refresh()
         except Exception:
             self.log.exception("box clock update failed")
 
@@ -533,21 +551,24 @@ class Box:
         return False
 
     def _next_pressed(self) -> None:
-        self._pressed_at = self.monotonic()
-        self._held = False
+        with self._press_lock:
+            self._pressed_at = self.monotonic()
+            self._held = False
 
     def _next_held(self) -> None:
-        """NEXT held ``undo_hold_s``: undo the last event (fires while still held)."""
-        if self._held:
-            return
-        self._held = True
+        """NEXT held ``undo_hold_s`` (gpiozero's hold thread): undo the last event while it is
+        still held. A press acts once: the hold or the release, whichever comes first."""
+        with self._press_lock:
+            if self._pressed_at is None or self._held:
+                return
+            self._held = True
         self.undo()
 
     def _next_released(self) -> None:
-        started = self._pressed_at
-        self._pressed_at = None
-        if self._held or started is None:
-            self._held = False
+        with self._press_lock:
+            started, held = self._pressed_at, self._held
+            self._pressed_at, self._held = None, False
+        if held or started is None:
             return
         held_for = self.monotonic() - started
         if held_for >= self.pin_map.undo_hold_s:  # the hold thread did not fire (yet): same meaning
@@ -582,7 +603,14 @@ class Box:
             data = {"player": player, "conquered": 2}
         else:
             data = {"player": player}
-        return self._command("next", lambda: self.service.append(mid, "turn.end", data))
+        return self._command("next", lambda: self._append(mid, "turn.end", data))
+
+    def _append(self, mid, type, data=None):
+        """Through the runner when there is one: it stamps events by the server's clock, never
+        before the match's last event (the web layer's write path too)."""
+        if self.runner is not None and hasattr(self.runner, "append"):
+            return self.runner.append(mid, type, data or {})
+        return self.service.append(mid, type, data or {})
 
     def _pause_pressed(self) -> None:
         self.pause_or_resume()
@@ -593,7 +621,7 @@ class Box:
         mid = self.match_id
         view = self.view() or {}
         running = bool((view.get("clock") or {}).get("running"))
-        return self._command("pause", lambda: self.service.append(mid, "clock.pause" if running else "clock.resume"))
+        return self._command("pause", lambda: self._append(mid, "clock.pause" if running else "clock.resume"))
 
     def _roll_pressed(self) -> None:
         self.roll()
@@ -613,9 +641,10 @@ def conquered_matters(view: dict) -> bool:
 
 
 def roll_owed(service, runner, match_id, rng):
-    """Roll the owed dice through the clock runner (or, without one, append ``final.roll``)."""
-    if runner is not None and hasattr(runner, "roll"):
-        return runner.roll(match_id, rng=rng)
+    """Roll the owed final-round dice through the clock runner (its RNG), or without a runner
+    with ``rng`` and ``final.roll``; the clock refuses when nobody owes a roll."""
+    if runner is not None and hasattr(runner, "roll_final"):
+        return runner.roll_final(match_id)
     view = service.state(match_id)
     if not view.get("awaiting_roll"):
         from companion.errors import RuleError
@@ -623,25 +652,6 @@ def roll_owed(service, runner, match_id, rng):
         raise RuleError("no dice are owed now", "type")
     dice = [rng.randint(1, 6), rng.randint(1, 6)]
     return service.append(match_id, "final.roll", {"player": view["awaiting_roll"], "dice": dice})
-
-
-def _alert_pattern(payload) -> str | None:
-    """Which pattern an alert of the clock runner sounds."""
-    if not isinstance(payload, dict):
-        return None
-    name = payload.get("alert", payload.get("name", payload.get("kind")))
-    if name in ("ended", "end", "match_end"):
-        return "end"
-    remaining = payload.get("remaining_seconds")
-    if name in ("15min", "5min", "0"):
-        return name
-    if isinstance(remaining, (int, float)):
-        if remaining > 600:
-            return "15min"
-        if remaining > 0:
-            return "5min"
-        return "0"
-    return None
 
 
 def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, logger=None, **kw) -> Box:

@@ -1,0 +1,587 @@
+"""The GPIO box, driven through gpiozero's MockFactory: buttons -> core commands, clock -> LEDs/buzzer.
+
+No test sleeps for real time: press lengths come from an injected monotonic clock, match time from
+the FakeClock, buzzer patterns play inline with a no-op sleep. One test lets gpiozero's own hold
+thread fire with a very short hold time (waiting on an event, never asserting a duration).
+"""
+
+import json
+import logging
+import re
+import threading
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from companion import gpio
+from companion.clockrunner import ClockRunner
+from companion.errors import InputError
+from companion.gpio import LEDS, PATTERNS, PHYSICAL_PIN, attach, check_pin_map, led_for, load_pin_map
+from companion.matches import MatchService
+
+PLAYERS = ["Ada", "Bo", "Cy"]
+DEFAULT = {"buttons": {"next": 17, "pause": 27, "roll": 22}, "leds": {"green": 5, "amber": 6, "red": 13},
+           "buzzer": {"pin": 26}}
+
+
+class Dice:
+    """An RNG whose ``randint`` returns the given faces in order (for the final-round roll)."""
+
+    def __init__(self, *faces):
+        self.faces = list(faces)
+
+    def randint(self, a, b):
+        v = self.faces.pop(0)
+        assert a <= v <= b
+        return v
+
+
+class Ticker:
+    """Injected monotonic clock for press lengths."""
+
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+class Table:
+    """A store, the match service, the clock runner and a mock box around them."""
+
+    def __init__(self, store, clock, dice=None, pin_map=None, mode="mock", runner=True):
+        self.store, self.clock = store, clock
+        self.service = MatchService(store)
+        self.runner = ClockRunner(self.service, store, clock=clock, rng=dice or Dice()) if runner else None
+        self.ticker = Ticker()
+        self.told = []
+        self.box = attach(self.service, self.runner, mode, pin_map=pin_map, monotonic=self.ticker,
+                          sleep=lambda s: None, sync_sound=True)
+        self.box.subscribe(lambda kind, payload: self.told.append((kind, payload)))
+
+    def new_match(self, options=None, players=PLAYERS):
+        return self.service.create("richelieu", players, {"clock": True, **(options or {})})["id"]
+
+    def start(self, minutes=120, options=None):
+        mid = self.new_match(options)
+        self.runner.start_clock(mid, minutes)
+        return mid
+
+    def pin(self, bcm):
+        return self.box.factory.pin(bcm)
+
+    def press(self, button, seconds=0.1):
+        pin = self.pin(self.box.pin_map.buttons[button])
+        pin.drive_low()
+        self.ticker.t += seconds
+        pin.drive_high()
+
+    def lit(self):
+        """Which LEDs are on, read from the mock pins themselves."""
+        return {name for name in LEDS if self.pin(self.box.pin_map.leds[name]).state}
+
+    def buzzer_beeps(self):
+        return sum(1 for s in self.pin(self.box.pin_map.buzzer).states[1:] if s.state)
+
+    def view(self, mid):
+        return self.service.state(mid)
+
+    def types(self, mid):
+        return [e["type"] for e in self.store.events(mid)]
+
+    def advance(self, seconds):
+        self.clock.advance(seconds)
+        return self.runner.tick()
+
+
+@pytest.fixture
+def table(store, clock, fake_game):
+    t = Table(store, clock)
+    yield t
+    t.box.close()
+
+
+# -- pin map ---------------------------------------------------------------------------------------
+
+def test_default_pin_map_loads_and_its_comments_name_the_right_physical_pins():
+    pm = load_pin_map()
+    assert pm.buttons == DEFAULT["buttons"] and pm.leds == DEFAULT["leds"] and pm.buzzer == 26
+    assert (pm.bounce_s, pm.long_press_s, pm.undo_hold_s) == (0.05, 0.8, 2.0)
+    text = gpio.default_pins_path().read_text()
+    seen = 0
+    for key, bcm, phys in re.findall(r"^(\w+)\s*=\s*(\d+)\s*#\s*physical pin (\d+)", text, re.M):
+        assert PHYSICAL_PIN[int(bcm)] == int(phys), key
+        seen += 1
+    assert seen == 7
+
+
+def test_physical_pin_table_is_a_bijection_onto_header_pins():
+    assert len(set(PHYSICAL_PIN.values())) == len(PHYSICAL_PIN)
+    assert set(PHYSICAL_PIN) == set(range(2, 28))
+    assert not set(PHYSICAL_PIN.values()) & set(gpio.GROUND_PINS)
+    assert all(1 <= p <= 40 for p in PHYSICAL_PIN.values())
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: d["buttons"].update(next=5), "leds.green"),  # green reuses 5 after next took it
+    (lambda d: d["leds"].update(red=1), "leds.red"),
+    (lambda d: d["leds"].update(red=28), "leds.red"),
+    (lambda d: d["leds"].update(red=True), "leds.red"),
+    (lambda d: d["leds"].update(red="13"), "leds.red"),
+    (lambda d: d["buttons"].pop("roll"), "buttons.roll"),
+    (lambda d: d["buttons"].update(extra=4), "buttons.extra"),
+    (lambda d: d.pop("buzzer"), "buzzer"),
+    (lambda d: d["buzzer"].update(volume=3), "buzzer.volume"),
+    (lambda d: d.update(timing={"long_press_s": 2.5}), "timing.long_press_s"),
+    (lambda d: d.update(timing={"undo_hold_s": -1}), "timing.undo_hold_s"),
+    (lambda d: d.update(timing={"bounce": 0.1}), "timing.bounce"),
+    (lambda d: d.update(extra={}), "extra"),
+    (lambda d: d.update(leds=[5, 6, 13]), "leds"),
+])
+def test_bad_pin_maps_name_the_key(change, field):
+    doc = json.loads(json.dumps(DEFAULT))
+    change(doc)
+    with pytest.raises(InputError) as err:
+        check_pin_map(doc, "pins.toml")
+    assert err.value.field == f"pins.toml: {field}"
+
+
+def test_pin_map_file_errors_name_the_file(tmp_path):
+    with pytest.raises(InputError) as err:
+        load_pin_map(tmp_path / "none.toml")
+    assert err.value.field.endswith("none.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[buttons\nnext = 1")
+    with pytest.raises(InputError) as err:
+        load_pin_map(bad)
+    assert "TOML" in err.value.message and err.value.field == str(bad)
+
+
+@given(st.lists(st.integers(min_value=-3, max_value=40), min_size=7, max_size=7))
+def test_a_pin_map_is_accepted_iff_seven_distinct_usable_pins(pins):
+    doc = {"buttons": dict(zip(["next", "pause", "roll"], pins[:3])),
+           "leds": dict(zip(["green", "amber", "red"], pins[3:6])), "buzzer": {"pin": pins[6]}}
+    expected_ok = len(set(pins)) == 7 and all(2 <= p <= 27 for p in pins)
+    try:
+        pm = check_pin_map(doc)
+        ok = True
+        assert sorted([*pm.buttons.values(), *pm.leds.values(), pm.buzzer]) == sorted(pins)
+    except InputError:
+        ok = False
+    assert ok == expected_ok
+
+
+# -- what the LEDs show (pure) ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("phase, running, ended, expected", [
+    ("setup", False, False, None),
+    ("regular", True, False, "green"),
+    ("regular", False, False, "red"),
+    ("finishing-round", True, False, "amber"),
+    ("finishing-round", False, False, "red"),
+    ("last-lap", True, False, "amber"),
+    ("final-rounds", True, False, "amber"),
+    ("final-rounds", False, False, "red"),
+    ("ended", False, True, "red"),
+])
+def test_led_for_each_clock_phase(phase, running, ended, expected):
+    view = {"phase": phase, "ended": ended, "clock": {"running": running, "elapsed_seconds": 10}}
+    assert led_for(view) == expected
+
+
+def test_led_for_a_match_without_a_clock_or_none():
+    assert led_for(None) is None
+    assert led_for({"game": "richelieu", "state": {}}) is None
+
+
+# -- modes -----------------------------------------------------------------------------------------
+
+def test_mock_mode_status_shows_the_banner_flag(table):
+    s = table.box.status()
+    assert s["mode"] == "mock" and s["requested"] == "mock" and s["mock"] is True
+    assert s["pins_available"] is True and s["match_id"] is None
+    assert s["leds"] == {"green": False, "amber": False, "red": False}
+    assert s["pins"]["buttons"] == DEFAULT["buttons"]
+    json.dumps(s)  # the web layer serves it as is
+
+
+def test_auto_mode_off_a_pi_runs_without_pins_and_says_so(store, fake_game, caplog):
+    service = MatchService(store)
+    with caplog.at_level(logging.WARNING, logger="companion.gpio"):
+        box = attach(service, None, "auto")
+    try:
+        s = box.status()
+        assert s["mode"] == "off" and s["requested"] == "auto" and s["pins_available"] is False
+        assert s["mock"] is False and "no GPIO pins" in s["reason"]
+        assert any("GPIO box off" in r.getMessage() for r in caplog.records)
+        # the phones still work: an event goes through, the box just shows nothing
+        mid = service.create("richelieu", PLAYERS, {"clock": True})["id"]
+        service.append(mid, "clock.start", {})
+        assert box.status()["match_id"] == mid and box.status()["leds"]["green"] is True  # what it would show
+    finally:
+        box.close()
+
+
+def test_off_mode_opens_no_pins(store, fake_game):
+    box = attach(MatchService(store), None, "off")
+    assert box.status()["pins_available"] is False and box.buttons == {} and box.leds == {}
+    box.close()
+
+
+def test_unknown_mode_is_an_input_error_naming_gpio(store):
+    with pytest.raises(InputError) as err:
+        attach(MatchService(store), None, "maybe")
+    assert err.value.field == "gpio"
+
+
+def test_an_injected_factory_is_used(store, fake_game):
+    from gpiozero.pins.mock import MockFactory
+
+    f = MockFactory()
+    box = attach(MatchService(store), None, "auto", factory=f, sync_sound=True, sleep=lambda s: None)
+    try:
+        assert box.factory is f and box.status()["mock"] is True
+        assert f.pin(17).function == "input" and f.pin(5).function == "output"
+    finally:
+        box.close()
+
+
+def test_close_releases_every_pin(store, fake_game):
+    t = Table(store, store.clock)
+    mid = t.start()
+    assert t.lit() == {"green"}
+    factory = t.box.factory
+    t.box.close()
+    # the pins are free again: a second box on the same factory can claim them
+    from gpiozero import LED
+
+    led = LED(5, pin_factory=factory)
+    led.close()
+    t.service.append(mid, "clock.pause", {})  # no subscriber left to fail
+    t.box.close()  # twice is harmless
+
+
+# -- buttons go through the core -------------------------------------------------------------------
+
+def test_next_ends_the_current_players_turn(table):
+    mid = table.start()
+    assert table.view(mid)["current_player"] == "Ada"
+    table.press("next")
+    assert table.view(mid)["current_player"] == "Bo"
+    ev = table.store.events(mid)[-1]
+    assert ev["type"] == "turn.end" and ev["data"] == {"player": "Ada"}
+    assert table.told[-1][0] == "done" and table.told[-1][1]["button"] == "next"
+
+
+def test_pause_pauses_and_resumes(table):
+    mid = table.start()
+    assert table.lit() == {"green"}
+    table.press("pause")
+    assert table.types(mid)[-1] == "clock.pause" and table.lit() == {"red"}
+    assert table.view(mid)["clock"]["running"] is False
+    table.press("pause")
+    assert table.types(mid)[-1] == "clock.resume" and table.lit() == {"green"}
+
+
+def test_phone_events_move_the_leds_too(table):
+    mid = table.start()
+    table.runner.pause(mid)  # what the web layer calls for a phone
+    assert table.lit() == {"red"} and table.box.status()["leds"]["red"] is True
+
+
+def test_holding_next_undoes_the_last_event(table):
+    mid = table.start()
+    table.press("next")
+    assert table.view(mid)["current_player"] == "Bo"
+    before = table.buzzer_beeps()
+    table.press("next", seconds=2.5)  # past undo_hold_s: the release acts as the hold
+    assert table.types(mid)[-1] == "undo"
+    assert table.view(mid)["current_player"] == "Ada"
+    assert table.box.sounder.played[-1] == "ack" and table.buzzer_beeps() == before + 1
+
+
+def test_a_hold_acts_once_even_when_the_release_follows(table):
+    mid = table.start()
+    table.press("next")
+    pin = table.pin(17)
+    pin.drive_low()
+    table.ticker.t += 2.2
+    table.box._next_held()  # gpiozero's hold thread fires at undo_hold_s
+    table.box._next_held()  # (hold_repeat is off; a second call must not undo again)
+    pin.drive_high()  # the release after a hold does nothing more
+    assert table.types(mid) == ["clock.start", "turn.end", "undo"]
+
+
+def test_gpiozero_hold_thread_fires_the_undo(store, clock, fake_game):
+    pm = check_pin_map({**DEFAULT, "timing": {"long_press_s": 0.0, "undo_hold_s": 0.02}})
+    t = Table(store, clock, pin_map=pm)
+    try:
+        mid = t.start()
+        t.press("next", seconds=0.01)  # by the injected clock, shorter than the hold
+        undone = threading.Event()
+        t.box.subscribe(lambda kind, p: undone.set() if kind == "done" and p["button"] == "undo" else None)
+        pin = t.pin(17)
+        pin.drive_low()
+        assert undone.wait(10), "the hold thread never fired"
+        pin.drive_high()  # the injected clock did not move: only the hold thread could undo
+        assert t.types(mid) == ["clock.start", "turn.end", "undo"]
+    finally:
+        t.box.close()
+
+
+def test_refusals_beep_and_tell_the_phones(table):
+    mid = table.start()
+    table.press("roll")  # nobody owes a roll
+    assert table.types(mid) == ["clock.start"]
+    kind, payload = table.told[-1]
+    assert kind == "refused" and payload["button"] == "roll" and "owes" in payload["error"]
+    assert table.box.sounder.played[-1] == "error"
+    assert table.buzzer_beeps() == len(PATTERNS["error"])
+
+
+def test_without_a_match_the_buttons_only_beep(table):
+    table.press("next")
+    table.press("pause")
+    assert table.told[-1][0] == "refused" and table.told[-1][1]["error"] == "no match to drive"
+    assert table.box.sounder.played == ["error", "error"]
+
+
+def test_before_the_clock_starts_leds_are_off_and_pause_is_refused(table):
+    mid = table.new_match()
+    assert table.box.status()["match_id"] == mid and table.lit() == set()
+    table.press("pause")
+    assert table.types(mid) == [] and table.told[-1][0] == "refused"
+
+
+# -- the clock's phases: LEDs and buzzer -----------------------------------------------------------
+
+def to_final_rounds(t, mid):
+    """1-minute clock: time runs out during Ada's turn, then the finishing round and the last lap."""
+    t.advance(61)
+    assert t.view(mid)["phase"] == "finishing-round" and t.lit() == {"amber"}
+    for _ in PLAYERS:
+        t.press("next")
+    assert t.view(mid)["phase"] == "last-lap" and t.lit() == {"amber"}
+    for _ in PLAYERS:
+        t.press("next")
+    v = t.view(mid)
+    assert v["phase"] == "final-rounds" and v["final_threshold"] == 4 and t.lit() == {"amber"}
+
+
+def test_leds_through_every_phase_to_the_end(store, clock, fake_game):
+    t = Table(store, clock, dice=Dice(1, 2))
+    try:
+        mid = t.start(minutes=1)
+        assert t.lit() == {"green"}
+        t.advance(30)
+        assert t.lit() == {"green"}
+        to_final_rounds(t, mid)
+        t.press("pause")
+        assert t.lit() == {"red"}
+        t.press("pause")
+        assert t.lit() == {"amber"}
+        t.service.append(mid, "turn.end", {"player": "Ada", "conquered": 0}, at=clock.now_iso())  # a phone
+        assert t.view(mid)["awaiting_roll"] == "Ada"
+        t.press("roll")  # 1 + 2 <= 4: the match ends
+        ev = t.store.events(mid)[-1]
+        assert ev["type"] == "final.roll" and ev["data"] == {"player": "Ada", "dice": [1, 2]}
+        assert t.view(mid)["ended"] is True and t.lit() == {"red"}
+        assert t.box.sounder.played.count("ended") == 1
+        # the ended match stays shown (red) although it is no longer open
+        t.box.refresh()
+        assert t.box.status()["match_id"] == mid and t.lit() == {"red"}
+    finally:
+        t.box.close()
+
+
+def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
+    t = Table(store, clock, dice=Dice(1, 1, 2, 2))
+    try:
+        mid = t.start(minutes=1)
+        to_final_rounds(t, mid)
+        t.runner.append(mid, "turn.end", {"player": "Ada", "conquered": 1})
+        t.press("roll")
+        assert t.view(mid)["ended"] and t.box.sounder.played.count("ended") == 1
+        t.press("next", seconds=3)  # undo the roll
+        assert not t.view(mid)["ended"] and t.lit() == {"amber"}
+        t.press("roll")
+        assert t.view(mid)["ended"] and t.box.sounder.played.count("ended") == 2
+    finally:
+        t.box.close()
+
+
+def test_a_high_final_roll_passes_the_turn(store, clock, fake_game):
+    t = Table(store, clock, dice=Dice(6, 5))
+    try:
+        mid = t.start(minutes=1)
+        to_final_rounds(t, mid)
+        t.runner.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
+        t.press("roll")
+        v = t.view(mid)
+        assert not v["ended"] and v["current_player"] == "Bo" and t.lit() == {"amber"}
+        assert "ended" not in t.box.sounder.played
+    finally:
+        t.box.close()
+
+
+def test_final_rounds_short_press_asks_the_phones_long_press_means_two_or_more(store, clock, fake_game):
+    t = Table(store, clock)
+    try:
+        mid = t.start(minutes=1)
+        to_final_rounds(t, mid)
+        n = len(t.store.events(mid))
+        t.press("next", seconds=0.2)  # short: ask
+        assert len(t.store.events(mid)) == n
+        kind, payload = t.told[-1]
+        assert kind == "prompt" and payload["kind"] == "conquered" and payload["player"] == "Ada"
+        assert payload["match_id"] == mid
+        t.press("next", seconds=1.0)  # long (0.8 s .. 2 s): "2 or more", no roll owed
+        ev = t.store.events(mid)[-1]
+        assert ev["type"] == "turn.end" and ev["data"] == {"player": "Ada", "conquered": 2}
+        v = t.view(mid)
+        assert v["current_player"] == "Bo" and v["awaiting_roll"] is None
+        # while a roll is owed, NEXT is refused by the clock (the box has no rule of its own)
+        t.runner.append(mid, "turn.end", {"player": "Bo", "conquered": 0})
+        t.press("next", seconds=1.0)
+        assert t.told[-1][0] == "refused" and "owes a final roll" in t.told[-1][1]["error"]
+    finally:
+        t.box.close()
+
+
+def test_outside_the_final_rounds_a_long_press_is_a_plain_turn_end(table):
+    mid = table.start()
+    table.press("next", seconds=1.5)
+    assert table.store.events(mid)[-1]["data"] == {"player": "Ada"}
+
+
+def test_buzzer_beeps_at_15_5_and_0_minutes_and_at_the_end(store, clock, fake_game):
+    t = Table(store, clock, dice=Dice(2, 2))
+    try:
+        mid = t.start(minutes=20)
+        t.advance(1)
+        assert t.box.sounder.played == []
+        t.advance(300)  # 899 s left
+        assert t.box.sounder.played == ["15-minutes"] and t.buzzer_beeps() == 1
+        t.advance(600)  # 299 s left
+        assert t.box.sounder.played == ["15-minutes", "5-minutes"] and t.buzzer_beeps() == 3
+        assert t.lit() == {"green"}
+        t.advance(300)  # time up
+        assert t.box.sounder.played[-1] == "time-up" and t.buzzer_beeps() == 6
+        assert t.lit() == {"amber"}
+        t.advance(5)
+        assert t.box.sounder.played.count("time-up") == 1  # each alert once
+        for _ in range(6):
+            t.press("next")
+        t.runner.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
+        t.press("roll")
+        assert t.box.sounder.played[-1] == "ended" and t.buzzer_beeps() == 7
+        assert t.box.sounder.played.count("ended") == 1
+        # the buzzer pin went on and off for every beep and ends off
+        states = [s.state for s in t.pin(26).states]
+        assert states[-1] is False
+        assert all(a != b for a, b in zip(states, states[1:]))
+    finally:
+        t.box.close()
+
+
+def test_alerts_of_other_matches_are_ignored(store, clock, fake_game):
+    t = Table(store, clock)
+    try:
+        t.start(minutes=20)
+        t.box._on_clock("someone-else", "alert", {"alert": "5-minutes"})
+        assert t.box.sounder.played == []
+    finally:
+        t.box.close()
+
+
+# -- which match the box drives --------------------------------------------------------------------
+
+def test_the_most_recently_started_clock_match_is_driven(table):
+    a = table.start()
+    table.clock.advance(1)
+    b = table.new_match()
+    assert table.box.status()["match_id"] == a  # b has not started
+    table.clock.advance(1)
+    table.runner.start_clock(b)
+    assert table.box.status()["match_id"] == b
+    table.service.create("richelieu", PLAYERS, {"clock": False})  # no clock: never driven
+    table.box.refresh()
+    assert table.box.match_id == b
+    table.press("next")
+    assert table.types(b)[-1] == "turn.end" and table.types(a) == ["clock.start"]
+
+
+def test_the_box_match_id_setting_wins(table):
+    a = table.start()
+    table.clock.advance(1)
+    b = table.start()
+    table.store.set_setting("box.match_id", a)
+    table.box.refresh()
+    assert table.box.match_id == a
+    table.press("pause")
+    assert table.types(a)[-1] == "clock.pause" and table.types(b) == ["clock.start"]
+    table.store.set_setting("box.match_id", "no-such-match")
+    table.box.refresh()
+    assert table.box.match_id == b
+
+
+def test_an_ended_match_gives_way_to_the_next_started_one(store, clock, fake_game):
+    t = Table(store, clock)
+    try:
+        a = t.start()
+        t.runner.append(a, "objective.completed", {"player": "Bo"})
+        assert t.box.match_id == a and t.lit() == {"red"}
+        clock.advance(1)
+        b = t.start()
+        assert t.box.match_id == b and t.lit() == {"green"}
+        # a fresh box (a restart) does not pick up the old ended match
+        t.box.close()
+        t.box = attach(t.service, t.runner, "mock", sleep=lambda s: None, sync_sound=True)
+        assert t.box.match_id == b
+    finally:
+        t.box.close()
+
+
+# -- without a runner: the core directly -----------------------------------------------------------
+
+def test_without_a_runner_the_box_rolls_with_its_own_rng(store, clock, fake_game):
+    service = MatchService(store)
+    box = attach(service, None, "mock", sleep=lambda s: None, sync_sound=True, rng=Dice(3, 1))
+    try:
+        mid = service.create("richelieu", PLAYERS, {"clock": True})["id"]
+        service.append(mid, "clock.start", {"limit_minutes": 1})
+        assert box.roll() is False  # nobody owes a roll
+        clock.advance(61)
+        for _ in range(6):
+            assert box.next_turn()
+        assert box.next_turn(long=False)  # a prompt, not an event
+        service.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
+        assert box.roll()
+        assert store.events(mid)[-1]["data"] == {"player": "Ada", "dice": [3, 1]}
+        assert service.state(mid)["ended"] and box.status()["leds"]["red"]
+    finally:
+        box.close()
+
+
+# -- the buzzer's player ---------------------------------------------------------------------------
+
+def test_sounder_plays_patterns_in_order_on_its_thread():
+    from gpiozero import Buzzer
+    from gpiozero.pins.mock import MockFactory
+
+    f = MockFactory()
+    bz = Buzzer(26, pin_factory=f)
+    slept = []
+    s = gpio.Sounder(bz, sleep=slept.append)
+    for name in ("5-minutes", "error", "ended"):
+        s.play(name)
+    s.close()  # drains the queue, then stops
+    states = [x.state for x in f.pin(26).states[1:]]
+    n = sum(len(PATTERNS[p]) for p in ("5-minutes", "error", "ended"))
+    assert states == [True, False] * n
+    assert slept == [d for p in ("5-minutes", "error", "ended") for on, off in PATTERNS[p]
+                     for d in ((on, off) if off else (on,))]
+    s.play("ended")  # after close: ignored
+    assert s.played == ["5-minutes", "error", "ended"]
+    bz.close()
