@@ -1,0 +1,126 @@
+"""``companion serve``: the phone web app on the LAN (waitress, pure-Python WSGI)."""
+
+from __future__ import annotations
+
+import sys
+
+from companion.cli import data_dir_arg
+
+WILDCARDS = ("0.0.0.0", "", "::")
+
+
+def register(sub):
+    p = sub.add_parser(
+        "serve", help="the phone web app (prints the LAN URL and a QR code of the join link)",
+        description="Serve the phone web app. Prints the address on the LAN, the join link for players and its "
+                    "QR code, and (at first run) the setup code for choosing the organiser PIN. "
+                    "Stop with Ctrl-C.")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="address or name to listen on (default 0.0.0.0: every interface); a name is also "
+                        "accepted in the Host header")
+    p.add_argument("--port", type=int, default=8080, help="TCP port (default 8080; 0 picks a free one)")
+    data_dir_arg(p)
+    p.add_argument("--gpio", choices=["auto", "mock", "off"], default="auto",
+                   help="buttons and LEDs: auto (real pins when present, else simulated), mock, off (default auto)")
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="another host name phones may use to reach the Pi (repeatable); localhost, the "
+                        "Pi's addresses and host names are always allowed")
+    p.add_argument("--threads", type=int, default=24,
+                   help="worker threads (default 24: each open live page holds one)")
+    p.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
+    p.set_defaults(func=run)
+
+
+def print_qr(text: str, out) -> None:
+    import qrcode
+
+    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_L)
+    qr.add_data(text)
+    qr.make(fit=True)
+    qr.print_ascii(out=out, invert=True)
+
+
+def run(args):
+    import logging
+    import signal
+
+    from companion.errors import InputError
+
+    if not 0 <= args.port <= 65535:
+        raise InputError("must be between 0 and 65535", "--port")
+    if not 4 <= args.threads <= 200:
+        raise InputError("must be between 4 and 200", "--threads")
+
+    import waitress
+
+    from companion.web import netinfo
+    from companion.web.app import create_app
+    from companion.web.auth import current_join
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    allowed = list(args.allow_host)
+    if args.host not in WILDCARDS:
+        allowed.append(args.host)
+    app = create_app({"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed,
+                      "START_BACKGROUND": True})
+    c = app.extensions["companion"]
+    try:
+        server = waitress.create_server(
+            app, host=args.host if args.host != "" else "0.0.0.0", port=args.port, threads=args.threads,
+            ident="companion", channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True)
+    except OSError as exc:
+        _shutdown(c)
+        raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
+    port = server.effective_port
+    ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
+    host_part = f"[{ip}]" if ":" in ip else ip
+    base = f"http://{host_part}:{port}"
+    c.extra["public_url"] = base
+    with app.test_request_context("/", base_url=base):
+        join = current_join(base)
+
+    out = sys.stdout
+    out.write(f"companion serving {c.store.path}\n")
+    out.write(f"Open on the LAN: {base}/\n")
+    out.write(f"Join link for players (valid until {join['expires_at']}): {join['url']}\n")
+    if not args.no_qr:
+        print_qr(join["url"], out)
+    if not c.access.pin_is_set():
+        out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
+                  f"{c.extra['setup_code']}\n")
+    if c.box is not None:
+        try:
+            status = c.box.status()
+            out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
+        except Exception:
+            pass
+    out.write("Ctrl-C stops the server.\n")
+    out.flush()
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        c.hub.close_all()
+        try:
+            server.close()
+        except Exception:
+            pass
+        _shutdown(c)
+    return 0
+
+
+def _shutdown(c) -> None:
+    for obj, method in ((c.runner, "stop"), (c.box, "close")):
+        fn = getattr(obj, method, None) if obj is not None else None
+        if fn is not None:
+            try:
+                fn()
+            except Exception:
+                pass
+    c.store.close()

@@ -1,0 +1,222 @@
+"""Who may do what: roles, sessions, bearer tokens, join tokens, the organiser PIN, rate limits.
+
+No Flask here (the ``companion token`` command uses it too). Secrets are random
+(``secrets``), only their SHA-256 is stored; the PIN is stored as PBKDF2 with a salt.
+Time comes from the store's injectable clock, so tests move it by hand.
+
+Roles, from the least to the most: ``viewer`` (no credentials: read-only, a club
+may turn it off), ``player`` (joined through a table's QR code or a bearer
+token), ``organiser`` (signed in with the PIN, or a bearer token).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from datetime import timedelta
+
+from companion.errors import InputError
+from companion.timeutil import parse_iso, to_iso
+
+ROLES = ("viewer", "player", "organiser")
+RANK = {r: i for i, r in enumerate(ROLES)}
+
+PLAYER_SESSION_HOURS = 14 * 24
+ORGANISER_SESSION_HOURS = 12
+JOIN_TOKEN_HOURS = 12
+PIN_ITERATIONS = 120_000  # PBKDF2-SHA256: a fraction of a second on a Pi Zero 2 W
+
+# Failed sign-ins: at most FAIL_LIMIT per client and FAIL_GLOBAL_LIMIT overall per window.
+FAIL_WINDOW_SECONDS = 15 * 60
+FAIL_LIMIT = 5
+FAIL_GLOBAL_LIMIT = 30
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def role_at_least(role: str, needed: str) -> bool:
+    return RANK.get(role, 0) >= RANK[needed]
+
+
+def check_pin_format(pin) -> str:
+    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() or not 4 <= len(pin) <= 12:
+        raise InputError("the PIN must be 4 to 12 digits", "pin")
+    return pin
+
+
+class Access:
+    def __init__(self, store):
+        self.store = store
+        self.clock = store.clock
+
+    def _now(self):
+        return self.clock.now()
+
+    def _later(self, hours: float) -> str:
+        return to_iso(self._now() + timedelta(hours=hours))
+
+    def _expired(self, expires_at: str | None) -> bool:
+        return expires_at is not None and parse_iso(expires_at) <= self._now()
+
+    # -- sessions ------------------------------------------------------------
+    def create_session(self, role: str, data: dict | None = None) -> str:
+        if role not in ("player", "organiser"):
+            raise InputError("role must be player or organiser", "role")
+        sid = secrets.token_urlsafe(32)
+        hours = ORGANISER_SESSION_HOURS if role == "organiser" else PLAYER_SESSION_HOURS
+        with self.store.write() as c:
+            c.execute("INSERT INTO web_sessions(sid_hash, role, created_at, expires_at, data) VALUES (?,?,?,?,?)",
+                      (hash_secret(sid), role, self.clock.now_iso(), self._later(hours), json.dumps(data or {})))
+            # forget sessions that ended long ago
+            c.execute("DELETE FROM web_sessions WHERE expires_at < ?", (to_iso(self._now() - timedelta(days=1)),))
+        return sid
+
+    def session(self, sid: str | None) -> dict | None:
+        if not sid or len(sid) > 200:
+            return None
+        row = self.store.conn().execute(
+            "SELECT sid_hash, role, expires_at, data FROM web_sessions WHERE sid_hash=?", (hash_secret(sid),)
+        ).fetchone()
+        if row is None or self._expired(row["expires_at"]):
+            return None
+        return {"key": row["sid_hash"], "role": row["role"], "expires_at": row["expires_at"],
+                "data": json.loads(row["data"])}
+
+    def set_session_data(self, key: str, data: dict) -> None:
+        with self.store.write() as c:
+            c.execute("UPDATE web_sessions SET data=? WHERE sid_hash=?", (json.dumps(data), key))
+
+    def end_session(self, key: str) -> None:
+        with self.store.write() as c:
+            c.execute("DELETE FROM web_sessions WHERE sid_hash=?", (key,))
+
+    # -- bearer tokens -------------------------------------------------------
+    def create_api_token(self, role: str, label: str = "", days: float | None = None) -> tuple[str, dict]:
+        if role not in ("player", "organiser"):
+            raise InputError("role must be player or organiser", "--role")
+        if days is not None and not (0 < days <= 3650):
+            raise InputError("must be between 0 and 3650 days", "--days")
+        token = "cpn_" + secrets.token_urlsafe(32)
+        h = hash_secret(token)
+        info = {"id": h[:12], "role": role, "label": label, "created_at": self.clock.now_iso(),
+                "expires_at": self._later(days * 24) if days else None}
+        with self.store.write() as c:
+            c.execute("INSERT INTO api_tokens(id, token_hash, role, label, created_at, expires_at) VALUES (?,?,?,?,?,?)",
+                      (info["id"], h, role, label, info["created_at"], info["expires_at"]))
+        return token, info
+
+    def api_token(self, token: str) -> dict | None:
+        if not token or len(token) > 200:
+            return None
+        row = self.store.conn().execute(
+            "SELECT id, role, expires_at, revoked FROM api_tokens WHERE token_hash=?", (hash_secret(token),)
+        ).fetchone()
+        if row is None or row["revoked"] or self._expired(row["expires_at"]):
+            return None
+        return {"id": row["id"], "role": row["role"]}
+
+    def list_api_tokens(self) -> list[dict]:
+        rows = self.store.conn().execute(
+            "SELECT id, role, label, created_at, expires_at, revoked FROM api_tokens ORDER BY created_at, id")
+        return [{"id": r["id"], "role": r["role"], "label": r["label"], "created_at": r["created_at"],
+                 "expires_at": r["expires_at"], "revoked": bool(r["revoked"])} for r in rows]
+
+    def revoke_api_token(self, token_id: str) -> None:
+        with self.store.write() as c:
+            if c.execute("UPDATE api_tokens SET revoked=1 WHERE id=?", (token_id,)).rowcount == 0:
+                raise InputError(f"no token with id {token_id!r}", "ID")
+
+    # -- join tokens (the table QR codes) ----------------------------------------
+    def create_join_token(self, hours: float = JOIN_TOKEN_HOURS, match_id: str | None = None,
+                          revoke_others: bool = False) -> tuple[str, dict]:
+        token = secrets.token_urlsafe(24)
+        info = {"expires_at": self._later(hours), "match_id": match_id}
+        with self.store.write() as c:
+            if revoke_others:
+                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0")
+            c.execute("DELETE FROM join_tokens WHERE expires_at < ?", (self.clock.now_iso(),))
+            c.execute("INSERT INTO join_tokens(token_hash, role, match_id, created_at, expires_at) VALUES (?,?,?,?,?)",
+                      (hash_secret(token), "player", match_id, self.clock.now_iso(), info["expires_at"]))
+        return token, info
+
+    def join_token(self, token: str) -> dict | None:
+        if not token or len(token) > 200:
+            return None
+        row = self.store.conn().execute(
+            "SELECT role, match_id, expires_at, revoked FROM join_tokens WHERE token_hash=?", (hash_secret(token),)
+        ).fetchone()
+        if row is None or row["revoked"] or self._expired(row["expires_at"]):
+            return None
+        return {"role": row["role"], "match_id": row["match_id"], "expires_at": row["expires_at"]}
+
+    def join_token_alive(self, token: str | None) -> bool:
+        return bool(token) and self.join_token(token) is not None
+
+    # -- the organiser PIN ---------------------------------------------------------
+    def pin_is_set(self) -> bool:
+        return self.store.get_setting("web.pin") is not None
+
+    def set_pin(self, pin: str) -> None:
+        check_pin_format(pin)
+        salt = secrets.token_hex(16)
+        digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(salt), PIN_ITERATIONS).hex()
+        self.store.set_setting("web.pin", {"salt": salt, "iterations": PIN_ITERATIONS, "hash": digest})
+
+    def check_pin(self, pin) -> bool:
+        stored = self.store.get_setting("web.pin")
+        if stored is None or not isinstance(pin, str) or not pin.isascii() or len(pin) > 64:
+            return False
+        digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(stored["salt"]),
+                                     int(stored["iterations"])).hex()
+        return hmac.compare_digest(digest, stored["hash"])
+
+    # -- rate limiting of failed attempts ------------------------------------------
+    def _window_start(self) -> str:
+        return to_iso(self._now() - timedelta(seconds=FAIL_WINDOW_SECONDS))
+
+    def locked_for(self, scope: str, client: str) -> int:
+        """Seconds until this client may try again (0: now)."""
+        start = self._window_start()
+        c = self.store.conn()
+        mine = [r[0] for r in c.execute(
+            "SELECT at FROM auth_failures WHERE scope=? AND client=? AND at>? ORDER BY at", (scope, client, start))]
+        every = [r[0] for r in c.execute(
+            "SELECT at FROM auth_failures WHERE scope=? AND at>? ORDER BY at", (scope, start))]
+        waits = []
+        if len(mine) >= FAIL_LIMIT:
+            waits.append(mine[-FAIL_LIMIT])
+        if len(every) >= FAIL_GLOBAL_LIMIT:
+            waits.append(every[-FAIL_GLOBAL_LIMIT])
+        if not waits:
+            return 0
+        free_at = max(parse_iso(a) for a in waits) + timedelta(seconds=FAIL_WINDOW_SECONDS)
+        return max(1, int((free_at - self._now()).total_seconds() + 0.999))
+
+    def record_failure(self, scope: str, client: str) -> None:
+        with self.store.write() as c:
+            c.execute("INSERT INTO auth_failures(scope, client, at) VALUES (?,?,?)",
+                      (scope, client, self.clock.now_iso()))
+            c.execute("DELETE FROM auth_failures WHERE at < ?",
+                      (to_iso(self._now() - timedelta(seconds=2 * FAIL_WINDOW_SECONDS)),))
+
+    def clear_failures(self, scope: str, client: str) -> None:
+        with self.store.write() as c:
+            c.execute("DELETE FROM auth_failures WHERE scope=? AND client=?", (scope, client))
+
+    # -- club settings of the web layer ----------------------------------------------
+    def settings(self) -> dict:
+        return {
+            "viewers_allowed": bool(self.store.get_setting("web.viewers_allowed", True)),
+            "join_token_hours": float(self.store.get_setting("web.join_token_hours", JOIN_TOKEN_HOURS)),
+        }
+
+    def update_settings(self, changes: dict) -> dict:
+        for key in ("viewers_allowed", "join_token_hours"):
+            if key in changes:
+                self.store.set_setting(f"web.{key}", changes[key])
+        return self.settings()
+

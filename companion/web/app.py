@@ -1,0 +1,326 @@
+"""The Flask app factory: ``create_app(config)``.
+
+It opens (or takes) the store, builds the MatchService, the live-update hub, the clock runner
+and the GPIO box when those modules exist, registers the blueprints of ``BLUEPRINTS`` that exist,
+and installs what every request goes through:
+
+1. the Host allow-list (localhost, this machine's LAN addresses and host names, ``ALLOWED_HOSTS``),
+2. who is calling: ``Authorization: Bearer`` token, else the session cookie, else a viewer,
+3. on every write (POST/PUT/PATCH/DELETE): the Origin check (or Referer when a browser sends no
+   Origin; scripts with a bearer token may send neither),
+4. viewers refused everywhere but the sign-in pages when the club turned viewers off,
+
+and turns every error into JSON ``{"error", "field"?}`` (HTML for pages) with a 4xx status: no
+request, however malformed, produces a 500.
+
+Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH``; ``CLOCK`` (when the
+factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
+of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or an object);
+``START_BACKGROUND`` (start the clock runner's thread); ``GPIO`` (None, or auto|mock|off);
+``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``TESTING``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+import os
+import secrets
+import sqlite3
+import threading
+import time
+
+from flask import Flask, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from companion import __version__
+from companion.errors import AuthError, CompanionError, ForbiddenError, InputError
+from companion.web import i18n, netinfo
+from companion.web.access import Access
+from companion.web.core import Ctx
+
+log = logging.getLogger(__name__)
+
+BLUEPRINTS = [
+    "companion.web.api",
+    "companion.web.auth",
+    "companion.web.live",
+    "companion.web.openapi",
+    "companion.web.pages",
+    "companion.web.seasons",
+]
+
+SESSION_COOKIE = "companion_sid"
+LANG_COOKIE = "lang"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# What a viewer may still reach when the club turned viewers off.
+OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
+                  "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page"}
+
+
+def _open_store(config):
+    from companion.store import Store
+    from companion.timeutil import MonotonicWallClock, parse_iso
+
+    if config.get("STORE") is not None:
+        return config["STORE"], False
+    clock = config.get("CLOCK") or MonotonicWallClock()
+    path = config.get("DB_PATH")
+    if path is None:
+        from companion.cli import resolve_data_dir
+
+        path = os.path.join(resolve_data_dir(config.get("DATA_DIR")), "companion.db")
+    store = Store(path, clock=clock)
+    if hasattr(clock, "not_before"):
+        row = store.conn().execute("SELECT MAX(at) FROM events").fetchone()
+        if row and row[0]:
+            clock.not_before(parse_iso(row[0]))
+    return store, True
+
+
+def _optional(modname: str):
+    try:
+        if importlib.util.find_spec(modname) is None:
+            return None
+    except (ImportError, ValueError):
+        return None
+    return importlib.import_module(modname)
+
+
+class HostList:
+    """localhost, this machine's addresses (re-read when an unknown host shows up: DHCP may
+    give the Pi its address after start-up) and the configured names."""
+
+    def __init__(self, extra):
+        self.extra = {netinfo.host_name_of(h) for h in extra or () if h}
+        self._known = netinfo.LOCAL_NAMES | self.extra
+        self._read_at = 0.0
+        self._lock = threading.Lock()
+
+    def allowed(self, host_header: str) -> bool:
+        name = netinfo.host_name_of(host_header)
+        if not name:
+            return False
+        if name in self._known:
+            return True
+        with self._lock:
+            if time.monotonic() - self._read_at > 5:
+                self._known = netinfo.LOCAL_NAMES | self.extra | netinfo.local_addresses()
+                self._read_at = time.monotonic()
+            return name in self._known
+
+
+def create_app(config: dict | None = None) -> Flask:
+    from companion.matches import MatchService
+    from companion.resources import web_dir
+    from companion.web.live import Hub
+
+    config = dict(config or {})
+    wd = web_dir()
+    app = Flask("companion.web", template_folder=str(wd / "templates"), static_folder=str(wd / "static"),
+                static_url_path="/static")
+    app.config.update(
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        JSON_SORT_KEYS=False,
+        SEND_FILE_MAX_AGE_DEFAULT=300,
+        TEMPLATES_AUTO_RELOAD=False,
+    )
+    app.json.sort_keys = False
+    app.config.update({k: v for k, v in config.items() if k.isupper()})
+
+    store, owned = _open_store(config)
+    service = config.get("SERVICE") or MatchService(store)
+    access = Access(store)
+    hub = Hub()
+    c = Ctx(store=store, service=service, access=access, hub=hub)
+    c.extra["owns_store"] = owned
+    c.extra["sse_heartbeat"] = float(config.get("SSE_HEARTBEAT", 15))
+    c.extra["public_url"] = config.get("PUBLIC_URL")
+    c.extra["hosts"] = HostList(config.get("ALLOWED_HOSTS"))
+    c.extra["setup_code"] = config.get("SETUP_CODE") or "".join(secrets.choice("0123456789") for _ in range(8))
+    c.extra["join_lock"] = threading.Lock()
+    c.extra["blueprint_errors"] = {}
+    app.config["SETUP_CODE"] = c.extra["setup_code"]
+    app.extensions["companion"] = c
+
+    service.subscribe(lambda match_id, event, fold: hub.on_event(c, match_id, event, fold))
+
+    # the match clock runner (companion/clockrunner.py), when it exists
+    runner = config.get("CLOCK_RUNNER", "auto")
+    if runner == "auto":
+        runner = None
+        mod = _optional("companion.clockrunner")
+        if mod is not None and hasattr(mod, "ClockRunner"):
+            runner = mod.ClockRunner(service, store, store.clock)
+    if runner is not None:
+        if hasattr(runner, "subscribe"):
+            runner.subscribe(hub.on_clock)
+        if config.get("START_BACKGROUND") and hasattr(runner, "start"):
+            runner.start()
+    c.runner = runner
+
+    # GPIO buttons and LEDs (companion/gpio.py), when asked for and present
+    mode = config.get("GPIO")
+    if mode and mode != "off":
+        gpio = _optional("companion.gpio")
+        if gpio is not None and hasattr(gpio, "attach"):
+            c.box = gpio.attach(service, runner, mode)
+
+    # season standings fed by ended matches (companion/season_store.py), when present
+    seasons = _optional("companion.season_store")
+    if seasons is not None and hasattr(seasons, "season_feeder"):
+        feeder = seasons.season_feeder(service, store)
+        if callable(feeder):
+            service.subscribe(feeder)
+
+    for modname in config.get("BLUEPRINTS", BLUEPRINTS):
+        try:
+            mod = _optional(modname)
+        except Exception as exc:  # a blueprint being written must not take the server down
+            log.exception("blueprint %s failed to import", modname)
+            c.extra["blueprint_errors"][modname] = f"{type(exc).__name__}: {exc}"
+            if config.get("TESTING") and config.get("STRICT_BLUEPRINTS", True):
+                raise
+            continue
+        if mod is not None and hasattr(mod, "bp"):
+            app.register_blueprint(mod.bp)
+
+    _install_hooks(app, c)
+    return app
+
+
+def _wants_json() -> bool:
+    p = request.path
+    return p.startswith("/api/") or p == "/healthz" or p == "/api" or \
+        request.accept_mimetypes.best == "application/json"
+
+
+def _install_hooks(app: Flask, c: Ctx) -> None:
+    @app.before_request
+    def gatekeeper():
+        g.role, g.via, g.session = "viewer", None, None
+        lang_arg = request.args.get("lang")
+        g.set_lang = lang_arg if lang_arg in i18n.LANGUAGES else None
+        g.lang = i18n.choose(g.set_lang or request.cookies.get(LANG_COOKIE),
+                             request.headers.get("Accept-Language"))
+        if not c.extra["hosts"].allowed(request.host):
+            raise InputError("this Host is not served here (DNS rebinding protection)", "Host")
+        auth = request.headers.get("Authorization")
+        if auth is not None:
+            scheme, _, token = auth.strip().partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise AuthError("use Authorization: Bearer <token>", "Authorization")
+            info = c.access.api_token(token.strip())
+            if info is None:
+                raise AuthError("unknown, expired or revoked token", "Authorization")
+            g.role, g.via = info["role"], "bearer"
+        else:
+            sid = request.cookies.get(SESSION_COOKIE)
+            sess = c.access.session(sid) if sid else None
+            if sess is not None:
+                g.role, g.via, g.session = sess["role"], "session", sess
+            elif sid:
+                g.drop_cookie = True
+        if request.method not in SAFE_METHODS:
+            _check_origin()
+        if g.role == "viewer" and request.endpoint not in OPEN_ENDPOINTS \
+                and not c.access.settings()["viewers_allowed"]:
+            raise AuthError("this club shows matches to players only: join with a table's QR code", "Authorization")
+
+    def _check_origin():
+        own = f"{request.scheme}://{request.host}".lower()
+        origin = request.headers.get("Origin")
+        if origin is not None:
+            if origin.strip().lower() != own:
+                raise ForbiddenError("cross-site write refused: Origin does not match this server", "Origin")
+            return
+        if g.via == "bearer":
+            return
+        referer = (request.headers.get("Referer") or "").lower()
+        if referer == own or referer.startswith(own + "/"):
+            return
+        raise ForbiddenError("a write from a browser must carry this server's Origin", "Origin")
+
+    @app.after_request
+    def headers(resp):
+        if g.get("set_lang"):
+            resp.set_cookie(LANG_COOKIE, g.set_lang, max_age=365 * 24 * 3600, samesite="Lax", path="/")
+        if g.get("drop_cookie") and not g.get("session_set"):
+            resp.delete_cookie(SESSION_COOKIE, path="/")
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
+            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+        if request.path.startswith("/api/"):
+            resp.headers.setdefault("Cache-Control", "no-store")
+        return resp
+
+    def _page_error(status: int, message: str, field: str | None = None):
+        try:
+            return render_template("error.html", status=status, message=message, field=field), status
+        except Exception:  # the error page itself must not fail
+            return f"{status}: {message}", status, {"Content-Type": "text/plain; charset=utf-8"}
+
+    @app.errorhandler(CompanionError)
+    def companion_error(exc: CompanionError):
+        headers = {}
+        if exc.status == 401:
+            headers["WWW-Authenticate"] = 'Bearer realm="companion"'
+        if getattr(exc, "retry_after", None):
+            headers["Retry-After"] = str(exc.retry_after)
+        status = getattr(exc, "http_status", None) or exc.status
+        if _wants_json():
+            return jsonify(exc.to_json()), status, headers
+        body, st = _page_error(status, exc.message, exc.field)
+        return body, st, headers
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        status = exc.code or 400
+        if status >= 500:
+            status = 400
+        headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+        message = {404: "not found", 405: "method not allowed", 413: "the body is too large"}.get(
+            status, (exc.description or exc.name or "bad request").split("\n")[0])
+        body = {"error": message}
+        if status == 405:
+            body["field"] = "method"
+        if _wants_json():
+            return jsonify(body), status, headers
+        page, st = _page_error(status, message)
+        return page, st, headers
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception):
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        if isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
+            status, message = 503, "the server is busy or its storage failed: try again"
+        else:
+            status, message = 400, f"the request could not be processed ({type(exc).__name__})"
+        if _wants_json():
+            return jsonify({"error": message}), status
+        return _page_error(status, message)
+
+    @app.context_processor
+    def template_globals():
+        lang = g.get("lang", i18n.DEFAULT)
+        box_status = None
+        if c.box is not None:
+            try:
+                box_status = c.box.status()
+            except Exception:
+                box_status = None
+        return {
+            "t": lambda key, **kw: i18n.translate(lang, key, **kw),
+            "lang": lang,
+            "languages": i18n.LANGUAGES,
+            "catalogue": i18n.catalogue(lang),
+            "role": g.get("role", "viewer"),
+            "version": __version__,
+            "gpio_status": box_status,
+            "pin_set": c.access.pin_is_set(),
+        }

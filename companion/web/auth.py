@@ -1,0 +1,216 @@
+"""Signing in: the organiser PIN (set at first run with the setup code the server prints), join
+links behind the table QR codes (exchanged for a player session, then a redirect so the token
+leaves the address bar), sign-out, and the club's access settings."""
+
+from __future__ import annotations
+
+import hmac
+import io
+
+from flask import Blueprint, g, jsonify, make_response, redirect, render_template, request
+
+from companion.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
+from companion.web.access import ORGANISER_SESSION_HOURS, PLAYER_SESSION_HOURS
+from companion.web.core import ctx, json_body, require, role
+
+bp = Blueprint("auth", __name__)
+COOKIE = "companion_sid"
+
+
+class TooManyAttempts(CompanionError):
+    status = 429
+
+    def __init__(self, seconds: int, field: str):
+        super().__init__(f"too many failed attempts: try again in {seconds} s", field)
+        self.retry_after = seconds
+
+
+def client_address() -> str:
+    return request.remote_addr or "?"
+
+
+def _set_session(resp, new_role: str):
+    c = ctx()
+    old = g.get("session")
+    if old is not None:
+        c.access.end_session(old["key"])
+    data = old["data"] if old is not None else {}
+    sid = c.access.create_session(new_role, data)
+    hours = ORGANISER_SESSION_HOURS if new_role == "organiser" else PLAYER_SESSION_HOURS
+    resp.set_cookie(COOKIE, sid, max_age=int(hours * 3600), httponly=True, samesite="Lax", path="/")
+    g.session_set = True
+    return resp
+
+
+def _check_lock(scope: str, field: str):
+    wait = ctx().access.locked_for(scope, client_address())
+    if wait:
+        raise TooManyAttempts(wait, field)
+
+
+@bp.get("/api/auth/me")
+def me():
+    c = ctx()
+    sess = g.get("session")
+    return jsonify({"role": role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
+                    "seats": (sess["data"].get("seats") or {}) if sess else {},
+                    "viewers_allowed": c.access.settings()["viewers_allowed"]})
+
+
+@bp.post("/api/auth/login")
+def login():
+    c = ctx()
+    doc = json_body("api.login")
+    _check_lock("pin", "$.pin")
+    if not c.access.pin_is_set():
+        raise RuleError("no organiser PIN yet: set one first (the server printed the setup code)", "$.pin")
+    if not c.access.check_pin(doc["pin"]):
+        c.access.record_failure("pin", client_address())
+        raise AuthError("wrong PIN", "$.pin")
+    c.access.clear_failures("pin", client_address())
+    return _set_session(make_response(jsonify({"role": "organiser"})), "organiser")
+
+
+@bp.post("/api/auth/pin")
+def set_pin():
+    """First run: set the PIN with the setup code. Later: an organiser changes it with the current PIN."""
+    c = ctx()
+    doc = json_body("api.pin-set")
+    _check_lock("pin", "$.setup_code" if not c.access.pin_is_set() else "$.current_pin")
+    if not c.access.pin_is_set():
+        code = doc.get("setup_code")
+        if code is None:
+            raise InputError("the setup code printed by `companion serve` is required at first run", "$.setup_code")
+        if not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+            c.access.record_failure("pin", client_address())
+            raise AuthError("wrong setup code", "$.setup_code")
+    else:
+        if role() != "organiser":
+            raise AuthError("only an organiser may change the PIN", "Authorization")
+        if not c.access.check_pin(doc.get("current_pin")):
+            c.access.record_failure("pin", client_address())
+            raise AuthError("wrong current PIN", "$.current_pin")
+    c.access.set_pin(doc["pin"])
+    c.access.clear_failures("pin", client_address())
+    resp = make_response(jsonify({"role": "organiser", "pin_set": True}))
+    if g.get("via") == "bearer":
+        return resp
+    return _set_session(resp, "organiser")
+
+
+@bp.post("/api/auth/logout")
+def logout():
+    c = ctx()
+    sess = g.get("session")
+    if sess is not None:
+        c.access.end_session(sess["key"])
+    resp = make_response(jsonify({"role": "viewer"}))
+    resp.delete_cookie(COOKIE, path="/")
+    return resp
+
+
+# -- join links -------------------------------------------------------------------
+def public_base() -> str:
+    """The base URL phones use: the configured LAN URL, else the address this request came to."""
+    base = ctx().extra.get("public_url")
+    if base:
+        return base.rstrip("/")
+    return request.host_url.rstrip("/")
+
+
+def current_join(base: str | None = None) -> dict:
+    """The join link the server shows now (created when missing or expired)."""
+    c = ctx()
+    with c.extra["join_lock"]:
+        cur = c.extra.get("join")
+        if cur is None or not c.access.join_token_alive(cur["token"]):
+            token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
+            cur = {"token": token, **info}
+            c.extra["join"] = cur
+    return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
+
+
+def qr_svg(text: str) -> str:
+    import qrcode
+    import qrcode.image.svg
+
+    img = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage, border=2)
+    buf = io.BytesIO()
+    img.save(buf)
+    svg = buf.getvalue().decode("utf-8")
+    return svg[svg.index("<svg"):] if "<svg" in svg else svg
+
+
+def may_show_join() -> bool:
+    """Organisers, or the Pi's own screen (a kiosk browser on localhost)."""
+    return role() == "organiser" or client_address() in ("127.0.0.1", "::1")
+
+
+@bp.get("/api/auth/join")
+def join_link():
+    if not may_show_join():
+        raise AuthError("only an organiser may show the join code", "Authorization")
+    return jsonify(current_join())
+
+
+@bp.post("/api/auth/join-tokens")
+@require("organiser")
+def new_join_token():
+    c = ctx()
+    doc = json_body("api.join-token-create", optional=True)
+    match_id = doc.get("match_id")
+    if match_id is not None:
+        try:
+            c.store.get_match(match_id)
+        except NotFoundError:
+            raise NotFoundError(f"no match {match_id}", "$.match_id") from None
+    hours = doc.get("hours", c.access.settings()["join_token_hours"])
+    token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False))
+    if match_id is None:
+        with c.extra["join_lock"]:
+            c.extra["join"] = {"token": token, **info}
+    return jsonify({"url": f"{public_base()}/j/{token}", "expires_at": info["expires_at"],
+                    "match_id": match_id}), 201
+
+
+@bp.get("/j/<token>")
+def join_landing(token):
+    """Exchange a join token for a player session, then redirect (the token leaves the URL)."""
+    c = ctx()
+    wait = c.access.locked_for("join", client_address())
+    if wait:
+        return _join_error(429, "join.locked", wait)
+    info = c.access.join_token(token)
+    if info is None:
+        c.access.record_failure("join", client_address())
+        return _join_error(404, "join.expired", 0)
+    target = f"/m/{info['match_id']}" if info.get("match_id") else "/"
+    resp = redirect(target, code=303)
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    resp.headers["Cache-Control"] = "no-store"
+    if role() == "organiser":  # never downgrade an organiser who scans a table code
+        return resp
+    return _set_session(resp, "player")
+
+
+def _join_error(status: int, key: str, wait: int):
+    resp = make_response(render_template("join_error.html", key=key, wait=wait), status)
+    resp.headers["Referrer-Policy"] = "no-referrer"
+    resp.headers["Cache-Control"] = "no-store"
+    if wait:
+        resp.headers["Retry-After"] = str(wait)
+    return resp
+
+
+# -- access settings ------------------------------------------------------------------
+@bp.get("/api/auth/settings")
+@require("organiser")
+def get_settings():
+    return jsonify(ctx().access.settings())
+
+
+@bp.put("/api/auth/settings")
+@require("organiser")
+def put_settings():
+    doc = json_body("api.access-settings")
+    return jsonify(ctx().access.update_settings(doc))

@@ -1,0 +1,182 @@
+"""What every blueprint shares: the app's context (store, service, hub, runner, GPIO box),
+the caller's role, JSON bodies validated against ``schemas/api.*``, and how a match is shown
+to a given caller (games with secrets hide them through ``public_view``/``public_event``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import wraps
+
+from flask import current_app, g, request
+
+from companion.errors import AuthError, ForbiddenError, InputError, NotFoundError
+from companion.games import game_module
+from companion.web.access import ROLES, Access, role_at_least
+
+
+@dataclass
+class Ctx:
+    store: object
+    service: object
+    access: Access
+    hub: object
+    runner: object = None
+    box: object = None
+    extra: dict = field(default_factory=dict)
+
+
+def ctx() -> Ctx:
+    return current_app.extensions["companion"]
+
+
+# -- roles -------------------------------------------------------------------
+def role() -> str:
+    return getattr(g, "role", "viewer")
+
+
+def require(needed: str):
+    """Decorator: the caller must hold at least ``needed`` (player or organiser)."""
+    assert needed in ROLES
+
+    def deco(fn):
+        @wraps(fn)
+        def wrapper(*a, **kw):
+            if not role_at_least(role(), needed):
+                if role() == "viewer":
+                    raise AuthError(f"this needs the {needed} role: join with a table's QR code "
+                                    "or sign in", "Authorization")
+                raise ForbiddenError(f"this needs the {needed} role", "Authorization")
+            return fn(*a, **kw)
+
+        return wrapper
+
+    return deco
+
+
+def seat_for(match_id: str) -> str | None:
+    sess = getattr(g, "session", None)
+    if not sess:
+        return None
+    return (sess["data"].get("seats") or {}).get(match_id)
+
+
+# -- bodies ------------------------------------------------------------------
+def json_body(schema: str | None = None, optional: bool = False):
+    """The request body as JSON, validated against ``schemas/<schema>.schema.json``.
+    Errors name the JSON path (``$.players[2]``)."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        if optional:
+            doc = {}
+        else:
+            raise InputError("a JSON body is required", "$")
+    else:
+        try:
+            text = raw.decode("utf-8")
+            doc = json.loads(text)
+            json.dumps(doc, ensure_ascii=False).encode("utf-8")  # lone surrogates
+        except (UnicodeError, ValueError, RecursionError) as exc:
+            msg = getattr(exc, "msg", None) or "not valid UTF-8 JSON"
+            raise InputError(f"the body is not valid JSON: {msg}", "$") from None
+    if schema:
+        from companion.schemas import validate
+
+        validate(schema, doc)
+    return doc
+
+
+def int_arg(name: str, default: int, lo: int, hi: int) -> int:
+    value = request.args.get(name)
+    if value is None:
+        return default
+    try:
+        n = int(value)
+    except ValueError:
+        raise InputError("must be a whole number", name) from None
+    if not lo <= n <= hi:
+        raise InputError(f"must be between {lo} and {hi}", name)
+    return n
+
+
+# -- how a match is shown ---------------------------------------------------------
+def _module(game: str):
+    try:
+        return game_module(game)
+    except Exception:  # a game module that fails to import must not break listing pages
+        return None
+
+
+def present_view(view: dict, who: str, seat: str | None) -> dict:
+    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one."""
+    if who == "organiser":
+        return view
+    mod = _module(view.get("game", ""))
+    pv = getattr(mod, "public_view", None)
+    if pv is None:
+        return view
+    return {**view, "state": pv(view["state"], seat)}
+
+
+def present_event(event: dict, game: str, who: str, seat: str | None) -> dict:
+    """Organisers see every event; others see the game's ``public_event(event, viewer)`` when it has one
+    (``None`` from it hides the event's data)."""
+    if who == "organiser":
+        return event
+    mod = _module(game)
+    pe = getattr(mod, "public_event", None)
+    if pe is None:
+        return event
+    shown = pe(event, seat)
+    if shown is None:
+        return {"seq": event["seq"], "type": event["type"], "at": event["at"], "data": {}, "hidden": True}
+    return shown
+
+
+def meta(c: Ctx, match_id: str) -> dict:
+    row = c.store.conn().execute("SELECT label, colours FROM match_meta WHERE match_id=?",
+                                     (match_id,)).fetchone()
+    if row is None:
+        return {"label": "", "colours": {}}
+    return {"label": row["label"], "colours": json.loads(row["colours"])}
+
+
+def set_meta(c: Ctx, match_id: str, label: str, colours: dict) -> None:
+    with c.store.write() as conn:
+        conn.execute("INSERT INTO match_meta(match_id, label, colours) VALUES (?,?,?) "
+                  "ON CONFLICT(match_id) DO UPDATE SET label=excluded.label, colours=excluded.colours",
+                  (match_id, label, json.dumps(colours)))
+
+
+def brief(view: dict) -> dict:
+    """The few things a list or a tournament overview shows of a match's view."""
+    out = {"seq": view.get("seq", 0)}
+    for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll"):
+        if k in view:
+            out[k] = view[k]
+    summary = view.get("summary")
+    if isinstance(summary, dict):
+        for k in ("scores", "ranking", "winner", "phase", "current_player", "round"):
+            if k in summary and k not in out:
+                out[k] = summary[k]
+    return out
+
+
+def match_card(c: Ctx, match: dict, who: str = "viewer", seat: str | None = None,
+               with_view: bool = True) -> dict:
+    """A match as the lists show it: the stored match, its label and colours, its last seq and,
+    for open matches, a brief of its state (scores, phase, turn, clock)."""
+    card = {**match, **meta(c, match["id"])}
+    if with_view:
+        try:
+            view = c.service.state(match["id"])
+            card["seq"] = view["seq"]
+            card["brief"] = brief(present_view(view, who, seat))
+        except NotFoundError:
+            raise
+        except Exception as exc:  # a game module in progress must not break the list
+            card["seq"] = c.store.last_seq(match["id"])
+            card["error"] = f"{type(exc).__name__}"
+    else:
+        card["seq"] = c.store.last_seq(match["id"])
+    return card

@@ -1,0 +1,205 @@
+"""Live updates: Server-Sent Events.
+
+``GET /api/matches/<id>/stream``: every new event of the match (``event: event``, ``id: <seq>``),
+clock ticks and alerts (``event: tick`` / ``event: alert``, no id), a ``snapshot`` of the whole view
+on connect, and a comment line every few seconds (heartbeat). A client that reconnects sends
+``Last-Event-ID`` (browsers do it by themselves; ``?last_event_id=N`` works too) and first gets
+every event it missed, then a fresh snapshot.
+
+``GET /api/stream``: the club-wide feed for the home page and the tournament overview
+(``event: match`` when a match is created or changes, ticks and alerts of every match).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+
+from flask import Blueprint, Response, request, stream_with_context
+
+from companion.errors import InputError
+from companion.web.core import ctx, match_card, present_event, present_view, role, seat_for
+
+log = logging.getLogger(__name__)
+bp = Blueprint("live", __name__)
+
+ALL = "*"
+
+
+class Subscriber:
+    def __init__(self, key: str, maxsize: int = 1000):
+        self.key = key
+        self.q: queue.Queue = queue.Queue(maxsize=maxsize)
+        self.overflow = False
+
+    def put(self, item) -> None:
+        try:
+            self.q.put_nowait(item)
+        except queue.Full:  # a stuck client: end its stream, it reconnects and resumes by Last-Event-ID
+            self.overflow = True
+
+
+class Hub:
+    """Fan-out of events to the open streams (one queue per stream)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._subs: dict[str, set[Subscriber]] = {}
+
+    def subscribe(self, key: str) -> Subscriber:
+        sub = Subscriber(key)
+        with self._lock:
+            self._subs.setdefault(key, set()).add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        with self._lock:
+            subs = self._subs.get(sub.key)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._subs[sub.key]
+
+    def publish(self, key: str, kind: str, payload) -> None:
+        with self._lock:
+            subs = list(self._subs.get(key, ()))
+        for s in subs:
+            s.put((kind, payload))
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(s) for s in self._subs.values())
+
+    def close_all(self) -> None:
+        with self._lock:
+            subs = [s for group in self._subs.values() for s in group]
+        for s in subs:
+            s.put(("close", None))
+
+    # -- sources -------------------------------------------------------------
+    def on_event(self, c, match_id: str, event: dict, fold) -> None:
+        """MatchService subscriber: runs in the writer's thread after each committed event."""
+        view = fold.view(c.store.clock.now_iso())
+        self.publish(match_id, "event", {"event": event, "view": view})
+        try:
+            match = c.store.get_match(match_id)
+            card = match_card(c, match, with_view=False)
+            card["seq"] = view["seq"]
+            from companion.web.core import brief
+
+            card["brief"] = brief(present_view(view, "viewer", None))
+            self.publish(ALL, "match", card)
+        except Exception:
+            log.exception("could not publish the match card")
+
+    def on_clock(self, match_id: str, kind: str, payload) -> None:
+        """ClockRunner subscriber: ``kind`` is ``tick`` or ``alert``."""
+        body = {"match_id": match_id, **payload} if isinstance(payload, dict) else {"match_id": match_id,
+                                                                                   "value": payload}
+        self.publish(match_id, kind, body)
+        self.publish(ALL, kind, body)
+
+
+def sse(kind: str, data, id: int | None = None) -> str:
+    out = ""
+    if id is not None:
+        out += f"id: {id}\n"
+    out += f"event: {kind}\n"
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    out += f"data: {text}\n\n"
+    return out
+
+
+def _last_event_id() -> int | None:
+    raw = request.headers.get("Last-Event-ID")
+    field = "Last-Event-ID"
+    if raw is None:
+        raw = request.args.get("last_event_id")
+        field = "last_event_id"
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        n = int(raw.strip())
+    except ValueError:
+        raise InputError("must be the seq of the last event received (a whole number)", field) from None
+    if n < 0 or n > 2**53:
+        raise InputError("must be a seq >= 0", field)
+    return n
+
+
+def _headers() -> dict:
+    return {"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"}
+
+
+@bp.get("/api/matches/<match_id>/stream")
+def match_stream(match_id):
+    c = ctx()
+    c.store.get_match(match_id)  # 404 before the stream starts
+    last = _last_event_id()
+    who, seat = role(), seat_for(match_id)
+    game = c.store.get_match(match_id)["game"]
+    heartbeat = float(c.extra.get("sse_heartbeat", 15))
+    sub = c.hub.subscribe(match_id)
+
+    def gen():
+        try:
+            yield "retry: 2000\n\n"
+            sent = 0
+            if last is not None:
+                for e in c.store.events(match_id, after_seq=last):
+                    yield sse("event", {"event": present_event(e, game, who, seat)}, id=e["seq"])
+            view = c.service.state(match_id)
+            sent = view["seq"]
+            yield sse("snapshot", {"view": present_view(view, who, seat)}, id=sent)
+            while True:
+                if sub.overflow:
+                    return
+                try:
+                    kind, payload = sub.q.get(timeout=heartbeat)
+                except queue.Empty:
+                    yield ": ping\n\n"
+                    continue
+                if kind == "close":
+                    return
+                if kind == "event":
+                    seq = payload["event"]["seq"]
+                    if seq <= sent:
+                        continue
+                    sent = seq
+                    yield sse("event", {"event": present_event(payload["event"], game, who, seat),
+                                        "view": present_view(payload["view"], who, seat)}, id=seq)
+                else:
+                    yield sse(kind, payload)
+        finally:
+            c.hub.unsubscribe(sub)
+
+    return Response(stream_with_context(gen()), mimetype="text/event-stream", headers=_headers())
+
+
+@bp.get("/api/stream")
+def club_stream():
+    c = ctx()
+    heartbeat = float(c.extra.get("sse_heartbeat", 15))
+    sub = c.hub.subscribe(ALL)
+
+    def gen():
+        try:
+            yield "retry: 2000\n\n"
+            yield sse("hello", {"streams": c.hub.count()})
+            while True:
+                if sub.overflow:
+                    return
+                try:
+                    kind, payload = sub.q.get(timeout=heartbeat)
+                except queue.Empty:
+                    yield ": ping\n\n"
+                    continue
+                if kind == "close":
+                    return
+                yield sse(kind, payload)
+        finally:
+            c.hub.unsubscribe(sub)
+
+    return Response(stream_with_context(gen()), mimetype="text/event-stream", headers=_headers())

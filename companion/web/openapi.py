@@ -1,0 +1,258 @@
+"""``GET /api/openapi.json``: the OpenAPI 3.1 document of the API, built from ``schemas/``.
+
+Request bodies are the very schemas the endpoints validate with (``schemas/api.*.schema.json``
+and ``match-export``); responses are described here. Blueprints added later may contribute
+paths through ``EXTRA_PATHS`` (a module-level dict ``OPENAPI_PATHS`` in the blueprint's module).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import sys
+
+from flask import Blueprint, current_app, jsonify
+
+from companion import __version__
+from companion.schemas import load_schema, schema_names
+
+bp = Blueprint("openapi", __name__)
+
+ERROR = {
+    "type": "object", "required": ["error"],
+    "properties": {"error": {"type": "string"}, "field": {"type": "string",
+                                                          "description": "JSON path or name of the culprit"}},
+}
+VIEW = {
+    "type": "object", "required": ["game", "players", "seq", "state"],
+    "description": "The fold of the match's events: the game's state, its summary (scores, breakdown) "
+                   "and, for matches with a clock, phase/round/current_player/clock.",
+    "properties": {"game": {"type": "string"}, "players": {"type": "array", "items": {"type": "string"}},
+                   "seq": {"type": "integer"}, "state": {}, "summary": {}},
+}
+MATCH_CARD = {
+    "type": "object", "required": ["id", "game", "players", "options", "created_at", "status", "label",
+                                   "colours", "seq"],
+    "properties": {
+        "id": {"type": "string"}, "game": {"type": "string"},
+        "players": {"type": "array", "items": {"type": "string"}}, "options": {"type": "object"},
+        "created_at": {"type": "string"}, "status": {"enum": ["open", "ended"]}, "label": {"type": "string"},
+        "colours": {"type": "object", "additionalProperties": {"type": "string"}}, "seq": {"type": "integer"},
+        "brief": {"type": "object"}, "error": {"type": "string"},
+    },
+}
+MATCH = copy.deepcopy(MATCH_CARD)
+MATCH["required"] = MATCH["required"] + ["view"]
+MATCH["properties"].update({"view": {"$ref": "#/components/schemas/View"},
+                            "seat": {"type": ["string", "null"]},
+                            "event": {"$ref": "#/components/schemas/Event"}})
+EVENT = {
+    "type": "object", "required": ["seq", "type", "data", "at"],
+    "properties": {"seq": {"type": "integer"}, "id": {"type": "string"}, "type": {"type": "string"},
+                   "data": {"type": "object"}, "at": {"type": "string"}, "hidden": {"type": "boolean"}},
+}
+RESPONSES = {
+    "Error": ERROR,
+    "View": VIEW,
+    "MatchCard": MATCH_CARD,
+    "Match": MATCH,
+    "Event": EVENT,
+    "MatchList": {"type": "object", "required": ["matches"],
+                  "properties": {"matches": {"type": "array", "items": {"$ref": "#/components/schemas/MatchCard"}}}},
+    "EventList": {"type": "object", "required": ["match_id", "events"],
+                  "properties": {"match_id": {"type": "string"},
+                                 "events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}}},
+    "Imported": {"type": "object", "required": ["imported", "events"],
+                 "properties": {"imported": {"type": "string"}, "events": {"type": "integer"}}},
+    "Health": {"type": "object", "required": ["ok", "version"],
+               "properties": {"ok": {"type": "boolean"}, "version": {"type": "string"},
+                              "schema_version": {"type": "integer"}, "streams": {"type": "integer"},
+                              "clock_runner": {"type": "boolean"}, "gpio": {}}},
+    "Games": {"type": "object", "required": ["games"],
+              "properties": {"games": {"type": "array", "items": {
+                  "type": "object", "required": ["id", "name", "available", "event_types"],
+                  "properties": {"id": {"type": "string"}, "name": {"type": "string"},
+                                 "available": {"type": "boolean"},
+                                 "event_types": {"type": "array", "items": {"type": "string"}},
+                                 "clock_default": {"type": "boolean"}}}}}},
+    "Me": {"type": "object", "required": ["role", "pin_set"],
+           "properties": {"role": {"enum": ["viewer", "player", "organiser"]},
+                          "via": {"enum": ["session", "bearer", None]},
+                          "pin_set": {"type": "boolean"}, "seats": {"type": "object"},
+                          "viewers_allowed": {"type": "boolean"}}},
+    "Role": {"type": "object", "required": ["role"], "properties": {"role": {"type": "string"},
+                                                                    "pin_set": {"type": "boolean"}}},
+    "JoinLink": {"type": "object", "required": ["url", "expires_at"],
+                 "properties": {"url": {"type": "string"}, "expires_at": {"type": "string"},
+                                "match_id": {"type": ["string", "null"]}}},
+    "AccessSettings": {"type": "object", "required": ["viewers_allowed", "join_token_hours"],
+                       "properties": {"viewers_allowed": {"type": "boolean"},
+                                      "join_token_hours": {"type": "number"}}},
+    "Tournament": {"type": "object", "required": ["tables", "clock_runner"],
+                   "properties": {"tables": {"type": "array", "items": {"$ref": "#/components/schemas/MatchCard"}},
+                                  "clock_runner": {"type": "boolean"}, "overview": {}}},
+    "RoundStarted": {"type": "object", "required": ["started"],
+                     "properties": {"started": {"type": "array", "items": {"type": "string"}}, "result": {}}},
+    "Hardware": {"type": "object", "required": ["gpio"], "properties": {"gpio": {}}},
+}
+
+
+def _ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(name, description="OK"):
+    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _errors(*codes):
+    text = {400: "invalid input (the field is named)", 401: "no or bad credentials", 403: "not allowed",
+            404: "not found", 409: "stale expected_seq, or the rules refuse it now", 429: "too many failed attempts",
+            413: "body too large"}
+    return {str(c): _json("Error", text[c]) for c in codes}
+
+
+def _body(schema, required=True):
+    return {"required": required, "content": {"application/json": {"schema": _ref(schema)}}}
+
+
+MATCH_ID = {"name": "match_id", "in": "path", "required": True,
+            "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
+WRITE = [{"bearer": []}, {"session": []}]
+ORG = [{"bearer": []}, {"session": []}]
+
+
+def _paths() -> dict:
+    sse = {"description": "text/event-stream",
+           "content": {"text/event-stream": {"schema": {"type": "string"}}}}
+    return {
+        "/healthz": {"get": {"summary": "Health", "responses": {"200": _json("Health")}}},
+        "/api/games": {"get": {"summary": "Known games", "responses": {"200": _json("Games")}}},
+        "/api/matches": {
+            "get": {"summary": "Recent matches (newest first)", "parameters": [
+                {"name": "status", "in": "query", "schema": {"enum": ["open", "ended"]}},
+                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}}],
+                "responses": {"200": _json("MatchList"), **_errors(400, 401)}},
+            "post": {"summary": "Create a match (player)", "security": WRITE,
+                     "requestBody": _body("api.match-create"),
+                     "responses": {"201": _json("Match", "created"), **_errors(400, 401, 403, 409)}},
+        },
+        "/api/matches/import": {"post": {
+            "summary": "Import an exported match (organiser)", "security": ORG,
+            "requestBody": _body("match-export"),
+            "responses": {"201": _json("Imported", "imported"), **_errors(400, 401, 403, 409)}}},
+        "/api/matches/{match_id}": {"get": {
+            "summary": "A match: its derived state and last seq", "parameters": [MATCH_ID],
+            "responses": {"200": _json("Match"), **_errors(400, 401, 404)}}},
+        "/api/matches/{match_id}/events": {
+            "get": {"summary": "The match's events (after a seq)", "parameters": [
+                MATCH_ID, {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+                "responses": {"200": _json("EventList"), **_errors(400, 401, 404)}},
+            "post": {"summary": "Record an event (player)", "parameters": [MATCH_ID], "security": WRITE,
+                     "requestBody": _body("api.event-append"),
+                     "responses": {"201": _json("Match", "stored: seq is the new event's"),
+                                   **_errors(400, 401, 403, 404, 409)}},
+        },
+        "/api/matches/{match_id}/undo": {"post": {
+            "summary": "Undo the latest event still in effect (player)", "parameters": [MATCH_ID],
+            "security": WRITE, "requestBody": _body("api.undo"),
+            "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/matches/{match_id}/seat": {"put": {
+            "summary": "This browser belongs to a player of the match (player)", "parameters": [MATCH_ID],
+            "security": WRITE, "requestBody": _body("api.seat"),
+            "responses": {"200": _json("Match"), **_errors(400, 401, 403, 404)}}},
+        "/api/matches/{match_id}/export": {"get": {
+            "summary": "The match as one JSON document (schemas/match-export)", "parameters": [MATCH_ID],
+            "responses": {"200": {"description": "the export", "content": {
+                "application/json": {"schema": _ref("match-export")}}}, **_errors(400, 401, 403, 404)}}},
+        "/api/matches/{match_id}/stream": {"get": {
+            "summary": "Server-Sent Events: snapshot, every new event (id = seq), clock ticks and alerts",
+            "parameters": [MATCH_ID,
+                           {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
+                           {"name": "last_event_id", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+            "responses": {"200": sse, **_errors(400, 401, 404)}}},
+        "/api/stream": {"get": {"summary": "Server-Sent Events for the whole club (matches, ticks, alerts)",
+                                "responses": {"200": sse, **_errors(400, 401)}}},
+        "/api/tournament": {"get": {"summary": "Open tables with their clocks",
+                                    "responses": {"200": _json("Tournament"), **_errors(400, 401)}}},
+        "/api/tournament/round": {"post": {
+            "summary": "Start the clocks of several tables (organiser)", "security": ORG,
+            "requestBody": _body("api.tournament-round"),
+            "responses": {"200": _json("RoundStarted"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/hardware": {"get": {"summary": "GPIO box status", "responses": {"200": _json("Hardware"),
+                                                                               **_errors(400, 401)}}},
+        "/api/auth/me": {"get": {"summary": "Who am I", "responses": {"200": _json("Me")}}},
+        "/api/auth/login": {"post": {
+            "summary": "Organiser sign-in with the PIN (sets the session cookie)",
+            "requestBody": _body("api.login"),
+            "responses": {"200": _json("Role"), **_errors(400, 401, 403, 409, 429)}}},
+        "/api/auth/pin": {"post": {
+            "summary": "Set the PIN (first run, with the setup code) or change it (organiser)",
+            "requestBody": _body("api.pin-set"),
+            "responses": {"200": _json("Role"), **_errors(400, 401, 403, 429)}}},
+        "/api/auth/logout": {"post": {"summary": "Sign out", "responses": {"200": _json("Role"),
+                                                                             **_errors(400, 403)}}},
+        "/api/auth/join": {"get": {"summary": "The current join link (organiser, or the Pi's own screen)",
+                                   "responses": {"200": _json("JoinLink"), **_errors(400, 401)}}},
+        "/api/auth/join-tokens": {"post": {
+            "summary": "A new join link (organiser)", "security": ORG,
+            "requestBody": _body("api.join-token-create", required=False),
+            "responses": {"201": _json("JoinLink", "created"), **_errors(400, 401, 403, 404)}}},
+        "/api/auth/settings": {
+            "get": {"summary": "Access settings (organiser)", "security": ORG,
+                    "responses": {"200": _json("AccessSettings"), **_errors(400, 401, 403)}},
+            "put": {"summary": "Change access settings (organiser)", "security": ORG,
+                    "requestBody": _body("api.access-settings"),
+                    "responses": {"200": _json("AccessSettings"), **_errors(400, 401, 403)}},
+        },
+    }
+
+
+def _clean(schema: dict) -> dict:
+    s = copy.deepcopy(schema)
+    s.pop("$schema", None)
+    s.pop("$id", None)
+    return s
+
+
+@functools.cache
+def _request_schemas() -> dict:
+    return {n: _clean(load_schema(n)) for n in schema_names() if n.startswith("api.") or n == "match-export"}
+
+
+def build(app=None) -> dict:
+    paths = _paths()
+    components = dict(_request_schemas())
+    components.update(RESPONSES)
+    # blueprints registered later (seasons ...) may describe themselves
+    for name in list((app or current_app).blueprints):
+        mod = sys.modules.get((app or current_app).blueprints[name].import_name)
+        extra = getattr(mod, "OPENAPI_PATHS", None)
+        if isinstance(extra, dict):
+            paths.update(extra)
+        extra_schemas = getattr(mod, "OPENAPI_SCHEMAS", None)
+        if isinstance(extra_schemas, dict):
+            components.update(extra_schemas)
+    return {
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "info": {"title": "companion", "version": __version__,
+                 "description": "Board-game companion on a Raspberry Pi: matches as event logs, live updates, "
+                                "roles (viewer, player, organiser). Every 4xx body is {error, field?}. Writes from "
+                                "a browser need the session cookie and this server's Origin; scripts use "
+                                "Authorization: Bearer <token> from `companion token create`."},
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": components,
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "companion_sid"},
+            },
+        },
+    }
+
+
+@bp.get("/api/openapi.json")
+def openapi():
+    return jsonify(build())

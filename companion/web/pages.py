@@ -1,0 +1,77 @@
+"""The HTML pages. They are thin: the shared script (``web/static/js/companion.js``) fetches
+the API and follows the live stream. A game's own tracker plugs in by files alone:
+``web/templates/games/<game>.html`` (included in the match page) and
+``web/static/games/<game>.js`` / ``.css`` (loaded after the shared script); see docs/developing.md."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template
+
+from companion.errors import NotFoundError
+from companion.games import GAMES
+from companion.resources import web_dir
+from companion.web.core import ctx, meta, role, seat_for
+
+bp = Blueprint("pages", __name__)
+
+
+def game_files(game: str) -> dict:
+    wd = web_dir()
+    return {
+        "game_partial": f"games/{game}.html" if (wd / "templates" / "games" / f"{game}.html").is_file() else None,
+        "game_script": f"games/{game}.js" if (wd / "static" / "games" / f"{game}.js").is_file() else None,
+        "game_style": f"games/{game}.css" if (wd / "static" / "games" / f"{game}.css").is_file() else None,
+    }
+
+
+@bp.get("/")
+def home():
+    return render_template("home.html", page="home")
+
+
+@bp.get("/new")
+def new_match():
+    return render_template("new.html", page="new", games=sorted(GAMES))
+
+
+def _match(match_id: str) -> dict:
+    c = ctx()
+    try:
+        match = c.store.get_match(match_id)
+    except NotFoundError:
+        abort(404)
+    return {**match, **meta(c, match_id)}
+
+
+@bp.get("/m/<match_id>")
+def match_page(match_id):
+    match = _match(match_id)
+    return render_template("match.html", page="match", match=match, seat=seat_for(match_id),
+                           **game_files(match["game"]))
+
+
+@bp.get("/m/<match_id>/display")
+def display_page(match_id):
+    match = _match(match_id)
+    return render_template("display.html", page="display", match=match, **game_files(match["game"]))
+
+
+@bp.get("/tournament")
+def tournament_page():
+    return render_template("tournament.html", page="tournament")
+
+
+@bp.get("/join")
+def join_page():
+    from companion.web.auth import current_join, may_show_join, qr_svg
+
+    if not may_show_join():
+        return render_template("join.html", page="join", allowed=False, svg=None, link=None), 200
+    link = current_join()
+    return render_template("join.html", page="join", allowed=True, svg=qr_svg(link["url"]), link=link,
+                           settings=ctx().access.settings())
+
+
+@bp.get("/login")
+def login():
+    return render_template("login.html", page="login", pin_set=ctx().access.pin_is_set(), current=role())

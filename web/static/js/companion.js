@@ -1,0 +1,285 @@
+/* companion.js: the helpers every page and every game tracker shares (no build step, no CDN).
+ *
+ *   Companion.t(key, vars)                 translated string (catalogue embedded in the page)
+ *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
+ *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
+ *                                          from the last event id; shows the "connection lost" banner
+ *   new Companion.MatchClient(id, hooks)   one match: view, seq, send(type, data) with expected_seq,
+ *                                          undo(); on a 409 conflict it shows a clear message and the
+ *                                          fresh state (never a silent overwrite)
+ *   Companion.registerGame(game, plugin)   a game's tracker: {mount(root, client), update(view, client),
+ *                                          describe(event) -> string|null}
+ *   Companion.describeEvent(game, event)   history in words
+ *   Companion.wakeLock(on)                 keep the screen awake while a clock runs
+ *   Companion.toast(text, bad)             a short message at the bottom
+ *   Companion.formatSeconds(s), Companion.el(tag, attrs, ...children)
+ */
+(function () {
+  "use strict";
+
+  var catalogue = {};
+  try {
+    var node = document.getElementById("i18n-data");
+    if (node) catalogue = JSON.parse(node.textContent || "{}");
+  } catch (e) { catalogue = {}; }
+
+  function t(key, vars) {
+    var s = Object.prototype.hasOwnProperty.call(catalogue, key) ? catalogue[key] : key;
+    if (vars) {
+      s = s.replace(/\{(\w+)\}/g, function (m, k) { return vars[k] !== undefined ? String(vars[k]) : m; });
+    }
+    return s;
+  }
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        var v = attrs[k];
+        if (v === null || v === undefined || v === false) return;
+        if (k === "text") node.textContent = v;
+        else if (k === "class") node.className = v;
+        else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+        else if (k === "style") node.setAttribute("style", v);
+        else node.setAttribute(k, v === true ? "" : v);
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) c.forEach(function (x) { if (x) node.appendChild(typeof x === "string" ? document.createTextNode(x) : x); });
+      else node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    }
+    return node;
+  }
+
+  // -- connection state -------------------------------------------------------
+  var lost = false;
+  function setOnline(ok) {
+    var b = document.getElementById("offline");
+    lost = !ok;
+    if (b) b.hidden = ok;
+    document.documentElement.classList.toggle("offline", !ok);
+  }
+
+  var toastTimer = null;
+  function toast(text, bad) {
+    var box = document.getElementById("toast");
+    if (!box) { return; }
+    box.textContent = text;
+    box.className = "toast" + (bad ? " bad" : "");
+    box.hidden = false;
+    if (toastTimer) clearTimeout(toastTimer);
+    toastTimer = setTimeout(function () { box.hidden = true; }, bad ? 6000 : 2500);
+  }
+
+  // -- API --------------------------------------------------------------------
+  function ApiError(status, body) {
+    this.name = "ApiError";
+    this.status = status;
+    this.body = body || {};
+    this.error = (body && body.error) || ("HTTP " + status);
+    this.field = body && body.field;
+    this.message = this.error + (this.field ? " (" + this.field + ")" : "");
+  }
+  ApiError.prototype = Object.create(Error.prototype);
+
+  function api(method, path, body) {
+    var opts = { method: method, credentials: "same-origin", headers: { "Accept": "application/json" } };
+    if (body !== undefined) {
+      opts.headers["Content-Type"] = "application/json";
+      opts.body = JSON.stringify(body);
+    }
+    return fetch(path, opts).then(function (resp) {
+      setOnline(true);
+      return resp.text().then(function (text) {
+        var data = null;
+        try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text.slice(0, 200) }; }
+        if (!resp.ok) throw new ApiError(resp.status, data);
+        return data;
+      });
+    }, function (err) {
+      setOnline(false);
+      throw new ApiError(0, { error: t("conn.lost") });
+    });
+  }
+
+  function errorText(err) {
+    if (!err) return "";
+    if (err.status === 401) return t("error.need_join") + " (" + err.error + ")";
+    if (err.status === 403) return t("error.forbidden") + " (" + err.error + ")";
+    if (err.status === 409 && err.field === "expected_seq") return t("conflict.text");
+    return err.message || String(err);
+  }
+
+  // -- Server-Sent Events with reconnect and resume ------------------------------------
+  // handlers: {event: fn(data, id), snapshot: fn(data, id), tick: fn(data), alert: fn(data), match: fn(data), open: fn()}
+  function stream(path, handlers) {
+    var lastId = null, es = null, closed = false, watchdog = null, retryTimer = null, delay = 1000;
+    var SILENCE_MS = 45000; // heartbeats come every 15 s: silence means the Pi is gone
+
+    function kick() {
+      if (watchdog) clearTimeout(watchdog);
+      watchdog = setTimeout(function () { setOnline(false); restart(); }, SILENCE_MS);
+    }
+    function restart() {
+      if (closed) return;
+      if (es) { es.close(); es = null; }
+      if (retryTimer) clearTimeout(retryTimer);
+      retryTimer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, 10000);
+    }
+    function on(kind) {
+      es.addEventListener(kind, function (ev) {
+        kick();
+        if (ev.lastEventId) lastId = ev.lastEventId;
+        var data = null;
+        try { data = JSON.parse(ev.data); } catch (e) { return; }
+        if (handlers[kind]) handlers[kind](data, ev.lastEventId);
+      });
+    }
+    function open() {
+      if (closed) return;
+      var url = path + (lastId !== null ? (path.indexOf("?") < 0 ? "?" : "&") + "last_event_id=" + encodeURIComponent(lastId) : "");
+      es = new EventSource(url);
+      es.onopen = function () { setOnline(true); delay = 1000; kick(); if (handlers.open) handlers.open(); };
+      es.onmessage = function () { kick(); };
+      es.onerror = function () {
+        setOnline(false);
+        if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
+      };
+      ["event", "snapshot", "tick", "alert", "match", "hello"].forEach(on);
+      // comments (heartbeats) fire no event; readyState OPEN plus any traffic keeps the watchdog fed
+      kick();
+    }
+    open();
+    window.addEventListener("online", function () { if (!es || es.readyState !== 1) { delay = 500; restart(); } });
+    return { close: function () { closed = true; if (es) es.close(); if (watchdog) clearTimeout(watchdog); },
+             lastId: function () { return lastId; } };
+  }
+
+  // -- games --------------------------------------------------------------------------
+  var games = {};
+  function registerGame(game, plugin) { games[game] = plugin; document.dispatchEvent(new CustomEvent("companion:game", { detail: game })); }
+
+  function describeEvent(game, ev) {
+    var p = games[game];
+    if (p && p.describe) {
+      try { var s = p.describe(ev); if (s) return s; } catch (e) { /* fall through */ }
+    }
+    if (ev.type === "undo") return t("event.undo");
+    if (ev.hidden) return t("event.hidden", { type: ev.type });
+    var name = t("event." + ev.type);
+    if (name === "event." + ev.type) name = ev.type;
+    var data = ev.data || {};
+    var parts = Object.keys(data).filter(function (k) { return k !== "player"; }).map(function (k) {
+      var v = data[k], label = t("field." + k);
+      return (label === "field." + k ? k : label) + ": " + (typeof v === "object" ? JSON.stringify(v) : v);
+    });
+    var who = typeof data.player === "string" ? data.player + " · " : "";
+    return who + name + (parts.length ? " (" + parts.join(", ") + ")" : "");
+  }
+
+  // -- one match ------------------------------------------------------------------------
+  function MatchClient(matchId, hooks) {
+    this.id = matchId;
+    this.hooks = hooks || {};
+    this.view = null;
+    this.seq = 0;
+    this.match = null;
+    this.busy = false;
+  }
+  MatchClient.prototype.load = function () {
+    var self = this;
+    return api("GET", "/api/matches/" + encodeURIComponent(this.id)).then(function (m) { self.setMatch(m); return m; });
+  };
+  MatchClient.prototype.setMatch = function (m) {
+    this.match = m;
+    this.setView(m.view);
+  };
+  MatchClient.prototype.setView = function (view) {
+    if (!view) return;
+    if (this.view && view.seq < this.seq) return; // never go back to an older view
+    this.view = view;
+    this.seq = view.seq;
+    if (this.hooks.view) this.hooks.view(view, this);
+    var p = games[this.match ? this.match.game : ""];
+    if (p && p.update) { try { p.update(view, this); } catch (e) { console.error(e); } }
+  };
+  MatchClient.prototype._write = function (path, body) {
+    var self = this;
+    if (self.busy) return Promise.reject(new ApiError(0, { error: t("common.wait") }));
+    self.busy = true;
+    return api("POST", path, body).then(function (m) {
+      self.busy = false;
+      self.clearConflict();
+      self.setMatch(m);
+      if (self.hooks.written) self.hooks.written(m.event, self);
+      return m;
+    }, function (err) {
+      self.busy = false;
+      if (err.status === 409 && err.field === "expected_seq") {
+        // someone else wrote first: show it, load the fresh state, do not resend
+        return self.load().then(function () { self.showConflict(); throw err; }, function () { self.showConflict(); throw err; });
+      }
+      throw err;
+    });
+  };
+  MatchClient.prototype.send = function (type, data) {
+    return this._write("/api/matches/" + encodeURIComponent(this.id) + "/events",
+      { type: type, data: data || {}, expected_seq: this.seq });
+  };
+  MatchClient.prototype.undo = function () {
+    return this._write("/api/matches/" + encodeURIComponent(this.id) + "/undo", { expected_seq: this.seq });
+  };
+  MatchClient.prototype.showConflict = function () {
+    var box = document.getElementById("conflict");
+    if (box) { box.textContent = t("conflict.text"); box.hidden = false; }
+    if (this.hooks.conflict) this.hooks.conflict(this);
+  };
+  MatchClient.prototype.clearConflict = function () {
+    var box = document.getElementById("conflict");
+    if (box) box.hidden = true;
+  };
+  MatchClient.prototype.follow = function (handlers) {
+    var self = this;
+    handlers = handlers || {};
+    return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream", {
+      snapshot: function (d) { self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
+      event: function (d) { if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
+      tick: function (d) { if (handlers.tick) handlers.tick(d); },
+      alert: function (d) { if (handlers.alert) handlers.alert(d); }
+    });
+  };
+
+  // -- screen wake lock -------------------------------------------------------------
+  var lock = null, wantLock = false;
+  function acquire() {
+    if (!wantLock || lock || !("wakeLock" in navigator) || document.visibilityState !== "visible") return;
+    navigator.wakeLock.request("screen").then(function (l) {
+      lock = l;
+      l.addEventListener("release", function () { lock = null; });
+    }, function () { lock = null; });
+  }
+  function wakeLock(on) {
+    wantLock = !!on;
+    if (wantLock) acquire();
+    else if (lock) { lock.release(); lock = null; }
+  }
+  document.addEventListener("visibilitychange", acquire);
+
+  function formatSeconds(s) {
+    if (s === null || s === undefined || isNaN(s)) return "--:--";
+    var neg = s < 0; s = Math.abs(Math.round(s));
+    var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+    var mm = (h ? String(m).padStart(2, "0") : String(m)), ss = String(sec).padStart(2, "0");
+    return (neg ? "-" : "") + (h ? h + ":" : "") + mm + ":" + ss;
+  }
+
+  window.Companion = {
+    t: t, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
+    setOnline: setOnline, isOffline: function () { return lost; }, registerGame: registerGame,
+    game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
+    wakeLock: wakeLock, formatSeconds: formatSeconds
+  };
+})();

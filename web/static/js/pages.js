@@ -1,0 +1,393 @@
+/* pages.js: the controllers of the generic pages (home, new match, match, display, tournament,
+ * join, login). Game trackers live in web/static/games/<game>.js and use window.Companion. */
+(function () {
+  "use strict";
+  var C = window.Companion, t = C.t, el = C.el;
+  var body = document.body;
+
+  // -- everywhere: theme, language, sign-out ---------------------------------------------
+  var theme = null;
+  try { theme = localStorage.getItem("theme"); } catch (e) { theme = null; }
+  if (theme) document.documentElement.setAttribute("data-theme", theme);
+  var themeBtn = document.getElementById("theme-toggle");
+  if (themeBtn) themeBtn.addEventListener("click", function () {
+    var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+    var cur = document.documentElement.getAttribute("data-theme") || (dark ? "dark" : "light");
+    var next = cur === "dark" ? "light" : "dark";
+    document.documentElement.setAttribute("data-theme", next);
+    try { localStorage.setItem("theme", next); } catch (e) { /* private mode */ }
+  });
+  var logout = document.getElementById("logout");
+  if (logout) logout.addEventListener("click", function () {
+    C.api("POST", "/api/auth/logout").then(function () { location.href = "/"; }, function (e) { C.toast(C.errorText(e), true); });
+  });
+
+  function colourOf(match, player) { return (match.colours || {})[player]; }
+  function swatch(colour) { return colour ? el("span", { class: "swatch", style: "background:" + colour }) : null; }
+  function when(iso) {
+    if (!iso) return "";
+    var d = new Date(iso);
+    return isNaN(d) ? iso : d.toLocaleString(body.dataset.lang || undefined, { dateStyle: "short", timeStyle: "short" });
+  }
+  function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
+
+  // -- scores and clock (match, display, tournament) -------------------------------------
+  function renderScores(box, view, match) {
+    box.textContent = "";
+    var summary = view && view.summary;
+    var scores = summary && (summary.scores || summary.points);
+    if (scores && typeof scores === "object" && !Array.isArray(scores)) {
+      var breakdown = summary.breakdown && typeof summary.breakdown === "object" ? summary.breakdown : null;
+      var cols = [];
+      if (breakdown) {
+        Object.keys(breakdown).forEach(function (p) {
+          var b = breakdown[p];
+          if (b && typeof b === "object") Object.keys(b).forEach(function (k) { if (cols.indexOf(k) < 0) cols.push(k); });
+        });
+      }
+      var names = Object.keys(scores);
+      var top = Math.max.apply(null, names.map(function (n) { return typeof scores[n] === "number" ? scores[n] : -Infinity; }));
+      var head = el("tr", null, el("th", { text: t("scores.player") }),
+        cols.map(function (k) { var s = t("breakdown." + k); return el("th", { class: "num", text: s === "breakdown." + k ? k : s }); }),
+        el("th", { class: "num", text: t("scores.total") }));
+      var rows = names.map(function (n) {
+        var b = breakdown && breakdown[n] || {};
+        return el("tr", { class: scores[n] === top && names.length > 1 ? "leader" : null, "data-player": n },
+          el("td", null, swatch(colourOf(match || {}, n)), n),
+          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : String(b[k]) }); }),
+          el("td", { class: "num score", text: String(scores[n]) }));
+      });
+      box.appendChild(el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows)));
+      var extra = Object.keys(summary).filter(function (k) { return ["scores", "points", "breakdown"].indexOf(k) < 0; });
+      if (extra.length) box.appendChild(kv(summary, extra));
+    } else if (summary && typeof summary === "object") {
+      box.appendChild(kv(summary, Object.keys(summary)));
+    } else if (view && view.state && typeof view.state === "object") {
+      box.appendChild(kv(view.state, Object.keys(view.state)));
+    } else {
+      box.appendChild(el("p", { class: "muted", text: t("scores.none") }));
+    }
+  }
+  function kv(obj, keys) {
+    var dl = el("dl", { class: "kv" });
+    keys.forEach(function (k) {
+      var v = obj[k];
+      var label = t("summary." + k);
+      dl.appendChild(el("dt", { text: label === "summary." + k ? k : label }));
+      dl.appendChild(el("dd", { text: typeof v === "object" ? JSON.stringify(v) : String(v) }));
+    });
+    return dl;
+  }
+
+  // A local ticker between server ticks: the server's view says remaining_seconds at seq time.
+  function ClockView(root) {
+    this.root = root; this.remaining = null; this.running = false; this.base = 0; this.timer = null;
+  }
+  ClockView.prototype.set = function (view) {
+    var q = function (id) { return document.getElementById(id); };
+    var clock = view && view.clock;
+    var panel = q("clock-panel");
+    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); return; }
+    if (panel) panel.hidden = false;
+    this.remaining = clock.remaining_seconds;
+    this.running = !!clock.running && !view.ended;
+    this.base = Date.now();
+    var phase = view.phase ? t("phase." + view.phase) : "";
+    if (q("clock-phase")) q("clock-phase").textContent = phase === "phase." + view.phase ? view.phase : phase;
+    if (q("clock-round")) q("clock-round").textContent = view.round ? t("clock.round", { n: view.round }) : "";
+    if (q("clock-turn")) q("clock-turn").textContent = view.ended ? t("clock.ended") :
+      (view.awaiting_roll ? t("clock.awaiting_roll") : (view.current_player ? t("clock.turn", { player: view.current_player }) : ""));
+    C.wakeLock(this.running);
+    this.draw();
+    var self = this;
+    if (this.running && !this.timer) this.timer = setInterval(function () { self.draw(); }, 500);
+    if (!this.running) this.stop();
+  };
+  ClockView.prototype.tick = function (d) {
+    if (d && typeof d.remaining_seconds === "number") { this.remaining = d.remaining_seconds; this.base = Date.now(); this.draw(); }
+    else if (d && d.clock && typeof d.clock.remaining_seconds === "number") {
+      this.remaining = d.clock.remaining_seconds; this.running = !!d.clock.running; this.base = Date.now(); this.draw();
+    }
+  };
+  ClockView.prototype.stop = function () { if (this.timer) { clearInterval(this.timer); this.timer = null; } };
+  ClockView.prototype.draw = function () {
+    var out = document.getElementById("clock-remaining");
+    if (!out) return;
+    var r = this.remaining;
+    if (r !== null && r !== undefined && this.running) r = r - (Date.now() - this.base) / 1000;
+    out.textContent = C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r));
+    out.classList.toggle("clock-low", r !== null && r !== undefined && r < 300);
+  };
+
+  // -- home -------------------------------------------------------------------------------
+  function matchItem(m) {
+    var b = m.brief || {};
+    var players = m.players.map(function (p) { return el("span", null, swatch(colourOf(m, p)), p); });
+    var sep = [];
+    players.forEach(function (p, i) { if (i) sep.push(", "); sep.push(p); });
+    return el("li", { "data-id": m.id },
+      el("a", { class: "match-item", href: "/m/" + encodeURIComponent(m.id) },
+        el("div", { class: "title" }, gameName(m.game) + (m.label ? " · " + m.label : "")),
+        el("div", { class: "small" }, sep),
+        el("div", { class: "small muted" }, t("status." + m.status) + " · " + when(m.created_at) +
+          (b.clock ? " · " + C.formatSeconds(b.clock.remaining_seconds) : "") +
+          (b.current_player ? " · " + t("clock.turn", { player: b.current_player }) : ""))));
+  }
+  function initHome() {
+    var open = document.getElementById("open-matches"), recent = document.getElementById("recent-matches");
+    var cards = {};
+    function draw() {
+      var list = Object.keys(cards).map(function (k) { return cards[k]; });
+      list.sort(function (a, b) { return a.created_at < b.created_at ? 1 : (a.created_at > b.created_at ? -1 : (a.id < b.id ? -1 : 1)); });
+      open.textContent = ""; recent.textContent = "";
+      var o = list.filter(function (m) { return m.status === "open"; }), r = list.filter(function (m) { return m.status !== "open"; });
+      o.forEach(function (m) { open.appendChild(matchItem(m)); });
+      r.slice(0, 20).forEach(function (m) { recent.appendChild(matchItem(m)); });
+      if (!o.length) open.appendChild(el("li", { class: "muted", text: t("home.none_open") }));
+      if (!r.length) recent.appendChild(el("li", { class: "muted", text: t("home.none_recent") }));
+    }
+    function load() {
+      return C.api("GET", "/api/matches?limit=60").then(function (d) {
+        cards = {};
+        d.matches.forEach(function (m) { cards[m.id] = m; });
+        draw();
+      }, function (e) { open.textContent = ""; open.appendChild(el("li", { class: "error-text", text: C.errorText(e) })); });
+    }
+    load();
+    C.stream("/api/stream", {
+      open: function () { load(); },
+      match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); }
+    });
+  }
+
+  // -- new match ----------------------------------------------------------------------------
+  var PALETTE = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+  function initNew() {
+    var list = document.getElementById("players"), form = document.getElementById("new-form");
+    var errBox = document.getElementById("form-error");
+    function row(name) {
+      var i = list.children.length;
+      var li = el("li", null,
+        el("input", { type: "text", class: "player-name", maxlength: "40", placeholder: t("new.player_n", { n: i + 1 }), value: name || "", "aria-label": t("new.player_n", { n: i + 1 }) }),
+        el("input", { type: "color", class: "player-colour", value: PALETTE[i % PALETTE.length], "aria-label": t("new.colour") }),
+        el("button", { type: "button", class: "btn btn-ghost", title: t("new.up"), "aria-label": t("new.up"), onclick: function () { if (li.previousElementSibling) list.insertBefore(li, li.previousElementSibling); } }, "↑"),
+        el("button", { type: "button", class: "btn btn-ghost", title: t("new.remove"), "aria-label": t("new.remove"), onclick: function () { li.remove(); } }, "✕"));
+      list.appendChild(li);
+      return li;
+    }
+    row(""); row(""); row("");
+    document.getElementById("add-player").addEventListener("click", function () {
+      if (list.children.length < 8) row("").querySelector("input").focus();
+    });
+    var game = document.getElementById("game"), clock = document.getElementById("opt-clock");
+    function syncClock() { clock.checked = game.value === "conquest-italy"; }
+    game.addEventListener("change", syncClock); syncClock();
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      errBox.hidden = true;
+      var players = [], colours = {};
+      Array.prototype.forEach.call(list.children, function (li) {
+        var n = li.querySelector(".player-name").value.trim();
+        if (n) { players.push(n); colours[n] = li.querySelector(".player-colour").value; }
+      });
+      var options;
+      try { options = JSON.parse(document.getElementById("options-json").value || "{}"); }
+      catch (e) { errBox.textContent = t("new.bad_options"); errBox.hidden = false; return; }
+      if (options === null || typeof options !== "object" || Array.isArray(options)) { errBox.textContent = t("new.bad_options"); errBox.hidden = false; return; }
+      if (clock.checked !== (game.value === "conquest-italy") || options.clock !== undefined) {
+        if (options.clock === undefined) options.clock = clock.checked;
+      }
+      var doc = { game: game.value, players: players, colours: colours, options: options };
+      var label = document.getElementById("label").value.trim();
+      if (label) doc.label = label;
+      var btn = document.getElementById("create");
+      btn.disabled = true;
+      C.api("POST", "/api/matches", doc).then(function (m) {
+        location.href = "/m/" + encodeURIComponent(m.id);
+      }, function (e) {
+        btn.disabled = false;
+        errBox.textContent = C.errorText(e);
+        errBox.hidden = false;
+      });
+    });
+  }
+
+  // -- match page -----------------------------------------------------------------------------
+  function initMatch() {
+    var id = body.dataset.match, game = body.dataset.game;
+    var clock = new ClockView();
+    var historyBox = document.getElementById("history");
+    var events = [];
+    var client = new C.MatchClient(id, {
+      view: function (view, cl) {
+        document.getElementById("seq").textContent = String(view.seq);
+        renderScores(document.getElementById("scores"), view, cl.match);
+        clock.set(view);
+      },
+      conflict: function () { loadHistory(); }
+    });
+    window.companionMatch = client; // for game trackers and tests
+
+    function drawHistory() {
+      historyBox.textContent = "";
+      // which events an undo took back: walk forward keeping a stack of events in effect
+      var stack = [], undone = {};
+      events.forEach(function (e) {
+        if (e.type === "undo") { var back = stack.pop(); if (back) undone[back.seq] = e.seq; }
+        else stack.push(e);
+      });
+      events.slice().reverse().forEach(function (e) {
+        historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
+          C.describeEvent(game, e), el("span", { class: "when", text: when(e.at) })));
+      });
+      if (!events.length) historyBox.appendChild(el("li", { class: "muted", text: t("match.no_events") }));
+    }
+    function loadHistory() {
+      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); });
+    }
+    function addEvent(e) {
+      if (!e) return;
+      if (events.length && e.seq <= events[events.length - 1].seq) return;
+      if (events.length && e.seq !== events[events.length - 1].seq + 1) { loadHistory(); return; }
+      if (!events.length && e.seq !== 1) { loadHistory(); return; }
+      events.push(e); drawHistory();
+    }
+    client.hooks.written = addEvent;
+
+    // generic event form (hidden when the game has its own tracker script)
+    var typeSel = document.getElementById("event-type");
+    C.api("GET", "/api/games").then(function (d) {
+      var g = d.games.filter(function (x) { return x.id === game; })[0];
+      (g ? g.event_types : []).forEach(function (ty) {
+        var label = t("event." + ty);
+        typeSel.appendChild(el("option", { value: ty, text: label === "event." + ty ? ty : label }));
+      });
+    }, function () {});
+    document.getElementById("event-form").addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var data;
+      try { data = JSON.parse(document.getElementById("event-data").value || "{}"); }
+      catch (e) { C.toast(t("match.bad_data"), true); return; }
+      client.send(typeSel.value, data).then(function () { C.toast(t("match.saved")); }, function (e) { C.toast(C.errorText(e), true); });
+    });
+    document.getElementById("undo").addEventListener("click", function () {
+      client.undo().then(function () { C.toast(t("match.undone")); }, function (e) { C.toast(C.errorText(e), true); });
+    });
+    document.getElementById("seat").addEventListener("change", function (ev) {
+      var p = ev.target.value || null;
+      C.api("PUT", "/api/matches/" + encodeURIComponent(id) + "/seat", { player: p }).then(function (m) { client.setMatch(m); },
+        function (e) { C.toast(C.errorText(e), true); });
+    });
+
+    client.load().then(function () {
+      var plugin = C.game(game);
+      var root = document.getElementById("game-tracker");
+      function mount(p) { if (p && p.mount && !root.dataset.mounted) { root.dataset.mounted = "1"; try { p.mount(root, client); p.update && p.update(client.view, client); } catch (e) { console.error(e); } } }
+      mount(plugin);
+      document.addEventListener("companion:game", function (ev) { if (ev.detail === game) mount(C.game(game)); });
+      if (!plugin && !root.children.length) root.hidden = true;
+      loadHistory();
+      client.follow({
+        event: function (d) { addEvent(d.event); },
+        snapshot: function () { loadHistory(); },
+        tick: function (d) { clock.tick(d); },
+        alert: function (d) { C.toast(d.message || t("clock.alert"), true); }
+      });
+    }, function (e) { document.getElementById("scores").textContent = C.errorText(e); });
+  }
+
+  // -- display page ------------------------------------------------------------------------------
+  function initDisplay() {
+    var id = body.dataset.match;
+    var clock = new ClockView();
+    var client = new C.MatchClient(id, {
+      view: function (view, cl) { renderScores(document.getElementById("scores"), view, cl.match); clock.set(view); }
+    });
+    client.load().then(function () {
+      client.follow({ tick: function (d) { clock.tick(d); }, alert: function (d) { C.toast(d.message || t("clock.alert"), true); } });
+    });
+  }
+
+  // -- tournament overview -----------------------------------------------------------------------------
+  function initTournament() {
+    var box = document.getElementById("tables"), tables = {}, clocks = {};
+    function draw() {
+      box.textContent = "";
+      var list = Object.keys(tables).map(function (k) { return tables[k]; }).filter(function (m) { return m.status === "open"; });
+      list.sort(function (a, b) { return (a.label || a.id) < (b.label || b.id) ? -1 : 1; });
+      if (!list.length) box.appendChild(el("p", { class: "muted", text: t("home.none_open") }));
+      list.forEach(function (m) {
+        var b = m.brief || {};
+        var c = clocks[m.id] || b.clock;
+        box.appendChild(el("a", { class: "table-card match-item", href: "/m/" + encodeURIComponent(m.id) + "/display", "data-id": m.id },
+          el("h3", { text: (m.label || gameName(m.game)) }),
+          el("div", { class: "small muted", text: gameName(m.game) + " · " + m.players.join(", ") }),
+          c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
+          el("div", { class: "small", text: (b.phase ? b.phase + " · " : "") + (b.current_player ? t("clock.turn", { player: b.current_player }) : "") })));
+      });
+    }
+    function load() {
+      return C.api("GET", "/api/tournament").then(function (d) { tables = {}; d.tables.forEach(function (m) { tables[m.id] = m; }); draw(); },
+        function (e) { box.textContent = C.errorText(e); });
+    }
+    load();
+    C.stream("/api/stream", {
+      open: load,
+      match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); draw(); },
+      tick: function (d) {
+        if (!d.match_id) return;
+        var c = d.clock || (typeof d.remaining_seconds === "number" ? { remaining_seconds: d.remaining_seconds } : null);
+        if (c) { clocks[d.match_id] = c; draw(); }
+      }
+    });
+    var start = document.getElementById("start-round");
+    if (start) start.addEventListener("click", function () {
+      var ids = Object.keys(tables).filter(function (k) { return tables[k].status === "open"; });
+      C.api("POST", "/api/tournament/round", { match_ids: ids }).then(function () { C.toast(t("tournament.started")); load(); },
+        function (e) { C.toast(C.errorText(e), true); });
+    });
+  }
+
+  // -- join (QR) --------------------------------------------------------------------------------------
+  function initJoin() {
+    var btn = document.getElementById("new-join");
+    if (btn) btn.addEventListener("click", function () {
+      C.api("POST", "/api/auth/join-tokens", { revoke_others: true }).then(function () { location.reload(); },
+        function (e) { C.toast(C.errorText(e), true); });
+    });
+    var viewers = document.getElementById("viewers-allowed");
+    if (viewers) viewers.addEventListener("change", function () {
+      C.api("PUT", "/api/auth/settings", { viewers_allowed: viewers.checked }).then(function () { C.toast(t("common.saved")); },
+        function (e) { C.toast(C.errorText(e), true); viewers.checked = !viewers.checked; });
+    });
+    var exp = document.getElementById("join-expires");
+    if (exp) exp.textContent = when(exp.getAttribute("datetime"));
+  }
+
+  // -- sign-in / PIN --------------------------------------------------------------------------------------
+  function initLogin() {
+    var errBox = document.getElementById("form-error");
+    function fail(e) { errBox.textContent = e.status === 429 ? t("login.locked", { error: e.error }) : C.errorText(e); errBox.hidden = false; }
+    function val(id) { var x = document.getElementById(id); return x ? x.value.trim() : undefined; }
+    var login = document.getElementById("login-form");
+    if (login) login.addEventListener("submit", function (ev) {
+      ev.preventDefault(); errBox.hidden = true;
+      C.api("POST", "/api/auth/login", { pin: val("pin") }).then(function () { location.href = "/"; }, fail);
+    });
+    var setup = document.getElementById("setup-form");
+    if (setup) setup.addEventListener("submit", function (ev) {
+      ev.preventDefault(); errBox.hidden = true;
+      C.api("POST", "/api/auth/pin", { pin: val("new-pin"), setup_code: val("setup-code") }).then(function () { location.href = "/join"; }, fail);
+    });
+    var change = document.getElementById("pin-change-form");
+    if (change) change.addEventListener("submit", function (ev) {
+      ev.preventDefault(); errBox.hidden = true;
+      C.api("POST", "/api/auth/pin", { pin: val("new-pin"), current_pin: val("current-pin") }).then(function () { C.toast(t("common.saved")); }, fail);
+    });
+  }
+
+  var init = { home: initHome, "new": initNew, match: initMatch, display: initDisplay, tournament: initTournament,
+               join: initJoin, login: initLogin }[body.dataset.page];
+  if (init) init();
+  window.CompanionPages = { renderScores: renderScores, ClockView: ClockView };
+})();
