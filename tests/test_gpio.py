@@ -396,7 +396,7 @@ def test_leds_through_every_phase_to_the_end(store, clock, fake_game):
 
 
 def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
-    t = Table(store, clock, dice=Dice(1, 1, 2, 2))
+    t = Table(store, clock, dice=Dice(1, 1, 1, 2))
     try:
         mid = t.start(minutes=1)
         to_final_rounds(t, mid)
@@ -456,7 +456,7 @@ def test_outside_the_final_rounds_a_long_press_is_a_plain_turn_end(table):
 
 
 def test_buzzer_beeps_at_15_5_and_0_minutes_and_at_the_end(store, clock, fake_game):
-    t = Table(store, clock, dice=Dice(2, 2))
+    t = Table(store, clock, dice=Dice(1, 1))
     try:
         mid = t.start(minutes=20)
         t.advance(1)
@@ -547,7 +547,7 @@ def test_an_ended_match_gives_way_to_the_next_started_one(store, clock, fake_gam
 
 def test_without_a_runner_the_box_rolls_with_its_own_rng(store, clock, fake_game):
     service = MatchService(store)
-    box = attach(service, None, "mock", sleep=lambda s: None, sync_sound=True, rng=Dice(3, 1))
+    box = attach(service, None, "mock", sleep=lambda s: None, sync_sound=True, rng=Dice(2, 1))
     try:
         mid = service.create("richelieu", PLAYERS, {"clock": True})["id"]
         service.append(mid, "clock.start", {"limit_minutes": 1})
@@ -558,7 +558,7 @@ def test_without_a_runner_the_box_rolls_with_its_own_rng(store, clock, fake_game
         assert box.next_turn(long=False)  # a prompt, not an event
         service.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
         assert box.roll()
-        assert store.events(mid)[-1]["data"] == {"player": "Ada", "dice": [3, 1]}
+        assert store.events(mid)[-1]["data"] == {"player": "Ada", "dice": [2, 1]}
         assert service.state(mid)["ended"] and box.status()["leds"]["red"]
     finally:
         box.close()
