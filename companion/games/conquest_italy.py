@@ -758,9 +758,8 @@ _HANDLERS = {
 
 # -- views ---------------------------------------------------------------------------------------
 
-def final_ranking(state) -> dict:
-    """The ranking of a (finished) match, as :func:`score` gives it: feeds the club season
-    (``results``: place, objective completed, eliminated)."""
+def final_score(state) -> dict:
+    """The ranking of a (finished) match in the shape :func:`score` gives it."""
     gm = map_of(state["map"])
     owned = {p: held(state, p) for p in state["players"]}
     out = rank(state["players"], gm, owned, state["objectives"], state["objective_completed"],
@@ -769,6 +768,13 @@ def final_ranking(state) -> dict:
     if missing:
         out["note"] = "no objective recorded for " + ", ".join(missing) + ": all their cities count as other points"
     return out
+
+
+def final_ranking(state) -> list[dict]:
+    """The players of a (finished) match best first, as in ``score()["players"]``: ``player``, ``place``
+    (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated``, and the
+    points. This is what the club season reads (``companion/season_store.py``)."""
+    return final_score(state)["players"]
 
 
 def summary(state) -> dict:
@@ -805,7 +811,7 @@ def summary(state) -> dict:
         "objective_completed": state["objective_completed"],
         "eliminated": list(state["eliminated"]),
         "ended": ended,
-        "ranking": final_ranking(state) if ended else None,
+        "ranking": final_score(state) if ended else None,
     }
 
 

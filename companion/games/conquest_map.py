@@ -99,6 +99,7 @@ def _problems(doc: dict, cities: int | None) -> tuple[list[tuple[str, str]], lis
             else:
                 where[c["name"]] = path
     by_name = {c["name"]: c for r in doc["regions"] for c in r["cities"]}
+    asymmetric = []  # reported after the unknown names, which usually cause them
     for name, path in where.items():
         c = by_name[name]
         for key in ("borders", "sea"):
@@ -110,12 +111,13 @@ def _problems(doc: dict, cities: int | None) -> tuple[list[tuple[str, str]], lis
                     errors.append((p, f"unknown city {other!r}"))
                 elif name not in by_name[other].get(key, []):
                     kind = "border" if key == "borders" else "sea route"
-                    errors.append((p, f"{kind} not symmetric: {other!r} does not list {name!r} in its {key!r}"))
+                    asymmetric.append((p, f"{kind} not symmetric: {other!r} does not list {name!r} in its {key!r}"))
         both = set(c["borders"]) & set(c.get("sea", []))
         if both:
             errors.append((path + ".sea", f"{sorted(both)[0]!r} is both a land border and a sea route"))
         if ("lon" in c) != ("lat" in c):
             errors.append((path, "give both lon and lat, or neither"))
+    errors += asymmetric
     for k, a in enumerate(doc.get("airports", [])):
         if a not in by_name:
             errors.append((f"$.airports[{k}]", f"unknown city {a!r}"))
