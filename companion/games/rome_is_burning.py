@@ -215,8 +215,13 @@ def roll_die(rng=None) -> int:
 
 
 def move_data(state: dict, player: str, direction: str, rng=None) -> dict:
-    """The data of a ``move`` event with a fresh roll."""
-    return {"player": player, "die": roll_die(rng), "direction": direction}
+    """The data of a ``move`` event with a fresh roll; refuses first (no roll) when the move isn't allowed."""
+    if direction not in ("cw", "ccw"):
+        raise InputError('must be "cw" or "ccw"', "direction")
+    data = {"player": player, "die": 1, "direction": direction}
+    apply(state, {"type": "move", "data": data})  # raises when the rules refuse this move now
+    data["die"] = roll_die(rng)
+    return data
 
 
 def deal(state: dict, rng=None, first: str | None = None) -> dict:
