@@ -25,7 +25,10 @@ replacing them; they depend on the order of the matches (by date, then id), the 
 from __future__ import annotations
 
 import csv
+import functools
 import io
+import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -176,6 +179,8 @@ def rules_from(*settings: dict | None, where: str = "$") -> Rules:
 def check_places(places: list[int], where: str = "$.results") -> None:
     """Places of one match: each in 1..n, and a tie of k players at place p leaves p+1..p+k-1 empty
     (1, 2, 2, 4). ``where`` is the path of the results list; errors name the result."""
+    if _competition_ranking(tuple(places)):
+        return
     n = len(places)
     for j, p in enumerate(places):
         if not 1 <= p <= n:
@@ -188,6 +193,13 @@ def check_places(places: list[int], where: str = "$.results") -> None:
                 f"(players sharing a place cover the places after it: 1, 2, 2, 4)", f"{where}[{j}].place")
 
 
+@functools.lru_cache(maxsize=4096)
+def _competition_ranking(places: tuple) -> bool:
+    """Is every place 1 + the number of places before it (1, 2, 2, 4)? Cached: matches repeat shapes."""
+    ordered = sorted(places)
+    return all(p == ordered.index(p) + 1 for p in ordered)
+
+
 def points_of_places(rules: Rules, places: list[int]) -> list[Fraction]:
     """Club points (without bonuses) of each player of one match, given their places."""
     n = len(places)
@@ -197,54 +209,120 @@ def points_of_places(rules: Rules, places: list[int]) -> list[Fraction]:
 # -- documents ----------------------------------------------------------------------------------
 
 def _result(r: dict) -> dict:
-    return {"player": r["player"], "place": r["place"], "objective": bool(r.get("objective", False)),
-            "eliminated": bool(r.get("eliminated", False))}
+    place = r["place"]
+    return {"player": r["player"], "place": place if type(place) is int else int(place),
+            "objective": bool(r.get("objective")), "eliminated": bool(r.get("eliminated"))}
 
 
 def check_match(m: dict, rules: Rules, where: str) -> dict:
     """Rules a schema can't express for one match; returns the normalized match."""
     results = m["results"]
-    seen: dict[str, int] = {}
-    for j, r in enumerate(results):
-        if r["player"] in seen:
-            raise InputError(f"player {r['player']!r} appears twice in this match "
-                             f"(first at results[{seen[r['player']]}])", f"{where}.results[{j}].player")
-        seen[r["player"]] = j
-    check_places([r["place"] for r in results], f"{where}.results")
     n = len(results)
-    if rules.table(n) is None:
+    if len({r["player"] for r in results}) != n:
+        seen: dict[str, int] = {}
+        for j, r in enumerate(results):
+            if r["player"] in seen:
+                raise InputError(f"player {r['player']!r} appears twice in this match "
+                                 f"(first at results[{seen[r['player']]}])", f"{where}.results[{j}].player")
+            seen[r["player"]] = j
+    check_places([r["place"] for r in results], f"{where}.results")
+    if n not in rules.points:
         have = ", ".join(str(k) for k in sorted(rules.points))
         raise InputError(f"no points table for {n} players (tables: {have}; add one to the club settings)",
                          f"{where}.results")
-    out = {"id": m["id"], "date": normalize_date(m["date"], f"{where}.date"), "game": m.get("game"),
-           "results": [_result(r) for r in results]}
-    return out
+    return {"id": m["id"], "date": normalize_date(m["date"], f"{where}.date"), "game": m.get("game"),
+            "results": [_result(r) for r in results]}
 
 
 def normalize_date(value: str, where: str = "date") -> str:
     """``YYYY-MM-DD`` stays; a date-time becomes UTC ISO (``...T20:00:00.000Z``) so they sort as text."""
     if not isinstance(value, str):
         raise InputError("must be a date (YYYY-MM-DD) or an ISO-8601 date-time", where)
+    out = _normal_date(value)
+    if out is None:
+        if len(value) == 10:
+            raise InputError(f"not a date (YYYY-MM-DD): {value!r}", where)
+        from companion.timeutil import parse_iso
+
+        parse_iso(value, where)  # raises, naming the field
+        raise InputError(f"not an ISO-8601 date-time: {value!r}", where)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _normal_date(value: str) -> str | None:
     if len(value) == 10:
         from datetime import date
 
         try:
             date.fromisoformat(value)
         except ValueError:
-            raise InputError(f"not a date (YYYY-MM-DD): {value!r}", where) from None
+            return None
         return value
     from companion.timeutil import parse_iso, to_iso
 
-    return to_iso(parse_iso(value, where))
+    try:
+        return to_iso(parse_iso(value))
+    except InputError:
+        return None
+
+
+_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
+_MATCH_KEYS = frozenset({"id", "date", "game", "results"})
+_RESULT_KEYS = frozenset({"player", "place", "objective", "eliminated"})
+_GAMES = frozenset({"web-of-power", "conquest-italy", "richelieu", "rome-is-burning"})
+
+
+def plainly_valid_match(m) -> bool:
+    """A quick check that one match certainly satisfies ``season.standings.schema.json`` (a strict
+    subset of what the schema accepts). When it says False the full JSON Schema judges (and names the
+    path); it never says True of a match the schema refuses (``tests/test_season.py`` checks it)."""
+    if type(m) is not dict or not m.keys() <= _MATCH_KEYS:
+        return False
+    mid, date_, results = m.get("id"), m.get("date"), m.get("results")
+    if type(mid) is not str or not _ID.fullmatch(mid) or type(date_) is not str:
+        return False
+    if len(date_) == 10:
+        if not _DATE.fullmatch(date_) or _normal_date(date_) is None:
+            return False
+    elif not _DATE_TIME.fullmatch(date_) or _normal_date(date_) is None:
+        return False
+    if "game" in m and (type(m["game"]) is not str or m["game"] not in _GAMES):
+        return False
+    if type(results) is not list or not 2 <= len(results) <= 99:
+        return False
+    for r in results:
+        if type(r) is not dict or not r.keys() <= _RESULT_KEYS:
+            return False
+        player, place = r.get("player"), r.get("place")
+        if type(player) is not str or not 1 <= len(player) <= 40 or type(place) is not int or place < 1:
+            return False
+        if type(r.get("objective", False)) is not bool or type(r.get("eliminated", False)) is not bool:
+            return False
+    return True
+
+
+def validate_document(doc) -> None:
+    """``season.standings`` schema validation, quick for big seasons: the document without its
+    matches goes through the JSON Schema, then each match through ``plainly_valid_match``; any doubt
+    and the whole document goes through the JSON Schema, which raises naming the path."""
+    from companion.schemas import validate
+
+    if type(doc) is not dict or type(doc.get("matches")) is not list:
+        validate("season.standings", doc)
+        return
+    validate("season.standings", {**doc, "matches": []})
+    if not all(map(plainly_valid_match, doc["matches"])):
+        validate("season.standings", doc)
 
 
 def load_document(doc, base: Rules | None = None, validate_schema: bool = True) -> tuple[dict, Rules, list[dict]]:
     """Validate a season document (``schemas/season.standings.schema.json``) and return
     ``(doc, rules, matches)`` with matches normalized. Errors name the JSON path."""
     if validate_schema:
-        from companion.schemas import validate
-
-        validate("season.standings", doc)
+        validate_document(doc)
     rules = (base or Rules()).with_settings({k: doc[k] for k in SETTINGS_KEYS if k in doc}, "$")
     game = doc.get("game")
     year = doc.get("year")
@@ -290,30 +368,48 @@ def is_eligible(played: int, total: int, threshold: Fraction) -> bool:
 
 
 def tally(matches: list[dict], rules: Rules) -> dict[str, dict]:
-    """Per player: exact points, matches played, wins. Independent of the order of the matches."""
-    counts: dict[str, dict] = {}
-    played: dict[str, int] = {}
-    wins: dict[str, int] = {}
+    """Per player: exact points, matches played, wins. Independent of the order of the matches.
+
+    Each result is counted under a small integer key (its place pattern and bonuses); the exact
+    points are summed once per distinct key at the end, as integers over a common denominator."""
+    cells: list[tuple[int, int, int]] = []       # key >> 2 -> (players, place, tied)
+    cell_ids: dict[tuple[int, int, int], int] = {}
+    shapes: dict[tuple, list[int]] = {}         # places of a match -> key bases of its results
+    counts: dict[str, dict[int, int]] = {}
     for m in matches:
         results = m["results"]
-        places = [r["place"] for r in results]
-        n = len(places)
-        for r, p in zip(results, places):
-            key = (n, p, places.count(p), r["objective"], r["eliminated"])
-            player = r["player"]
-            c = counts.get(player)
+        places = tuple([r["place"] for r in results])
+        shape = shapes.get(places)
+        if shape is None:
+            n = len(places)
+            shape = []
+            for p in places:
+                cell = (n, p, places.count(p))
+                i = cell_ids.get(cell)
+                if i is None:
+                    i = cell_ids[cell] = len(cells)
+                    cells.append(cell)
+                shape.append(i << 2)
+            shapes[places] = shape
+        for r, base in zip(results, shape):
+            key = base | (2 if r["objective"] else 0) | (1 if r["eliminated"] else 0)
+            c = counts.get(r["player"])
             if c is None:
-                c = counts[player] = {}
-                played[player] = 0
-                wins[player] = 0
+                c = counts[r["player"]] = {}
             c[key] = c.get(key, 0) + 1
-            played[player] += 1
-            if p == 1:
-                wins[player] += 1
+    values = {}
+    for c in counts.values():
+        for key in c:
+            if key not in values:
+                n, p, tied = cells[key >> 2]
+                values[key] = rules.value(n, p, tied, bool(key & 2), bool(key & 1))
+    denominator = math.lcm(*(v.denominator for v in values.values())) if values else 1
+    scaled = {key: v.numerator * (denominator // v.denominator) for key, v in values.items()}
     out = {}
     for player, c in counts.items():
-        total = sum((rules.value(*key) * k for key, k in c.items()), Fraction(0))
-        out[player] = {"points": total, "matches": played[player], "wins": wins[player]}
+        out[player] = {"points": Fraction(sum(scaled[k] * x for k, x in c.items()), denominator),
+                       "matches": sum(c.values()),
+                       "wins": sum(x for k, x in c.items() if cells[k >> 2][1] == 1)}
     return out
 
 

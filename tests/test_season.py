@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from fractions import Fraction as F
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion import season as core
@@ -563,3 +563,59 @@ def test_history_and_ratings_use_date_order_whatever_the_input_order(perm):
     _, _, base = core.load_document(doc(*ms))
     assert core.ratings(matches) == core.ratings(base)
     assert core.history(matches, rules, "a") == core.history(base, rules, "a")
+
+
+# -- the quick schema check never lets through what the JSON Schema refuses ---------------------
+
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 8), st.sampled_from([1.0, 2.5, 3.0, -1.0]),
+    st.sampled_from(["", "a", "x" * 41, "x" * 40, "m 1", "m/1", "é", "m-1", "2026-01-10", "2026-02-30", "2026-1-01",
+                     "2026-01-10T20:00:00Z", "2026-01-10T20:00:00", "2026-01-10t20:00:00z", "2026-01-10T25:00:00Z",
+                     "2026-01-10T20:00:00.5+01:00", "2026-01-10T20:00:00+24:00", "conquest-italy", "chess",
+                     "2026-01-10T20:00:60Z", "٢٠٢٦-01-10"]),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.sampled_from(["a", "player"]), st.integers(), max_size=1))
+
+
+@st.composite
+def a_near_valid_match(draw):
+    m = M("m1", [R("a", 1), R("b", 2), R("c", 2)])
+    for _ in range(draw(st.integers(0, 3))):
+        target = draw(st.sampled_from(["match", "result"]))
+        results = m.get("results")
+        dicts = [r for r in results if isinstance(r, dict)] if isinstance(results, list) else []
+        if not dicts:
+            target = "match"
+        obj = m if target == "match" else draw(st.sampled_from(dicts))
+        keys = ["id", "date", "game", "results", "extra"] if target == "match" else \
+            ["player", "place", "objective", "eliminated", "extra"]
+        key = draw(st.sampled_from(keys))
+        if draw(st.booleans()) and key in obj:
+            del obj[key]
+        else:
+            obj[key] = draw(_VALUES)
+    if draw(st.booleans()):
+        m["results"] = m.get("results", [])[:draw(st.integers(0, 3))] if isinstance(m.get("results"), list) else []
+    return m
+
+
+@settings(max_examples=600)
+@given(a_near_valid_match())
+def test_plainly_valid_match_is_a_subset_of_the_schema(m):
+    from companion.schemas import validate
+
+    if core.plainly_valid_match(m):
+        validate("season.standings", {"season": "s", "matches": [m]})
+
+
+def test_quick_check_falls_back_to_the_schema_for_its_error():
+    d = doc(*[M(f"m{i}", [R("a", 1), R("b", 2), R("c", 3)]) for i in range(50)])
+    d["matches"][37]["results"][1]["eliminated"] = "no"
+    with pytest.raises(InputError) as err:
+        core.standings_document(d)
+    assert err.value.field == "$.matches[37].results[1].eliminated"
+
+
+def test_a_whole_float_place_is_read_as_an_integer():
+    # JSON Schema's "integer" admits 3.0; the season reads it as 3
+    pts = one_match_points([R("a", 1.0), R("b", 2), R("c", 3.0)])
+    assert pts == {"a": 1, "b": 0, "c": -1}
