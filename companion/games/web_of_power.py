@@ -1,0 +1,643 @@
+"""Web of Power (3-5 players): scoring engine, board checks and the match reducer.
+
+Scoring (rulings of issue 3 win over the rule book's wording):
+
+- **Monasteries**, per country in the board's scoring order: players are grouped by their number of
+  monasteries there (players with none score nothing). The group with the most scores the country's
+  total number of monasteries (all colours); every lower group scores the count of the group
+  directly above it (dense ranks: ties share a rank). Rule book: Franken 4/2/1 -> 7/4/2, Lothringen
+  2/2/1 -> 5/5/2. (The translation's "fifth scores the first's count" is a typo: the fourth's.)
+- **Alliances** (final scoring only), in numeric order: a player with the most councillors (ties
+  included, at least one) in *each* of the two countries scores the total number of councillors of
+  all colours in both. No second place. Alliances whose countries are unknown (the template board)
+  score nothing and are reported as warnings.
+- **Chains** (final scoring only): the largest total number of monasteries over sets of disjoint
+  simple paths of >= 4 of the player's monasteries along roads (``wop_chains``). Without roads on the
+  board, chain lengths are entered by hand (each >= 4, together at most the player's monasteries).
+- Intermediate scoring (the deck runs out the first time) counts monasteries only; final scoring
+  counts monasteries, alliances, chains. Totals add up across both. Winner: most points; a tie goes
+  to the most unplayed pieces (20 monasteries + 8 councillors each, minus those placed).
+
+``companion score web-of-power FILE``: ``score(doc)``, input ``schemas/web-of-power.score.schema.json``.
+
+Match events (``EVENT_TYPES``; their ``data`` is in ``schemas/web-of-power.events.schema.json``):
+
+- ``place`` ``{"player", "piece": "monastery"|"councillor", "country"?, "site"?, "count"?}``: one
+  placement of the current turn. A monastery goes on a ``site`` (the country follows from it) or, on a
+  board whose sites are not known, into a ``country`` by ``count`` (1 or 2). A councillor goes into a
+  ``country`` (``count`` 1 or 2). Refused (InputError): unknown player, country or site, a site in
+  another country, malformed fields. Refused (RuleError): the site is taken, no free site is left in
+  the country, the player's supply (20 monasteries, 8 councillors) is exhausted, the match has ended.
+  A placement by a player other than the one whose turn is open ends that turn first.
+- ``turn.end`` ``{"player"?}``: ends the open turn; with no open turn it records a turn without
+  placements (a card swapped) by ``player`` (default: the player whose turn is next).
+- ``deck.out`` ``{"chains"?: {player: [lengths]}}``: the draw deck ran out. The first time: the
+  intermediate scoring (monasteries). The second time: the final scoring (monasteries, alliances,
+  chains) and the match ends. The rule book lets everyone finish the round after the deck runs out
+  the second time (up to the player right of the first player): record those turns, then send it.
+- ``game.end`` ``{"chains"?}``: the game ends early because no piece can be placed any more (all
+  sites taken and councillors capped, or all pieces used): the final scoring now.
+- ``chains`` ``{"player", "lengths": [int >= 4, ...]}``: a player's chain lengths counted by hand
+  (only when the board has no roads); replaces earlier ones; used by the final scoring.
+
+Legality problems are recorded as warnings in the state (``warnings``: ``{"seq", "player",
+"message"}``), never silently and never refused: more than one country in a turn (two with the
+``two_countries_per_turn`` variant), more than two pieces in a turn, anything but one monastery into a
+country that had none at the start of the turn (two monasteries with
+``two_monasteries_in_empty_country``), more councillors in a country than the most monasteries of one
+player there, turns out of seat order.
+
+``initial_state(players, options)``: 3-5 players in seat order; ``options``: ``{"board"?: board
+document (default: the installed board), "variants"?: {"two_countries_per_turn": bool,
+"two_monasteries_in_empty_country": bool}, "first_player"?: name (default the first listed)}``.
+With 4 players one card of each colour is removed from the deck, with 3 players two.
+"""
+
+from __future__ import annotations
+
+from companion.errors import InputError, RuleError
+from companion.games import wop_board
+from companion.games.wop_chains import MIN_CHAIN, best_chains
+
+GAME_ID = "web-of-power"
+EVENT_TYPES = frozenset({"place", "turn.end", "deck.out", "game.end", "chains"})
+
+MONASTERIES = 20
+COUNCILLORS = 8
+MIN_PLAYERS, MAX_PLAYERS = 3, 5
+VARIANTS = ("two_countries_per_turn", "two_monasteries_in_empty_country")
+PIECES = ("monastery", "councillor")
+
+
+def check_map(doc, **opts) -> dict:
+    return wop_board.check_map(doc, **opts)
+
+
+def map_svg(doc) -> str:
+    return wop_board.map_svg(doc)
+
+
+def _path(*parts) -> str:
+    from companion.schemas import json_path
+
+    return json_path(parts)
+
+
+def _is_count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+# =============================================================================================
+# Scoring
+
+
+def monastery_points(counts: dict) -> dict:
+    """``{player: monasteries}`` in one country -> ``{player: (points, rank)}`` for players with >= 1.
+
+    Dense ranks: the top group scores the country's total, each lower group the count of the
+    group directly above it."""
+    present = {p: n for p, n in counts.items() if n > 0}
+    if not present:
+        return {}
+    total = sum(present.values())
+    levels = sorted(set(present.values()), reverse=True)
+    worth = {levels[0]: total}
+    rank = {levels[0]: 1}
+    for i in range(1, len(levels)):
+        worth[levels[i]] = levels[i - 1]
+        rank[levels[i]] = i + 1
+    return {p: (worth[n], rank[n]) for p, n in present.items()}
+
+
+def alliance_winners(councillors: dict, a: str, b: str) -> tuple[list, int]:
+    """Players with the most councillors (>= 1, ties included) in both ``a`` and ``b``, and the
+    points each scores (all councillors in both countries)."""
+
+    def leaders(country):
+        cs = {p: n for p, n in (councillors.get(country) or {}).items() if n > 0}
+        if not cs:
+            return set()
+        top = max(cs.values())
+        return {p for p, n in cs.items() if n == top}
+
+    both = leaders(a) & leaders(b)
+    points = sum((councillors.get(a) or {}).values()) + sum((councillors.get(b) or {}).values())
+    return sorted(both), points
+
+
+def evaluate(board: dict, players: list, counts: dict, player_sites: dict, councillors: dict,
+             hand_chains: dict, kind: str, counted_by_country: set | frozenset = frozenset()) -> dict:
+    """Score a position.
+
+    ``counts``: ``{country: {player: monasteries}}`` (all monasteries, with or without site);
+    ``player_sites``: ``{player: [site ids]}`` (for chains); ``councillors``: ``{country: {player: n}}``;
+    ``hand_chains``: ``{player: [lengths]}``; ``kind``: intermediate | final;
+    ``counted_by_country``: players with monasteries not on a known site (their chains can't be
+    computed from roads). Returns ``{"scoring", "players": [{"player", "total", "breakdown"}],
+    "warnings": [str]}``."""
+    breakdown = {p: [] for p in players}
+    warnings: list[str] = []
+    final = kind == "final"
+
+    for country in board["countries"]:
+        pts = monastery_points(counts.get(country) or {})
+        for p in players:
+            if p in pts:
+                breakdown[p].append({"kind": "monasteries", "country": country, "points": pts[p][0],
+                                     "monasteries": counts[country][p], "rank": pts[p][1]})
+        cap = max((counts.get(country) or {}).values(), default=0)
+        cons = sum((councillors.get(country) or {}).values())
+        if cons > cap:
+            warnings.append(f"{country}: {cons} councillor(s), more than the {cap} allowed "
+                            f"(the most monasteries of one player there)")
+
+    if final:
+        unknown = []
+        for a in board["alliances"]:
+            if a["countries"] is None:
+                unknown.append(a["number"])
+                continue
+            winners, points = alliance_winners(councillors, *a["countries"])
+            for p in winners:
+                breakdown[p].append({"kind": "alliance", "number": a["number"],
+                                     "countries": list(a["countries"]), "points": points})
+        if unknown and any(sum(c.values()) for c in councillors.values()):
+            warnings.append("alliance(s) " + ", ".join(map(str, unknown))
+                            + " not scored: their countries are unknown on this board")
+
+        roads = board["roads"]
+        for p in players:
+            if p in hand_chains:
+                for n in hand_chains[p]:
+                    breakdown[p].append({"kind": "chain", "length": n, "points": n})
+                continue
+            if roads is None:
+                continue
+            if p in counted_by_country:
+                warnings.append(f"{p}: chains not computed (monasteries given by country, not by site)")
+            sites = player_sites.get(p) or []
+            if len(sites) >= MIN_CHAIN:
+                mine = set(sites)
+                edges = [r for r in roads if r[0] in mine and r[1] in mine]
+                _, chains = best_chains(sites, edges)
+                for chain in chains:
+                    breakdown[p].append({"kind": "chain", "sites": chain, "points": len(chain)})
+        if roads is None:
+            missing = [p for p in players if p not in hand_chains
+                       and sum((counts.get(c) or {}).get(p, 0) for c in counts) >= MIN_CHAIN]
+            if missing:
+                warnings.append("the board's roads are unknown: chains count only when entered by hand "
+                                "(none entered for " + ", ".join(missing) + ")")
+
+    results = [{"player": p, "total": sum(e["points"] for e in breakdown[p]), "breakdown": breakdown[p]}
+               for p in players]
+    return {"scoring": kind, "players": results, "warnings": warnings}
+
+
+def ranking(players: list, totals: dict, unplayed: dict, tie_break: bool) -> list:
+    """Most points first; with ``tie_break`` (final) ties go to the most unplayed pieces.
+    Players still level share the place (1, 1, 3)."""
+    def key(p):
+        return (-totals[p], -unplayed[p]) if tie_break else (-totals[p],)
+
+    order = sorted(players, key=lambda p: (key(p), players.index(p)))
+    out = []
+    for i, p in enumerate(order):
+        place = out[-1]["place"] if out and key(order[i - 1]) == key(p) else i + 1
+        out.append({"place": place, "player": p, "total": totals[p], "unplayed": unplayed[p]})
+    return out
+
+
+# =============================================================================================
+# companion score web-of-power FILE
+
+
+def score(doc) -> dict:
+    from companion.schemas import validate
+
+    validate("web-of-power.score", doc)
+    players = doc["players"]
+    if len(set(players)) != len(players):
+        dup = next(i for i, p in enumerate(players) if players.index(p) != i)
+        raise InputError(f"player {players[dup]!r} is named twice", _path("players", dup))
+    board = wop_board.normalize(doc["map"], "$.map") if "map" in doc else wop_board.default_board()
+    kind = doc["scoring"]
+    warnings: list[str] = []
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        warnings.append(f"Web of Power is for {MIN_PLAYERS}-{MAX_PLAYERS} players, not {len(players)}")
+
+    counts: dict = {c: {} for c in board["countries"]}
+    player_sites: dict = {p: [] for p in players}
+    by_country: set = set()
+    holder: dict = {}
+    placed_m = {p: 0 for p in players}
+    for p, held in doc.get("monasteries", {}).items():
+        if p not in players:
+            raise InputError(f"unknown player {p!r}", _path("monasteries", p))
+        if isinstance(held, list):
+            for i, site in enumerate(held):
+                country = board["site_country"].get(site)
+                if country is None:
+                    raise InputError(f"unknown site {site!r}", _path("monasteries", p, i))
+                if site in holder:
+                    who = holder[site]
+                    raise InputError(f"site {site!r} is held twice" + ("" if who == p else f" (also by {who})"),
+                                     _path("monasteries", p, i))
+                holder[site] = p
+                counts[country][p] = counts[country].get(p, 0) + 1
+                player_sites[p].append(site)
+            placed_m[p] += len(held)
+        else:
+            for country, n in held.items():
+                if country not in counts:
+                    raise InputError(f"unknown country {country!r}", _path("monasteries", p, country))
+                if n:
+                    counts[country][p] = counts[country].get(p, 0) + n
+                    by_country.add(p)
+                placed_m[p] += n
+        if placed_m[p] > MONASTERIES:
+            raise InputError(f"{p} has placed {placed_m[p]} monasteries; the supply is {MONASTERIES}",
+                             _path("monasteries", p))
+    for country in board["countries"]:
+        cap = board["capacity"][country]
+        total = sum(counts[country].values())
+        if cap is not None and total > cap:
+            raise InputError(f"{country} has {cap} sites but {total} monasteries are given", "$.monasteries")
+
+    councillors: dict = {c: {} for c in board["countries"]}
+    placed_c = {p: 0 for p in players}
+    for country, by_player in doc.get("councillors", {}).items():
+        if country not in councillors:
+            raise InputError(f"unknown country {country!r}", _path("councillors", country))
+        for p, n in by_player.items():
+            if p not in players:
+                raise InputError(f"unknown player {p!r}", _path("councillors", country, p))
+            if n:
+                councillors[country][p] = n
+            placed_c[p] += n
+            if placed_c[p] > COUNCILLORS:
+                raise InputError(f"{p} has placed {placed_c[p]} councillors; the supply is {COUNCILLORS}",
+                                 _path("councillors", country, p))
+
+    hand: dict = {}
+    for p, lengths in (doc.get("chains") or {}).items():
+        if p not in players:
+            raise InputError(f"unknown player {p!r}", _path("chains", p))
+        if board["roads"] is not None and p not in by_country:
+            raise InputError("this board's roads are known: chains are computed from the sites",
+                             _path("chains", p))
+        if sum(lengths) > placed_m[p]:
+            raise InputError(f"chains of {sum(lengths)} monasteries, but {p} has {placed_m[p]}", _path("chains", p))
+        hand[p] = list(lengths)
+    if hand and kind != "final":
+        warnings.append("chains are scored only at the final scoring: ignored")
+
+    result = evaluate(board, players, counts, player_sites, councillors, hand, kind, by_country)
+    totals = {r["player"]: r["total"] for r in result["players"]}
+    unplayed = {p: MONASTERIES + COUNCILLORS - placed_m[p] - placed_c[p] for p in players}
+    rank = ranking(players, totals, unplayed, tie_break=kind == "final")
+    out = {"game": GAME_ID, "scoring": kind, "board": board["name"], "players": result["players"],
+           "ranking": rank, "warnings": warnings + result["warnings"]}
+    if kind == "final":
+        out["winners"] = [r["player"] for r in rank if r["place"] == 1]
+    return out
+
+
+# =============================================================================================
+# Match reducer
+
+
+def initial_state(players, options) -> dict:
+    if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
+        raise InputError("must be a list of player names", "players")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise InputError(f"Web of Power is for {MIN_PLAYERS}-{MAX_PLAYERS} players", "players")
+    if len(set(players)) != len(players):
+        raise InputError("a player is named twice", "players")
+    options = options or {}
+    if not isinstance(options, dict):
+        raise InputError("must be an object", "options")
+    if options.get("board") is not None:
+        board = wop_board.normalize(options["board"], "$.options.board")
+    else:
+        board = wop_board.default_board()
+    variants_in = options.get("variants") or {}
+    if not isinstance(variants_in, dict):
+        raise InputError("must be an object", "options.variants")
+    variants = {}
+    for k in VARIANTS:
+        v = variants_in.get(k, False)
+        if not isinstance(v, bool):
+            raise InputError("must be true or false", f"options.variants.{k}")
+        variants[k] = v
+    for k in variants_in:
+        if k not in VARIANTS:
+            raise InputError(f"unknown variant {k!r} (known: {', '.join(VARIANTS)})", f"options.variants.{k}")
+    first = options.get("first_player", players[0])
+    if first not in players:
+        raise InputError(f"unknown player {first!r}", "options.first_player")
+    removed = {5: 0, 4: 1, 3: 2}[len(players)]
+    deck = [{"countries": cc["countries"], "cards": max(0, cc["cards"] - removed)} for cc in board["card_colours"]]
+    return {
+        "game": GAME_ID,
+        "players": list(players),
+        "first_player": first,
+        "variants": variants,
+        "board": board,
+        "deck": {"removed_per_colour": removed, "colours": deck, "cards": sum(c["cards"] for c in deck)},
+        "monasteries": {c: {} for c in board["countries"]},
+        "councillors": {c: {} for c in board["countries"]},
+        "sites": {},
+        "player_sites": {p: [] for p in players},
+        "by_country": [],
+        "placed": {p: {"monasteries": 0, "councillors": 0} for p in players},
+        "turn": None,
+        "next_player": first,
+        "turns": 0,
+        "deck_outs": 0,
+        "scorings": {"intermediate": None, "final": None},
+        "hand_chains": {},
+        "warnings": [],
+        "ended": False,
+    }
+
+
+def _seat_after(state, player):
+    ps = state["players"]
+    return ps[(ps.index(player) + 1) % len(ps)]
+
+
+def _warn(state, seq, player, message):
+    state["warnings"] = state["warnings"] + [{"seq": seq, "player": player, "message": message}]
+
+
+def _close_turn(state):
+    turn = state["turn"]
+    if turn is not None:
+        state["turn"] = None
+        state["turns"] += 1
+        state["next_player"] = _seat_after(state, turn["player"])
+
+
+def _open_turn(state, player, seq):
+    if player != state["next_player"]:
+        _warn(state, seq, player, f"{player} played out of turn: it was {state['next_player']}'s turn")
+    state["turn"] = {"player": player, "placements": [], "before": {}, "warned": []}
+
+
+def _player(state, data, field="player"):
+    p = data.get(field)
+    if not isinstance(p, str) or p not in state["players"]:
+        raise InputError(f"unknown player {p!r}", field)
+    return p
+
+
+def _chains_data(state, chains, field):
+    if not isinstance(chains, dict):
+        raise InputError("must be an object {player: [lengths]}", field)
+    out = {}
+    for p, lengths in chains.items():
+        out[p] = _chain_lengths(state, p, lengths, f"{field}.{p}")
+    return out
+
+
+def _chain_lengths(state, p, lengths, field):
+    if p not in state["players"]:
+        raise InputError(f"unknown player {p!r}", field)
+    if state["board"]["roads"] is not None:
+        raise InputError("this board's roads are known: chains are computed from the sites", field)
+    if not isinstance(lengths, list):
+        raise InputError("must be a list of chain lengths", field)
+    for i, n in enumerate(lengths):
+        if not _is_count(n) or n < MIN_CHAIN:
+            raise InputError(f"a chain has at least {MIN_CHAIN} monasteries", f"{field}[{i}]")
+    have = state["placed"][p]["monasteries"]
+    if sum(lengths) > have:
+        raise InputError(f"chains of {sum(lengths)} monasteries, but {p} has {have}", field)
+    return list(lengths)
+
+
+def _score_now(state, kind, seq):
+    players = state["players"]
+    result = evaluate(state["board"], players, state["monasteries"], state["player_sites"],
+                      state["councillors"], state["hand_chains"] if kind == "final" else {}, kind,
+                      set(state["by_country"]))
+    result["seq"] = seq
+    scorings = dict(state["scorings"])
+    scorings[kind] = result
+    state["scorings"] = scorings
+
+
+def apply(state, event) -> dict:
+    t = event.get("type")
+    data = event.get("data") or {}
+    seq = event.get("seq")
+    if t not in EVENT_TYPES:
+        raise InputError(f"unknown event type {t!r}", "type")
+    if not isinstance(data, dict):
+        raise InputError("must be an object", "data")
+    if state["ended"]:
+        raise RuleError("the match has ended (final scoring done)", "type")
+    new = dict(state)
+    if t == "place":
+        _place(new, data, seq)
+    elif t == "turn.end":
+        who = data.get("player")
+        if who is not None:
+            who = _player(new, data)
+        turn = new["turn"]
+        if turn is not None and (who is None or who == turn["player"]):
+            _close_turn(new)
+        else:
+            _close_turn(new)
+            who = who or new["next_player"]
+            _open_turn(new, who, seq)
+            _close_turn(new)
+    elif t == "chains":
+        p = _player(new, data)
+        lengths = _chain_lengths(new, p, data.get("lengths"), "lengths")
+        new["hand_chains"] = {**new["hand_chains"], p: lengths}
+    elif t in ("deck.out", "game.end"):
+        if "chains" in data:
+            if t == "deck.out" and new["deck_outs"] == 0:
+                raise InputError("chains are scored at the final scoring (the second time the deck runs out)",
+                                 "chains")
+            new["hand_chains"] = {**new["hand_chains"], **_chains_data(new, data["chains"], "chains")}
+        _close_turn(new)
+        if t == "deck.out":
+            new["deck_outs"] += 1
+            kind = "intermediate" if new["deck_outs"] == 1 else "final"
+        else:
+            kind = "final"
+        _score_now(new, kind, seq)
+        if kind == "final":
+            new["ended"] = True
+    return new
+
+
+def _place(new, data, seq):
+    board = new["board"]
+    player = _player(new, data)
+    piece = data.get("piece")
+    if piece not in PIECES:
+        raise InputError("must be \"monastery\" or \"councillor\"", "piece")
+    site = data.get("site")
+    country = data.get("country")
+    count = data.get("count", 1)
+    if not _is_count(count) or not 1 <= count <= 2:
+        raise InputError("must be 1 or 2", "count")
+    if country is not None and country not in board["capacity"]:
+        raise InputError(f"unknown country {country!r}", "country")
+    if site is not None:
+        if piece == "councillor":
+            raise InputError("councillors go on the country's coat of arms, not on a site", "site")
+        if not isinstance(site, str) or site not in board["site_country"]:
+            raise InputError(f"unknown site {site!r}", "site")
+        if count != 1:
+            raise InputError("one site holds one monastery", "count")
+        in_country = board["site_country"][site]
+        if country is not None and country != in_country:
+            raise InputError(f"{site} is in {in_country}, not {country}", "site")
+        country = in_country
+    if country is None:
+        raise InputError("say the country (or the site)", "country")
+
+    placed = new["placed"][player]
+    kind_key = "monasteries" if piece == "monastery" else "councillors"
+    supply = MONASTERIES if piece == "monastery" else COUNCILLORS
+    if placed[kind_key] + count > supply:
+        left = supply - placed[kind_key]
+        raise RuleError(f"{player} has {left} {kind_key} left", "count" if left else "piece")
+    mons = new["monasteries"][country]
+    if piece == "monastery":
+        if site is not None and site in new["sites"]:
+            raise RuleError(f"{site} is taken (by {new['sites'][site]})", "site")
+        cap = board["capacity"][country]
+        if cap is not None and sum(mons.values()) + count > cap:
+            raise RuleError(f"no free site left in {country}", "country")
+
+    # the turn
+    if new["turn"] is not None and new["turn"]["player"] != player:
+        _close_turn(new)
+    if new["turn"] is None:
+        _open_turn(new, player, seq)
+    turn = dict(new["turn"])
+    before = dict(turn["before"])
+    if country not in before:  # monasteries in the country when this turn first touched it
+        before[country] = sum(mons.values())
+    turn["before"] = before
+    turn["placements"] = turn["placements"] + [
+        {"piece": piece, "country": country, **({"site": site} if site else {}), "count": count}]
+    turn["warned"] = list(turn["warned"])
+    new["turn"] = turn
+
+    def warn_once(code, message):
+        if code not in turn["warned"]:
+            turn["warned"].append(code)
+            _warn(new, seq, player, message)
+
+    variants = new["variants"]
+    countries = list(dict.fromkeys(pl["country"] for pl in turn["placements"]))
+    limit = 2 if variants["two_countries_per_turn"] else 1
+    if len(countries) > limit:
+        warn_once("countries", f"{player} placed in {len(countries)} countries in one turn "
+                               f"(at most {limit}): {', '.join(countries)}")
+    pieces = sum(pl["count"] for pl in turn["placements"])
+    if pieces > 2:
+        warn_once("pieces", f"{player} placed {pieces} pieces in one turn (at most 2)")
+    if before[country] == 0:
+        here = [pl for pl in turn["placements"] if pl["country"] == country]
+        n_here = sum(pl["count"] for pl in here)
+        allowed = 2 if variants["two_monasteries_in_empty_country"] else 1
+        if any(pl["piece"] == "councillor" for pl in here):
+            warn_once(f"empty-councillor:{country}",
+                      f"{country} had no monastery: only monasteries may be placed there this turn")
+        elif n_here > allowed:
+            warn_once(f"empty-count:{country}",
+                      f"{country} had no monastery: at most {allowed} monastery(ies) there this turn")
+
+    # the pieces
+    placed = dict(placed)
+    placed[kind_key] += count
+    new["placed"] = {**new["placed"], player: placed}
+    if piece == "monastery":
+        mons = dict(mons)
+        mons[player] = mons.get(player, 0) + count
+        new["monasteries"] = {**new["monasteries"], country: mons}
+        if site is not None:
+            new["sites"] = {**new["sites"], site: player}
+            new["player_sites"] = {**new["player_sites"], player: new["player_sites"][player] + [site]}
+        elif player not in new["by_country"]:
+            new["by_country"] = new["by_country"] + [player]
+    else:
+        cons = dict(new["councillors"][country])
+        cons[player] = cons.get(player, 0) + count
+        new["councillors"] = {**new["councillors"], country: cons}
+        cap = max(mons.values(), default=0)
+        total = sum(cons.values())
+        if total > cap:
+            warn_once(f"cap:{country}", f"{country}: {total} councillor(s), more than the {cap} allowed "
+                                        f"(the most monasteries of one player there)")
+
+
+def is_ended(state) -> bool:
+    return bool(state.get("ended"))
+
+
+def summary(state) -> dict:
+    board = state["board"]
+    players = state["players"]
+    countries = []
+    for c in board["countries"]:
+        mons = state["monasteries"][c]
+        cons = state["councillors"][c]
+        total = sum(mons.values())
+        cap = board["capacity"][c]
+        ccap = max(mons.values(), default=0)
+        countries.append({
+            "country": c,
+            "monasteries": {p: mons[p] for p in players if mons.get(p)},
+            "monasteries_total": total,
+            "sites": cap,
+            "free_sites": None if cap is None else cap - total,
+            "councillors": {p: cons[p] for p in players if cons.get(p)},
+            "councillors_total": sum(cons.values()),
+            "councillor_cap": ccap,
+            "councillor_room": max(0, ccap - sum(cons.values())),
+        })
+    supply = {p: {"monasteries": MONASTERIES - state["placed"][p]["monasteries"],
+                  "councillors": COUNCILLORS - state["placed"][p]["councillors"]} for p in players}
+    unplayed = {p: supply[p]["monasteries"] + supply[p]["councillors"] for p in players}
+    totals = {p: 0 for p in players}
+    for kind in ("intermediate", "final"):
+        res = state["scorings"][kind]
+        if res:
+            for r in res["players"]:
+                totals[r["player"]] += r["total"]
+    preview = evaluate(board, players, state["monasteries"], state["player_sites"], state["councillors"],
+                       {}, "intermediate")
+    turn = state["turn"]
+    return {
+        "phase": "ended" if state["ended"] else "play",
+        "deck_outs": state["deck_outs"],
+        "next_scoring": None if state["ended"] else ("intermediate" if state["deck_outs"] == 0 else "final"),
+        "turn": None if turn is None else {"player": turn["player"], "placements": turn["placements"]},
+        "next_player": state["next_player"],
+        "turns": state["turns"],
+        "variants": state["variants"],
+        "deck": state["deck"],
+        "board": {"name": board["name"], "status": board["status"], "complete": board["complete"],
+                  "roads_known": board["roads"] is not None},
+        "countries": countries,
+        "supply": supply,
+        "hand_chains": state["hand_chains"],
+        "scores": {
+            "intermediate": state["scorings"]["intermediate"],
+            "final": state["scorings"]["final"],
+            "totals": totals,
+            "ranking": ranking(players, totals, unplayed, tie_break=state["ended"]),
+            "preview": {"scoring": "monasteries now",
+                        "players": [{"player": r["player"], "points": r["total"]} for r in preview["players"]]},
+        },
+        "warnings": state["warnings"],
+    }
