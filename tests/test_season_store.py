@@ -302,3 +302,43 @@ def test_results_from_fold_reads_the_clock_objective(store, ranked_game):
         {"seq": 2, "type": "finish", "data": {"ranking": ["bo", "ada", "cy"]}, "at": "2026-01-01T21:00:00Z"}])
     f.clock_state = {"ended_by": {"reason": "objective", "player": "bo"}}
     assert ss.results_from_fold(f) == [R("bo", 1, True), R("ada", 2), R("cy", 3, False, True)]
+
+
+def test_a_real_conquest_match_feeds_its_season_when_the_objective_is_completed(store, club, clock):
+    """End to end with the real game: deal, place, start the clock, complete an objective."""
+    import random
+
+    from companion.games import conquest_italy as ci
+
+    season = ss.create_season(store, club["id"], "conquest-italy", 2026)
+    players = ["Anna", "Bruno", "Carla", "Dario"]
+    svc = MatchService(store)
+    svc.subscribe(ss.season_feeder(svc, store))
+    m = svc.create("conquest-italy", players)
+    owner, _ = ci.deal(players, ci.conquest_map.default_map(), random.Random(4))
+    svc.append(m["id"], "setup.deal", {"owner": owner})
+    state = svc.fold(m["id"]).game_state
+    while state["phase"] == "place":
+        p = state["next_placer"]
+        svc.append(m["id"], "setup.place", {"player": p, "placements": {ci.held(state, p)[0]: min(5, state["reserve"][p])}})
+        state = svc.fold(m["id"]).game_state
+    svc.append(m["id"], "clock.start", {})
+    for p in players:
+        svc.append(m["id"], "objective.set", {"player": p, "cities": [ci.held(state, p)[0]]})
+    clock.advance(3600)
+    svc.append(m["id"], "objective.completed", {"player": "Carla"})
+    assert svc.fold(m["id"]).ended()
+    [rec] = ss.season_matches(store, season["id"])
+    assert rec["source"] == "app" and rec["match_id"] == m["id"] and rec["date"] == "2026-03-01T21:00:00.000Z"
+    carla = next(r for r in rec["results"] if r["player"] == "Carla")
+    assert carla == {"player": "Carla", "place": 1, "objective": True, "eliminated": False}
+    assert sorted(r["player"] for r in rec["results"]) == players
+    expected = ss.results_from_fold(svc.fold(m["id"]))
+    table = standings(store, season["id"])
+    assert table["Carla"]["points"] == 3 and table["Carla"]["wins"] == 1
+    from companion import season as core
+    pts = core.points_of_places(core.Rules(), [r["place"] for r in expected])
+    for r, base in zip(expected, pts):
+        assert table[r["player"]]["points"] == float(base + (1 if r["objective"] else 0))
+    svc.undo(m["id"])  # takes the completion back: the match is open again, and out of the season
+    assert ss.season_matches(store, season["id"]) == []
