@@ -42,6 +42,7 @@ def print_qr(text: str, out) -> None:
 
 def run(args):
     import logging
+    import os
     import signal
 
     from companion.errors import InputError
@@ -61,8 +62,10 @@ def run(args):
     allowed = list(args.allow_host)
     if args.host not in WILDCARDS:
         allowed.append(args.host)
-    app = create_app({"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed,
-                      "START_BACKGROUND": True})
+    config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed, "START_BACKGROUND": True}
+    if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
+        config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
+    app = create_app(config)
     c = app.extensions["companion"]
     try:
         server = waitress.create_server(

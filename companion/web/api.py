@@ -11,9 +11,10 @@ import logging
 from flask import Blueprint, jsonify, request
 
 from companion import __version__
-from companion.errors import CompanionError, ConflictError, ForbiddenError, InputError, RuleError
+from companion.errors import CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError
 from companion.games import GAMES, game_module
 from companion.matches import event_path, uses_clock
+from companion.schemas import json_path
 from companion.web.core import (ctx, int_arg, json_body, match_card, meta, present_event, present_view,
                                 require, role, seat_for, set_meta)
 
@@ -53,8 +54,11 @@ def match_doc(match_id: str) -> dict:
     match = c.store.get_match(match_id)
     view = _guard_game(c.service.state, match_id, where="$")
     who, seat = role(), seat_for(match_id)
-    return {**match, **meta(c, match_id), "seq": view["seq"], "seat": seat,
-            "view": present_view(view, who, seat)}
+    out = {**match, **meta(c, match_id), "seq": view["seq"], "seat": seat,
+           "view": present_view(view, who, seat)}
+    if c.runner is not None and hasattr(c.runner, "power_lost") and uses_clock(match["game"], match["options"]):
+        out["power_lost"] = c.runner.power_lost(match_id)
+    return out
 
 
 @bp.get("/healthz")
@@ -106,7 +110,7 @@ def create_match():
     colours = doc.get("colours", {})
     for name in colours:
         if name not in players:
-            raise InputError(f"{name!r} is not one of the players", f"$.colours[{name!r}]".replace("'", '"'))
+            raise InputError(f"{name!r} is not one of the players", json_path(["colours", name]))
     try:
         match = _guard_game(c.service.create, doc["game"], players, doc.get("options", {}), where="$.options")
     except CompanionError as exc:
@@ -130,15 +134,30 @@ def list_events(match_id):
     match = c.store.get_match(match_id)
     after = int_arg("after", 0, 0, 2**53)
     who, seat = role(), seat_for(match_id)
-    events = [present_event(e, match["game"], who, seat) for e in c.store.events(match_id, after_seq=after)]
+    ended = match["status"] == "ended"
+    events = [present_event(e, match["game"], who, seat, ended) for e in c.store.events(match_id, after_seq=after)]
     return jsonify({"match_id": match_id, "events": events})
 
 
-def _append(match_id: str, type_: str, data: dict, expected_seq: int):
+def _writer(match: dict):
+    """Clock matches are written through the clock runner when it runs: it stamps events by the
+    server's clock, never before the match's last event."""
     c = ctx()
-    c.store.get_match(match_id)
+    if c.runner is not None and hasattr(c.runner, "append") and uses_clock(match["game"], match["options"]):
+        return lambda mid, t, d, seq: c.runner.append(mid, t, d, expected_seq=seq)
+    return lambda mid, t, d, seq: c.service.append(mid, t, d, expected_seq=seq)
+
+
+def _append(match_id: str, type_: str, data: dict, expected_seq: int, call=None):
+    c = ctx()
+    match = c.store.get_match(match_id)
+    if call is None:
+        write = _writer(match)
+
+        def call():
+            return write(match_id, type_, data, expected_seq)
     try:
-        event = _guard_game(c.service.append, match_id, type_, data, expected_seq=expected_seq)
+        event = _guard_game(call)
     except ConflictError:
         raise
     except RuleError as exc:
@@ -148,7 +167,7 @@ def _append(match_id: str, type_: str, data: dict, expected_seq: int):
             raise
         raise InputError(exc.message, event_path("$", exc.field)) from None
     body = match_doc(match_id)
-    body["event"] = present_event(event, body["game"], role(), seat_for(match_id))
+    body["event"] = present_event(event, body["game"], role(), seat_for(match_id), body["status"] == "ended")
     return jsonify(body), 201
 
 
@@ -166,6 +185,21 @@ def append_event(match_id):
 def undo(match_id):
     doc = json_body("api.undo")
     return _append(match_id, "undo", {}, doc["expected_seq"])
+
+
+@bp.post("/api/matches/<match_id>/final-roll")
+@require("player")
+def final_roll(match_id):
+    """The server rolls the two final-round dice for the player who owes them (clock matches)."""
+    c = ctx()
+    doc = json_body("api.final-roll")
+    match = c.store.get_match(match_id)
+    if not uses_clock(match["game"], match["options"]):
+        raise RuleError("this match does not use the clock", "$")
+    if c.runner is None or not hasattr(c.runner, "roll_final"):
+        raise RuleError("the match clock runner is not running on this server", "$")
+    return _append(match_id, "final.roll", {}, doc["expected_seq"],
+                   call=lambda: c.runner.roll_final(match_id, doc.get("player"), expected_seq=doc["expected_seq"]))
 
 
 @bp.put("/api/matches/<match_id>/seat")
@@ -207,8 +241,8 @@ def _has_secrets(game: str) -> bool:
 def export_match(match_id):
     c = ctx()
     match = c.store.get_match(match_id)
-    if _has_secrets(match["game"]) and role() != "organiser":
-        raise ForbiddenError("this game has secrets: only an organiser may export its matches", "Authorization")
+    if _has_secrets(match["game"]) and role() != "organiser" and match["status"] == "open":
+        raise ForbiddenError("this game has secrets: only an organiser may export a match in play", "Authorization")
     doc = c.store.export_match(match_id)
     return jsonify(doc), 200, {"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}
 
@@ -250,14 +284,20 @@ def tournament_round():
     doc = json_body("api.tournament-round")
     ids = doc["match_ids"]
     for i, mid in enumerate(ids):
-        m = c.store.get_match(mid)
+        try:
+            m = c.store.get_match(mid)
+        except NotFoundError:
+            raise NotFoundError(f"no match {mid}", f"$.match_ids[{i}]") from None
         if m["status"] != "open":
             raise RuleError("the match has ended", f"$.match_ids[{i}]")
         if not uses_clock(m["game"], m["options"]):
             raise RuleError("this match does not use the clock", f"$.match_ids[{i}]")
     if c.runner is None or not hasattr(c.runner, "start_tournament_round"):
         raise RuleError("the match clock runner is not running on this server", "$.match_ids")
-    result = c.runner.start_tournament_round(ids)
+    try:
+        result = c.runner.start_tournament_round(ids)
+    except CompanionError as exc:
+        raise type(exc)(exc.message, _dollar(exc.field)) from None
     return jsonify({"started": ids, "result": result if isinstance(result, (dict, list)) else None})
 
 

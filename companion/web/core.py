@@ -118,18 +118,35 @@ def present_view(view: dict, who: str, seat: str | None) -> dict:
     return {**view, "state": pv(view["state"], seat)}
 
 
-def present_event(event: dict, game: str, who: str, seat: str | None) -> dict:
-    """Organisers see every event; others see the game's ``public_event(event, viewer)`` when it has one
-    (``None`` from it hides the event's data)."""
+# Games with ``public_view`` but no ``public_event``: the data of these event types is secret
+# (a game may say otherwise with a module-level ``SECRET_EVENT_TYPES``).
+DEFAULT_SECRET_EVENT_TYPES = frozenset({"objective.set"})
+
+
+def present_event(event: dict, game: str, who: str, seat: str | None, ended: bool = False) -> dict:
+    """Organisers see every event; others see the game's ``public_event(event, viewer)`` when it has
+    one (``None`` from it hides the event's data). A game with ``public_view`` and no ``public_event``
+    hides the data of its ``SECRET_EVENT_TYPES`` from everyone but the event's own player until the
+    match ends."""
     if who == "organiser":
         return event
     mod = _module(game)
     pe = getattr(mod, "public_event", None)
-    if pe is None:
-        return event
-    shown = pe(event, seat)
+    if pe is not None:
+        shown = pe(event, seat)
+    elif getattr(mod, "public_view", None) is not None and not ended:
+        secret = getattr(mod, "SECRET_EVENT_TYPES", DEFAULT_SECRET_EVENT_TYPES)
+        data = event.get("data") or {}
+        if event["type"] in secret and (seat is None or data.get("player") != seat):
+            shown = None
+        else:
+            shown = event
+    else:
+        shown = event
     if shown is None:
-        return {"seq": event["seq"], "type": event["type"], "at": event["at"], "data": {}, "hidden": True}
+        data = event.get("data") or {}
+        kept = {"player": data["player"]} if isinstance(data.get("player"), str) else {}
+        return {"seq": event["seq"], "type": event["type"], "at": event["at"], "data": kept, "hidden": True}
     return shown
 
 

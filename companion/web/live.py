@@ -17,7 +17,7 @@ import logging
 import queue
 import threading
 
-from flask import Blueprint, Response, request, stream_with_context
+from flask import Blueprint, Response, request
 
 from companion.errors import InputError
 from companion.web.core import ctx, match_card, present_event, present_view, role, seat_for
@@ -82,7 +82,8 @@ class Hub:
     def on_event(self, c, match_id: str, event: dict, fold) -> None:
         """MatchService subscriber: runs in the writer's thread after each committed event."""
         view = fold.view(c.store.clock.now_iso())
-        self.publish(match_id, "event", {"event": event, "view": view})
+        self.publish(match_id, "event", {"event": event, "view": view,
+                                         "status": "ended" if fold.ended() else "open"})
         try:
             match = c.store.get_match(match_id)
             card = match_card(c, match, with_view=False)
@@ -148,8 +149,9 @@ def match_stream(match_id):
             yield "retry: 2000\n\n"
             sent = 0
             if last is not None:
+                ended = c.store.get_match(match_id)["status"] == "ended"
                 for e in c.store.events(match_id, after_seq=last):
-                    yield sse("event", {"event": present_event(e, game, who, seat)}, id=e["seq"])
+                    yield sse("event", {"event": present_event(e, game, who, seat, ended)}, id=e["seq"])
             view = c.service.state(match_id)
             sent = view["seq"]
             yield sse("snapshot", {"view": present_view(view, who, seat)}, id=sent)
@@ -168,14 +170,15 @@ def match_stream(match_id):
                     if seq <= sent:
                         continue
                     sent = seq
-                    yield sse("event", {"event": present_event(payload["event"], game, who, seat),
+                    ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
+                    yield sse("event", {"event": present_event(payload["event"], game, who, seat, ended),
                                         "view": present_view(payload["view"], who, seat)}, id=seq)
                 else:
                     yield sse(kind, payload)
         finally:
             c.hub.unsubscribe(sub)
 
-    return Response(stream_with_context(gen()), mimetype="text/event-stream", headers=_headers())
+    return Response(gen(), mimetype="text/event-stream", headers=_headers())
 
 
 @bp.get("/api/stream")
@@ -202,4 +205,4 @@ def club_stream():
         finally:
             c.hub.unsubscribe(sub)
 
-    return Response(stream_with_context(gen()), mimetype="text/event-stream", headers=_headers())
+    return Response(gen(), mimetype="text/event-stream", headers=_headers())

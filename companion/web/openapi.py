@@ -45,6 +45,7 @@ MATCH = copy.deepcopy(MATCH_CARD)
 MATCH["required"] = MATCH["required"] + ["view"]
 MATCH["properties"].update({"view": {"$ref": "#/components/schemas/View"},
                             "seat": {"type": ["string", "null"]},
+                            "power_lost": {"type": ["object", "null"]},
                             "event": {"$ref": "#/components/schemas/Event"}})
 EVENT = {
     "type": "object", "required": ["seq", "type", "data", "at"],
@@ -156,6 +157,10 @@ def _paths() -> dict:
         "/api/matches/{match_id}/undo": {"post": {
             "summary": "Undo the latest event still in effect (player)", "parameters": [MATCH_ID],
             "security": WRITE, "requestBody": _body("api.undo"),
+            "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/matches/{match_id}/final-roll": {"post": {
+            "summary": "The server rolls the final-round dice for the player who owes them (player)",
+            "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.final-roll"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
         "/api/matches/{match_id}/seat": {"put": {
             "summary": "This browser belongs to a player of the match (player)", "parameters": [MATCH_ID],

@@ -1,0 +1,55 @@
+"""Start the real server (``python -m companion serve``) on a free loopback port, as a subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Server:
+    def __init__(self, data_dir, extra_env=None, args=()):
+        env = dict(os.environ, COMPANION_DATA=str(data_dir), PYTHONUNBUFFERED="1")
+        env.update(extra_env or {})
+        self.data_dir = data_dir
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", "0", "--gpio", "off",
+             *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(REPO))
+        self.lines = []
+        self.url = self.join_url = self.setup_code = None
+        for line in self.proc.stdout:  # the server prints these once it listens
+            self.lines.append(line)
+            m = re.search(r"Open on the LAN: (http://\S+?)/?$", line)
+            if m:
+                self.url = m.group(1)
+            m = re.search(r"Join link for players .*: (http://\S+)$", line)
+            if m:
+                self.join_url = m.group(1)
+            m = re.search(r"setup code (\d+)$", line)
+            if m:
+                self.setup_code = m.group(1)
+            if line.startswith("Ctrl-C stops"):
+                break
+        else:
+            err = self.proc.stderr.read()
+            raise RuntimeError(f"the server did not start: {''.join(self.lines)} {err}")
+        self._drain = threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True)
+        self._drain.start()
+        self.host = self.url.split("//", 1)[1]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        err = self.proc.stderr.read()
+        self.proc.stderr.close()
+        self.proc.stdout.close()
+        return err
