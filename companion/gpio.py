@@ -97,7 +97,12 @@ def default_pins_path() -> Path:
 
 
 def load_pin_map(path: str | Path | None = None) -> PinMap:
-    """Read a pin map TOML file (default: ``hardware/pins.toml``). Errors name the file and key."""
+    """Read a pin map TOML file (default: ``$COMPANION_PINS``, else ``hardware/pins.toml``).
+    Errors name the file and key."""
+    import os
+
+    if path is None and os.environ.get("COMPANION_PINS"):
+        path = os.environ["COMPANION_PINS"]
     p = Path(path) if path is not None else default_pins_path()
     where = p.name if path is None else str(p)
     try:

@@ -585,3 +585,109 @@ def test_sounder_plays_patterns_in_order_on_its_thread():
     s.play("ended")  # after close: ignored
     assert s.played == ["5-minutes", "error", "ended"]
     bz.close()
+
+
+def test_companion_pins_environment_names_the_pin_map(tmp_path, monkeypatch):
+    f = tmp_path / "pins.toml"
+    f.write_text(gpio.default_pins_path().read_text().replace("next  = 17", "next  = 23"))
+    monkeypatch.setenv("COMPANION_PINS", str(f))
+    pm = load_pin_map()
+    assert pm.buttons["next"] == 23 and pm.source == str(f)
+
+
+# -- companion hardware check / pins ----------------------------------------------------------------
+
+def test_hardware_check_mock_passes_every_part(run_cli):
+    rc, out, err = run_cli("hardware", "check", "--mock")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["ok"] is True and doc["mock"] is True
+    assert [c["part"] for c in doc["checks"]] == ["led.green", "led.amber", "led.red", "buzzer",
+                                                  "button.next", "button.pause", "button.roll"]
+    assert {c["part"]: c["physical"] for c in doc["checks"]}["button.next"] == 11
+    assert "press and release NEXT" in err
+
+
+def test_hardware_check_without_pins_says_so_in_one_line(run_cli):
+    rc, out, err = run_cli("hardware", "check")  # this machine is no Pi
+    assert rc == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "no GPIO pins here" in err and "--mock" in err
+
+
+def test_hardware_check_bad_pin_map_exits_2_naming_the_key(run_cli, tmp_path):
+    f = tmp_path / "pins.toml"
+    f.write_text(gpio.default_pins_path().read_text().replace("red   = 13", "red   = 17"))
+    rc, out, err = run_cli("hardware", "check", "--mock", "--pins", f)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"{f}: leds.red" in err and "used twice" in err
+    rc, _, err = run_cli("hardware", "check", "--mock", "--timeout", "0")
+    assert rc == 2 and "--timeout" in err
+
+
+def test_hardware_pins_prints_bcm_and_physical(run_cli):
+    rc, out, err = run_cli("hardware", "pins")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["buttons"] == DEFAULT["buttons"] and doc["physical"]["buzzer"] == 37
+
+
+class Answers:
+    """A builder at the keyboard: answers in order; presses pins when asked to press a button."""
+
+    def __init__(self, answers, factory=None, presses=None):
+        import io
+
+        self.inp = io.StringIO("".join(a + "\n" for a in answers))
+        self.err = io.StringIO()
+        self.factory, self.presses = factory, presses or {}
+
+    def say(self, text):
+        self.err.write(text + "\n")
+        m = re.search(r"press and release (\w+)", text)
+        if m and self.factory is not None and m.group(1) in self.presses:
+            pin = self.factory.pin(self.presses[m.group(1)])
+            pin.drive_low()
+            pin.drive_high()
+
+    def ask_yes(self, question):
+        from companion.cli.hardware import Prompter
+
+        return Prompter(self.inp, self.err).ask_yes(question)
+
+
+def test_interactive_check_reports_a_dark_led_a_swapped_pair_and_a_dead_button(monkeypatch):
+    from gpiozero import Buzzer
+    from gpiozero.pins.mock import MockFactory
+
+    from companion.cli.hardware import check_box
+
+    monkeypatch.setattr(Buzzer, "beep", lambda self, **kw: None)  # the real beep sleeps for real time
+    f = MockFactory()
+    # NEXT's and PAUSE's wires are swapped; nobody presses ROLL
+    who = Answers(["y", "maybe", "n", "y", "yes"], factory=f, presses={"NEXT": 27, "PAUSE": 17})
+    result = check_box(load_pin_map(), f, False, who, timeout=0.01)
+    f.close()
+    by = {c["part"]: c for c in result["checks"]}
+    assert result["ok"] is False
+    assert by["led.green"]["ok"] and not by["led.amber"]["ok"] and by["led.red"]["ok"] and by["buzzer"]["ok"]
+    assert not by["button.next"]["ok"] and "PAUSE answered instead" in by["button.next"]["note"]
+    assert not by["button.pause"]["ok"] and "NEXT answered instead" in by["button.pause"]["note"]
+    assert not by["button.roll"]["ok"] and "no press" in by["button.roll"]["note"]
+
+
+def test_interactive_check_all_good_and_end_of_input_counts_as_no(monkeypatch):
+    from gpiozero import Buzzer
+    from gpiozero.pins.mock import MockFactory
+
+    from companion.cli.hardware import check_box
+
+    monkeypatch.setattr(Buzzer, "beep", lambda self, **kw: None)
+    f = MockFactory()
+    who = Answers(["y", "y", "y", "y"], factory=f, presses={"NEXT": 17, "PAUSE": 27, "ROLL": 22})
+    assert check_box(load_pin_map(), f, False, who, timeout=5)["ok"] is True
+    f.close()
+    f = MockFactory()
+    who = Answers(["y"], factory=f, presses={"NEXT": 17, "PAUSE": 27, "ROLL": 22})  # then EOF
+    result = check_box(load_pin_map(), f, False, who, timeout=5)
+    f.close()
+    assert [c["ok"] for c in result["checks"]] == [True, False, False, False, True, True, True]

@@ -31,7 +31,7 @@ def register(sub):
     c.add_argument("--mock", action="store_true",
                    help="use gpiozero's MockFactory and answer every question by reading the mock pins")
     c.add_argument("--pins", metavar="FILE", default=None,
-                   help="pin map TOML file (default: hardware/pins.toml)")
+                   help="pin map TOML file (default: $COMPANION_PINS, else hardware/pins.toml)")
     c.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
                    help="how long to wait for each button press (default 30)")
     c.set_defaults(func=run_check)
@@ -39,7 +39,7 @@ def register(sub):
     m = hw.add_parser("pins", help="print the pin map (BCM and physical pins) as JSON",
                       description="Print the pin map in use (BCM and physical header pins) as JSON.")
     m.add_argument("--pins", metavar="FILE", default=None,
-                   help="pin map TOML file (default: hardware/pins.toml)")
+                   help="pin map TOML file (default: $COMPANION_PINS, else hardware/pins.toml)")
     m.set_defaults(func=run_pins)
 
 
