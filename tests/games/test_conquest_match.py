@@ -1,0 +1,496 @@
+"""conquest-italy as a match: the reducer through companion.matches (set-up, reinforcements, combat with
+server-rolled dice, moves, cards, secret objectives, elimination, end), its views and the season feed."""
+
+import copy
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.errors import InputError, RuleError
+from companion.games import conquest_italy as ci
+from companion.games.conquest_map import default_map
+from companion.matches import fold
+
+GM = default_map()
+PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
+NOCLOCK = {"clock": False}
+
+
+def ev(type_, **data):
+    return {"type": type_, "data": data}
+
+
+def apply_all(state, events):
+    for e in events:
+        state = ci.apply(state, e)
+    return state
+
+
+def dealt(players=PLAYERS, seed=1):
+    owner, _ = ci.deal(players, GM, random.Random(seed))
+    return ci.apply(ci.initial_state(players, {}), ev("setup.deal", owner=owner))
+
+
+def placement_events(state):
+    """The set-up placements: each player in turn puts 5 (or the rest) on their first city."""
+    events = []
+    while state["phase"] == "place":
+        p = state["next_placer"]
+        city = ci.held(state, p)[0]
+        e = ev("setup.place", player=p, placements={city: min(5, state["reserve"][p])})
+        events.append(e)
+        state = ci.apply(state, e)
+    return events, state
+
+
+def started(players=PLAYERS, seed=1):
+    return placement_events(dealt(players, seed))[1]
+
+
+def with_cities(state, assignments):
+    """Corrections: {city: (player, units)}."""
+    for city, (player, units) in assignments.items():
+        state = ci.apply(state, ev("territory.set", city=city, player=player, units=units))
+    return state
+
+
+# -- set-up --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [["a", "b"], ["a"] * 0, [f"p{k}" for k in range(7)]])
+def test_player_count(players):
+    with pytest.raises(InputError) as err:
+        ci.initial_state(players, {})
+    assert err.value.field == "players"
+
+
+def test_bad_map_option_names_the_path():
+    with pytest.raises(InputError) as err:
+        ci.initial_state(PLAYERS, {"map": {"regions": [{"name": "x", "bonus": 1, "cities": []}]}})
+    assert err.value.field == "map.regions[0].cities"
+
+
+def test_deal_puts_one_unit_everywhere_and_sets_the_reserves():
+    s = dealt()
+    assert s["phase"] == "place"
+    assert set(s["owner"]) == set(GM.cities) and set(s["units"].values()) == {1}
+    # the rule book's 4-player example: 20, 20, 19, 19 still to place
+    assert s["reserve"] == {"Anna": 20, "Bruno": 20, "Carla": 19, "Dario": 19}
+    assert s["next_placer"] == "Anna"
+
+
+def test_placement_goes_five_at_a_time_in_turn_order():
+    events, s = placement_events(dealt())
+    order = [e["data"]["player"] for e in events]
+    assert order[:8] == PLAYERS * 2
+    assert [sum(e["data"]["placements"].values()) for e in events if e["data"]["player"] == "Carla"] == [5, 5, 5, 4]
+    assert len(events) == 4 + 4 + 4 + 4  # 20 = 4 x 5; 19 = 3 x 5 + 4
+    assert s["phase"] == "play"
+    assert all(ci.units_on_map(s, p) == 30 for p in PLAYERS)
+
+
+def test_placement_refusals():
+    s = dealt()
+    anna_city = ci.held(s, "Anna")[0]
+    bruno_city = ci.held(s, "Bruno")[0]
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("setup.place", player="Bruno", placements={bruno_city: 5}))
+    assert err.value.field == "player" and "Anna" in err.value.message
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("setup.place", player="Anna", placements={anna_city: 4}))
+    assert err.value.field == "placements"
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("setup.place", player="Anna", placements={bruno_city: 5}))
+    assert err.value.field.startswith("placements")
+    with pytest.raises(InputError) as err:
+        ci.apply(s, ev("setup.place", player="Anna", placements={anna_city: 0}))
+    assert err.value.field.startswith("placements")
+    # five may be split over several cities
+    two = ci.held(s, "Anna")[:2]
+    s2 = ci.apply(s, ev("setup.place", player="Anna", placements={two[0]: 2, two[1]: 3}))
+    assert s2["units"][two[0]] == 3 and s2["units"][two[1]] == 4
+
+
+def test_deal_refusals():
+    s = ci.initial_state(PLAYERS, {})
+    owner, _ = ci.deal(PLAYERS, GM, random.Random(3))
+    with pytest.raises(RuleError):
+        ci.apply(s, ev("setup.place", player="Anna", placements={}))
+    bad = dict(owner)
+    bad[next(c for c in bad if bad[c] == "Anna")] = "Dario"
+    with pytest.raises(RuleError):
+        ci.apply(s, ev("setup.deal", owner=bad))
+    s2 = ci.apply(s, ev("setup.deal", owner=owner))
+    with pytest.raises(RuleError) as err:
+        ci.apply(s2, ev("setup.deal", owner=owner))
+    assert err.value.field == "type"
+
+
+def test_game_events_before_play_are_refused():
+    s = dealt()
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("combat", **{"from": "Roma", "to": "Napoli", "attack_dice": [6], "defend_dice": [1]}))
+    assert err.value.field == "type"
+
+
+# -- reinforcements ------------------------------------------------------------------------------
+
+def test_reinforce_places_exactly_what_is_due():
+    s = started()
+    due = ci.reinforcements(GM, ci.held(s, "Bruno"), ci.units_on_map(s, "Bruno"))["placeable"]
+    city = ci.held(s, "Bruno")[0]
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("reinforce", player="Bruno", placements={city: due + 1}))
+    assert err.value.field == "placements" and str(due) in err.value.message
+    s2 = ci.apply(s, ev("reinforce", player="Bruno", placements={city: due}))
+    assert s2["units"][city] == s["units"][city] + due
+
+
+def test_reinforce_with_a_traded_set_uses_the_hand():
+    s = started()
+    held = ci.held(s, "Anna")
+    cards = ["Aosta", "Torino", "Cuneo"]  # basil, mozzarella, tomato
+    s = apply_all(s, [ev("card.draw", player="Anna", card=c) for c in cards])
+    assert s["hands"]["Anna"] == cards
+    value = ci.trade_value(cards, set(held), GM)["total"]
+    due = len(held) // 3 + sum(r["bonus"] for r in GM.regions if set(r["cities"]) <= set(held)) + value
+    s2 = ci.apply(s, ev("reinforce", player="Anna", placements={held[0]: due}, trade=cards))
+    assert s2["hands"]["Anna"] == []
+    assert ci.units_on_map(s2, "Anna") == 30 + due
+    with pytest.raises(RuleError) as err:  # the cards are gone
+        ci.apply(s2, ev("reinforce", player="Anna", placements={held[0]: due}, trade=cards))
+    assert err.value.field == "trade[0]"
+
+
+def test_a_card_is_drawn_once():
+    s = started()
+    s = ci.apply(s, ev("card.draw", player="Anna", card="joker:Roma"))
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("card.draw", player="Bruno", card="joker:Roma"))
+    assert "Anna" in err.value.message
+    with pytest.raises(InputError):
+        ci.apply(s, ev("card.draw", player="Bruno", card="joker:Bari"))
+
+
+def test_reinforcements_stop_at_125_units():
+    s = started()
+    city = ci.held(s, "Carla")[0]
+    s = with_cities(s, {city: ("Carla", s["units"][city] + 123 - 30)})  # Carla now has 123 units on the map
+    assert ci.units_on_map(s, "Carla") == 123
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("reinforce", player="Carla", placements={city: 3}))
+    assert "125" in err.value.message
+    s2 = ci.apply(s, ev("reinforce", player="Carla", placements={city: 2}))
+    assert ci.units_on_map(s2, "Carla") == 125
+
+
+# -- combat --------------------------------------------------------------------------------------
+
+def attack_setup():
+    s = started()
+    return with_cities(s, {"Roma": ("Anna", 6), "Napoli": ("Bruno", 3), "Pescara": ("Bruno", 1),
+                           "Milano": ("Anna", 4), "Catanzaro": ("Carla", 2), "Perugia": ("Anna", 1)})
+
+
+def test_rule_book_combat_as_an_event():
+    s = attack_setup()
+    s2 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Napoli", "attack_dice": [5, 3, 1],
+                                     "defend_dice": [6, 2, 1]}))
+    assert s2["units"]["Roma"] == 4 and s2["units"]["Napoli"] == 2
+    assert s2["owner"]["Napoli"] == "Bruno"
+    assert s2["last_combat"]["attacker_losses"] == 2 and s2["last_combat"]["via"] == "land"
+    assert s["units"]["Roma"] == 6  # the input state is untouched
+
+
+def test_conquest_moves_units_in():
+    s = attack_setup()
+    s2 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6, 1, 1],
+                                     "defend_dice": [5]}))
+    assert s2["owner"]["Pescara"] == "Anna"
+    assert s2["units"]["Pescara"] == 3 and s2["units"]["Roma"] == 3  # default: as many as the dice
+    assert s2["conquests"]["Anna"] == 1 and s2["last_combat"]["moved"] == 3
+    s3 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6], "defend_dice": [5],
+                                     "move": 5}))
+    assert s3["units"]["Pescara"] == 5 and s3["units"]["Roma"] == 1
+    s4 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6], "defend_dice": [5],
+                                     "move": 99}))
+    assert s4["units"]["Pescara"] == 5 and s4["units"]["Roma"] == 1  # clamped: one unit stays
+
+
+def test_air_attack_between_airports():
+    s = attack_setup()
+    s2 = ci.apply(s, ev("combat", **{"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 6, 6],
+                                     "defend_dice": [1, 1]}))
+    assert s2["owner"]["Catanzaro"] == "Anna" and s2["last_combat"]["via"] == "air"
+
+
+@pytest.mark.parametrize("data, error, field", [
+    ({"from": "Roma", "to": "Bari", "attack_dice": [6], "defend_dice": [1]}, RuleError, "to"),  # no border
+    ({"from": "Roma", "to": "Perugia", "attack_dice": [6], "defend_dice": [1]}, RuleError, "to"),  # own city
+    ({"from": "Perugia", "to": "Siena", "attack_dice": [6], "defend_dice": [1]}, RuleError, "from"),  # 1 unit
+    ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4], "defend_dice": [1, 1]}, InputError, "defend_dice"),
+    ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4, 3], "defend_dice": [1, 1, 1]}, InputError,
+     "attack_dice"),
+    ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 9], "defend_dice": [1, 1, 1]}, InputError,
+     "attack_dice[1]"),
+    ({"from": "Roma", "to": "Napoli", "defend_dice": [1, 1, 1]}, InputError, "attack_dice"),
+    ({"from": "Roma", "to": "Atlantide", "attack_dice": [6], "defend_dice": [1]}, InputError, "to"),
+    ({"from": "Roma", "to": "Napoli", "attack_dice": [6], "defend_dice": [1, 1, 1], "move": 0}, InputError, "move"),
+    ({"from": "Roma", "to": "Napoli", "player": "Bruno", "attack_dice": [6], "defend_dice": [1, 1, 1]}, RuleError,
+     "from"),
+])
+def test_combat_refusals_name_the_field(data, error, field):
+    s = attack_setup()
+    with pytest.raises(error) as err:
+        ci.apply(s, ev("combat", **data))
+    assert err.value.field == field
+
+
+def test_server_rolls_the_dice_into_the_event():
+    s = attack_setup()
+    data = ci.fill_dice(s, {"from": "Roma", "to": "Napoli"}, random.Random(7))
+    assert len(data["attack_dice"]) == 3 and len(data["defend_dice"]) == 3
+    assert data == ci.fill_dice(s, {"from": "Roma", "to": "Napoli"}, random.Random(7))
+    s2 = ci.apply(s, ev("combat", **data))
+    assert s2["units"]["Roma"] + s2["units"]["Napoli"] == 9 - 3
+    two = ci.fill_dice(s, {"from": "Roma", "to": "Napoli", "dice": 2}, random.Random(1))
+    assert len(two["attack_dice"]) == 2 and "dice" not in two
+    with pytest.raises(RuleError):  # a refused attack rolls nothing
+        ci.fill_dice(s, {"from": "Roma", "to": "Bari"}, random.Random(1))
+    with pytest.raises(InputError) as err:
+        ci.fill_dice(s, {"from": "Catanzaro", "to": "Milano", "dice": 2}, random.Random(1))
+    assert err.value.field == "dice"
+
+
+def test_move_between_own_bordering_cities():
+    s = attack_setup()
+    s2 = ci.apply(s, ev("move", **{"from": "Roma", "to": "Perugia", "units": 5}))
+    assert s2["units"]["Roma"] == 1 and s2["units"]["Perugia"] == 6
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("move", **{"from": "Roma", "to": "Perugia", "units": 6}))
+    assert err.value.field == "units"
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("move", **{"from": "Roma", "to": "Napoli", "units": 1}))
+    assert err.value.field == "to"
+    with pytest.raises(RuleError) as err:  # airports are for attacks only
+        ci.apply(s, ev("move", **{"from": "Milano", "to": "Roma", "units": 1}))
+    assert err.value.field == "to"
+
+
+# -- elimination and the end ----------------------------------------------------------------------
+
+def eliminate_dario(s):
+    """Give Dario's cities to Carla except one, then conquer it from a neighbour of Anna's."""
+    dario = ci.held(s, "Dario")
+    last = dario[0]
+    s = with_cities(s, {c: ("Carla", 1) for c in dario[1:]})
+    src = sorted(GM.land[last])[0]
+    s = with_cities(s, {src: ("Anna", 10), last: ("Dario", 1)})
+    s = ci.apply(s, ev("card.draw", player="Dario", card="joker:Milano"))
+    return ci.apply(s, ev("combat", **{"from": src, "to": last, "attack_dice": [6, 6, 6], "defend_dice": [1]}))
+
+
+def test_losing_the_last_city_eliminates():
+    s = eliminate_dario(started())
+    assert s["eliminated"] == ["Dario"]
+    assert s["hands"]["Dario"] == []  # the cards go back to the deck
+    assert not ci.is_ended(s)
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("card.draw", player="Dario", card="Bari"))
+    assert "eliminated" in err.value.message
+    s = ci.apply(s, ev("card.draw", player="Bruno", card="joker:Milano"))  # back in the deck
+    ranking = ci.final_ranking(s)
+    assert ranking[-1]["player"] == "Dario" and ranking[-1]["eliminated"]
+
+
+def test_last_player_standing_ends_the_match():
+    s = started()
+    for p in ("Bruno", "Carla", "Dario"):
+        s = with_cities(s, {c: ("Anna", 1) for c in ci.held(s, p)})
+    assert s["eliminated"] == ["Bruno", "Carla", "Dario"]
+    assert ci.is_ended(s)
+    with pytest.raises(RuleError):
+        ci.apply(s, ev("card.draw", player="Anna", card="Bari"))
+
+
+def test_objective_completed_checks_the_cities_and_ends():
+    s = started()
+    s = ci.apply(s, ev("objective.set", player="Bruno", cities=["Bari", "Lecce"]))
+    s = with_cities(s, {"Bari": ("Bruno", 2), "Lecce": ("Carla", 2)})
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("objective.completed", player="Bruno"))
+    assert "Lecce" in err.value.message
+    s = with_cities(s, {"Lecce": ("Bruno", 2)})
+    s = ci.apply(s, ev("objective.completed", player="Bruno"))
+    assert ci.is_ended(s)
+    ranking = ci.final_ranking(s)
+    assert ranking[0]["player"] == "Bruno" and ranking[0]["place"] == 1 and ranking[0]["objective"]
+    assert all(r["place"] > 1 for r in ranking[1:])
+    with pytest.raises(RuleError):
+        ci.apply(s, ev("move", **{"from": "Bari", "to": "Lecce", "units": 1}))
+
+
+def test_objective_is_set_once():
+    s = started()
+    s = ci.apply(s, ev("objective.set", player="Anna", cities=["Roma"]))
+    with pytest.raises(RuleError):
+        ci.apply(s, ev("objective.set", player="Anna", cities=["Bari"]))
+    with pytest.raises(InputError) as err:
+        ci.apply(s, ev("objective.set", player="Bruno", cities=["Roma", "Roma"]))
+    assert err.value.field == "cities[1]"
+
+
+# -- views ---------------------------------------------------------------------------------------
+
+def test_public_view_hides_the_other_objectives():
+    s = started()
+    s = ci.apply(s, ev("objective.set", player="Anna", cities=["Roma", "Bari"]))
+    s = ci.apply(s, ev("objective.set", player="Bruno", cities=["Milano"]))
+    s = with_cities(s, {"Roma": ("Anna", 2), "Bari": ("Carla", 2)})
+    anna = ci.public_view(s, "Anna")
+    assert anna["objectives"] == {"Anna": ["Roma", "Bari"]}
+    assert anna["objective_progress"] == {"cities": ["Roma", "Bari"], "held": ["Roma"],
+                                          "points": GM.value("Roma"), "complete": False}
+    assert ci.public_view(s, "Carla")["objectives"] == {}
+    assert ci.public_view(s, None)["objectives"] == {}
+    assert "Milano" not in repr(ci.public_view(s, "Anna")["objectives"])
+    assert s["objectives"]["Bruno"] == ["Milano"]  # the state itself is untouched
+    summary = ci.summary(s)
+    assert "objectives" not in summary and "Bari" not in repr([p for p in summary["players"]])
+
+
+def test_objectives_are_turned_face_up_at_the_end():
+    s = started()
+    s = ci.apply(s, ev("objective.set", player="Anna", cities=["Roma"]))
+    s = ci.apply(s, ev("objective.set", player="Bruno", cities=["Milano"]))
+    s = with_cities(s, {"Roma": ("Anna", 2)})
+    s = ci.apply(s, ev("objective.completed", player="Anna"))
+    assert ci.public_view(s, "Carla")["objectives"] == {"Anna": ["Roma"], "Bruno": ["Milano"]}
+    assert ci.summary(s)["ranking"]["ranking"][0] == "Anna"
+
+
+def test_summary_during_set_up_and_play():
+    s = dealt()
+    sm = ci.summary(s)
+    assert sm["phase"] == "place" and sm["next_placer"] == "Anna" and sm["placement_due"] == 5
+    s = started()
+    sm = ci.summary(s)
+    assert sm["phase"] == "play" and sm["next_placer"] is None and not sm["ended"]
+    row = sm["players"][0]
+    assert row["territories"] == 10 and row["units"] == 30 and row["reinforcements"] == 3 + sum(
+        GM.region[r]["bonus"] for r in row["regions"])
+
+
+# -- through the match machinery -------------------------------------------------------------------
+
+def test_fold_with_undo():
+    owner, _ = ci.deal(PLAYERS, GM, random.Random(2))
+    events = [ev("setup.deal", owner=owner)]
+    f = fold("conquest-italy", PLAYERS, events, NOCLOCK)
+    p = f.game_state["next_placer"]
+    f.apply(ev("setup.place", player=p, placements={ci.held(f.game_state, p)[0]: 5}))
+    assert f.game_state["reserve"][p] == 15
+    f.apply({"type": "undo", "data": {}})
+    assert f.game_state["reserve"][p] == 20
+    view = f.view()
+    assert view["summary"]["phase"] == "place"
+
+
+def test_a_finished_match_feeds_the_season(store):
+    from companion.matches import MatchService
+    from companion.season_store import results_from_fold
+
+    svc = MatchService(store)
+    m = svc.create("conquest-italy", PLAYERS)
+    owner, _ = ci.deal(PLAYERS, GM, random.Random(4))
+    svc.append(m["id"], "setup.deal", {"owner": owner})
+    s = svc.fold(m["id"]).game_state
+    for e in placement_events(s)[0]:
+        svc.append(m["id"], e["type"], e["data"])
+    svc.append(m["id"], "clock.start", {})
+    state = svc.fold(m["id"]).game_state
+    city = ci.held(state, "Carla")[0]
+    svc.append(m["id"], "objective.set", {"player": "Carla", "cities": [city]})
+    svc.append(m["id"], "objective.set", {"player": "Anna", "cities": [city]})
+    with pytest.raises(RuleError):  # the game refuses a false claim, so the clock never ends the match
+        svc.append(m["id"], "objective.completed", {"player": "Anna"})
+    assert not svc.fold(m["id"]).ended()
+    svc.append(m["id"], "objective.completed", {"player": "Carla"})
+    f = svc.fold(m["id"])
+    assert f.ended()
+    results = results_from_fold(f)
+    assert results[0] == {"player": "Carla", "place": 1, "objective": True, "eliminated": False}
+    assert sorted(r["player"] for r in results) == sorted(PLAYERS)
+
+
+# -- purity and invariants -------------------------------------------------------------------------
+
+def random_event(state, rng):
+    """A plausible event, legal or not."""
+    cities = GM.cities
+    kind = rng.choice(["combat", "combat", "combat", "move", "reinforce", "card.draw", "territory.set"])
+    p = rng.choice(state["players"])
+    if kind == "combat":
+        legal = [(a, b) for a in cities for b in sorted(GM.neighbours[a]) + list(GM.airports)
+                 if _legal_attack(state, a, b)]
+        if legal and rng.random() < 0.85:
+            src, dst = rng.choice(legal)
+            data = {"from": src, "to": dst}
+            if rng.random() < 0.3:
+                data["move"] = rng.randint(1, 6)
+            return ev("combat", **ci.fill_dice(state, data, rng))
+        src = rng.choice(cities)
+        return ev("combat", **{"from": src, "to": rng.choice(sorted(GM.neighbours[src])), "attack_dice": [6],
+                               "defend_dice": [1]})
+    if kind == "move":
+        legal = [(a, b) for a in cities for b in sorted(GM.neighbours[a])
+                 if state["owner"][a] == state["owner"][b] and state["units"][a] >= 2]
+        if legal and rng.random() < 0.8:
+            src, dst = rng.choice(legal)
+            return ev("move", **{"from": src, "to": dst, "units": rng.randint(1, state["units"][src] - 1)})
+        src = rng.choice(cities)
+        return ev("move", **{"from": src, "to": rng.choice(sorted(GM.neighbours[src])), "units": rng.randint(1, 4)})
+    if kind == "reinforce":
+        mine = ci.held(state, p)
+        due = ci.reinforcements(GM, mine, ci.units_on_map(state, p))["placeable"] if mine else 0
+        return ev("reinforce", player=p, placements={mine[0]: due} if mine and due else {})
+    if kind == "card.draw":
+        return ev("card.draw", player=p, card=rng.choice(GM.cards))
+    return ev("territory.set", city=rng.choice(cities), player=p, units=rng.randint(1, 5))
+
+
+def _legal_attack(state, src, dst):
+    return (state["owner"][src] != state["owner"][dst] and GM.can_attack(src, dst) is not None
+            and state["units"][src] >= 2)
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10**9))
+def test_random_matches_keep_the_invariants_and_never_mutate(seed):
+    rng = random.Random(seed)
+    s = started(seed=seed % 97)
+    for _ in range(60):
+        if ci.is_ended(s):
+            break
+        e = random_event(s, rng)
+        before = copy.deepcopy(s)
+        try:
+            s2 = ci.apply(s, e)
+        except (RuleError, InputError):
+            assert s == before
+            continue
+        assert s == before  # apply never mutates its input
+        assert set(s2["owner"]) == set(GM.cities)
+        assert all(n >= 1 for n in s2["units"].values())
+        if e["type"] == "combat" and s2["last_combat"] is not s["last_combat"]:
+            lc = s2["last_combat"]
+            lost = lc["attacker_losses"] + lc["defender_losses"]
+            assert sum(s2["units"].values()) == sum(s["units"].values()) - lost
+        if e["type"] == "move":
+            assert sum(s2["units"].values()) == sum(s["units"].values())
+        for p in s2["players"]:
+            assert (p in s2["eliminated"]) == (not ci.held(s2, p))
+        cards = [c for h in s2["hands"].values() for c in h]
+        assert len(cards) == len(set(cards))
+        s = s2
