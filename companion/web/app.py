@@ -49,6 +49,7 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.seasons",
+    "companion.web.trackers",
 ]
 
 SESSION_COOKIE = "companion_sid"
