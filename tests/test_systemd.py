@@ -81,8 +81,8 @@ def serve_args_of_unit() -> list[str]:
 def test_the_units_command_lines_are_accepted_by_the_cli():
     parser = build_parser()
     exec_start = one(unit("companion.service"), "Service", "ExecStart").split()
-    assert exec_start[:2] == ["/opt/companion/venv/bin/companion", "serve"]
-    assert exec_start[2:] == ["$COMPANION_SERVE_ARGS"]
+    assert exec_start == ["/opt/companion/venv/bin/python", "-m", "companion.systemd_notify", "serve",
+                          "$COMPANION_SERVE_ARGS"]
     args = parser.parse_args(["serve", *serve_args_of_unit()])
     assert args.gpio == "auto" and args.host == "0.0.0.0"
     backup = one(unit("companion-backup.service"), "Service", "ExecStart").split()
@@ -111,7 +111,7 @@ def verifiable_copies(tmp_path) -> Path:
     for f in UNITS.iterdir():
         if f.suffix in (".service", ".timer"):
             text = f.read_text()
-            text = re.sub(r"/opt/companion/venv/bin/companion|/usr/bin/cage|/usr/bin/chromium", true, text)
+            text = re.sub(r"/opt/companion/venv/bin/(companion|python)|/usr/bin/cage|/usr/bin/chromium", true, text)
             (out / f.name).write_text(text)
     return out
 
@@ -238,6 +238,56 @@ def test_start_watchdog_runs_a_thread_that_pings(notify_socket):
         assert s.recv(100) == b"WATCHDOG=1"  # the first beat comes at once
     finally:
         w.stop()
+
+
+def test_the_launcher_announces_a_real_server_to_systemd(tmp_path):
+    """What systemd runs: READY=1 once the port listens, watchdog pings while /healthz answers,
+    STOPPING=1 on SIGTERM, exit 0."""
+    import signal
+
+    path = tmp_path / "n.sock"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(str(path))
+    s.settimeout(60)
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    env = dict(os.environ, NOTIFY_SOCKET=str(path), WATCHDOG_USEC="2000000", COMPANION_DATA=str(tmp_path / "data"))
+    p = subprocess.Popen([sys.executable, "-m", "companion.systemd_notify", "serve", "--host", "127.0.0.1",
+                          "--port", str(port), "--gpio", "mock", "--no-qr"], env=env, cwd=str(tmp_path),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        ready = s.recv(4096).decode().splitlines()
+        assert ready[0] == "READY=1" and ready[1] == f"MAINPID={p.pid}"
+        assert sd.http_ok("127.0.0.1", port)
+        assert s.recv(100) == b"WATCHDOG=1" and s.recv(100) == b"WATCHDOG=1"
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err
+        while (msg := s.recv(100)) == b"WATCHDOG=1":
+            pass
+        assert msg == b"STOPPING=1"
+        assert f"127.0.0.1:{port}" in out.decode()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+        s.close()
+
+
+def test_the_launcher_without_serve_is_a_usage_error(run_cli):
+    p = subprocess.run([sys.executable, "-m", "companion.systemd_notify", "score"], capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2 and "usage" in p.stderr
+
+
+def test_http_ok_is_false_when_nothing_listens():
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    assert sd.http_ok("127.0.0.1", port, timeout=2) is False
 
 
 # -- backups: rotation --------------------------------------------------------------------------------
@@ -453,7 +503,7 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert sorted(p.name for p in units.iterdir()) == ["companion-backup.service", "companion-backup.timer",
                                                        "companion.service"]
     installed = (units / "companion.service").read_text()
-    assert f"ExecStart={root}/opt/companion/venv/bin/companion serve" in installed
+    assert f"ExecStart={root}/opt/companion/venv/bin/python -m companion.systemd_notify serve" in installed
     assert f"COMPANION_DATA={root}/var/lib/companion" in installed
     assert f"EnvironmentFile=-{root}/etc/default/companion" in installed
     settings = (root / "etc/default/companion").read_text()
