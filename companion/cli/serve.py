@@ -99,6 +99,12 @@ def run(args):
             pass
     out.write("Ctrl-C stops the server.\n")
     out.flush()
+    try:  # under systemd (Type=notify): ready now; a no-op elsewhere
+        from companion.systemd_notify import notify_ready
+
+        notify_ready(f"serving on {base}")
+    except Exception:
+        pass
 
     def stop(signum, frame):
         raise KeyboardInterrupt

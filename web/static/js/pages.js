@@ -226,6 +226,33 @@
       },
       conflict: function () { loadHistory(); }
     });
+    var baseView = client.hooks.view;
+    client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); };
+
+    function clockButtons(view, cl) {
+      var c = view.clock, ended = !!view.ended;
+      var show = function (id, on) { var b = document.getElementById(id); if (b) b.hidden = !on; };
+      show("clock-start", c && view.phase === "setup" && !ended);
+      show("clock-pause", c && c.running && !ended);
+      show("clock-resume", c && !c.running && view.phase !== "setup" && !ended);
+      show("turn-end", c && c.running && !ended && !view.awaiting_roll);
+      show("final-roll", c && !ended && !!view.awaiting_roll);
+      var pl = document.getElementById("power-lost");
+      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = t("clock.power_lost", { minutes: Math.floor((flag.remaining_seconds || 0) / 60) }); }
+    }
+    function clockAction(id, fn) {
+      var b = document.getElementById(id);
+      if (b) b.addEventListener("click", function () {
+        fn().then(function () { C.toast(t("match.saved")); }, function (e) { C.toast(C.errorText(e), true); });
+      });
+    }
+    clockAction("clock-start", function () { return client.send("clock.start", {}); });
+    clockAction("clock-pause", function () { return client.send("clock.pause", {}); });
+    clockAction("clock-resume", function () { return client.send("clock.resume", {}); });
+    clockAction("turn-end", function () { return client.send("turn.end", {}); });
+    clockAction("final-roll", function () {
+      return client._write("/api/matches/" + encodeURIComponent(id) + "/final-roll", { expected_seq: client.seq });
+    });
     window.companionMatch = client; // for game trackers and tests
 
     function drawHistory() {

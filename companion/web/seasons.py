@@ -1,0 +1,606 @@
+"""The fan club's championship on the web: a JSON API under ``/api/seasons`` and ``/api/clubs``, and
+pages under ``/seasons`` (standings with the eligibility line, the points chart, player history, CSV
+export; organiser forms to enter results played without the app and to edit the settings).
+
+Reading is open to every role the club lets in; writes need the organiser. Bodies are validated
+against ``schemas/season.*.schema.json``; errors are ``{"error", "field"}`` naming the JSON path.
+The maths is ``companion.season``, the storage ``companion.season_store``.
+"""
+
+from __future__ import annotations
+
+import copy
+from contextlib import contextmanager
+
+from flask import Blueprint, Response, abort, g, jsonify, render_template, request
+
+from companion import season as core
+from companion import season_store as ss
+from companion.errors import CompanionError, InputError, NotFoundError
+from companion.games import GAMES
+from companion.web import i18n
+from companion.web.core import ctx, json_body, require
+
+bp = Blueprint("seasons", __name__)
+
+# -- strings (this blueprint's own catalogue, merged over the app's for its pages) ------------------
+
+STRINGS = {
+    "en": {
+        "nav.seasons": "Seasons",
+        "season.title": "Fan-club championship",
+        "season.none": "No season yet.",
+        "season.clubs": "Clubs",
+        "season.club": "Club",
+        "season.game": "Game",
+        "season.year": "Year",
+        "season.name": "Name",
+        "season.matches": "Matches",
+        "season.new_club": "New club",
+        "season.new_season": "New season",
+        "season.create": "Create",
+        "season.standings": "Standings",
+        "season.rank": "#",
+        "season.player": "Player",
+        "season.points": "Points",
+        "season.played": "Played",
+        "season.wins": "Wins",
+        "season.needs": "Needs",
+        "season.unranked": "Not ranked yet",
+        "season.eligibility": "Ranked: players with at least {pct} of the season's {total} matches ({min} or more).",
+        "season.needs_more": "{n} more",
+        "season.never": "cannot reach it",
+        "season.ratings": "OpenSkill rating (beside the standings, never replacing them)",
+        "season.rating": "Rating",
+        "season.chart": "Points through the season",
+        "season.history": "History",
+        "season.date": "Date",
+        "season.place": "Place",
+        "season.of": "of {n}",
+        "season.shared": "shared by {n}",
+        "season.objective": "Objective",
+        "season.eliminated": "Eliminated",
+        "season.total": "Running total",
+        "season.export_csv": "Standings (CSV)",
+        "season.export_results": "Results (CSV)",
+        "season.export_json": "Season (JSON)",
+        "season.chart_svg": "Chart (SVG)",
+        "season.match_list": "Matches of the season",
+        "season.source.app": "app",
+        "season.source.manual": "entered",
+        "season.remove": "Remove",
+        "season.remove_confirm": "Remove this match from the season?",
+        "season.enter_result": "Enter a match played without the app",
+        "season.add_row": "Add a player",
+        "season.save_result": "Save the result",
+        "season.settings": "Settings",
+        "season.settings_club": "Club settings (the default of its seasons)",
+        "season.settings_season": "This season's own settings (over the club's; empty = the club's)",
+        "season.table_for": "{n} players",
+        "season.table_hint": "Points by place, comma-separated (e.g. 2, 1, -1, -2). Empty: the default.",
+        "season.threshold": "Eligibility threshold (%)",
+        "season.bonus_objective": "Objective completed",
+        "season.bonus_eliminated": "Eliminated",
+        "season.save": "Save",
+        "season.effective": "In force",
+        "season.no_matches": "No match yet.",
+        "season.back": "Back to the standings",
+    },
+    "it": {
+        "nav.seasons": "Campionato",
+        "season.title": "Campionato fan club",
+        "season.none": "Ancora nessun campionato.",
+        "season.clubs": "Club",
+        "season.club": "Club",
+        "season.game": "Gioco",
+        "season.year": "Anno",
+        "season.name": "Nome",
+        "season.matches": "Partite",
+        "season.new_club": "Nuovo club",
+        "season.new_season": "Nuovo campionato",
+        "season.create": "Crea",
+        "season.standings": "Classifica",
+        "season.rank": "#",
+        "season.player": "Giocatore",
+        "season.points": "Punti",
+        "season.played": "Giocate",
+        "season.wins": "Vittorie",
+        "season.needs": "Mancano",
+        "season.unranked": "Non ancora in classifica",
+        "season.eligibility": "In classifica: chi ha giocato almeno il {pct} delle {total} partite del campionato ({min} o più).",
+        "season.needs_more": "ancora {n}",
+        "season.never": "non raggiungibile",
+        "season.ratings": "Rating OpenSkill (accanto alla classifica, non la sostituisce)",
+        "season.rating": "Rating",
+        "season.chart": "Punti nel corso del campionato",
+        "season.history": "Storico",
+        "season.date": "Data",
+        "season.place": "Posto",
+        "season.of": "su {n}",
+        "season.shared": "a pari merito in {n}",
+        "season.objective": "Obiettivo",
+        "season.eliminated": "Ucciso",
+        "season.total": "Totale",
+        "season.export_csv": "Classifica (CSV)",
+        "season.export_results": "Risultati (CSV)",
+        "season.export_json": "Campionato (JSON)",
+        "season.chart_svg": "Grafico (SVG)",
+        "season.match_list": "Partite del campionato",
+        "season.source.app": "app",
+        "season.source.manual": "inserita",
+        "season.remove": "Togli",
+        "season.remove_confirm": "Togliere questa partita dal campionato?",
+        "season.enter_result": "Inserisci una partita giocata senza l'app",
+        "season.add_row": "Aggiungi un giocatore",
+        "season.save_result": "Salva il risultato",
+        "season.settings": "Impostazioni",
+        "season.settings_club": "Impostazioni del club (valgono per i suoi campionati)",
+        "season.settings_season": "Impostazioni di questo campionato (sopra quelle del club; vuoto = del club)",
+        "season.table_for": "{n} giocatori",
+        "season.table_hint": "Punti per posizione, separati da virgole (es. 2, 1, -1, -2). Vuoto: il predefinito.",
+        "season.threshold": "Soglia per la classifica (%)",
+        "season.bonus_objective": "Obiettivo raggiunto",
+        "season.bonus_eliminated": "Ucciso",
+        "season.save": "Salva",
+        "season.effective": "In vigore",
+        "season.no_matches": "Ancora nessuna partita.",
+        "season.back": "Torna alla classifica",
+    },
+}
+
+
+def _lang() -> str:
+    lang = g.get("lang", i18n.DEFAULT)
+    return lang if lang in STRINGS else "en"
+
+
+def ts(key: str, **values) -> str:
+    text = STRINGS[_lang()].get(key) or STRINGS["en"].get(key)
+    if text is None:
+        return i18n.translate(_lang(), key, **values)
+    return text.format(**values) if values else text
+
+
+@bp.context_processor
+def _season_strings():
+    """For this blueprint's pages: ``t()`` knows the season strings too, and so does the page's catalogue."""
+    lang = _lang()
+    return {"t": ts, "catalogue": {**i18n.catalogue(lang), **STRINGS["en"], **STRINGS[lang]}}
+
+
+# -- helpers --------------------------------------------------------------------------------------
+
+def _dollar(field: str | None, prefix: str = "$") -> str:
+    if not field:
+        return prefix
+    if field.startswith("$"):
+        return field
+    return f"{prefix}{field}" if field.startswith("[") else f"{prefix}.{field}"
+
+
+@contextmanager
+def body_errors(strip: str | None = None):
+    """Errors about body fields (``name``, ``settings.points["4"]``) name their JSON path (``$.name``);
+    with ``strip``, a leading ``strip`` is the body itself (``settings.threshold`` -> ``$.threshold``)."""
+    try:
+        yield
+    except CompanionError as exc:
+        f = exc.field
+        if f and not f.startswith("$"):
+            if strip and (f == strip or f.startswith(strip + ".") or f.startswith(strip + "[")):
+                f = f[len(strip):]
+            exc.field = _dollar(f.lstrip(".")) if not f.startswith("[") else "$" + f
+        raise
+
+
+def _season(season_id: str) -> dict:
+    return ss.get_season(ctx().store, season_id)
+
+
+def _club(club_id: str) -> dict:
+    return ss.get_club(ctx().store, club_id)
+
+
+def _count(season_id: str) -> int:
+    return ctx().store.conn().execute("SELECT COUNT(*) FROM season_matches WHERE season_id=?",
+                                      (season_id,)).fetchone()[0]
+
+
+def min_matches(total: int, threshold) -> int:
+    """The least number of matches that reaches the threshold now (exact)."""
+    return -(-threshold.numerator * total // threshold.denominator)
+
+
+def _percent(threshold) -> str:
+    return _pct_number(threshold) + "%"
+
+
+def _pct_number(threshold) -> str:
+    """0.3 -> "30"; 1/3 -> "33.33" (exact when it is short)."""
+    return core.text(core.exact(threshold) * 100, 2)
+
+
+def _form_values(own: dict, rules: core.Rules) -> dict:
+    return {"own_pct": _pct_number(own["threshold"]) if own.get("threshold") is not None else "",
+            "effective_pct": _pct_number(rules.threshold), "table_sizes": _table_sizes(rules)}
+
+
+def _settings_out(season_or_club: dict, rules: core.Rules) -> dict:
+    return {**season_or_club, "effective": rules.to_json()}
+
+
+def standings_out(season: dict, rules: core.Rules, matches: list[dict]) -> dict:
+    total = len(matches)
+    return {
+        "season": season["name"], "season_id": season["id"], "club": season["club"], "game": season["game"],
+        "year": season["year"], "total_matches": total, "threshold": core.num(rules.threshold),
+        "min_matches": min_matches(total, rules.threshold),
+        "standings": [core.row_json(r) for r in core.standings(matches, rules)],
+        "ratings": core.ratings(matches),
+    }
+
+
+def _matches_out(rules: core.Rules, matches: list[dict]) -> list[dict]:
+    out = []
+    for m in core.chronological(matches):
+        places = [r["place"] for r in m["results"]]
+        n = len(places)
+        results = [{**r, "points": core.num(rules.value(n, r["place"], places.count(r["place"]),
+                                                         r["objective"], r["eliminated"]))} for r in m["results"]]
+        out.append({"id": m["id"], "date": m["date"], "source": m.get("source"), "match_id": m.get("match_id"),
+                    "results": results})
+    return out
+
+
+# -- JSON API --------------------------------------------------------------------------------------
+
+@bp.get("/api/seasons")
+def api_list():
+    store = ctx().store
+    seasons = ss.list_seasons(store)
+    for s in seasons:
+        s["matches"] = _count(s["id"])
+    return jsonify({"clubs": ss.list_clubs(store), "seasons": seasons})
+
+
+@bp.post("/api/clubs")
+@require("organiser")
+def api_club_create():
+    doc = json_body("season.club")
+    with body_errors():
+        club = ss.create_club(ctx().store, doc["name"], doc.get("settings"))
+    return jsonify(_settings_out(club, core.rules_from(club["settings"]))), 201, \
+        {"Location": f"/api/clubs/{club['id']}"}
+
+
+@bp.get("/api/clubs/<club_id>")
+def api_club(club_id):
+    club = _club(club_id)
+    return jsonify(_settings_out(club, core.rules_from(club["settings"])))
+
+
+@bp.put("/api/clubs/<club_id>/settings")
+@require("organiser")
+def api_club_settings(club_id):
+    club = _club(club_id)
+    doc = json_body("season.settings")
+    with body_errors(strip="settings"):
+        club = ss.set_club_settings(ctx().store, club["id"], doc)
+    return jsonify(_settings_out(club, core.rules_from(club["settings"])))
+
+
+@bp.post("/api/seasons")
+@require("organiser")
+def api_season_create():
+    doc = json_body("season.create")
+    with body_errors():
+        s = ss.create_season(ctx().store, doc["club"], doc["game"], doc["year"], doc.get("name"),
+                             doc.get("settings"))
+    return jsonify(_settings_out(s, ss.season_rules(ctx().store, s))), 201, {"Location": f"/api/seasons/{s['id']}"}
+
+
+@bp.get("/api/seasons/<season_id>")
+def api_season(season_id):
+    s = _season(season_id)
+    return jsonify({**_settings_out(s, ss.season_rules(ctx().store, s)), "matches": _count(s["id"])})
+
+
+@bp.put("/api/seasons/<season_id>/settings")
+@require("organiser")
+def api_season_settings(season_id):
+    s = _season(season_id)
+    doc = json_body("season.settings")
+    with body_errors(strip="settings"):
+        s = ss.set_season_settings(ctx().store, s["id"], doc)
+    return jsonify(_settings_out(s, ss.season_rules(ctx().store, s)))
+
+
+@bp.get("/api/seasons/<season_id>/standings")
+def api_standings(season_id):
+    season, rules, matches = ss.season_data(ctx().store, season_id)
+    return jsonify(standings_out(season, rules, matches))
+
+
+@bp.get("/api/seasons/<season_id>/matches")
+def api_matches(season_id):
+    season, rules, matches = ss.season_data(ctx().store, season_id)
+    return jsonify({"season_id": season["id"], "matches": _matches_out(rules, matches)})
+
+
+@bp.post("/api/seasons/<season_id>/results")
+@require("organiser")
+def api_add_result(season_id):
+    season = _season(season_id)
+    doc = json_body("season.result")
+    rec = ss.add_result(ctx().store, season["id"], doc)
+    return jsonify(rec), 201
+
+
+@bp.delete("/api/seasons/<season_id>/results/<match>")
+@require("organiser")
+def api_remove_result(season_id, match):
+    ss.remove_result(ctx().store, season_id, match)
+    return jsonify({"removed": match})
+
+
+@bp.get("/api/seasons/<season_id>/players/<player>")
+def api_history(season_id, player):
+    season, rules, matches = ss.season_data(ctx().store, season_id)
+    return jsonify({"season": season["name"], "season_id": season["id"], **core.history(matches, rules, player)})
+
+
+def _filename(season: dict, ext: str) -> str:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in season["name"]).strip("-") or "season"
+    return f"{safe[:60]}.{ext}"
+
+
+@bp.get("/api/seasons/<season_id>/export.csv")
+def api_export_csv(season_id):
+    table = request.args.get("table", "standings")
+    if table not in ("standings", "results"):
+        raise InputError("must be standings or results", "table")
+    season, rules, matches = ss.season_data(ctx().store, season_id)
+    if table == "results":
+        text = core.results_csv(matches, rules)
+    else:
+        text = core.standings_csv(core.standings(matches, rules), core.ratings(matches))
+    name = _filename(season, "csv" if table == "standings" else "results.csv")
+    return Response(text, mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get("/api/seasons/<season_id>/export.json")
+def api_export_json(season_id):
+    doc = ss.season_document(ctx().store, season_id)
+    season = _season(season_id)
+    resp = jsonify(doc)
+    resp.headers["Content-Disposition"] = f'attachment; filename="{_filename(season, "json")}"'
+    return resp
+
+
+@bp.get("/api/seasons/<season_id>/chart.svg")
+def api_chart(season_id):
+    season, rules, matches = ss.season_data(ctx().store, season_id)
+    players = request.args.getlist("player") or None
+    svg = core.chart_svg(matches, rules, title=season["name"], players=players)
+    return Response(svg, mimetype="image/svg+xml")
+
+
+# -- pages ------------------------------------------------------------------------------------------
+
+def _page_season(season_id: str):
+    try:
+        return ss.season_data(ctx().store, season_id)
+    except NotFoundError:
+        abort(404)
+
+
+@bp.get("/seasons")
+def page_list():
+    store = ctx().store
+    seasons = ss.list_seasons(store)
+    for s in seasons:
+        s["matches"] = _count(s["id"])
+    return render_template("seasons.html", page="seasons", seasons=seasons, clubs=ss.list_clubs(store),
+                           games=sorted(GAMES))
+
+
+@bp.get("/seasons/<season_id>")
+def page_season(season_id):
+    season, rules, matches = _page_season(season_id)
+    rows = core.standings(matches, rules)
+    for r in rows:
+        r["points_text"] = core.text(r["points"])
+    total = len(matches)
+    listed = _matches_out(rules, matches)
+    for m in listed:
+        for r in m["results"]:
+            r["points_text"] = core.text(core.exact(r["points"]))
+    club = ss.get_club(ctx().store, season["club_id"])
+    return render_template(
+        "season.html", page="season", season=season, rows=rows, ratings=core.ratings(matches),
+        total=total, pct=_percent(rules.threshold), min_matches=min_matches(total, rules.threshold),
+        chart=core.chart_svg(matches, rules, title=season["name"]), matches=listed[::-1],
+        effective=rules.to_json(), own=season["settings"], club=club, **_form_values(season["settings"], rules))
+
+
+def _table_sizes(rules: core.Rules) -> list[int]:
+    return sorted(set(rules.points) | {3, 4, 5, 6})
+
+
+@bp.get("/seasons/<season_id>/players/<player>")
+def page_history(season_id, player):
+    season, rules, matches = _page_season(season_id)
+    try:
+        h = core.history(matches, rules, player)
+    except InputError:
+        abort(404)
+    for x in h["history"]:
+        x["points_text"] = core.text(core.exact(x["points"]))
+        x["cumulative_text"] = core.text(core.exact(x["cumulative"]))
+    return render_template("season_player.html", page="season-player", season=season, h=h,
+                           total_text=core.text(core.exact(h["points"])),
+                           chart=core.chart_svg(matches, rules, title=f"{season['name']}: {player}",
+                                                players=[player]))
+
+
+@bp.get("/seasons/clubs/<club_id>")
+def page_club(club_id):
+    try:
+        club = _club(club_id)
+    except NotFoundError:
+        abort(404)
+    rules = core.rules_from(club["settings"])
+    return render_template("season_club.html", page="season-club", club=club, effective=rules.to_json(),
+                           own=club["settings"], seasons=ss.list_seasons(ctx().store, club["id"]),
+                           **_form_values(club["settings"], rules))
+
+
+# -- OpenAPI ------------------------------------------------------------------------------------------
+
+def _inline(schema: dict) -> dict:
+    """A schema with its ``#/$defs/...`` references inlined, so it stands alone as an OpenAPI component."""
+    defs = schema.get("$defs", {})
+
+    def walk(node):
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                target = copy.deepcopy(defs[ref[len("#/$defs/"):]])
+                rest = {k: v for k, v in node.items() if k != "$ref"}
+                return walk({**target, **rest})
+            return {k: walk(v) for k, v in node.items() if k not in ("$defs", "$schema", "$id")}
+        if isinstance(node, list):
+            return [walk(x) for x in node]
+        return node
+
+    return walk(schema)
+
+
+def _openapi_schemas() -> dict:
+    from companion.schemas import load_schema
+
+    out = {name: _inline(load_schema(name)) for name in
+           ("season.club", "season.create", "season.settings", "season.result")}
+    num = {"type": "number"}
+    row = {"type": "object", "required": ["rank", "player", "points", "matches", "wins", "eligible", "needs"],
+           "properties": {"rank": {"type": ["integer", "null"]}, "player": {"type": "string"}, "points": num,
+                          "matches": {"type": "integer"}, "wins": {"type": "integer"},
+                          "eligible": {"type": "boolean"}, "needs": {"type": ["integer", "null"]}}}
+    rating = {"type": "object", "required": ["player", "mu", "sigma", "ordinal", "matches"],
+              "properties": {"player": {"type": "string"}, "mu": num, "sigma": num, "ordinal": num,
+                             "matches": {"type": "integer"}}}
+    season = {"type": "object", "required": ["id", "club_id", "club", "game", "year", "name", "settings"],
+              "properties": {"id": {"type": "string"}, "club_id": {"type": "string"}, "club": {"type": "string"},
+                             "game": {"type": "string"}, "year": {"type": "integer"}, "name": {"type": "string"},
+                             "settings": {"type": "object"}, "created_at": {"type": "string"},
+                             "effective": {"type": "object"}, "matches": {"type": "integer"}}}
+    club = {"type": "object", "required": ["id", "name", "settings"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "settings": {"type": "object"},
+                           "created_at": {"type": "string"}, "effective": {"type": "object"}}}
+    out.update({
+        "Season": season, "Club": club,
+        "SeasonList": {"type": "object", "required": ["clubs", "seasons"],
+                       "properties": {"clubs": {"type": "array", "items": club},
+                                      "seasons": {"type": "array", "items": season}}},
+        "Standings": {"type": "object",
+                      "required": ["season", "season_id", "total_matches", "threshold", "min_matches", "standings",
+                                   "ratings"],
+                      "properties": {"season": {"type": "string"}, "season_id": {"type": "string"},
+                                     "club": {"type": "string"}, "game": {"type": "string"},
+                                     "year": {"type": "integer"}, "total_matches": {"type": "integer"},
+                                     "threshold": num, "min_matches": {"type": "integer"},
+                                     "standings": {"type": "array", "items": row},
+                                     "ratings": {"type": "array", "items": rating}}},
+        "SeasonMatches": {"type": "object", "required": ["season_id", "matches"],
+                          "properties": {"season_id": {"type": "string"}, "matches": {"type": "array"}}},
+        "SeasonMatch": {"type": "object", "required": ["id", "date", "results"],
+                        "properties": {"id": {"type": "string"}, "date": {"type": "string"},
+                                       "results": {"type": "array"}, "season": {"type": "string"},
+                                       "source": {"type": "string"}}},
+        "History": {"type": "object", "required": ["player", "matches", "wins", "points", "history"],
+                    "properties": {"player": {"type": "string"}, "matches": {"type": "integer"},
+                                   "wins": {"type": "integer"}, "points": num, "history": {"type": "array"}}},
+        "Removed": {"type": "object", "required": ["removed"], "properties": {"removed": {"type": "string"}}},
+    })
+    return out
+
+
+def _ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _ok(name, description="OK"):
+    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _err(*codes):
+    return {str(c): {"description": "error", "content": {"application/json": {"schema": _ref("Error")}}}
+            for c in codes}
+
+
+def _body(name):
+    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+_ID = {"type": "string", "minLength": 1, "maxLength": 64}
+_SEASON = {"name": "season_id", "in": "path", "required": True, "schema": _ID}
+_CLUB = {"name": "club_id", "in": "path", "required": True, "schema": _ID}
+_SEC = [{"bearer": []}, {"session": []}]
+
+OPENAPI_SCHEMAS = _openapi_schemas()
+OPENAPI_PATHS = {
+    "/api/seasons": {
+        "get": {"summary": "Clubs and seasons", "responses": {"200": _ok("SeasonList"), **_err(400, 401)}},
+        "post": {"summary": "Create a season of a club, a game and a year (organiser)", "security": _SEC,
+                 "requestBody": _body("season.create"),
+                 "responses": {"201": _ok("Season", "created"), **_err(400, 401, 403, 404, 409)}},
+    },
+    "/api/clubs": {"post": {"summary": "Create a club (organiser)", "security": _SEC,
+                            "requestBody": _body("season.club"),
+                            "responses": {"201": _ok("Club", "created"), **_err(400, 401, 403, 409)}}},
+    "/api/clubs/{club_id}": {"get": {"summary": "A club and its settings in force", "parameters": [_CLUB],
+                                     "responses": {"200": _ok("Club"), **_err(400, 401, 404)}}},
+    "/api/clubs/{club_id}/settings": {"put": {
+        "summary": "Replace a club's settings: points tables, threshold, bonuses (organiser)", "security": _SEC,
+        "parameters": [_CLUB], "requestBody": _body("season.settings"),
+        "responses": {"200": _ok("Club"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/seasons/{season_id}": {"get": {"summary": "A season and its settings in force", "parameters": [_SEASON],
+                                         "responses": {"200": _ok("Season"), **_err(400, 401, 404)}}},
+    "/api/seasons/{season_id}/settings": {"put": {
+        "summary": "Replace a season's own settings (organiser)", "security": _SEC, "parameters": [_SEASON],
+        "requestBody": _body("season.settings"), "responses": {"200": _ok("Season"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/seasons/{season_id}/standings": {"get": {
+        "summary": "Standings (ranked, then unranked with how many more matches they need) and OpenSkill ratings",
+        "parameters": [_SEASON], "responses": {"200": _ok("Standings"), **_err(400, 401, 404)}}},
+    "/api/seasons/{season_id}/matches": {"get": {
+        "summary": "The season's matches with each result's points", "parameters": [_SEASON],
+        "responses": {"200": _ok("SeasonMatches"), **_err(400, 401, 404)}}},
+    "/api/seasons/{season_id}/results": {"post": {
+        "summary": "Enter the result of a match played without the app (organiser)", "security": _SEC,
+        "parameters": [_SEASON], "requestBody": _body("season.result"),
+        "responses": {"201": _ok("SeasonMatch", "stored"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/seasons/{season_id}/results/{match}": {"delete": {
+        "summary": "Remove a match from the season (organiser)", "security": _SEC,
+        "parameters": [_SEASON, {"name": "match", "in": "path", "required": True, "schema": _ID}],
+        "responses": {"200": _ok("Removed"), **_err(400, 401, 403, 404)}}},
+    "/api/seasons/{season_id}/players/{player}": {"get": {
+        "summary": "One player's season: matches, places, points, running total",
+        "parameters": [_SEASON, {"name": "player", "in": "path", "required": True, "schema": _ID}],
+        "responses": {"200": _ok("History"), **_err(400, 401, 404)}}},
+    "/api/seasons/{season_id}/export.csv": {"get": {
+        "summary": "The standings (with ratings) or every result as CSV",
+        "parameters": [_SEASON, {"name": "table", "in": "query", "schema": {"enum": ["standings", "results"]}}],
+        "responses": {"200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
+                      **_err(400, 401, 404)}}},
+    "/api/seasons/{season_id}/export.json": {"get": {
+        "summary": "The season as one document (schemas/season.standings)", "parameters": [_SEASON],
+        "responses": {"200": {"description": "the season document",
+                              "content": {"application/json": {"schema": {"type": "object"}}}},
+                      **_err(400, 401, 404)}}},
+    "/api/seasons/{season_id}/chart.svg": {"get": {
+        "summary": "SVG chart of each player's cumulative points",
+        "parameters": [_SEASON, {"name": "player", "in": "query", "schema": {"type": "string"}}],
+        "responses": {"200": {"description": "SVG", "content": {"image/svg+xml": {"schema": {"type": "string"}}}},
+                      **_err(400, 401, 404)}}},
+}
+

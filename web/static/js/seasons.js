@@ -1,0 +1,101 @@
+/* seasons.js: the organiser's forms of the fan-club championship pages (/seasons...): new club, new
+ * season, a result played without the app, removing a match, club and season settings. Everything
+ * else on these pages is rendered by the server. Errors name the field the server refused. */
+(function () {
+  "use strict";
+  var C = window.Companion, t = C.t;
+
+  function showError(form, err) {
+    var box = form.querySelector(".error-text");
+    var text = C.errorText(err);
+    if (box) { box.textContent = text; box.hidden = false; } else { C.toast(text, true); }
+  }
+  function clearError(form) { var box = form.querySelector(".error-text"); if (box) box.hidden = true; }
+  function value(form, name) { var n = form.querySelector("[name='" + name + "']"); return n ? n.value.trim() : ""; }
+  function submit(form, build, method, path, done) {
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      clearError(form);
+      var body;
+      try { body = build(); } catch (e) { showError(form, { message: e.message }); return; }
+      var btn = form.querySelector("[type=submit]");
+      if (btn) btn.disabled = true;
+      C.api(method, typeof path === "function" ? path() : path, body).then(function (res) {
+        C.toast(t("common.saved"));
+        done(res);
+      }, function (err) { showError(form, err); }).then(function () { if (btn) btn.disabled = false; });
+    });
+  }
+  function number(text, what) {
+    var n = Number(String(text).replace(",", "."));
+    if (text === "" || !isFinite(n)) throw new Error(what + ": " + text);
+    return n;
+  }
+
+  var newClub = document.getElementById("new-club");
+  if (newClub) submit(newClub, function () { return { name: value(newClub, "name") }; }, "POST", "/api/clubs",
+    function () { location.reload(); });
+
+  var newSeason = document.getElementById("new-season");
+  if (newSeason) submit(newSeason, function () {
+    var body = { club: value(newSeason, "club"), game: value(newSeason, "game"),
+                 year: parseInt(value(newSeason, "year"), 10) };
+    if (value(newSeason, "name")) body.name = value(newSeason, "name");
+    return body;
+  }, "POST", "/api/seasons", function (s) { location.href = "/seasons/" + encodeURIComponent(s.id); });
+
+  var seasonId = document.body.dataset.seasonId;
+
+  var result = document.getElementById("result-form");
+  if (result && seasonId) {
+    var rows = document.getElementById("result-rows");
+    document.getElementById("add-row").addEventListener("click", function () {
+      var last = rows.querySelector(".result-row:last-child");
+      var copy = last.cloneNode(true);
+      copy.querySelector("[name=player]").value = "";
+      var place = copy.querySelector("[name=place]");
+      place.value = String(rows.querySelectorAll(".result-row").length + 1);
+      copy.querySelectorAll("input[type=checkbox]").forEach(function (c) { c.checked = false; });
+      rows.appendChild(copy);
+    });
+    submit(result, function () {
+      var results = [];
+      rows.querySelectorAll(".result-row").forEach(function (tr) {
+        var name = tr.querySelector("[name=player]").value.trim();
+        if (!name) return;  // empty rows are ignored
+        results.push({ player: name, place: parseInt(tr.querySelector("[name=place]").value, 10),
+                       objective: tr.querySelector("[name=objective]").checked,
+                       eliminated: tr.querySelector("[name=eliminated]").checked });
+      });
+      return { date: value(result, "date"), results: results };
+    }, "POST", "/api/seasons/" + encodeURIComponent(seasonId) + "/results", function () { location.reload(); });
+  }
+
+  document.querySelectorAll("[data-remove]").forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      if (!window.confirm(t("season.remove_confirm"))) return;
+      C.api("DELETE", "/api/seasons/" + encodeURIComponent(seasonId) + "/results/" + encodeURIComponent(btn.dataset.remove))
+        .then(function () { location.reload(); }, function (err) { C.toast(C.errorText(err), true); });
+    });
+  });
+
+  var settings = document.getElementById("settings-form");
+  if (settings) submit(settings, function () {
+    var body = {}, points = {};
+    settings.querySelectorAll("[data-players]").forEach(function (input) {
+      var text = input.value.trim();
+      if (!text) return;
+      points[input.dataset.players] = text.split(/[;,\s]+/).filter(Boolean).map(function (x) {
+        return number(x, t("season.table_for", { n: input.dataset.players }));
+      });
+    });
+    if (Object.keys(points).length) body.points = points;
+    var pct = value(settings, "threshold");
+    if (pct !== "") body.threshold = number(pct, t("season.threshold")) / 100;
+    var bonus = {};
+    if (value(settings, "bonus-objective") !== "") bonus.objective = number(value(settings, "bonus-objective"), t("season.bonus_objective"));
+    if (value(settings, "bonus-eliminated") !== "") bonus.eliminated = number(value(settings, "bonus-eliminated"), t("season.bonus_eliminated"));
+    if (Object.keys(bonus).length) body.bonus = bonus;
+    return body;
+  }, "PUT", settings.dataset.put, function () { location.reload(); });
+})();
