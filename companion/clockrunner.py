@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import random
+import sqlite3
 import threading
 import time
 
@@ -41,6 +43,21 @@ TICK_SECONDS = 1
 _MAX_MATCHES = 100_000
 
 
+def _env_checkpoint_seconds() -> int:
+    """``$COMPANION_CHECKPOINT_SECONDS`` (whole seconds, 1..30; tests of the real server shorten it),
+    else 30."""
+    raw = os.environ.get("COMPANION_CHECKPOINT_SECONDS")
+    if not raw:
+        return CHECKPOINT_SECONDS
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= CHECKPOINT_SECONDS:
+        raise InputError(f"must be whole seconds from 1 to {CHECKPOINT_SECONDS}", "COMPANION_CHECKPOINT_SECONDS")
+    return value
+
+
 def _minutes_text(seconds: float) -> str:
     if seconds <= 0:
         return "no time left (the finishing round is on)"
@@ -52,14 +69,16 @@ def _minutes_text(seconds: float) -> str:
 
 class ClockRunner:
     def __init__(self, service, store, clock=None, rng=None,
-                 checkpoint_seconds: int = CHECKPOINT_SECONDS, tick_seconds: float = TICK_SECONDS):
+                 checkpoint_seconds: int | None = None, tick_seconds: float = TICK_SECONDS):
         self.service = service
         self.store = store
         if clock is None:
             clock = store.clock if isinstance(store.clock, MonotonicWallClock) else MonotonicWallClock()
         self.clock = clock
         self.rng = rng if rng is not None else random.SystemRandom()
-        if not isinstance(checkpoint_seconds, int) or checkpoint_seconds < 1:
+        if checkpoint_seconds is None:
+            checkpoint_seconds = _env_checkpoint_seconds()
+        if not isinstance(checkpoint_seconds, int) or isinstance(checkpoint_seconds, bool) or checkpoint_seconds < 1:
             raise InputError("must be a whole number of seconds >= 1", "checkpoint_seconds")
         self.checkpoint_seconds = checkpoint_seconds
         self.tick_seconds = tick_seconds
@@ -199,13 +218,14 @@ class ClockRunner:
     def overview(self) -> list[dict]:
         """Each open clock match: table, match, players, clock, phase, whose turn, the power-lost flag."""
         now = to_iso(self.clock.now())
+        labels = self._labels()
         rows = []
         for m in self._clock_matches():
             f = self.service.fold(m["id"])
             v = clockfold.view(f.clock_state, now)
             rows.append({
                 "match_id": m["id"],
-                "table": m["options"].get("table"),
+                "table": labels.get(m["id"]) or m["options"].get("table"),
                 "game": m["game"],
                 "players": m["players"],
                 "created_at": m["created_at"],
@@ -215,6 +235,14 @@ class ClockRunner:
             })
         rows.sort(key=lambda r: (str(r["table"] or ""), r["created_at"], r["match_id"]))
         return rows
+
+    def _labels(self) -> dict[str, str]:
+        """Table labels the web app keeps beside matches (``match_meta``), when that table exists."""
+        try:
+            rows = self.store.conn().execute("SELECT match_id, label FROM match_meta WHERE label != ''")
+            return {r["match_id"]: r["label"] for r in rows}
+        except sqlite3.OperationalError:
+            return {}
 
     # -- power-lost flag -------------------------------------------------------------
     def power_lost(self, match_id: str) -> dict | None:
