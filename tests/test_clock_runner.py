@@ -484,3 +484,29 @@ def test_start_and_stop_the_ticking_thread(tmp_path, fake_game):
         runner.stop()
     assert mid in runner.checkpoints()          # stop() wrote a last checkpoint
     store.close()
+
+
+# -- configuration ----------------------------------------------------------------------------
+
+def test_checkpoint_cadence_from_the_environment(store, monkeypatch):
+    svc = MatchService(store)
+    assert ClockRunner(svc, store).checkpoint_seconds == 30
+    monkeypatch.setenv("COMPANION_CHECKPOINT_SECONDS", "5")
+    assert ClockRunner(svc, store).checkpoint_seconds == 5
+    for bad in ("0", "31", "fast"):
+        monkeypatch.setenv("COMPANION_CHECKPOINT_SECONDS", bad)
+        with pytest.raises(InputError) as e:
+            ClockRunner(svc, store)
+        assert e.value.field == "COMPANION_CHECKPOINT_SECONDS"
+
+
+def test_overview_prefers_the_web_apps_table_label(table):
+    mid = table.new_match("from options")
+    other = table.new_match("plain")
+    try:
+        with table.store.write() as c:
+            c.execute("INSERT INTO match_meta(match_id, label, colours) VALUES (?, ?, '{}')", (mid, "Table 7"))
+    except Exception:
+        pytest.skip("the web app's match_meta table is not in this tree")
+    labels = {r["match_id"]: r["table"] for r in table.runner.overview()}
+    assert labels == {mid: "Table 7", other: "plain"}
