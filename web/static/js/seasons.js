@@ -91,7 +91,7 @@
     });
     if (Object.keys(points).length) body.points = points;
     var pct = value(settings, "threshold");
-    if (pct !== "") body.threshold = number(pct, t("season.threshold")) / 100;
+    if (pct !== "") body.threshold = Number((number(pct, t("season.threshold")) / 100).toPrecision(12));
     var bonus = {};
     if (value(settings, "bonus-objective") !== "") bonus.objective = number(value(settings, "bonus-objective"), t("season.bonus_objective"));
     if (value(settings, "bonus-eliminated") !== "") bonus.eliminated = number(value(settings, "bonus-eliminated"), t("season.bonus_eliminated"));
