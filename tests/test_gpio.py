@@ -11,7 +11,7 @@ import re
 import threading
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion import gpio
@@ -691,3 +691,62 @@ def test_interactive_check_all_good_and_end_of_input_counts_as_no(monkeypatch):
     result = check_box(load_pin_map(), f, False, who, timeout=5)
     f.close()
     assert [c["ok"] for c in result["checks"]] == [True, False, False, False, True, True, True]
+
+
+# -- property: any sequence of presses keeps the box and the core in step ----------------------------
+
+press_kinds = st.sampled_from(["next", "next-long", "next-hold", "pause", "roll", "phone-turn-0", "wait-20",
+                               "wait-70"])
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # fake_game: same value every example
+@given(st.lists(press_kinds, max_size=30), st.lists(st.integers(1, 6), min_size=80, max_size=80))
+def test_any_press_sequence_keeps_the_leds_equal_to_the_core(tmp_path_factory, fake_game, presses, faces):
+    """Against an independent formulation: the LEDs read from the pins always equal the light the
+    clock's own state calls for (computed here from the raw clock state, not through led_for); each
+    press writes at most one event; every stored event folds."""
+    from companion import clock as clockfold
+    from companion.matches import fold
+    from companion.store import Store
+    from companion.timeutil import FakeClock
+
+    def expected_light(clock_state, now):
+        if clock_state["phase"] == "setup":
+            return set()
+        if clock_state["ended"] or clock_state["running_since"] is None:
+            return {"red"}
+        settled = clockfold.view(clock_state, now)["phase"]  # time may have run out since the last event
+        return {"green"} if settled == "regular" else {"amber"}
+
+    clk = FakeClock("2026-03-01T20:00:00Z")
+    store = Store(tmp_path_factory.mktemp("p") / "c.db", clock=clk)
+    t = Table(store, clk, dice=Dice(*faces))
+    try:
+        mid = t.start(minutes=1)
+        for p in presses:
+            n = len(store.events(mid))
+            if p == "next":
+                t.press("next")
+            elif p == "next-long":
+                t.press("next", seconds=1.2)
+            elif p == "next-hold":
+                t.press("next", seconds=2.4)
+            elif p in ("pause", "roll"):
+                t.press(p)
+            elif p == "phone-turn-0":
+                v = t.view(mid)
+                try:
+                    t.runner.append(mid, "turn.end", {"player": v["current_player"], "conquered": 0})
+                except Exception:
+                    pass
+            else:
+                t.advance(int(p.split("-")[1]))
+            assert len(store.events(mid)) - n <= 1
+            f = t.service.fold(mid)
+            assert t.lit() == expected_light(f.clock_state, clk.now_iso())
+            assert len(t.lit()) <= 1
+        refold = fold("richelieu", PLAYERS, store.events(mid), {"clock": True})
+        assert refold.clock_state == t.service.fold(mid).clock_state
+    finally:
+        t.box.close()
+        store.close()
