@@ -64,10 +64,107 @@ def _prefix(field: str | None, base: str) -> str:
     return base + field[1:] if field.startswith("$") else f"{base}.{field}"
 
 
+def _name(v) -> bool:
+    return isinstance(v, str) and 1 <= len(v) <= 60
+
+
+def _num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _int_in(v, lo, hi) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def quick_valid(doc) -> bool:
+    """A fast, conservative version of the map schema: True only if the document is valid.
+    (jsonschema is slow on a Pi; it runs only when this says no, to name the error's path.)"""
+    if not isinstance(doc, dict) or not {"countries", "roads", "alliances"} <= doc.keys():
+        return False
+    if not doc.keys() <= {"game", "name", "transcription", "countries", "roads", "alliances", "card_colours"}:
+        return False
+    if "game" in doc and doc["game"] != "web-of-power":
+        return False
+    if "name" in doc and not (isinstance(doc["name"], str) and len(doc["name"]) <= 200):
+        return False
+    if "transcription" in doc:
+        t = doc["transcription"]
+        if not isinstance(t, dict) or not t.keys() <= {"status", "source", "notes"}:
+            return False
+        if "status" in t and t["status"] not in ("template", "partial", "complete"):
+            return False
+        if "source" in t and not (isinstance(t["source"], str) and len(t["source"]) <= 500):
+            return False
+        if "notes" in t and not (isinstance(t["notes"], list)
+                                 and all(isinstance(x, str) and len(x) <= 1000 for x in t["notes"])):
+            return False
+    countries = doc["countries"]
+    if not isinstance(countries, list) or not 1 <= len(countries) <= 20:
+        return False
+    for c in countries:
+        if not isinstance(c, dict) or not {"id", "sites"} <= c.keys() \
+                or not c.keys() <= {"id", "name", "sites", "site_count", "x", "y"}:
+            return False
+        if not _name(c["id"]) or ("name" in c and not (isinstance(c["name"], str) and len(c["name"]) <= 80)):
+            return False
+        if ("x" in c and not _num(c["x"])) or ("y" in c and not _num(c["y"])):
+            return False
+        if "site_count" in c and c["site_count"] is not None and not _int_in(c["site_count"], 0, 60):
+            return False
+        sites = c["sites"]
+        if not isinstance(sites, list) or len(sites) > 60:
+            return False
+        for st in sites:
+            if isinstance(st, str):
+                if not _name(st):
+                    return False
+            elif isinstance(st, dict):
+                if "id" not in st or not st.keys() <= {"id", "name", "x", "y"} or not _name(st["id"]):
+                    return False
+                if "name" in st and not (isinstance(st["name"], str) and len(st["name"]) <= 80):
+                    return False
+                if ("x" in st and not _num(st["x"])) or ("y" in st and not _num(st["y"])):
+                    return False
+            else:
+                return False
+    roads = doc["roads"]
+    if roads is not None:
+        if not isinstance(roads, list) or len(roads) > 1000:
+            return False
+        for r in roads:
+            if not isinstance(r, list) or len(r) != 2 or not _name(r[0]) or not _name(r[1]):
+                return False
+    alliances = doc["alliances"]
+    if not isinstance(alliances, list) or len(alliances) > 40:
+        return False
+    for a in alliances:
+        if not isinstance(a, dict) or not {"number", "countries"} <= a.keys() \
+                or not a.keys() <= {"number", "countries", "sea_route"}:
+            return False
+        if not _int_in(a["number"], 1, 99) or ("sea_route" in a and not isinstance(a["sea_route"], bool)):
+            return False
+        pair = a["countries"]
+        if pair is not None and not (isinstance(pair, list) and len(pair) == 2 and all(map(_name, pair))):
+            return False
+    if "card_colours" in doc:
+        cc = doc["card_colours"]
+        if not isinstance(cc, list) or len(cc) > 10:
+            return False
+        for k in cc:
+            if not isinstance(k, dict) or k.keys() != {"countries", "cards"} or not _int_in(k["cards"], 0, 100):
+                return False
+            if not (isinstance(k["countries"], list) and 1 <= len(k["countries"]) <= 2
+                    and all(map(_name, k["countries"]))):
+                return False
+    return True
+
+
 def validate_doc(doc, base: str = "$") -> None:
     """Schema check; raises InputError with the JSON path below ``base``."""
     from companion.schemas import validate
 
+    if quick_valid(doc):
+        return
     try:
         validate("web-of-power.map", doc)
     except InputError as exc:
@@ -386,10 +483,16 @@ def map_svg(doc) -> str:
             (x1, y1), (x2, y2) = pos[a], pos[b]
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#7a5a30" '
                        f'stroke-width="3"/>')
-    # coats of arms (councillors)
+    # coats of arms (councillors), labelled with the shortest unambiguous prefix
+    def short(cid):
+        for k in range(3, len(cid) + 1):
+            if not any(o != cid and o.startswith(cid[:k]) for o in centre):
+                return cid[:k]
+        return cid
+
     for cid, (x, y) in centre.items():
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="13" fill="#e8d48a" stroke="#806000"/>')
-        out.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="9">{escape(cid[:3])}</text>')
+        out.append(f'<text x="{x:.1f}" y="{y + 4:.1f}" text-anchor="middle" font-size="9">{escape(short(cid))}</text>')
     # sites
     for c in countries:
         for s in c["sites"]:

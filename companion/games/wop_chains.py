@@ -16,7 +16,8 @@ The problem is NP-hard in general (it contains Hamiltonian path), but a player's
   some simple path of >= 4 vertices; every such path is tried (longest first) and the rest of the
   component, which falls apart into smaller components, is solved recursively;
 - an upper bound (the sizes of the components of >= 4 vertices, less the leaves that can't all be
-  covered: a vertex with k leaf neighbours can carry at most 2 of them) cuts branches and stops
+  covered: a vertex with k leaf neighbours carries at most one of them in a chain of >= 4) cuts
+  branches and stops
   as soon as a component is covered as well as the bound allows.
 """
 
@@ -63,16 +64,18 @@ class _Solver:
             return 0
         adj = self.adj
         lost = 0
-        # leaves (degree 1 in comp): a vertex can carry at most two of its leaf neighbours
+        # leaves (degree 1 in comp) end their chain, which runs through their one neighbour u; a
+        # chain with two leaves of u would be leaf-u-leaf, too short: u carries one leaf at most
         leaf_of: dict[int, int] = {}
         for v in _bits(comp):
             nb = adj[v] & comp
             if nb and nb & (nb - 1) == 0:
                 u = nb.bit_length() - 1
                 leaf_of[u] = leaf_of.get(u, 0) + 1
+        carry = 1 if self.min_len > 3 else 2
         for u, k in leaf_of.items():
-            if k > 2:
-                lost += k - 2
+            if k > carry:
+                lost += k - carry
         bound = size - lost
         # a chain has >= min_len vertices: covering fewer than that means covering none
         return bound if bound >= self.min_len else 0
