@@ -128,6 +128,8 @@ def _paths() -> dict:
            "content": {"text/event-stream": {"schema": {"type": "string"}}}}
     return {
         "/healthz": {"get": {"summary": "Health", "responses": {"200": _json("Health")}}},
+        "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {
+            "description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
         "/api/games": {"get": {"summary": "Known games", "responses": {"200": _json("Games")}}},
         "/api/matches": {
             "get": {"summary": "Recent matches (newest first)", "parameters": [
