@@ -68,13 +68,54 @@
       box.appendChild(el("p", { class: "muted", text: t("scores.none") }));
     }
   }
-  function kv(obj, keys) {
+  // Generic rendering of a summary: scalars as text, lists of records and objects keyed by player as
+  // tables, other objects as a definition list (recursively, a few levels deep).
+  function label(prefix, k) { var s = t(prefix + k); return s === prefix + k ? String(k).replace(/_/g, " ") : s; }
+  function isPlain(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+  function scalar(v) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v === "boolean") return v ? "✓" : "–";
+    return String(v);
+  }
+  function compact(v) {
+    if (!isPlain(v) && !Array.isArray(v)) return scalar(v);
+    if (Array.isArray(v)) return v.map(compact).join(", ");
+    return Object.keys(v).map(function (k) { return label("summary.", k) + " " + compact(v[k]); }).join(" · ");
+  }
+  function table(rows, firstKey) {
+    var cols = [];
+    rows.forEach(function (r) { Object.keys(r[1]).forEach(function (k) { if (cols.indexOf(k) < 0) cols.push(k); }); });
+    return el("div", { class: "table-wrap" }, el("table", { class: "scores" },
+      el("thead", null, el("tr", null, firstKey !== null ? el("th", { text: firstKey }) : null,
+        cols.map(function (k) { return el("th", { text: label("summary.", k) }); }))),
+      el("tbody", null, rows.map(function (r) {
+        return el("tr", null, firstKey !== null ? el("td", { text: r[0] }) : null, cols.map(function (k) {
+          var v = r[1][k];
+          return el("td", { class: typeof v === "number" ? "num" : null, text: compact(v) });
+        }));
+      }))));
+  }
+  function renderValue(v, depth) {
+    if (Array.isArray(v)) {
+      if (v.length && v.every(isPlain)) return table(v.map(function (r, i) { return [String(i + 1), r]; }), null);
+      return document.createTextNode(v.length ? v.map(compact).join(", ") : "–");
+    }
+    if (isPlain(v)) {
+      var keys = Object.keys(v);
+      if (keys.length && keys.every(function (k) { return isPlain(v[k]); }) && depth < 3)
+        return table(keys.map(function (k) { return [k, v[k]]; }), "");
+      if (depth >= 3) return document.createTextNode(compact(v));
+      return kv(v, keys, depth + 1);
+    }
+    return document.createTextNode(scalar(v));
+  }
+  function kv(obj, keys, depth) {
     var dl = el("dl", { class: "kv" });
     keys.forEach(function (k) {
-      var v = obj[k];
-      var label = t("summary." + k);
-      dl.appendChild(el("dt", { text: label === "summary." + k ? k : label }));
-      dl.appendChild(el("dd", { text: typeof v === "object" ? JSON.stringify(v) : String(v) }));
+      var shown = renderValue(obj[k], depth || 0);
+      var wide = shown.nodeType === 1 && (shown.classList.contains("table-wrap") || shown.tagName === "DL");
+      dl.appendChild(el("dt", { class: wide ? "wide" : null, text: label("summary.", k) }));
+      dl.appendChild(el("dd", { class: wide ? "wide" : null }, shown));
     });
     return dl;
   }

@@ -1,0 +1,545 @@
+/* Conquest of Italy tracker (plugs into the match page through Companion.registerGame).
+ * The page only collects and shows: dice, deals, odds, reinforcements and the ranking come from the
+ * server (companion/web/trackers.py -> companion/games/conquest_italy.py). Every write carries the
+ * seq this phone saw; a stale one gets the conflict banner and the fresh state (MatchClient). */
+(function () {
+  "use strict";
+  var C = window.Companion, t = C.t, el = C.el;
+  var GAME = "conquest-italy";
+  var root = null, client = null, map = null, mapReq = null;
+  var placeDraft = {}, reinforceDraft = {}, trade = [];
+  var lastOddsKey = null, lastCalcKey = null, rankingSeq = -1, objectiveSeq = -1, ranking = null;
+
+  function $(id) { return document.getElementById(id); }
+  function base() { return "/api/matches/" + encodeURIComponent(client.id); }
+  function done(p) {
+    return p.then(function (m) { C.toast(t("match.saved")); return m; },
+      function (e) { C.toast(C.errorText(e), true); return null; });
+  }
+  function post(action, data) {
+    return done(client._write(base() + "/conquest/" + action, { expected_seq: client.seq, data: data || {} }));
+  }
+  function send(type, data) { return done(client.send(type, data)); }
+  function colour(p) { return ((client && client.match && client.match.colours) || {})[p]; }
+  function swatch(p) { var c = colour(p); return c ? el("span", { class: "swatch", style: "background:" + c }) : null; }
+  function who(p) { return el("span", { class: "trk-who" }, swatch(p), p); }
+  function pct(x) { return (Math.round(x * 1000) / 10).toFixed(1) + "%"; }
+  function opt(value, label, selected) { return el("option", { value: value, text: label, selected: selected ? "selected" : null }); }
+  function fill(select, items, keep) {
+    // items: [{value, label}]; keeps the chosen value when it is still offered
+    var cur = keep !== undefined ? keep : select.value;
+    select.textContent = "";
+    var found = false;
+    items.forEach(function (it) { if (String(it.value) === String(cur)) found = true; });
+    items.forEach(function (it, i) { select.appendChild(opt(it.value, it.label, found ? String(it.value) === String(cur) : i === 0)); });
+    return select.value;
+  }
+  function dieFaces(list) { return (list || []).join(" "); }
+
+  // -- reading the view ----------------------------------------------------------------------
+  function st() { return client.view.state; }
+  function summary() { return client.view.summary || {}; }
+  function owned(p) { var s = st(), out = []; (map ? map.cities.map(function (c) { return c.name; }) : Object.keys(s.owner)).forEach(function (c) { if (s.owner[c] === p) out.push(c); }); return out; }
+  function cityInfo(name) { return map ? map.byName[name] : null; }
+  function alive(p) { return st().eliminated.indexOf(p) < 0; }
+  function currentPlayer() {
+    var sel = $("ci-player");
+    return sel && sel.value ? sel.value : (client.view.current_player || client.match.players[0]);
+  }
+  function usesClock() { return !!client.view.clock; }
+
+  // -- map ------------------------------------------------------------------------------------------
+  function loadMap() {
+    if (mapReq) return mapReq;
+    mapReq = C.api("GET", base() + "/conquest/map").then(function (m) {
+      m.byName = {};
+      m.cities.forEach(function (c) { m.byName[c.name] = c; });
+      map = m;
+      var box = $("ci-map");
+      if (box) box.innerHTML = m.svg; // our own server's SVG (escaped by the engine)
+      return m;
+    }, function (e) { mapReq = null; C.toast(C.errorText(e), true); });
+    return mapReq;
+  }
+  function targets(src, attacker) {
+    var info = cityInfo(src), s = st();
+    if (!info) return [];
+    var out = info.land.concat(info.sea);
+    if (info.airport) map.airports.forEach(function (a) { if (a !== src && out.indexOf(a) < 0) out.push(a); });
+    return out.filter(function (c) { return s.owner[c] && s.owner[c] !== attacker; });
+  }
+
+  // -- steppers (placement and reinforcements) ------------------------------------------------------
+  function steppers(box, cities, draft, due, onchange) {
+    box.textContent = "";
+    Object.keys(draft).forEach(function (c) { if (cities.indexOf(c) < 0) delete draft[c]; });
+    var total = 0;
+    Object.keys(draft).forEach(function (c) { total += draft[c]; });
+    cities.forEach(function (c) {
+      var n = draft[c] || 0;
+      function set(v) { v = Math.max(0, v); if (v) draft[c] = v; else delete draft[c]; onchange(); }
+      box.appendChild(el("div", { class: "trk-step" + (n ? " on" : ""), "data-city": c },
+        el("span", { class: "trk-step-name" }, c, el("span", { class: "muted small", text: " · " + (st().units[c] || 0) })),
+        el("button", { type: "button", class: "btn btn-small", "aria-label": "- " + c, onclick: function () { set(n - 1); } }, "−"),
+        el("span", { class: "trk-step-n", text: String(n) }),
+        el("button", { type: "button", class: "btn btn-small", "aria-label": "+ " + c, onclick: function () { set(n + 1); } }, "+"),
+        el("button", { type: "button", class: "btn btn-small btn-ghost", title: t("ci.all_here"), onclick: function () {
+          Object.keys(draft).forEach(function (k) { delete draft[k]; }); if (due > 0) draft[c] = due; onchange(); } }, "⇥")));
+    });
+    return total;
+  }
+
+  // -- rendering --------------------------------------------------------------------------------------
+  function renderStatus() {
+    var s = st(), v = client.view, sm = summary(), text;
+    if (v.ended || sm.ended) {
+      var by = v.ended_by || {};
+      text = s.objective_completed ? t("ci.ended_objective", { player: s.objective_completed }) :
+        (by.reason === "final-roll" ? t("ci.ended_roll", { player: by.player }) : t("clock.ended"));
+    } else if (s.phase === "deal") text = t("ci.phase_deal");
+    else if (s.phase === "place") text = t("ci.phase_place", { player: sm.next_placer, n: sm.placement_due });
+    else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
+    else if (v.current_player) text = t("clock.turn", { player: v.current_player });
+    else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
+    else text = t("ci.phase_play");
+    $("ci-status").textContent = text;
+  }
+
+  function renderScores() {
+    var box = document.getElementById("scores");
+    if (!box) return;
+    var sm = summary();
+    if (!sm.players) return;
+    if (ranking && (client.view.ended || sm.ended)) { drawRanking(ranking, box); return; }
+    box.textContent = "";
+    var head = el("tr", null, ["scores.player", "ci.col_territories", "ci.col_units", "ci.col_regions", "ci.col_cards",
+      "ci.col_reinforcements", "ci.col_conquests", "ci.col_objective"].map(function (k, i) {
+      return el("th", { class: i ? "num" : null, text: t(k) }); }));
+    var rows = sm.players.map(function (p) {
+      return el("tr", { "data-player": p.player, class: p.eliminated ? "trk-out" : null },
+        el("td", null, who(p.player), p.eliminated ? el("span", { class: "muted small", text: " " + t("ci.eliminated") }) : null),
+        el("td", { class: "num", text: String(p.territories) }),
+        el("td", { class: "num", text: String(p.units) }),
+        el("td", { class: "num", text: p.regions.length ? p.regions.join(", ") : "0" }),
+        el("td", { class: "num", text: String(p.cards) }),
+        el("td", { class: "num", text: p.reinforcements === null ? (st().phase === "play" ? "" : String(p.reserve)) : String(p.reinforcements) }),
+        el("td", { class: "num", text: String(p.conquests) }),
+        el("td", { class: "num", text: p.objective_set ? "✓" : "—" }));
+    });
+    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "ci-summary" }, el("thead", null, head), el("tbody", null, rows))));
+  }
+
+  function renderDeal() {
+    var grid = $("ci-deal-grid");
+    if (!map || grid.dataset.built) return;
+    grid.dataset.built = "1";
+    var players = client.match.players;
+    map.regions.forEach(function (r) {
+      grid.appendChild(el("h4", { text: r.name + " (+" + r.bonus + ")" }));
+      r.cities.forEach(function (c) {
+        var sel = el("select", { "data-city": c, "aria-label": c }, opt("", "—"), players.map(function (p) { return opt(p, p); }));
+        grid.appendChild(el("label", { class: "trk-inline" }, c + " ", sel));
+      });
+    });
+  }
+
+  function renderPlace() {
+    var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
+    $("ci-place-title").textContent = t("ci.place_title", { player: p, n: due });
+    var draw = function () {
+      var total = steppers($("ci-place-list"), owned(p), placeDraft, due, draw);
+      var b = $("ci-place-send");
+      b.textContent = t("ci.place_send", { n: total, due: due });
+      b.disabled = total !== due;
+    };
+    draw();
+  }
+
+  function renderPlayers() {
+    var v = client.view, players = client.match.players.filter(alive);
+    var sel = $("ci-player");
+    var want = sel.dataset.touched ? sel.value : (v.current_player || sel.value);
+    fill(sel, players.map(function (p) { return { value: p, label: p }; }), want);
+  }
+
+  function renderTurn() {
+    var v = client.view, p = currentPlayer(), clockOn = usesClock();
+    $("ci-clock-controls").hidden = false;
+    var started = clockOn && v.phase !== "setup";
+    var running = clockOn && v.clock && v.clock.running;
+    $("ci-clock-start").hidden = !clockOn || started;
+    $("ci-clock-minutes").parentNode.hidden = !clockOn || started;
+    $("ci-clock-pause").hidden = !running || v.ended;
+    $("ci-clock-resume").hidden = !started || running || v.ended;
+    var te = $("ci-turn-end");
+    te.hidden = !started || v.ended || !!v.awaiting_roll;
+    te.textContent = t("ci.turn_end", { player: v.current_player || p });
+    var fin = $("ci-final");
+    fin.hidden = !v.awaiting_roll || v.ended;
+    if (v.awaiting_roll) $("ci-final-text").textContent = t("ci.final_text", { player: v.awaiting_roll, n: v.final_threshold });
+  }
+
+  function renderReinforce() {
+    var p = currentPlayer(), s = st();
+    var hand = s.hands[p] || [];
+    trade = trade.filter(function (c) { return hand.indexOf(c) >= 0; });
+    var box = $("ci-trade");
+    box.textContent = "";
+    if (hand.length) {
+      box.appendChild(el("p", { class: "small", text: t("ci.trade_hint") }));
+      hand.forEach(function (c) {
+        var on = trade.indexOf(c) >= 0;
+        box.appendChild(el("label", { class: "check trk-card" },
+          el("input", { type: "checkbox", value: c, checked: on ? "checked" : null, onchange: function (ev) {
+            if (ev.target.checked) { if (trade.indexOf(c) < 0) trade.push(c); } else trade = trade.filter(function (x) { return x !== c; });
+            lastCalcKey = null; renderReinforce(); } }),
+          cardLabel(c)));
+      });
+    }
+    var key = p + "|" + client.seq + "|" + trade.join(",");
+    if (key === lastCalcKey) return;
+    lastCalcKey = key;
+    var q = "?player=" + encodeURIComponent(p) + (trade.length === 3 ? trade.map(function (c) { return "&trade=" + encodeURIComponent(c); }).join("") : "");
+    C.api("GET", base() + "/conquest/reinforcements" + q).then(function (r) {
+      var parts = [t("ci.calc_base", { n: r.territories, base: r.base })];
+      r.regions.forEach(function (g) { parts.push(g.name + " +" + g.bonus); });
+      if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
+      var calc = $("ci-reinforce-calc");
+      calc.textContent = "";
+      calc.appendChild(el("p", null, el("strong", { text: t("ci.calc_total", { n: r.placeable }) }), " = " + parts.join(" + ") +
+        (r.not_placed ? " · " + t("ci.calc_cap", { n: r.not_placed }) : "")));
+      var due = r.placeable;
+      var draw = function () {
+        var total = steppers($("ci-reinforce-list"), owned(p), reinforceDraft, due, draw);
+        var b = $("ci-reinforce-send");
+        b.textContent = t("ci.reinforce_send", { n: total, due: due });
+        b.disabled = total !== due;
+        b.dataset.due = String(due);
+      };
+      draw();
+    }, function (e) { $("ci-reinforce-calc").textContent = C.errorText(e); });
+  }
+
+  function cardLabel(c) {
+    if (c.indexOf("joker:") === 0) return "🍕 " + t("ci.joker") + " (" + c.slice(6) + ")";
+    var info = cityInfo(c);
+    return c + (info ? " · " + t("ci.symbol_" + info.card) : "");
+  }
+
+  function renderCombat() {
+    var p = currentPlayer(), s = st();
+    var from = $("ci-from"), to = $("ci-to");
+    var srcs = owned(p).filter(function (c) { return s.units[c] >= 2 && targets(c, p).length; });
+    fill(from, srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; }));
+    var tg = from.value ? targets(from.value, p) : [];
+    fill(to, tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; }));
+    $("ci-attack").disabled = !from.value || !to.value;
+    var maxDice = from.value ? Math.min(3, s.units[from.value] - 1) : 0;
+    var nd = $("ci-ndice");
+    var wanted = nd.dataset.touched ? nd.value : String(maxDice);
+    var opts = [];
+    for (var i = maxDice; i >= 1; i--) opts.push({ value: i, label: String(i) });
+    fill(nd, opts, wanted);
+    var defend = to.value ? Math.min(3, s.units[to.value]) : 0;
+    tableDice($("ci-adice"), parseInt(nd.value, 10) || 0, "ci-a");
+    tableDice($("ci-ddice"), defend, "ci-d");
+    var table = document.querySelector("input[name=ci-dice-mode]:checked").value === "table";
+    $("ci-table-dice").hidden = !table;
+    odds(from.value, to.value);
+    renderLastCombat();
+  }
+  function tableDice(box, n, prefix) {
+    if (box.children.length === n) return;
+    var old = Array.prototype.map.call(box.children, function (i) { return i.value; });
+    box.textContent = "";
+    for (var i = 0; i < n; i++) {
+      box.appendChild(el("input", { type: "number", class: "trk-die", min: "1", max: "6", inputmode: "numeric", id: prefix + i,
+        "aria-label": t("ci.die") + " " + (i + 1), value: old[i] || "" }));
+    }
+  }
+  function odds(src, dst) {
+    var box = $("ci-odds");
+    if (!src || !dst) { box.textContent = ""; lastOddsKey = null; return; }
+    var key = src + "|" + dst + "|" + client.seq;
+    if (key === lastOddsKey) return;
+    lastOddsKey = key;
+    C.api("GET", base() + "/conquest/odds?from=" + encodeURIComponent(src) + "&to=" + encodeURIComponent(dst)).then(function (o) {
+      if (key !== lastOddsKey) return;
+      box.textContent = t("ci.odds", { p: pct(o.p_conquer), a: o.attacker, d: o.defender,
+        left: o.expected_attacker_remaining.toFixed(1), def: o.expected_defender_remaining.toFixed(1) });
+      box.dataset.p = String(o.p_conquer);
+    }, function (e) { box.textContent = C.errorText(e); });
+  }
+  function renderLastCombat() {
+    var lc = st().last_combat, box = $("ci-last-combat");
+    box.textContent = "";
+    if (!lc) return;
+    box.appendChild(el("p", null, el("strong", { text: lc.from + " → " + lc.to + ": " }),
+      el("span", { class: "trk-dice", text: dieFaces(lc.attacker_dice) }), " " + t("ci.vs") + " ",
+      el("span", { class: "trk-dice", text: dieFaces(lc.defender_dice) })));
+    box.appendChild(el("p", { text: t("ci.losses", { attacker: lc.attacker, a: lc.attacker_losses, defender: lc.defender, d: lc.defender_losses }) +
+      (lc.conquered ? " · " + t("ci.conquered", { city: lc.to, n: lc.moved }) : "") }));
+  }
+
+  function renderMove() {
+    var p = currentPlayer(), s = st();
+    var from = $("ci-move-from"), to = $("ci-move-to");
+    var srcs = owned(p).filter(function (c) { return s.units[c] >= 2; });
+    fill(from, srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; }));
+    var info = cityInfo(from.value);
+    var dsts = info ? info.land.concat(info.sea).filter(function (c) { return s.owner[c] === p; }) : [];
+    fill(to, dsts.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; }));
+    $("ci-move-units").max = from.value ? String(s.units[from.value] - 1) : "1";
+    $("ci-move-send").disabled = !from.value || !to.value;
+  }
+
+  function renderCards() {
+    var p = currentPlayer(), s = st();
+    var hand = s.hands[p] || [];
+    $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (hand.length ? hand.map(cardLabel).join(", ") : "—");
+    var taken = {};
+    Object.keys(s.hands).forEach(function (q) { s.hands[q].forEach(function (c) { taken[c] = q; }); });
+    fill($("ci-card"), map.cards.filter(function (c) { return !taken[c]; }).map(function (c) { return { value: c, label: cardLabel(c) }; }));
+  }
+
+  function renderFix() {
+    var s = st();
+    var city = $("ci-fix-city");
+    fill(city, map.cities.map(function (c) { return { value: c.name, label: c.name + " (" + (s.owner[c.name] || "—") + ", " + (s.units[c.name] || 0) + ")" }; }));
+    fill($("ci-fix-player"), client.match.players.map(function (p) { return { value: p, label: p }; }),
+      $("ci-fix-player").dataset.touched ? undefined : s.owner[city.value]);
+  }
+
+  function renderTerritories() {
+    var s = st(), box = $("ci-terr-table");
+    box.textContent = "";
+    if (!map) return;
+    var rows = [];
+    map.regions.forEach(function (r) {
+      rows.push(el("tr", { class: "trk-group" }, el("th", { colspan: "4", text: r.name + " · +" + r.bonus })));
+      r.cities.forEach(function (c) {
+        var p = s.owner[c], info = cityInfo(c);
+        rows.push(el("tr", { "data-city": c }, el("td", { text: c }),
+          el("td", { class: "small muted", text: t("ci.symbol_" + info.card) + " · " + info.value }),
+          el("td", null, p ? who(p) : "—"), el("td", { class: "num", text: s.units[c] ? String(s.units[c]) : "" })));
+      });
+    });
+    box.appendChild(el("table", { class: "scores trk-table" }, el("tbody", null, rows)));
+    // colour the SVG's city marks (drawn in the map's city order) by holder
+    var marks = document.querySelectorAll("#ci-map svg circle.city, #ci-map svg rect.airport");
+    if (marks.length === map.cities.length) {
+      map.cities.forEach(function (c, i) {
+        var p = s.owner[c.name];
+        marks[i].setAttribute("stroke", p ? (colour(p) || "#000") : "#222");
+        marks[i].setAttribute("stroke-width", p ? "5" : "1");
+      });
+    }
+  }
+
+  function renderSecret() {
+    var box = $("ci-secret-body"), seat = client.match.seat, s = st();
+    if (!seat) {
+      box.textContent = "";
+      box.appendChild(el("p", { class: "muted", text: t("ci.secret_need_seat") }));
+      return;
+    }
+    var mine = (s.objectives || {})[seat];
+    if (!mine) {
+      if (box.dataset.form === seat) return; // keep the ticks being chosen
+      box.dataset.form = seat;
+      box.textContent = "";
+      if (!map) return;
+      var details = el("details", { class: "trk-details", id: "ci-obj-form" }, el("summary", null, t("ci.secret_enter")));
+      box.appendChild(details);
+      details.appendChild(el("p", { class: "small", text: t("ci.secret_choose", { player: seat }) }));
+      var grid = el("div", { class: "trk-grid", id: "ci-obj-grid" });
+      map.cities.forEach(function (c) {
+        grid.appendChild(el("label", { class: "check trk-card" }, el("input", { type: "checkbox", value: c.name }), c.name + " (" + c.value + ")"));
+      });
+      details.appendChild(grid);
+      details.appendChild(el("button", { type: "button", class: "btn btn-primary", id: "ci-obj-send", onclick: function () {
+        var cities = Array.prototype.filter.call(grid.querySelectorAll("input"), function (i) { return i.checked; }).map(function (i) { return i.value; });
+        if (!cities.length) { C.toast(t("ci.secret_none"), true); return; }
+        send("objective.set", { player: seat, cities: cities });
+      } }, t("ci.secret_save")));
+      return;
+    }
+    box.dataset.form = "";
+    var progress = s.objective_progress;
+    if (!progress && objectiveSeq !== client.seq) { // an organiser's phone sees the whole state: ask for the seat's own
+      objectiveSeq = client.seq;
+      C.api("GET", base() + "/conquest/objective").then(function (o) { drawSecret(box, seat, o.objective, o.progress); }, function () {});
+      return;
+    }
+    if (progress) drawSecret(box, seat, mine, progress);
+  }
+  function drawSecret(box, seat, cities, progress) {
+    box.textContent = "";
+    if (!cities || !progress) return;
+    box.appendChild(el("p", { class: "small muted", text: t("ci.secret_private", { player: seat }) }));
+    box.appendChild(el("ul", { class: "trk-objective", id: "ci-objective" }, cities.map(function (c) {
+      var held = progress.held.indexOf(c) >= 0;
+      return el("li", { class: held ? "held" : null, "data-city": c }, (held ? "✓ " : "○ ") + c);
+    })));
+    box.appendChild(el("p", { text: t("ci.secret_progress", { held: progress.held.length, n: cities.length, points: progress.points }) }));
+    if (progress.complete && !client.view.ended) {
+      box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
+      if (st().phase === "play") {
+        box.appendChild(el("button", { type: "button", class: "btn btn-primary btn-big", id: "ci-objective-declare", onclick: function () {
+          send("objective.completed", { player: seat });
+        } }, t("ci.secret_declare")));
+      }
+    }
+  }
+
+  function renderRanking() {
+    var sec = $("ci-ranking"), ended = client.view.ended || summary().ended;
+    sec.hidden = !ended;
+    if (!ended || rankingSeq === client.seq) return;
+    rankingSeq = client.seq;
+    C.api("GET", base() + "/conquest/ranking").then(function (r) {
+      ranking = r; drawRanking(r, $("ci-ranking-body")); drawRanking(r, document.getElementById("scores"));
+    }, function (e) { var b = $("ci-ranking-body"); if (b) b.textContent = C.errorText(e); });
+  }
+  function drawRanking(r, box) {
+    if (!box) return;
+    box.textContent = "";
+    var head = el("tr", null, ["ci.col_place", "scores.player", "ci.col_obj_points", "ci.col_other_points", "ci.col_objective_cities"].map(function (k, i) {
+      return el("th", { class: i > 1 ? "num" : null, text: t(k) }); }));
+    var rows = r.players.map(function (p) {
+      return el("tr", { "data-player": p.player, class: p.place === 1 ? "leader" : null },
+        el("td", { class: "trk-place", text: String(p.place) }),
+        el("td", null, who(p.player), p.objective ? el("span", { class: "trk-badge", text: t("ci.objective_done") }) : null,
+          p.eliminated ? el("span", { class: "muted small", text: " " + t("ci.eliminated") }) : null),
+        el("td", { class: "num score", text: String(p.objective_points) }),
+        el("td", { class: "num", text: String(p.other_points) }),
+        el("td", { class: "num", text: p.objective_cities_held + "/" + p.objective_cities }));
+    });
+    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-ranking trk-compact" }, el("thead", null, head), el("tbody", null, rows))));
+    if (r.note) box.appendChild(el("p", { class: "small muted", text: r.note }));
+  }
+
+  function update(view, cl) {
+    client = cl;
+    if (!view || !view.state) return;
+    renderScores();
+    if (!root) { if (view.ended || (view.summary || {}).ended) renderRanking(); return; } // the display page shows scores only
+    if (!map) { loadMap().then(function () { if (client.view) update(client.view, client); }); }
+    var s = view.state, ended = view.ended || (view.summary || {}).ended;
+    renderStatus();
+    $("ci-deal").hidden = s.phase !== "deal" || ended;
+    $("ci-place").hidden = s.phase !== "place" || ended;
+    $("ci-play").hidden = s.phase !== "play" || ended;
+    if (map) {
+      renderSecret();
+      if (s.phase === "deal") renderDeal();
+      if (s.phase === "place") renderPlace();
+      if (s.phase === "play" && !ended) {
+        renderPlayers(); renderTurn(); renderReinforce(); renderCombat(); renderMove(); renderCards(); renderFix();
+      }
+      renderTerritories();
+    }
+    renderRanking();
+  }
+
+  function mount(r, cl) {
+    root = r; client = cl;
+    $("ci-deal-pi").addEventListener("click", function () { post("deal", {}); });
+    $("ci-deal-send").addEventListener("click", function () {
+      var owner = {}, missing = 0;
+      Array.prototype.forEach.call(document.querySelectorAll("#ci-deal-grid select"), function (s) {
+        if (s.value) owner[s.dataset.city] = s.value; else missing++;
+      });
+      if (missing) { C.toast(t("ci.deal_missing", { n: missing }), true); return; }
+      send("setup.deal", { owner: owner });
+    });
+    $("ci-place-send").addEventListener("click", function () {
+      var p = summary().next_placer, placements = {};
+      Object.keys(placeDraft).forEach(function (c) { placements[c] = placeDraft[c]; });
+      send("setup.place", { player: p, placements: placements }).then(function (m) { if (m) placeDraft = {}; });
+    });
+    $("ci-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; reinforceDraft = {}; trade = []; lastCalcKey = null; update(client.view, client); });
+    $("ci-clock-start").addEventListener("click", function () {
+      var n = parseInt($("ci-clock-minutes").value, 10);
+      send("clock.start", isNaN(n) ? {} : { limit_minutes: n });
+    });
+    $("ci-clock-pause").addEventListener("click", function () { send("clock.pause", {}); });
+    $("ci-clock-resume").addEventListener("click", function () { send("clock.resume", {}); });
+    $("ci-turn-end").addEventListener("click", function () {
+      var p = client.view.current_player || currentPlayer();
+      post("turn-end", { player: p }).then(function (m) { if (m) { $("ci-player").dataset.touched = ""; reinforceDraft = {}; trade = []; } });
+    });
+    $("ci-final-pi").addEventListener("click", function () {
+      done(client._write(base() + "/final-roll", { expected_seq: client.seq, player: client.view.awaiting_roll }));
+    });
+    $("ci-final-send").addEventListener("click", function () {
+      var a = parseInt($("ci-final-d1").value, 10), b = parseInt($("ci-final-d2").value, 10);
+      if (!(a >= 1 && a <= 6 && b >= 1 && b <= 6)) { C.toast(t("ci.bad_dice"), true); return; }
+      send("final.roll", { player: client.view.awaiting_roll, dice: [a, b] });
+    });
+    $("ci-reinforce-send").addEventListener("click", function () {
+      var placements = {};
+      Object.keys(reinforceDraft).forEach(function (c) { placements[c] = reinforceDraft[c]; });
+      var data = { player: currentPlayer(), placements: placements };
+      if (trade.length === 3) data.trade = trade.slice();
+      send("reinforce", data).then(function (m) { if (m) { reinforceDraft = {}; trade = []; } });
+    });
+    $("ci-from").addEventListener("change", function () { $("ci-ndice").dataset.touched = ""; renderCombat(); });
+    $("ci-to").addEventListener("change", renderCombat);
+    $("ci-ndice").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; renderCombat(); });
+    Array.prototype.forEach.call(document.querySelectorAll("input[name=ci-dice-mode]"), function (r) { r.addEventListener("change", renderCombat); });
+    $("ci-attack").addEventListener("click", function () {
+      var data = { player: currentPlayer(), from: $("ci-from").value, to: $("ci-to").value };
+      var mv = parseInt($("ci-move-in").value, 10);
+      if (mv >= 1) data.move = mv;
+      if (document.querySelector("input[name=ci-dice-mode]:checked").value === "table") {
+        var read = function (box) { return Array.prototype.map.call(box.querySelectorAll("input"), function (i) { return parseInt(i.value, 10); }); };
+        var a = read($("ci-adice")), d = read($("ci-ddice"));
+        if (a.concat(d).some(function (x) { return !(x >= 1 && x <= 6); })) { C.toast(t("ci.bad_dice"), true); return; }
+        data.attack_dice = a; data.defend_dice = d;
+      } else {
+        data.dice = parseInt($("ci-ndice").value, 10);
+      }
+      post("combat", data).then(function (m) {
+        if (m) Array.prototype.forEach.call(document.querySelectorAll("#ci-adice input, #ci-ddice input"), function (i) { i.value = ""; });
+      });
+    });
+    $("ci-move-from").addEventListener("change", renderMove);
+    $("ci-move-send").addEventListener("click", function () {
+      send("move", { player: currentPlayer(), from: $("ci-move-from").value, to: $("ci-move-to").value,
+        units: parseInt($("ci-move-units").value, 10) || 0 });
+    });
+    $("ci-card-send").addEventListener("click", function () { send("card.draw", { player: currentPlayer(), card: $("ci-card").value }); });
+    $("ci-fix-city").addEventListener("change", function () { $("ci-fix-player").dataset.touched = ""; renderFix(); });
+    $("ci-fix-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; });
+    $("ci-fix-send").addEventListener("click", function () {
+      send("territory.set", { city: $("ci-fix-city").value, player: $("ci-fix-player").value, units: parseInt($("ci-fix-units").value, 10) || 0 });
+    });
+    loadMap();
+  }
+
+  function describe(e) {
+    var d = e.data || {};
+    switch (e.type) {
+      case "setup.deal": return t("ci.ev_deal");
+      case "setup.place": case "reinforce":
+        return t(e.type === "reinforce" ? "ci.ev_reinforce" : "ci.ev_place", { player: d.player }) + ": " +
+          Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +
+          (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
+      case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
+      case "move": return t("ci.ev_move", { from: d.from, to: d.to, n: d.units });
+      case "card.draw": return t("ci.ev_card", { player: d.player, card: d.card });
+      case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
+      case "objective.set": return t("ci.ev_objective_set", { player: d.player || "?" });
+      case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
+      case "turn.end": return t("ci.ev_turn_end", { player: d.player, n: d.conquered === undefined ? "?" : d.conquered });
+      case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
+      case "clock.start": return t("ci.ev_clock_start", { n: d.limit_minutes || 120 });
+      case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + d.reason + ")" : "");
+      case "clock.resume": return t("ci.ev_clock_resume");
+    }
+    return null;
+  }
+
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+})();
