@@ -598,7 +598,8 @@ def _nice_step(span: float) -> float:
 
 
 def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[str] | None = None,
-              width: int = 720, height: int = 400) -> str:
+              width: int = 720, height: int = 400, x_label: str = "matches of the season",
+              y_label: str = "points") -> str:
     """An SVG line chart of each player's cumulative points through the season (x: the season's
     matches in date order; y: points). Self-contained: no script, no external font or file."""
     ordered, series = cumulative_series(matches, rules)
@@ -607,6 +608,8 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         if unknown:
             raise InputError(f"{unknown[0]!r} played no match of this season", "player")
         series = {p: series[p] for p in players}
+    elif ordered:  # the legend in the order of the points at the end
+        series = dict(sorted(series.items(), key=lambda kv: (-kv[1][-1], kv[0].casefold(), kv[0])))
     n = len(ordered)
     legend_w = 160
     left, right, top, bottom = 48, 16 + legend_w, 36, 40
@@ -647,9 +650,9 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
     xstep = max(1, math.ceil(n / 12)) if n else 1
     for i in range(0, n + 1, xstep):
         out.append(f'<text x="{x(i):.1f}" y="{top + ph + 16}" text-anchor="middle">{i}</text>')
-    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">matches of the season</text>')
+    out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 8}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text x="12" y="{top + ph / 2:.1f}" text-anchor="middle" '
-               f'transform="rotate(-90 12 {top + ph / 2:.1f})">points</text>')
+               f'transform="rotate(-90 12 {top + ph / 2:.1f})">{escape(y_label)}</text>')
     # lines: a step at each match the player played
     for idx, (player, s) in enumerate(series.items()):
         colour = PALETTE[idx % len(PALETTE)]

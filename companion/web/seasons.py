@@ -53,6 +53,7 @@ STRINGS = {
         "season.ratings": "OpenSkill rating (beside the standings, never replacing them)",
         "season.rating": "Rating",
         "season.chart": "Points through the season",
+        "season.chart_x": "matches of the season",
         "season.history": "History",
         "season.date": "Date",
         "season.place": "Place",
@@ -113,6 +114,7 @@ STRINGS = {
         "season.ratings": "Rating OpenSkill (accanto alla classifica, non la sostituisce)",
         "season.rating": "Rating",
         "season.chart": "Punti nel corso del campionato",
+        "season.chart_x": "partite del campionato",
         "season.history": "Storico",
         "season.date": "Data",
         "season.place": "Posto",
@@ -419,8 +421,14 @@ def page_season(season_id):
     return render_template(
         "season.html", page="season", season=season, rows=rows, ratings=core.ratings(matches),
         total=total, pct=_percent(rules.threshold), min_matches=min_matches(total, rules.threshold),
-        chart=core.chart_svg(matches, rules, title=season["name"]), matches=listed[::-1],
+        chart=_chart(matches, rules, season["name"]), matches=listed[::-1],
         effective=rules.to_json(), own=season["settings"], club=club, **_form_values(season["settings"], rules))
+
+
+def _chart(matches, rules, title, players=None) -> str:
+    """The page's chart: narrower than the export, so its text stays legible on a phone."""
+    return core.chart_svg(matches, rules, title=title, players=players, width=560, height=360,
+                          x_label=ts("season.chart_x"), y_label=ts("season.points"))
 
 
 def _table_sizes(rules: core.Rules) -> list[int]:
@@ -439,8 +447,7 @@ def page_history(season_id, player):
         x["cumulative_text"] = core.text(core.exact(x["cumulative"]))
     return render_template("season_player.html", page="season-player", season=season, h=h,
                            total_text=core.text(core.exact(h["points"])),
-                           chart=core.chart_svg(matches, rules, title=f"{season['name']}: {player}",
-                                                players=[player]))
+                           chart=_chart(matches, rules, f"{season['name']}: {player}", [player]))
 
 
 @bp.get("/seasons/clubs/<club_id>")
