@@ -8,7 +8,7 @@
   var GAME = "conquest-italy";
   var root = null, client = null, map = null, mapReq = null;
   var placeDraft = {}, reinforceDraft = {}, trade = [];
-  var lastOddsKey = null, lastCalcKey = null, rankingSeq = -1, objectiveSeq = -1, ranking = null;
+  var lastOddsKey = null, lastCalcKey = null, rankingSeq = -1, objectiveSeq = "", ranking = null;
 
   function $(id) { return document.getElementById(id); }
   function base() { return "/api/matches/" + encodeURIComponent(client.id); }
@@ -34,6 +34,7 @@
     items.forEach(function (it, i) { select.appendChild(opt(it.value, it.label, found ? String(it.value) === String(cur) : i === 0)); });
     return select.value;
   }
+  function clear(obj) { Object.keys(obj).forEach(function (k) { delete obj[k]; }); }
   function dieFaces(list) { return (list || []).join(" "); }
 
   // -- reading the view ----------------------------------------------------------------------
@@ -343,8 +344,11 @@
       box.appendChild(el("p", { class: "muted", text: t("ci.secret_need_seat") }));
       return;
     }
-    var mine = (s.objectives || {})[seat];
-    if (!mine) {
+    // whether the seat has an objective is public (the summary); its cities come with this phone's own view,
+    // or from the server for this seat when the view at hand has none (an organiser's phone, or a live
+    // update rendered for another seat)
+    var row = (summary().players || []).filter(function (r) { return r.player === seat; })[0];
+    if (!row || !row.objective_set) {
       if (box.dataset.form === seat) return; // keep the ticks being chosen
       box.dataset.form = seat;
       box.textContent = "";
@@ -365,13 +369,13 @@
       return;
     }
     box.dataset.form = "";
-    var progress = s.objective_progress;
-    if (!progress && objectiveSeq !== client.seq) { // an organiser's phone sees the whole state: ask for the seat's own
-      objectiveSeq = client.seq;
-      C.api("GET", base() + "/conquest/objective").then(function (o) { drawSecret(box, seat, o.objective, o.progress); }, function () {});
-      return;
-    }
-    if (progress) drawSecret(box, seat, mine, progress);
+    var mine = (s.objectives || {})[seat], progress = s.objective_progress;
+    if (mine && progress) { drawSecret(box, seat, mine, progress); return; }
+    if (objectiveSeq === client.seq + "|" + seat) return;
+    objectiveSeq = client.seq + "|" + seat;
+    C.api("GET", base() + "/conquest/objective").then(function (o) {
+      if (o.player === client.match.seat) drawSecret(box, seat, o.objective, o.progress);
+    }, function () {});
   }
   function drawSecret(box, seat, cities, progress) {
     box.textContent = "";
@@ -456,9 +460,9 @@
     $("ci-place-send").addEventListener("click", function () {
       var p = summary().next_placer, placements = {};
       Object.keys(placeDraft).forEach(function (c) { placements[c] = placeDraft[c]; });
-      send("setup.place", { player: p, placements: placements }).then(function (m) { if (m) placeDraft = {}; });
+      send("setup.place", { player: p, placements: placements }).then(function (m) { if (m) clear(placeDraft); });
     });
-    $("ci-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; reinforceDraft = {}; trade = []; lastCalcKey = null; update(client.view, client); });
+    $("ci-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; clear(reinforceDraft); trade = []; lastCalcKey = null; update(client.view, client); });
     $("ci-clock-start").addEventListener("click", function () {
       var n = parseInt($("ci-clock-minutes").value, 10);
       send("clock.start", isNaN(n) ? {} : { limit_minutes: n });
@@ -467,7 +471,7 @@
     $("ci-clock-resume").addEventListener("click", function () { send("clock.resume", {}); });
     $("ci-turn-end").addEventListener("click", function () {
       var p = client.view.current_player || currentPlayer();
-      post("turn-end", { player: p }).then(function (m) { if (m) { $("ci-player").dataset.touched = ""; reinforceDraft = {}; trade = []; } });
+      post("turn-end", { player: p }).then(function (m) { if (m) { $("ci-player").dataset.touched = ""; clear(reinforceDraft); trade = []; } });
     });
     $("ci-final-pi").addEventListener("click", function () {
       done(client._write(base() + "/final-roll", { expected_seq: client.seq, player: client.view.awaiting_roll }));
@@ -482,7 +486,7 @@
       Object.keys(reinforceDraft).forEach(function (c) { placements[c] = reinforceDraft[c]; });
       var data = { player: currentPlayer(), placements: placements };
       if (trade.length === 3) data.trade = trade.slice();
-      send("reinforce", data).then(function (m) { if (m) { reinforceDraft = {}; trade = []; } });
+      send("reinforce", data).then(function (m) { if (m) { clear(reinforceDraft); trade = []; } });
     });
     $("ci-from").addEventListener("change", function () { $("ci-ndice").dataset.touched = ""; renderCombat(); });
     $("ci-to").addEventListener("change", renderCombat);

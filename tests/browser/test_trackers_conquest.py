@@ -1,0 +1,214 @@
+"""The Conquest of Italy tracker in headless Chromium: a short scripted match played through the page
+(deal by the Pi, set-up placements, secret objectives, clock, reinforcements, combat with the Pi's dice
+and with table dice, undo, a card, a correction, the objective declared), every number shown checked
+against the engine's fold of the same events; the secret objective shown on its owner's phone only; a
+stale phone gets the conflict message and the fresh state, and its write is not applied."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.trackers_kit import Api, cell_texts, joined_page, open_match, seq, wait_seq
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = ["Anna", "Bruno", "Carla"]
+
+
+@pytest.fixture(scope="module")
+def tokens(server):
+    import subprocess
+    import sys
+
+    out = {}
+    for role in ("player", "organiser"):
+        p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", role,
+                            "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        out[role] = p.stdout.strip().splitlines()[-1]
+    return out
+
+
+def summary_rows(page):
+    """The players table the page shows: {player: [territories, units, regions, cards, reinf, conquests, obj]}."""
+    rows = page.eval_on_selector_all(
+        "#ci-summary tbody tr",
+        "trs => trs.map(tr => [tr.dataset.player, ...Array.from(tr.querySelectorAll('td.num')).map(td => td.textContent)])")
+    return {r[0]: r[1:] for r in rows}
+
+
+def expected_rows(fold):
+    s = fold.view()["summary"]
+    out = {}
+    for p in s["players"]:
+        reinf = p["reinforcements"] if p["reinforcements"] is not None else p["reserve"]
+        out[p["player"]] = [str(p["territories"]), str(p["units"]), ", ".join(p["regions"]) or "0", str(p["cards"]),
+                            str(reinf), str(p["conquests"]), "✓" if p["objective_set"] else "—"]
+    return out
+
+
+def check_scores(page, org, mid):
+    f = org.engine(mid)
+    wait_seq(page, f.last_seq)
+    expect(page.locator("#seq")).to_have_text(str(f.last_seq))
+    assert summary_rows(page) == expected_rows(f)
+    return f
+
+
+def step(page, selector, org, mid, pages=()):
+    """Click, wait for this phone's write to be stored, then check every phone against the engine."""
+    n = seq(page)
+    page.click(selector)
+    wait_seq(page, n + 1)
+    f = check_scores(page, org, mid)
+    for other in pages:
+        check_scores(other, org, mid)
+    return f
+
+
+def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens, artifacts_dir):
+    api, org = Api(server, tokens["player"]), Api(server, tokens["organiser"])
+    mid = api.create("conquest-italy", PLAYERS)
+    anna = open_match(joined_page(new_context, server), mid, seat="Anna")
+    bruno = open_match(joined_page(new_context, server, locale="it-IT"), mid, seat="Bruno")
+
+    # the Pi deals: 14 cities each, one unit on each
+    f = step(anna, "#ci-deal-pi", org, mid, [bruno])
+    owner = f.game_state["owner"]
+    assert sorted(owner.values()).count("Anna") == 14
+
+    # set-up placements, 5 at a time in seat order (the page tells whose turn and how many)
+    while f.game_state["phase"] == "place":
+        placer, due = f.game_state["next_placer"], min(5, f.game_state["reserve"][f.game_state["next_placer"]])
+        expect(anna.locator("#ci-place-title")).to_contain_text(f"{placer} places {due}")
+        expect(anna.locator("#ci-place-send")).to_be_disabled()
+        anna.locator("#ci-place-list .trk-step").first.locator("button[title]").click()
+        anna.click("#ci-place-send")
+        wait_seq(anna, f.last_seq + 1)
+        f = org.engine(mid)
+    check_scores(anna, org, mid)
+
+    # secret objectives: Anna's has two of her cities and one of Bruno's; Bruno's one of Carla's
+    mine = [c for c in owner if owner[c] == "Anna"][:2] + [c for c in owner if owner[c] == "Bruno"][:1]
+    bruno_obj = [c for c in owner if owner[c] == "Carla"][-1]  # not held: incomplete
+    for page, cities in ((anna, mine), (bruno, [bruno_obj])):
+        page.click("#ci-obj-form summary")
+        for c in cities:
+            page.check(f"#ci-obj-grid input[value='{c}']")
+        n = seq(page)
+        page.click("#ci-obj-send")
+        wait_seq(page, n + 1)
+    wait_seq(anna, f.last_seq + 2)
+    expect(anna.locator("#ci-objective li")).to_have_count(3)
+    expect(anna.locator("#ci-objective li.held")).to_have_count(2)
+    expect(bruno.locator("#ci-objective li")).to_have_count(1)
+    # Bruno's phone knows nothing of Anna's objective: not in its state, not in its history, not in the API
+    wait_seq(bruno, f.last_seq + 2)
+    assert "Anna" not in bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)")
+    doc = bruno.request.get(f"/api/matches/{mid}").json()
+    assert list(doc["view"]["state"]["objectives"]) == ["Bruno"]
+    events = bruno.request.get(f"/api/matches/{mid}/events").json()["events"]
+    annas = [e for e in events if e["type"] == "objective.set" and e["data"].get("player") == "Anna"]
+    assert annas and annas[0]["hidden"] and "cities" not in annas[0]["data"]
+    assert bruno.request.get(f"/api/matches/{mid}/conquest/ranking").status == 409
+    expect(bruno.locator("#history")).to_contain_text("Anna ha scelto un obiettivo segreto")
+    check_scores(anna, org, mid)
+
+    # the clock starts; Anna's turn: reinforcements as the engine computes them
+    anna.fill("#ci-clock-minutes", "90")
+    f = step(anna, "#ci-clock-start", org, mid)
+    assert f.clock_state["limit_us"] == 90 * 60 * 10**6
+    expect(anna.locator("#ci-status")).to_have_text("Anna's turn")
+    due = f.view()["summary"]["players"][0]["reinforcements"]
+    expect(anna.locator("#ci-reinforce-calc")).to_contain_text(f"{due} units to place")
+    from companion.games.conquest_map import default_map
+    gm, own = default_map(), f.game_state["owner"]
+    front = next(c for c in gm.cities if own[c] == "Anna" and any(own[n] != "Anna" for n in gm.neighbours[c]))
+    anna.locator(f"#ci-reinforce-list .trk-step[data-city='{front}'] button[title]").click()
+    expect(anna.locator("#ci-reinforce-send")).to_have_text(f"Place reinforcements {due} / {due}")
+    f = step(anna, "#ci-reinforce-send", org, mid, [bruno])
+    anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy.png"), full_page=True)
+
+    # a combat rolled by the Pi: the page shows the engine's dice and losses, and the odds
+    anna.select_option("#ci-from", front)
+    expect(anna.locator("#ci-odds")).to_contain_text("conquest")
+    src, dst = anna.input_value("#ci-from"), anna.input_value("#ci-to")
+    from companion.games import conquest_odds
+    p = conquest_odds.battle(f.game_state["units"][src], f.game_state["units"][dst])["p_conquer"]
+    expect(anna.locator("#ci-odds")).to_contain_text(f"{round(p * 100, 1):.1f}%")
+    before = f.game_state["units"]
+    f = step(anna, "#ci-attack", org, mid)
+    lc = f.game_state["last_combat"]
+    assert (lc["from"], lc["to"]) == (src, dst)
+    expect(anna.locator("#ci-last-combat")).to_contain_text(" ".join(map(str, lc["attacker_dice"])))
+    expect(anna.locator("#ci-last-combat")).to_contain_text(
+        f"Anna loses {lc['attacker_losses']}, {lc['defender']} loses {lc['defender_losses']}")
+
+    # undo takes it back, on both phones
+    f = step(anna, "#undo", org, mid, [bruno])
+    assert f.game_state["units"] == before
+
+    # the same attack with dice rolled at the table: 6s against 1s
+    anna.check("input[name=ci-dice-mode][value=table]")
+    anna.select_option("#ci-from", src)
+    anna.select_option("#ci-to", dst)
+    for box, face in (("#ci-adice input", "6"), ("#ci-ddice input", "1")):
+        for i in range(anna.locator(box).count()):
+            anna.locator(box).nth(i).fill(face)
+    f = step(anna, "#ci-attack", org, mid)
+    lc = f.game_state["last_combat"]
+    assert lc["attacker_dice"][0] == 6 and lc["attacker_losses"] == 0 and lc["defender_losses"] >= 1
+
+    # Anna ends her turn: the server counts her conquests; Bruno plays next
+    conquests = f.game_state["conquests"]["Anna"]
+    f = step(anna, "#ci-turn-end", org, mid, [bruno])
+    assert org.ok("GET", f"/api/matches/{mid}/events?after={f.last_seq - 1}")["events"][0]["data"] == \
+        {"player": "Anna", "conquered": conquests}
+    expect(bruno.locator("#ci-status")).to_have_text("Tocca a Bruno")
+
+    # two phones at once: a phone whose live updates lag writes after another write -> conflict, fresh state
+    stale = open_match(joined_page(new_context, server), mid, seat="Carla", block_stream=True)
+    stale.locator("#ci-cards summary").click()
+    card = stale.input_value("#ci-card")
+    api.event(mid, "card.draw", {"player": "Bruno", "card": card})
+    other = next(c for c in stale.eval_on_selector_all("#ci-card option", "os => os.map(o => o.value)") if c != card)
+    stale.select_option("#ci-card", other)
+    stale.click("#ci-card-send")
+    expect(stale.locator("#conflict")).to_be_visible()
+    expect(stale.locator("#conflict")).to_contain_text("Someone else recorded something first")
+    f = org.engine(mid)
+    assert seq(stale) == f.last_seq  # the fresh state is shown
+    assert f.game_state["hands"]["Bruno"] == [card]  # the stale write was not applied
+    stale.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-conflict.png"), full_page=True)
+    check_scores(stale, org, mid)
+
+    # a correction gives Anna the third city of her objective: only her phone tells her
+    missing = mine[2]
+    anna.locator("#ci-fix summary").click()
+    anna.select_option("#ci-fix-city", missing)
+    anna.select_option("#ci-fix-player", "Anna")
+    anna.fill("#ci-fix-units", "3")
+    f = step(anna, "#ci-fix-send", org, mid, [bruno])
+    expect(anna.locator("#ci-objective-done")).to_be_visible()
+    expect(anna.locator("#ci-objective li.held")).to_have_count(3)
+    wait_seq(bruno, f.last_seq)
+    expect(bruno.locator("#ci-objective-done")).to_have_count(0)
+    assert "Anna" not in bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)")
+    assert missing not in bruno.inner_text("#ci-secret-body")
+
+    # Anna declares it: the match ends, the ranking is the engine's
+    n = seq(anna)
+    anna.click("#ci-objective-declare")
+    wait_seq(anna, n + 1)
+    f = org.engine(mid)
+    assert f.ended()
+    ranking = f.module.final_score(f.game_state)
+    expect(anna.locator("#ci-ranking")).to_be_visible()
+    rows = anna.eval_on_selector_all(
+        "#ci-ranking-body tbody tr", "trs => trs.map(tr => [tr.dataset.player, tr.querySelector('.trk-place').textContent,"
+        " ...Array.from(tr.querySelectorAll('td.num')).map(td => td.textContent)])")
+    assert rows == [[r["player"], str(r["place"]), str(r["objective_points"]), str(r["other_points"]),
+                     f"{r['objective_cities_held']}/{r['objective_cities']}"] for r in ranking["players"]]
+    assert rows[0][0] == "Anna" and rows[0][1] == "1"
+    expect(anna.locator("#ci-status")).to_have_text("Over: Anna completed the objective")
+    anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-ranking.png"), full_page=True)
+    assert anna.errors == [] and bruno.errors == [] and stale.errors == []
