@@ -38,7 +38,8 @@ def _match_events(n_events: int = 400, seed: int = 3):
     state = ci.apply(state, events[0])
     while state["phase"] == "place":
         p = state["next_placer"]
-        e = {"type": "setup.place", "data": {"player": p, "placements": {ci.held(state, p)[0]: min(5, state["reserve"][p])}}}
+        placements = {ci.held(state, p)[0]: min(5, state["reserve"][p])}
+        e = {"type": "setup.place", "data": {"player": p, "placements": placements}}
         state = ci.apply(state, e)
         events.append(e)
     while len(events) < n_events and not ci.is_ended(state):

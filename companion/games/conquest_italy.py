@@ -36,7 +36,7 @@ import json
 from companion.errors import InputError, RuleError
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
-from companion.games.conquest_odds import DiceError, max_attack_dice, resolve
+from companion.games.conquest_odds import DiceError, resolve
 
 GAME_ID = "conquest-italy"
 EVENT_TYPES = frozenset({
@@ -488,15 +488,35 @@ def _phase(state, *phases):
         raise RuleError(f"not now: the match is in its {state['phase']!r} phase (this needs {want})", "type")
 
 
-def _placements(state, gm, data, player, field="placements") -> dict[str, int]:
-    placements = _obj(data.get(field, {}), field)
+# Every handler checks the shape of ``data`` first (InputError), then what the rules allow now
+# (RuleError), so a malformed event is reported as malformed whatever the state of the match.
+
+def _placements(gm, data, field="placements") -> dict[str, int]:
+    if field not in data:
+        raise InputError("required: {city: units}", field)
+    placements = _obj(data[field], field)
     for c, n in placements.items():
         path = _key(field, c)
         _city(gm, c, path)
-        _int(n, path, least=1)
-        if state["owner"].get(c) != player:
-            raise RuleError(f"{c} is not {player}'s", path)
+        _int(n, path, least=1, most=MAX_ON_MAP)
     return placements
+
+
+def _own_all(state, placements, player, field="placements") -> None:
+    for c in placements:
+        if state["owner"].get(c) != player:
+            raise RuleError(f"{c} is not {player}'s", _key(field, c))
+
+
+def _dice_shape(data, key) -> None:
+    if key not in data:
+        raise InputError("the dice are part of the event (the server rolls them)", key)
+    dice = _list(data[key], key)
+    if not 1 <= len(dice) <= 3:
+        raise InputError("1 to 3 dice", key)
+    for n, face in enumerate(dice):
+        if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
+            raise InputError(f"a die shows 1 to 6, not {face!r}", f"{key}[{n}]")
 
 
 def _next_placer(state, after_index: int) -> str | None:
@@ -554,8 +574,11 @@ def apply(state, event) -> dict:
 
 
 def _on_deal(s, gm, data):
-    _phase(s, "deal")
     owner = _obj(data.get("owner"), "owner")
+    for c, p in owner.items():
+        _city(gm, c, _key("owner", c))
+        _player(s, p, _key("owner", c), alive=False)
+    _phase(s, "deal")
     check_deal(owner, s["players"], gm, "owner")
     s["owner"] = {c: owner[c] for c in gm.cities}
     s["units"] = {c: 1 for c in gm.cities}
@@ -571,11 +594,12 @@ def _on_deal(s, gm, data):
 
 
 def _on_place(s, gm, data):
-    _phase(s, "place")
     player = _player(s, data.get("player"))
+    placements = _placements(gm, data)
+    _phase(s, "place")
     if player != s["next_placer"]:
         raise RuleError(f"it is {s['next_placer']}'s turn to place units", "player")
-    placements = _placements(s, gm, data, player)
+    _own_all(s, placements, player)
     due = min(PLACE_STEP, s["reserve"][player])
     total = sum(placements.values())
     if total != due:
@@ -591,21 +615,23 @@ def _on_place(s, gm, data):
 
 
 def _on_territory_set(s, gm, data):
-    _phase(s, "place", "play")
     city = _city(gm, data.get("city"), "city")
     player = _player(s, data.get("player"), alive=False)
     n = _int(data.get("units"), "units", least=1, most=MAX_ON_MAP)
+    _phase(s, "place", "play")
     s["owner"] = {**s["owner"], city: player}
     s["units"] = {**s["units"], city: n}
 
 
 def _on_reinforce(s, gm, data):
-    _phase(s, "play")
     player = _player(s, data.get("player"))
-    placements = _placements(s, gm, data, player)
+    placements = _placements(gm, data)
     trade = data.get("trade") or None
     if trade is not None:
         check_cards(gm, trade, "trade")
+    _phase(s, "play")
+    _own_all(s, placements, player)
+    if trade is not None:
         hand = s["hands"][player]
         for n, c in enumerate(trade):
             if c not in hand:
@@ -640,6 +666,13 @@ def _attack_target(s, gm, data) -> tuple[str, str, str]:
     return src, dst, attacker
 
 
+def _dice_error(exc: DiceError):
+    """A die's face is malformed input; a number of dice the units don't allow is refused by the rules."""
+    if exc.field and "[" in exc.field:
+        return InputError(exc.message, exc.field)
+    return RuleError(exc.message, exc.field)
+
+
 def fill_dice(state, data: dict, rng=None) -> dict:
     """For the server: a ``combat`` event's data with the dice rolled by ``rng`` where missing
     (``dice`` = how many attacking dice, default the most allowed). Checks the attack first, so a
@@ -655,27 +688,30 @@ def fill_dice(state, data: dict, rng=None) -> dict:
     try:
         r = resolve(a, d, data.get("attack_dice"), data.get("defend_dice"), dice=data.get("dice"), rng=rng)
     except DiceError as exc:
-        raise InputError(exc.message, exc.field) from None
+        raise _dice_error(exc) from None
     out["attack_dice"] = data.get("attack_dice") or r["attacker_dice"]
     out["defend_dice"] = data.get("defend_dice") or r["defender_dice"]
     return out
 
 
 def _on_combat(s, gm, data):
+    _city(gm, data.get("from"), "from")
+    _city(gm, data.get("to"), "to")
+    if "player" in data:
+        _player(s, data["player"])
+    for key in ("attack_dice", "defend_dice"):
+        _dice_shape(data, key)
+    move = data.get("move")
+    if move is not None:
+        _int(move, "move", least=1)
     _phase(s, "play")
     src, dst, attacker = _attack_target(s, gm, data)
     defender = s["owner"][dst]
     a, d = s["units"][src], s["units"][dst]
-    for key in ("attack_dice", "defend_dice"):
-        if key not in data:
-            raise InputError("the dice are part of the event (the server rolls them)", key)
-    move = data.get("move")
-    if move is not None:
-        _int(move, "move", least=1)
     try:
         r = resolve(a, d, data["attack_dice"], data["defend_dice"])
     except DiceError as exc:
-        raise InputError(exc.message, exc.field) from None
+        raise _dice_error(exc) from None
     units = dict(s["units"])
     units[src] = r["attacker_left"]
     units[dst] = r["defender_left"]
@@ -694,30 +730,31 @@ def _on_combat(s, gm, data):
 
 
 def _on_move(s, gm, data):
-    _phase(s, "play")
     src = _city(gm, data.get("from"), "from")
     dst = _city(gm, data.get("to"), "to")
-    player = s["owner"][src]
+    n = _int(data.get("units"), "units", least=1)
     if "player" in data:
         _player(s, data["player"])
+    _phase(s, "play")
+    player = s["owner"][src]
+    if "player" in data:
         if data["player"] != player:
             raise RuleError(f"{src} is {player}'s, not {data['player']}'s", "from")
     if s["owner"][dst] != player:
         raise RuleError(f"{dst} is not {player}'s: units move only between one's own cities", "to")
     if dst not in gm.neighbours[src]:
         raise RuleError(f"{src} and {dst} do not border (land or sea)", "to")
-    n = _int(data.get("units"), "units", least=1)
     if n > s["units"][src] - 1:
         raise RuleError(f"{src} can move at most {s['units'][src] - 1} (one unit stays)", "units")
     s["units"] = {**s["units"], src: s["units"][src] - n, dst: s["units"][dst] + n}
 
 
 def _on_card_draw(s, gm, data):
-    _phase(s, "play")
     player = _player(s, data.get("player"))
     card = _str(data.get("card"), "card")
     if card not in gm.cards:
         raise InputError(f"unknown card {card!r}", "card")
+    _phase(s, "play")
     for p, hand in s["hands"].items():
         if card in hand:
             raise RuleError(f"{p} has the card {card!r}", "card")
@@ -733,8 +770,8 @@ def _on_objective_set(s, gm, data):
 
 
 def _on_objective_completed(s, gm, data):
-    _phase(s, "play")
     player = _player(s, data.get("player"))
+    _phase(s, "play")
     objective = s["objectives"].get(player)
     if objective is not None:
         missing = [c for c in objective if s["owner"].get(c) != player]

@@ -229,7 +229,11 @@ def test_air_attack_between_airports():
     ({"from": "Roma", "to": "Bari", "attack_dice": [6], "defend_dice": [1]}, RuleError, "to"),  # no border
     ({"from": "Roma", "to": "Perugia", "attack_dice": [6], "defend_dice": [1]}, RuleError, "to"),  # own city
     ({"from": "Perugia", "to": "Siena", "attack_dice": [6], "defend_dice": [1]}, RuleError, "from"),  # 1 unit
-    ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4], "defend_dice": [1, 1]}, InputError, "defend_dice"),
+    ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4], "defend_dice": [1, 1]}, RuleError, "defend_dice"),
+    ({"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 5, 4], "defend_dice": [1]}, RuleError, "defend_dice"),
+    ({"from": "Catanzaro", "to": "Milano", "attack_dice": [6, 5], "defend_dice": [1, 1, 1]}, RuleError,
+     "attack_dice"),
+    ({"from": "Roma", "to": "Napoli", "attack_dice": "6", "defend_dice": [1, 1, 1]}, InputError, "attack_dice"),
     ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4, 3], "defend_dice": [1, 1, 1]}, InputError,
      "attack_dice"),
     ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 9], "defend_dice": [1, 1, 1]}, InputError,
@@ -258,9 +262,12 @@ def test_server_rolls_the_dice_into_the_event():
     assert len(two["attack_dice"]) == 2 and "dice" not in two
     with pytest.raises(RuleError):  # a refused attack rolls nothing
         ci.fill_dice(s, {"from": "Roma", "to": "Bari"}, random.Random(1))
-    with pytest.raises(InputError) as err:
+    with pytest.raises(RuleError) as err:  # Catanzaro's 2 units roll 1 die
         ci.fill_dice(s, {"from": "Catanzaro", "to": "Milano", "dice": 2}, random.Random(1))
     assert err.value.field == "dice"
+    with pytest.raises(InputError) as err:
+        ci.fill_dice(s, {"from": "Roma", "to": "Napoli", "attack_dice": [0]}, random.Random(1))
+    assert err.value.field == "attack_dice[0]"
 
 
 def test_move_between_own_bordering_cities():
@@ -494,3 +501,33 @@ def test_random_matches_keep_the_invariants_and_never_mutate(seed):
         cards = [c for h in s2["hands"].values() for c in h]
         assert len(cards) == len(set(cards))
         s = s2
+
+
+# -- the events schema and the reducer agree ----------------------------------------------------------
+
+def _event_examples(kind):
+    from companion.resources import schemas_dir
+
+    folder = schemas_dir() / "examples" / "conquest-italy.events"
+    return sorted((folder / "invalid" if kind == "invalid" else folder).glob("*.json"))
+
+
+@pytest.mark.parametrize("path", _event_examples("valid"), ids=lambda p: p.name)
+def test_valid_event_examples_are_well_formed_for_the_reducer(path):
+    import json
+
+    e = json.loads(path.read_text())
+    try:
+        ci.apply(attack_setup(), e)
+    except RuleError:
+        pass  # the rules may refuse it in this match; the shape is fine
+
+
+@pytest.mark.parametrize("path", _event_examples("invalid"), ids=lambda p: p.name)
+def test_invalid_event_examples_are_malformed_for_the_reducer(path):
+    import json
+
+    e = json.loads(path.read_text())
+    for state in (dealt(), attack_setup()):
+        with pytest.raises(InputError):
+            ci.apply(state, e)
