@@ -18,7 +18,7 @@ Rule book: ``shared/seeds/004_96160abe770519f9.txt`` (Italian). Rulings of issue
   wins at once (place 1); the others are ranked by the same rule.
 
 Decisions where the book is silent (documented in docs/games.md): the +2 per held city applies to every
-traded set; a set holds at most the sets listed in the map; the units moved into a conquered city are
+traded set; only the sets the map gives a value can be traded; the units moved into a conquered city are
 ``move`` (clamped to what can leave) or by default as many as the attacking dice; the cards of an
 eliminated player go back to the deck; the match clock (turn order, phases, final round) is
 ``companion/clock.py``, so this reducer does not check whose turn it is.
