@@ -13,7 +13,8 @@ only *show* what the core says. No game rule lives here. gpiozero is imported on
 - LEDs: green while the clock runs, amber while it runs in the finishing round / last lap / final
   rounds, red when paused or when the match has ended; all off when no match is driven or its clock
   has not started.
-- The active buzzer beeps on the runner's alerts (15 min, 5 min, 0) and when the match ends.
+- The active buzzer beeps on the clock runner's alerts (``15-minutes``, ``5-minutes``, ``time-up``)
+  and once when the match ends; a quick triple when the core refuses a button's command.
 
 Which match the box drives: the setting ``box.match_id`` when it names a match, or else the most
 recently started open match that uses the clock (else the newest open clock match, not started yet).

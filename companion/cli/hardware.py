@@ -170,6 +170,17 @@ def check_box(pin_map, factory, mock: bool, prompter: Prompter, timeout: float =
     return {"ok": all(c["ok"] for c in checks), "checks": checks}
 
 
+def _writable_cwd() -> None:
+    """lgpio (gpiozero's pin library on a Pi) creates its notification pipes in the current
+    directory; from a folder the user cannot write (e.g. ``sudo -u companion`` in someone's home)
+    it fails, so the check moves to the temporary folder first (it reads no relative path)."""
+    import os
+    import tempfile
+
+    if not os.access(".", os.W_OK):
+        os.chdir(tempfile.gettempdir())
+
+
 def run_check(args):
     from companion.gpio import load_pin_map, make_factory
 
@@ -178,6 +189,8 @@ def run_check(args):
         from companion.errors import InputError
 
         raise InputError("must be more than 0 seconds", "--timeout")
+    if not args.mock:
+        _writable_cwd()
     factory, mock, reason = make_factory("mock" if args.mock else "auto")
     if factory is None:
         print(f"error: {reason}; rehearse with --mock", file=sys.stderr)
