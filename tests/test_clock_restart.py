@@ -74,16 +74,17 @@ def test_sigkill_mid_match_then_restart_resumes_paused_at_the_last_checkpoint(tm
         assert status == 201, body
         # the real server's thread writes checkpoints of the running clock
         first = wait_for(lambda: checkpoint(db, mid), "a first checkpoint")
-        last = wait_for(lambda: (lambda r: r if r and r[1] >= first[1] + 2 * CADENCE else None)(checkpoint(db, mid)),
-                        "later checkpoints")
+        wait_for(lambda: (lambda r: r if r and r[1] >= first[1] + 2 * CADENCE else None)(checkpoint(db, mid)),
+                 "later checkpoints")
+        status, events_before = call(server, "GET", f"/api/matches/{mid}/events", token)
         status, before = call(server, "GET", f"/api/matches/{mid}", token)
         assert before["view"]["clock"]["running"] is True
-        elapsed_at_kill = before["view"]["clock"]["elapsed_seconds"]
-        status, events_before = call(server, "GET", f"/api/matches/{mid}/events", token)
-        last = checkpoint(db, mid)
+        elapsed_at_kill = before["view"]["clock"]["elapsed_seconds"]   # a moment before the kill
     finally:
         kill(server)
-    assert last[1] <= elapsed_at_kill + 0.5
+    last = checkpoint(db, mid)        # the last checkpoint the killed server wrote
+    assert last[1] >= first[1] + 2 * CADENCE
+    assert last[1] <= elapsed_at_kill + 5   # one more may have landed between the GET and the kill
 
     server = Server(data, ENV)
     try:
@@ -91,9 +92,8 @@ def test_sigkill_mid_match_then_restart_resumes_paused_at_the_last_checkpoint(tm
         assert status == 200, after
         clock = after["view"]["clock"]
         assert clock["running"] is False
-        lost = elapsed_at_kill - clock["elapsed_seconds"]
-        assert 0 <= lost <= 30, lost                      # within 30 s of running time
-        assert clock["elapsed_seconds"] >= last[1]          # at the last checkpoint, not before it
+        assert clock["elapsed_seconds"] == last[1]           # paused exactly at the last checkpoint
+        assert elapsed_at_kill - clock["elapsed_seconds"] <= 30   # within 30 s of running time
         assert after["view"]["current_player"] == "Bruno" and after["view"]["phase"] == "regular"
         flag = after["power_lost"]
         assert flag and flag["remaining_seconds"] == clock["remaining_seconds"]
