@@ -333,6 +333,19 @@ def rome_move(match_id):
     return _store(match_id, "move", move, doc["expected_seq"])
 
 
+@bp.get("/api/matches/<match_id>/rome/scores")
+def rome_scores(match_id):
+    """This turn's scores of the hands as they stand, with their breakdown (cards, A/B extras, squares) and
+    who would be elected; during an election, the scoring that is waiting for the old emperor's choice."""
+    r = _rome()
+    _match(match_id, ROME)
+    state = ctx().service.fold(match_id).game_state
+    if state["phase"] == "election":
+        return jsonify({"turn": state["turn"], "phase": state["phase"], **state["scoring"]})
+    result = r.turn_scores(state["emperor"], state["hands"])
+    return jsonify({"turn": state["turn"], "phase": state["phase"], **result})
+
+
 # -- richelieu ------------------------------------------------------------------------------------------
 
 RICHELIEU = "richelieu"
@@ -407,6 +420,7 @@ def _openapi() -> dict:
                                                          "responses": {"200": ok}}},
         "/api/matches/{match_id}/rome/deal": write("The Pi deals a Rome turn (turn.setup)"),
         "/api/matches/{match_id}/rome/move": write("The Pi rolls 1d6 for a Rome move"),
+        "/api/matches/{match_id}/rome/scores": read("This turn's Rome scores with their breakdown"),
         "/api/matches/{match_id}/richelieu/preview": {"post": {
             "summary": "Preview an intrigue resolution (nothing stored)", "parameters": [mid], "requestBody": body,
             "responses": {"200": ok, **{c: err for c in ("400", "401", "403", "404", "409")}}}},

@@ -222,7 +222,7 @@
   }
 
   function cardLabel(c) {
-    if (c.indexOf("joker:") === 0) return "🍕 " + t("ci.joker") + " (" + c.slice(6) + ")";
+    if (c.indexOf("joker:") === 0) return "★ " + t("ci.joker") + " (" + c.slice(6) + ")";
     var info = cityInfo(c);
     return c + (info ? " · " + t("ci.symbol_" + info.card) : "");
   }
