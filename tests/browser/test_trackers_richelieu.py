@@ -1,0 +1,159 @@
+"""The Richelieu tracker in headless Chromium: a short scripted match through the page (actions priced by
+the engine, turn ends, an intrigue copied into the form, previewed, applied, undone and applied again, a
+track correction, the game ended), the tracks and the end-game scoring with its breakdown checked against
+the engine's fold of the same events; a stale phone gets the conflict message and the fresh state."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_trackers_conquest import tokens  # noqa: F401  (module fixture)
+from tests.browser.trackers_kit import Api, joined_page, open_match, seq, wait_seq
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = ["Anna", "Bruno", "Carla"]
+TRACKS = ("prestige", "income", "military", "money", "jewels")
+
+
+def act(page, selector):
+    n = seq(page)
+    page.click(selector)
+    wait_seq(page, n + 1)
+
+
+def tracks_shown(page):
+    rows = page.eval_on_selector_all(
+        "#rl-tracks-table tbody tr",
+        "trs => trs.map(tr => [tr.dataset.player, Array.from(tr.querySelectorAll('td[data-track]')).map(td => [td.dataset.track, td.textContent])])")
+    return {p: {k: int(v.split()[0]) for k, v in cells} for p, cells in rows}
+
+
+def standings_shown(page, table):
+    return page.eval_on_selector_all(
+        f"#{table} tbody tr",
+        "trs => trs.map(tr => [tr.dataset.player, tr.querySelector('.trk-place').textContent,"
+        " ...Array.from(tr.querySelectorAll('td.num')).map(td => td.textContent)])")
+
+
+def expected_standings(final):
+    out = []
+    for r in final["players"]:
+        b = r["breakdown"]
+        out.append([r["player"], str(r["place"]), str(b["prestige"]), str(b["income"]), str(b["military"]),
+                    str(b["richelieu_sheets"]), str(sum(b["opposing_sets"].values())), str(b["jewels"]),
+                    str(r["total"]), str(r["money"])])
+    return out
+
+
+def check(page, org, mid):
+    f = org.engine(mid)
+    wait_seq(page, f.last_seq)
+    expect(page.locator("#seq")).to_have_text(str(f.last_seq))
+    assert tracks_shown(page) == {p: {k: f.game_state["players"][p][k] for k in TRACKS} for p in PLAYERS}
+    standings = f.view()["summary"]["standings"]
+    assert standings_shown(page, "rl-standings") == expected_standings(standings)
+    return f
+
+
+def fill_intrigue(page):
+    r, f = "#rl-card-r", "#rl-card-f"
+    for card, slots in ((r, ["Anna|3", "Bruno|2", "queen", ""]), (f, ["Carla|2", "Bruno|1", "eminence", "Anna|1"])):
+        for i, v in enumerate(slots):
+            page.select_option(f"{card} .rl-slot >> nth={i}", v)
+    page.select_option("#rl-faction", "england")
+    for card, rewards, cardinal in ((r, [("first", "prestige", 4), ("second", "money", 2)], 2),
+                                    (f, [("first", "prestige", 3), ("first", "income", 1), ("second", "prestige", 3)], -2)):
+        used = {"first": 0, "second": 0}
+        for place, kind, n in rewards:
+            row = page.locator(f"{card} .rl-reward[data-place={place}]").nth(used[place])
+            used[place] += 1
+            row.locator(".rl-reward-type").select_option(kind)
+            row.locator(".rl-reward-amount").fill(str(n))
+        page.fill(f"{card} .rl-cardinal", str(cardinal))
+
+
+def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens, artifacts_dir):  # noqa: F811
+    api, org = Api(server, tokens["player"]), Api(server, tokens["organiser"])
+    mid = api.create("richelieu", PLAYERS, start_money=4)
+    page = open_match(joined_page(new_context, server), mid, seat="Anna")
+    page.on("dialog", lambda d: d.accept())
+
+    # Anna is behind the Cardinal: 2 actions, priced by the engine
+    expect(page.locator("#rl-turn-title")).to_have_text("Anna: 2 actions this turn")
+    expect(page.locator("#rl-income")).to_have_text("Income +1")
+    act(page, "#rl-income")
+    f = check(page, org, mid)
+    expect(page.locator("#rl-income")).to_be_disabled()  # once a turn
+    page.select_option("#rl-space", "2")
+    act(page, "#rl-place")
+    f = check(page, org, mid)
+    assert f.game_state["players"]["Anna"]["money"] == 4 + 1 - 2
+    expect(page.locator("#rl-place")).to_be_disabled()  # no action left
+    act(page, "#rl-turn-end")
+    expect(page.locator("#rl-turn-title")).to_have_text("Bruno: 2 actions this turn")
+    expect(page.locator("#rl-commission")).to_have_text("Commission (−1)")
+    act(page, "#rl-commission")
+    f = check(page, org, mid)
+    assert f.game_state["players"]["Bruno"]["military"] == 1
+    act(page, "#rl-turn-end")
+
+    # an intrigue: the form, the engine's preview, then applied
+    page.click("#rl-intrigue summary")
+    fill_intrigue(page)
+    page.click("#rl-preview")
+    expect(page.locator("#rl-preview-box")).to_contain_text("Richelieu wins.")
+    expect(page.locator("#rl-preview-box")).to_contain_text("First: Anna · second: Bruno · the sheet goes to Anna")
+    expect(page.locator("#rl-preview-changes li[data-player=Anna]")).to_contain_text("Prestige +4")
+    expect(page.locator("#rl-preview-box")).to_contain_text("Cardinal 7 → 9")
+    page.screenshot(path=str(artifacts_dir / "tracker-richelieu-intrigue.png"), full_page=True)
+    before = org.engine(mid).game_state
+    act(page, "#rl-resolve")
+    f = check(page, org, mid)
+    assert f.game_state["players"]["Anna"]["cards"]["richelieu"] == 1
+    assert f.game_state["players"]["Anna"]["prestige"] == before["players"]["Anna"]["prestige"] + 4
+    assert f.game_state["cardinal"] == 9
+    expect(page.locator("#rl-resolved")).to_contain_text("Richelieu wins, the sheet goes to Anna")
+
+    # undo takes the resolution back; applied again from the same form
+    act(page, "#undo")
+    f = check(page, org, mid)
+    assert f.game_state["players"] == before["players"] and f.game_state["cardinal"] == 7
+    fill_intrigue(page)
+    act(page, "#rl-resolve")
+    f = check(page, org, mid)
+
+    # a board bonus entered as a correction
+    page.click("#rl-adjust summary")
+    page.select_option("#rl-adj-player", "Carla")
+    page.select_option("#rl-adj-track", "prestige")
+    page.fill("#rl-adj-delta", "5")
+    act(page, "#rl-adj-send")
+    f = check(page, org, mid)
+    assert f.game_state["players"]["Carla"]["prestige"] == 5
+    page.screenshot(path=str(artifacts_dir / "tracker-richelieu.png"), full_page=True)
+
+    # the game ends: the end-game scoring with its breakdown is the engine's
+    act(page, "#rl-game-end")
+    f = check(page, org, mid)
+    assert f.ended()
+    final = f.game_state["final"]
+    assert final == f.module.final_scores(f.module._final_rows(f.game_state))
+    assert standings_shown(page, "rl-final-table") == expected_standings(final)
+    expect(page.locator("#rl-status")).to_have_text("Game over: " + ", ".join(final["winners"]) + " won")
+    page.screenshot(path=str(artifacts_dir / "tracker-richelieu-final.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_a_stale_phone_gets_the_conflict_and_the_fresh_state(new_context, server, tokens):  # noqa: F811
+    api, org = Api(server, tokens["player"]), Api(server, tokens["organiser"])
+    mid = api.create("richelieu", PLAYERS)
+    stale = open_match(joined_page(new_context, server), mid, block_stream=True)
+    api.event(mid, "action", {"player": "Anna", "action": "income"})  # another phone takes Anna's income
+    expect(stale.locator("#rl-income")).to_be_enabled()  # this phone has not seen it
+    stale.click("#rl-income")
+    expect(stale.locator("#conflict")).to_be_visible()
+    wait_seq(stale, 1)
+    expect(stale.locator("#rl-income")).to_be_disabled()  # the fresh state: income taken once
+    f = org.engine(mid)
+    assert f.last_seq == 1 and f.game_state["players"]["Anna"]["money"] == 1
+    assert stale.errors == []
