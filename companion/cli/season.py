@@ -224,7 +224,14 @@ def run_list(args):
 
 
 def _settings_file(path):
-    return None if path is None else load_json(path)
+    if path is None:
+        return None
+    doc = load_json(path)
+    if doc is None:  # a file holding `null` is not "no file": it would silently show instead of set
+        from companion.errors import InputError
+
+        raise InputError("must be an object (the settings document)", "$")
+    return doc
 
 
 def run_club_create(args):
