@@ -378,6 +378,28 @@ def richelieu_preview(match_id):
                     "ends_match": after["ended"]})
 
 
+# -- web-of-power -----------------------------------------------------------------------------------------
+
+WOP = "web-of-power"
+
+
+@bp.get("/api/matches/<match_id>/wop/board")
+def wop_board(match_id):
+    """The match's board for the page: countries in scoring order, their sites and capacity, whether the
+    roads are known, the alliances, and the SVG drawing (``site_order``: the site ids in the order the
+    SVG draws their circles, so the page can colour them by holder)."""
+    from companion.games import wop_board as wb
+
+    m = _match(match_id, WOP)
+    doc = m["options"].get("board") or wb.default_board_doc()
+    board = ctx().service.fold(match_id).game_state["board"]
+    site_order = [s if isinstance(s, str) else s["id"] for c in doc["countries"] for s in c["sites"]]
+    return jsonify({"name": board["name"], "status": board["status"], "complete": board["complete"],
+                    "countries": board["countries"], "sites": board["sites"], "capacity": board["capacity"],
+                    "roads_known": board["roads"] is not None, "alliances": board["alliances"],
+                    "site_order": site_order, "svg": wb.map_svg(doc)})
+
+
 # -- OpenAPI ---------------------------------------------------------------------------------------------
 
 def _openapi() -> dict:
@@ -421,6 +443,7 @@ def _openapi() -> dict:
         "/api/matches/{match_id}/rome/deal": write("The Pi deals a Rome turn (turn.setup)"),
         "/api/matches/{match_id}/rome/move": write("The Pi rolls 1d6 for a Rome move"),
         "/api/matches/{match_id}/rome/scores": read("This turn's Rome scores with their breakdown"),
+        "/api/matches/{match_id}/wop/board": read("The Web of Power match's board (countries, sites, SVG)"),
         "/api/matches/{match_id}/richelieu/preview": {"post": {
             "summary": "Preview an intrigue resolution (nothing stored)", "parameters": [mid], "requestBody": body,
             "responses": {"200": ok, **{c: err for c in ("400", "401", "403", "404", "409")}}}},
