@@ -1,0 +1,49 @@
+"""What a CLI start loads: `companion score` and `companion odds` must not pull in the server, the GPIO
+library or slow optional parsers (their speed is measured by `make bench`: bench_cli; this test only pins
+the cause of a slow start that once cost ~0.8 s: jsonschema's format-nongpl extra, whose rfc3987-syntax
+builds a Lark grammar at import)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+HEAVY = ("flask", "werkzeug", "waitress", "gpiozero", "qrcode", "openskill", "lark", "rfc3987_syntax",
+         "hypothesis", "schemathesis")
+
+PROBE = """
+import io, json, sys
+from contextlib import redirect_stdout
+from companion.cli import main
+with redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.split(".")[0] in %r)}))
+""" % (HEAVY,)
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "richelieu", str(REPO / "schemas/examples/richelieu.score/rule-book-bonus-example.json")],
+    ["score", "web-of-power", str(REPO / "schemas/examples/web-of-power.score/sites.json")],
+    ["odds", "125", "125"],
+])
+def test_cli_start_loads_nothing_heavy(argv):
+    p = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=60,
+                       cwd=str(REPO))
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["code"] == 0
+    assert out["modules"] == [], f"a CLI start imported {out['modules']}"
+
+
+def test_date_time_format_is_still_checked():
+    """Dropping the format-nongpl extra must keep date-time checking (rfc3339-validator)."""
+    from companion.errors import InputError
+    from companion.schemas import validate
+
+    with pytest.raises(InputError) as exc:
+        validate("match-export", {"id": "x", "game": "richelieu", "players": ["A", "B"],
+                                  "created_at": "yesterday", "events": []})
+    assert exc.value.field == "$.created_at"
