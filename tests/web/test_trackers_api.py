@@ -1,0 +1,391 @@
+"""The trackers' API (companion/web/trackers.py) through Flask's test client: server-rolled dice and deals
+stored as events the engines accept, stale writes refused before anything is rolled, numbers equal to the
+engines' (odds, reinforcements, Rome turn scores, Richelieu previews), secrets kept to their owner, every
+bad input a 4xx naming the field; and a property test of the conquests counted at a turn end against an
+independent count (cities changing hands) over random combats, undos and turn ends."""
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.games import conquest_italy as ci
+from companion.games import conquest_odds as co
+from companion.games import richelieu as rl
+from companion.games import rome_is_burning as rb
+from companion.matches import fold
+from tests.web.conftest import Api, join
+
+P3 = ["Anna", "Bruno", "Carla"]
+
+
+@pytest.fixture
+def seeded(app):
+    app.config["TRACKER_RNG"] = random.Random(7)
+    return app
+
+
+def new_match(a, game, players=P3, **options):
+    r = a.post("/api/matches", {"game": game, "players": list(players), "options": options})
+    assert r.status_code == 201, r.json
+    return r.json["id"]
+
+
+def events(app, mid):
+    return app.extensions["companion"].store.events(mid)
+
+
+def engine(app, mid):
+    store = app.extensions["companion"].store
+    m = store.get_match(mid)
+    return fold(m["game"], m["players"], store.events(mid), m["options"])
+
+
+def seat(app, player_name):
+    c = app.test_client()
+    join(app, c)
+    return Api(c), player_name
+
+
+def dealt(seeded, player, game_options=None):
+    mid = new_match(player, "conquest-italy", **(game_options or {}))
+    r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    assert r.status_code == 201, r.json
+    return mid
+
+
+def to_play(app, player, mid):
+    """Finish the set-up placements (5 at a time, all on the first city of each placer)."""
+    while True:
+        s = engine(app, mid).game_state
+        if s["phase"] != "place":
+            return s
+        p = s["next_placer"]
+        city = next(c for c in ci.map_of(None).cities if s["owner"][c] == p)
+        seq = len(events(app, mid))
+        r = player.post(f"/api/matches/{mid}/events", {"type": "setup.place", "expected_seq": seq,
+                                                      "data": {"player": p, "placements": {city: min(5, s["reserve"][p])}}})
+        assert r.status_code == 201, r.json
+
+
+def attack(state, player=None):
+    gm = ci.map_of(None)
+    for c in gm.cities:
+        if (player is None or state["owner"][c] == player) and state["units"][c] >= 2:
+            for n in sorted(gm.neighbours[c]):
+                if state["owner"][n] != state["owner"][c]:
+                    return c, n
+    return None
+
+
+# -- conquest ---------------------------------------------------------------------------------------------
+
+def test_conquest_deal_is_stored_as_a_legal_deal(seeded, player):
+    mid = dealt(seeded, player)
+    (e,) = events(seeded, mid)
+    assert e["type"] == "setup.deal"
+    gm = ci.map_of(None)
+    ci.check_deal(e["data"]["owner"], P3, gm)  # every city, right counts, majority rule kept
+    s = engine(seeded, mid).game_state
+    assert s["phase"] == "place" and sum(s["units"].values()) == 42
+    # dealt again: refused (409) without a second event; a stale writer: 409 on expected_seq
+    r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 1, "data": {}})
+    assert r.status_code == 409 and r.json["field"] == "$"
+    r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    assert r.status_code == 409 and r.json["field"] == "expected_seq"
+    assert len(events(seeded, mid)) == 1
+
+
+def test_conquest_combat_rolled_by_the_server(seeded, player):
+    mid = dealt(seeded, player)
+    s = to_play(seeded, player, mid)
+    src, dst = attack(s)
+    a, d = s["units"][src], s["units"][dst]
+    seq = len(events(seeded, mid))
+    r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": seq, "data": {"from": src, "to": dst, "dice": 1}})
+    assert r.status_code == 201, r.json
+    e = events(seeded, mid)[-1]
+    assert e["type"] == "combat" and len(e["data"]["attack_dice"]) == 1
+    assert len(e["data"]["defend_dice"]) == min(3, d)
+    assert all(1 <= x <= 6 for x in e["data"]["attack_dice"] + e["data"]["defend_dice"])
+    lc = r.json["view"]["state"]["last_combat"]
+    att_loss, def_loss = co.compare(sorted(e["data"]["attack_dice"], reverse=True), sorted(e["data"]["defend_dice"], reverse=True))
+    assert (lc["attacker_losses"], lc["defender_losses"]) == (att_loss, def_loss)
+    assert lc["attacker_left"] == a - att_loss
+
+
+def test_conquest_combat_with_table_dice_and_refusals(seeded, player, api):
+    mid = dealt(seeded, player)
+    s = to_play(seeded, player, mid)
+    src, dst = attack(s)
+    one = next(c for c in s["owner"] if s["units"][c] == 1)
+    seq = len(events(seeded, mid))
+    url = f"/api/matches/{mid}/conquest/combat"
+    for data, status, field in (
+            ({"from": "Atlantis", "to": dst}, 400, "$.data.from"),
+            ({"from": one, "to": dst}, 409, "$.data.from"),
+            ({"from": src, "to": dst, "dice": 4}, 409, "$.data.dice"),  # more dice than the units allow
+            ({"from": src, "to": dst, "attack_dice": [7], "defend_dice": [1]}, 400, "$.data.attack_dice[0]"),
+            ({"from": src, "to": src}, 409, "$.data.to")):
+        r = player.post(url, {"expected_seq": seq, "data": data})
+        assert (r.status_code, r.json.get("field")) == (status, field), (data, r.json)
+    assert player.post(url, {"data": {"from": src, "to": dst}}).json["field"] == "$.expected_seq"
+    assert player.post(url, {"expected_seq": seq, "data": []}).json["field"] == "$.data"
+    assert api.post(url, {"expected_seq": seq, "data": {"from": src, "to": dst}}).status_code == 401
+    assert len(events(seeded, mid)) == seq  # nothing stored
+    need = min(3, s["units"][dst])
+    r = player.post(url, {"expected_seq": seq, "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1] * need}})
+    assert r.status_code == 201
+    assert r.json["view"]["state"]["last_combat"]["defender_losses"] == 1
+
+
+def test_conquest_odds_are_the_engines(seeded, player, api):
+    mid = dealt(seeded, player)
+    s = to_play(seeded, player, mid)
+    src, dst = attack(s)
+    r = api.get(f"/api/matches/{mid}/conquest/odds?from={src}&to={dst}")
+    assert r.status_code == 200
+    b = co.battle(s["units"][src], s["units"][dst])
+    assert r.json["p_conquer"] == b["p_conquer"]
+    assert r.json["expected_attacker_remaining"] == b["expected_attacker_remaining"]
+    assert r.json["attack_dice"] == co.max_attack_dice(s["units"][src])
+    r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=10&defender=3&stop_at=2")
+    assert r.json["p_conquer"] == co.battle(10, 3, 2)["p_conquer"]
+    for q, field in (("from=Atlantis&to=Roma", "from"), ("attacker=0&defender=3", "attacker"),
+                     ("attacker=x&defender=3", "attacker"), ("", "from"), ("attacker=5&defender=126", "defender")):
+        r = api.get(f"/api/matches/{mid}/conquest/odds?{q}")
+        assert (r.status_code, r.json["field"]) == (400, field), q
+
+
+def test_conquest_reinforcements_are_the_engines(seeded, player, api):
+    mid = dealt(seeded, player)
+    s = to_play(seeded, player, mid)
+    gm = ci.map_of(None)
+    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno")
+    assert r.status_code == 200
+    want = ci.reinforcements(gm, ci.held(s, "Bruno"), ci.units_on_map(s, "Bruno"))
+    assert {k: r.json[k] for k in want} == want
+    # a trade needs the cards in the player's hand
+    cards = [c for c in gm.cities if gm.card_symbol(c) == "basil"][:3]
+    q = "".join(f"&trade={c}" for c in cards)
+    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
+    assert (r.status_code, r.json["field"]) == (409, "trade[0]")
+    for c in cards:
+        player.post(f"/api/matches/{mid}/events", {"type": "card.draw", "data": {"player": "Bruno", "card": c},
+                                                  "expected_seq": len(events(seeded, mid))})
+    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
+    s = engine(seeded, mid).game_state
+    assert r.json["trade"] == ci.trade_value(cards, frozenset(ci.held(s, "Bruno")), gm)
+    assert api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Zed").json["field"] == "player"
+    assert api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno&trade=x").json["field"] == "trade"
+
+
+def test_the_secret_objective_is_its_owners_only(seeded, player, organiser):
+    mid = dealt(seeded, player)
+    anna, _ = seat(seeded, "Anna")
+    bruno, _ = seat(seeded, "Bruno")
+    assert anna.get(f"/api/matches/{mid}/conquest/objective").status_code == 403  # no seat yet
+    for who, name in ((anna, "Anna"), (bruno, "Bruno")):
+        assert who.put(f"/api/matches/{mid}/seat", {"player": name}).status_code == 200
+    cities = ["Roma", "Napoli"]
+    r = anna.post(f"/api/matches/{mid}/events", {"type": "objective.set", "data": {"player": "Anna", "cities": cities},
+                                                "expected_seq": 1})
+    assert r.status_code == 201
+    mine = anna.get(f"/api/matches/{mid}/conquest/objective").json
+    assert mine["objective"] == cities and mine["progress"]["cities"] == cities
+    theirs = bruno.get(f"/api/matches/{mid}/conquest/objective").json
+    assert theirs == {"player": "Bruno", "objective": None, "progress": None}
+    assert "Roma" not in str(bruno.get(f"/api/matches/{mid}").json["view"]["state"]["objectives"])
+    # the ranking would reveal objective points: after the end only (an organiser may look)
+    assert bruno.get(f"/api/matches/{mid}/conquest/ranking").status_code == 409
+    assert organiser.get(f"/api/matches/{mid}/conquest/ranking").status_code == 200
+
+
+def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player):
+    mid = dealt(seeded, player, {"clock": False})
+    s = to_play(seeded, player, mid)
+    src, dst = attack(s, "Anna")
+    seq = len(events(seeded, mid))
+    # make the target weak, conquer it with table dice, then end the turn: 1 conquest counted
+    player.post(f"/api/matches/{mid}/events", {"type": "territory.set", "expected_seq": seq,
+                                              "data": {"city": dst, "player": s["owner"][dst], "units": 1}})
+    r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": seq + 1,
+                                                           "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
+    assert r.json["view"]["state"]["last_combat"]["conquered"]
+    # without the clock turn.end is not a game event here: count through the helper the endpoint uses
+    from companion.web.trackers import _conquests_this_turn
+    f = engine(seeded, mid)
+    assert _conquests_this_turn(f, "Anna") == 1 and _conquests_this_turn(f, "Bruno") == 0
+    player.post(f"/api/matches/{mid}/undo", {"expected_seq": seq + 2})
+    assert _conquests_this_turn(engine(seeded, mid), "Anna") == 0
+
+
+def test_turn_end_endpoint_with_the_clock(seeded, player):
+    mid = dealt(seeded, player)
+    to_play(seeded, player, mid)
+    seq = len(events(seeded, mid))
+    assert player.post(f"/api/matches/{mid}/events", {"type": "clock.start", "data": {}, "expected_seq": seq}).status_code == 201
+    r = player.post(f"/api/matches/{mid}/conquest/turn-end", {"expected_seq": seq + 1, "data": {"player": "Anna"}})
+    assert r.status_code == 201, r.json
+    assert events(seeded, mid)[-1]["data"] == {"player": "Anna", "conquered": 0}
+    assert r.json["view"]["current_player"] == "Bruno"
+    r = player.post(f"/api/matches/{mid}/conquest/turn-end", {"expected_seq": seq + 2, "data": {"player": "Anna"}})
+    assert (r.status_code, r.json["field"]) == (409, "$.data.player")
+    r = player.post(f"/api/matches/{mid}/conquest/turn-end", {"expected_seq": seq + 2, "data": {"player": "Zed"}})
+    assert (r.status_code, r.json["field"]) == (400, "$.data.player")
+
+
+@settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=st.lists(st.sampled_from(["win", "lose", "undo", "end"]), min_size=1, max_size=12))
+def test_conquests_counted_match_cities_changing_hands(steps):
+    """The count the turn end stores equals an independent count: combats in effect since the last turn end
+    in effect after which the target city belonged to the current player (and not before)."""
+    from companion.web.trackers import _conquests_this_turn
+
+    players = P3
+    owner, _ = ci.deal(players, ci.map_of(None), random.Random(3))
+    evs = [{"type": "setup.deal", "data": {"owner": owner}}]
+    f = fold("conquest-italy", players, [], {"clock": False})
+    at = "2026-03-01T20:00:00.000Z"
+
+    def push(e):
+        e = {"seq": f.last_seq + 1, "at": at, **e}
+        f.apply(e)
+
+    push(evs[0])
+    while f.game_state["phase"] == "place":
+        s = f.game_state
+        p = s["next_placer"]
+        city = next(c for c in ci.map_of(None).cities if s["owner"][c] == p)
+        push({"type": "setup.place", "data": {"player": p, "placements": {city: min(5, s["reserve"][p])}}})
+    current = 0
+    ends = []  # turn ends are not game events without the clock: emulate them as markers kept beside
+    for step in steps:
+        s = f.game_state
+        me = players[current]
+        if step == "end":
+            ends.append(len(f.effective))
+            current = (current + 1) % len(players)
+            continue
+        if step == "undo":
+            if len(f.effective) > (ends[-1] if ends else 0) and f.effective[-1]["type"] == "combat":
+                push({"type": "undo", "data": {}})
+            continue
+        a = attack(s, me)
+        if a is None:
+            continue
+        src, dst = a
+        if step == "win":
+            push({"type": "territory.set", "data": {"city": dst, "player": s["owner"][dst], "units": 1}})
+            push({"type": "combat", "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
+        else:
+            need = min(3, f.game_state["units"][dst])
+            push({"type": "combat", "data": {"from": src, "to": dst, "attack_dice": [1], "defend_dice": [6] * need}})
+    # independent count over the events in effect after the last turn end
+    start = ends[-1] if ends else 0
+    me = players[current]
+    count = 0
+    state = ci.initial_state(players, {})
+    for i, e in enumerate(f.effective):
+        before = state["owner"].get(e["data"].get("to")) if e["type"] == "combat" else None
+        state = ci.apply(state, e)
+        if i >= start and e["type"] == "combat" and before != me and state["owner"][e["data"]["to"]] == me:
+            count += 1
+    # the endpoint's helper sees turn ends as events: give it the same log with turn.end markers
+    marked = []
+    for i, e in enumerate(f.effective):
+        marked += [{"type": "turn.end", "data": {}}] * ends.count(i)
+        marked.append(e)
+    marked += [{"type": "turn.end", "data": {}}] * ends.count(len(f.effective))
+
+    class View:
+        pass
+
+    v = View()
+    v.players, v.options, v.effective = players, {}, marked
+    assert _conquests_this_turn(v, me) == count
+
+
+# -- Rome Is Burning ----------------------------------------------------------------------------------------
+
+def test_rome_catalogue_deal_move_scores(seeded, player, api):
+    cat = api.get("/api/games/rome-is-burning/catalogue").json
+    assert len(cat["cards"]) == 40 and cat["cards"][0] == {"name": rb.CATALOGUE[0][0], "types": rb.CATALOGUE[0][1]}
+    mid = new_match(player, "rome-is-burning")
+    r = player.post(f"/api/matches/{mid}/rome/deal", {"expected_seq": 0, "data": {"first": "Bruno"}})
+    assert r.status_code == 201, r.json
+    spaces = events(seeded, mid)[0]["data"]["spaces"]
+    assert len(spaces) == 4 and len({c for cs in spaces.values() for c in cs}) == 8
+    assert r.json["view"]["summary"]["to_move"] == "Bruno"
+    # a move refused before any roll; then Bruno's roll
+    for data, status, field in (({"player": "Anna", "direction": "cw"}, 409, "$.data.player"),
+                                ({"player": "Bruno", "direction": "up"}, 400, "$.data.direction"),
+                                ({"player": "Zed", "direction": "cw"}, 400, "$.data.player")):
+        r = player.post(f"/api/matches/{mid}/rome/move", {"expected_seq": 1, "data": data})
+        assert (r.status_code, r.json["field"]) == (status, field), data
+    r = player.post(f"/api/matches/{mid}/rome/move", {"expected_seq": 1, "data": {"player": "Bruno", "direction": "ccw"}})
+    assert r.status_code == 201
+    e = events(seeded, mid)[-1]
+    assert e["type"] == "move" and 1 <= e["data"]["die"] <= 6 and e["data"]["direction"] == "ccw"
+    assert r.json["view"]["state"]["positions"]["Bruno"] == (-e["data"]["die"]) % 12
+    s = engine(seeded, mid).game_state
+    got = api.get(f"/api/matches/{mid}/rome/scores").json
+    assert got["players"] == rb.turn_scores(s["emperor"], s["hands"])["players"]
+    assert player.post(f"/api/matches/{mid}/rome/deal", {"expected_seq": 2, "data": {}}).status_code == 409
+
+
+# -- Richelieu -------------------------------------------------------------------------------------------------
+
+def test_richelieu_preview_is_the_engines_and_stores_nothing(seeded, player):
+    import json
+    from pathlib import Path
+
+    mid = new_match(player, "richelieu", players=["blue", "red", "yellow"])
+    data = json.loads((Path(__file__).resolve().parents[2] / "schemas/examples/richelieu.events/intrigue-resolve.json")
+                      .read_text())["data"]
+    r = player.post(f"/api/matches/{mid}/richelieu/preview", {"data": data})
+    assert r.status_code == 200, r.json
+    s = engine(seeded, mid).game_state
+    after = rl.apply(s, {"type": "intrigue.resolve", "data": data})
+    assert r.json["result"] == after["resolutions"][-1]
+    for name, delta in r.json["changes"].items():
+        for k, v in delta.items():
+            if k != "sheets":
+                assert after["players"][name][k] - s["players"][name][k] == v
+    assert r.json["cardinal"] == {"before": s["cardinal"], "after": after["cardinal"]}
+    assert events(seeded, mid) == []
+    bad = json.loads(json.dumps(data))
+    bad["faction_card"]["slots"][0]["value"] = 5
+    r = player.post(f"/api/matches/{mid}/richelieu/preview", {"data": bad})
+    assert r.status_code == 400 and r.json["field"].startswith("$.data.faction_card.slots[0]")
+
+
+# -- Web of Power and generic refusals --------------------------------------------------------------------------
+
+def test_wop_board(seeded, player, api):
+    from companion.bench.bench_web_of_power import synthetic_board
+
+    board = synthetic_board(4, 3, seed=2)
+    mid = new_match(player, "web-of-power", board=board)
+    b = api.get(f"/api/matches/{mid}/wop/board").json
+    assert b["roads_known"] and len(b["site_order"]) == 12 and b["svg"].startswith("<svg")
+    assert b["svg"].count('r="8" fill="#c04030"') == 12  # one mark per site, in site_order
+    t = api.get(f"/api/matches/{new_match(player, 'web-of-power')}/wop/board").json
+    assert not t["roads_known"] and not t["complete"]
+
+
+def test_wrong_game_and_unknown_match(seeded, player, api):
+    mid = new_match(player, "rome-is-burning")
+    r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=3&defender=1")
+    assert (r.status_code, r.json["field"]) == (404, "match_id")
+    assert api.get("/api/matches/nope/wop/board").status_code == 404
+    r = player.post(f"/api/matches/{mid}/richelieu/preview", {"data": {}})
+    assert r.status_code == 404
+
+
+def test_openapi_lists_the_tracker_paths(api):
+    paths = api.get("/api/openapi.json").json["paths"]
+    for p in ("/api/matches/{match_id}/conquest/combat", "/api/matches/{match_id}/rome/move",
+              "/api/matches/{match_id}/richelieu/preview", "/api/matches/{match_id}/wop/board"):
+        assert p in paths
