@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 PLAYERS = ["Ada", "Bo", "Cy", "Di"]
-TRACKS = ["money", "prestige", "military"]
+TRACKS = ["money", "prestige", "military", "income"]  # positive deltas are always legal on these
 
 
 def make_token(data_dir: Path, role: str = "player") -> str:
@@ -31,7 +31,7 @@ def make_token(data_dir: Path, role: str = "player") -> str:
 
 
 class Payloads:
-    """A thread-safe supply of unique track.adjust data."""
+    """A thread-safe supply of unique track.adjust data (4 players x 4 tracks x 999 deltas)."""
 
     def __init__(self):
         self._it = ({"player": p, "track": t, "delta": d}
