@@ -7,7 +7,7 @@ stale phone gets the conflict message and the fresh state, and its write is not 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.trackers_kit import Api, cell_texts, joined_page, open_match, seq, wait_seq
+from tests.browser.trackers_kit import Api, joined_page, open_match, seq, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -203,6 +203,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert f.ended()
     ranking = f.module.final_score(f.game_state)
     expect(anna.locator("#ci-ranking")).to_be_visible()
+    expect(anna.locator("#ci-ranking-body tbody tr")).to_have_count(len(PLAYERS))  # fetched from the server
     rows = anna.eval_on_selector_all(
         "#ci-ranking-body tbody tr", "trs => trs.map(tr => [tr.dataset.player, tr.querySelector('.trk-place').textContent,"
         " ...Array.from(tr.querySelectorAll('td.num')).map(td => td.textContent)])")

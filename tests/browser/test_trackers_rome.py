@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_trackers_conquest import tokens  # noqa: F401  (module fixture)
-from tests.browser.trackers_kit import Api, cell_texts, joined_page, open_match, seq, wait_seq
+from tests.browser.trackers_kit import Api, joined_page, open_match, seq, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +91,7 @@ def test_a_whole_rome_match_through_the_page(new_context, server, tokens, artifa
         elif f.view()["summary"].get("to_move") is None:
             # every card taken: the page shows the engine's turn scores, then scores the turn
             expected = {r["player"]: r["score"] for r in f.module.turn_scores(s["emperor"], s["hands"])["players"]}
-            page.wait_for_function("() => document.querySelectorAll('#rb-turn-table tbody tr').length === 3")
+            page.wait_for_selector(f"#rb-turn-table[data-seq='{f.last_seq}']", state="attached")
             assert turn_scores_shown(page) == expected
             if turn == 2:
                 page.screenshot(path=str(artifacts_dir / "tracker-rome-is-burning.png"), full_page=True)

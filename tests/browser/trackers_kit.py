@@ -76,13 +76,3 @@ class Api:
         from companion.matches import check_export
 
         return check_export(self.ok("GET", f"/api/matches/{mid}/export"))
-
-
-def token(run_cli, server, role):
-    code, out, err = run_cli("token", "create", "--role", role, "--data-dir", str(server.data_dir))
-    assert code == 0, err
-    return out.strip().splitlines()[-1]
-
-
-def cell_texts(page, selector):
-    return page.eval_on_selector_all(selector, "els => els.map(e => e.textContent.trim())")

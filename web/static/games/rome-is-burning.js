@@ -153,7 +153,9 @@
     }
     scoresKey = key;
     $("rb-turn-scores").hidden = false;
+    var atSeq = client.seq;
     C.api("GET", base() + "/rome/scores").then(function (r) {
+      if (scoresKey !== key) return; // a newer view asked again
       $("rb-scores-title").textContent = t("rb.turn_scores", { n: r.turn });
       var box = $("rb-scores-body");
       box.textContent = "";
@@ -169,7 +171,7 @@
           el("td", { class: "small", text: sq || "—" }),
           el("td", { class: "num score", text: String(p.score) }));
       });
-      box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table" },
+      box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
         el("thead", null, head), el("tbody", null, rows))));
       if (r.new_emperor) box.appendChild(el("p", { class: "small", text: t("rb.would_elect", { player: r.new_emperor, n: r.emperor_points }) }));
     }, function () {});
