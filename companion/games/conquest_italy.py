@@ -771,6 +771,10 @@ def _on_objective_set(s, gm, data):
 
 def _on_objective_completed(s, gm, data):
     player = _player(s, data.get("player"))
+    if s["phase"] == "deal":
+        # The table does not track territories here: the players' word is all the Pi has.
+        s["objective_completed"] = player
+        return
     _phase(s, "play")
     objective = s["objectives"].get(player)
     if objective is not None:

@@ -86,6 +86,14 @@ class Access:
         return {"key": row["sid_hash"], "role": row["role"], "expires_at": row["expires_at"],
                 "data": json.loads(row["data"])}
 
+    def session_data(self, key: str) -> dict | None:
+        """The data of a live session by its stored key (for long-lived streams that outlive the request)."""
+        row = self.store.conn().execute(
+            "SELECT expires_at, data FROM web_sessions WHERE sid_hash=?", (key,)).fetchone()
+        if row is None or self._expired(row["expires_at"]):
+            return None
+        return json.loads(row["data"])
+
     def set_session_data(self, key: str, data: dict) -> None:
         with self.store.write() as c:
             c.execute("UPDATE web_sessions SET data=? WHERE sid_hash=?", (json.dumps(data), key))

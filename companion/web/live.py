@@ -17,7 +17,7 @@ import logging
 import queue
 import threading
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, g, request
 
 from companion.errors import InputError
 from companion.web.core import ctx, match_card, present_event, present_view, role, seat_for
@@ -140,11 +140,21 @@ def match_stream(match_id):
     c.store.get_match(match_id)  # 404 before the stream starts
     last = _last_event_id()
     who, seat = role(), seat_for(match_id)
+    session_key = g.session["key"] if getattr(g, "session", None) else None
     game = c.store.get_match(match_id)["game"]
+
+    def current_seat():
+        # the phone may pick its seat after the stream opened: read it again for every event
+        if session_key is None:
+            return seat
+        data = c.access.session_data(session_key)
+        return ((data or {}).get("seats") or {}).get(match_id)
+
     heartbeat = float(c.extra.get("sse_heartbeat", 15))
     sub = c.hub.subscribe(match_id)
 
     def gen():
+        nonlocal seat
         try:
             yield "retry: 2000\n\n"
             sent = 0
@@ -170,6 +180,7 @@ def match_stream(match_id):
                     if seq <= sent:
                         continue
                     sent = seq
+                    seat = current_seat()
                     ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
                     yield sse("event", {"event": present_event(payload["event"], game, who, seat, ended),
                                         "view": present_view(payload["view"], who, seat)}, id=seq)

@@ -531,3 +531,12 @@ def test_invalid_event_examples_are_malformed_for_the_reducer(path):
     for state in (dealt(), attack_setup()):
         with pytest.raises(InputError):
             ci.apply(state, e)
+
+
+def test_objective_completed_without_territory_tracking_is_taken_on_the_table_s_word():
+    s = ci.initial_state(PLAYERS, {})
+    assert s["phase"] == "deal"
+    s = ci.apply(s, ev("objective.completed", player=PLAYERS[1]))
+    assert ci.is_ended(s) and s["objective_completed"] == PLAYERS[1]
+    with pytest.raises(InputError):
+        ci.apply(ci.initial_state(PLAYERS, {}), ev("objective.completed", player="nobody"))

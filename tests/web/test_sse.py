@@ -144,3 +144,23 @@ def test_a_stuck_client_is_dropped_not_the_server(app, player, match):
     for i in range(5):
         sub.put(("event", i))
     assert sub.overflow and sub.q.qsize() == 2
+
+
+def test_a_seat_picked_after_the_stream_opened_shows_that_player_s_secret(app, player):
+    """The stream reads the phone's seat for every event, not once when it connected."""
+    r = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]})
+    mid = r.json["id"]
+    s = Stream(player.c, f"/api/matches/{mid}/stream")
+    try:
+        s.until(lambda ev, p: any(e[0] == "snapshot" for e in ev))
+        assert player.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
+        r = player.post(f"/api/matches/{mid}/events", {"type": "objective.set",
+                                                      "data": {"player": "Anna", "cities": ["Roma"]},
+                                                      "expected_seq": 0})
+        assert r.status_code == 201, r.json
+        events = s.until(lambda ev, p: any(e[0] == "event" for e in ev))
+        event = [e for e in events if e[0] == "event"][0][2]
+        assert event["event"]["data"].get("cities") == ["Roma"]
+        assert event["view"]["state"]["objectives"].get("Anna") == ["Roma"]
+    finally:
+        s.close()

@@ -270,7 +270,9 @@
     var baseView = client.hooks.view;
     client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); };
 
+    var lastView = null;
     function clockButtons(view, cl) {
+      lastView = view;
       var c = view.clock, ended = !!view.ended;
       var show = function (id, on) { var b = document.getElementById(id); if (b) b.hidden = !on; };
       show("clock-start", c && view.phase === "setup" && !ended);
@@ -290,7 +292,18 @@
     clockAction("clock-start", function () { return client.send("clock.start", {}); });
     clockAction("clock-pause", function () { return client.send("clock.pause", {}); });
     clockAction("clock-resume", function () { return client.send("clock.resume", {}); });
-    clockAction("turn-end", function () { return client.send("turn.end", {}); });
+    clockAction("turn-end", function () {
+      var data = { player: lastView && lastView.current_player };
+      if (lastView && lastView.phase === "final-rounds") {
+        // in the final rounds a turn with fewer than 2 conquests owes a roll: the clock needs the count
+        var answer = window.prompt(t("clock.conquered_prompt"), "0");
+        if (answer === null) return Promise.reject(new Error(t("clock.cancelled")));
+        var n = parseInt(answer, 10);
+        if (!(n >= 0)) return Promise.reject(new Error(t("clock.conquered_prompt")));
+        data.conquered = n;
+      }
+      return client.send("turn.end", data);
+    });
     clockAction("final-roll", function () {
       return client._write("/api/matches/" + encodeURIComponent(id) + "/final-roll", { expected_seq: client.seq });
     });
