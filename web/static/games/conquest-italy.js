@@ -10,36 +10,16 @@
   var placeDraft = {}, reinforceDraft = {}, trade = [];
   var lastOddsKey = null, lastCalcKey = null, rankingSeq = -1, objectiveSeq = "", ranking = null;
 
-  function $(id) { return document.getElementById(id); }
-  function base() { return "/api/matches/" + encodeURIComponent(client.id); }
-  function done(p) {
-    return p.then(function (m) { C.toast(t("match.saved")); return m; },
-      function (e) { C.toast(C.errorText(e), true); return null; });
-  }
-  function post(action, data) {
-    return done(client._write(base() + "/conquest/" + action, { expected_seq: client.seq, data: data || {} }));
-  }
-  function send(type, data) { return done(client.send(type, data)); }
-  function colour(p) { return ((client && client.match && client.match.colours) || {})[p]; }
-  function swatch(p) { var c = colour(p); return c ? el("span", { class: "swatch", style: "background:" + c }) : null; }
-  function who(p) { return el("span", { class: "trk-who" }, swatch(p), p); }
+  var K = C.trackerKit(function () { return client; });
+  var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
+  var swatch = K.swatch;
+  function post(action, data) { return K.post("conquest", action, data); }
   function pct(x) { return (Math.round(x * 1000) / 10).toFixed(1) + "%"; }
-  function opt(value, label, selected) { return el("option", { value: value, text: label, selected: selected ? "selected" : null }); }
-  function fill(select, items, keep) {
-    // items: [{value, label}]; keeps the chosen value when it is still offered
-    var cur = keep !== undefined ? keep : select.value;
-    select.textContent = "";
-    var found = false;
-    items.forEach(function (it) { if (String(it.value) === String(cur)) found = true; });
-    items.forEach(function (it, i) { select.appendChild(opt(it.value, it.label, found ? String(it.value) === String(cur) : i === 0)); });
-    return select.value;
-  }
   function clear(obj) { Object.keys(obj).forEach(function (k) { delete obj[k]; }); }
   function dieFaces(list) { return (list || []).join(" "); }
 
   // -- reading the view ----------------------------------------------------------------------
-  function st() { return client.view.state; }
-  function summary() { return client.view.summary || {}; }
+  var st = K.st, summary = K.sm;
   function owned(p) { var s = st(), out = []; (map ? map.cities.map(function (c) { return c.name; }) : Object.keys(s.owner)).forEach(function (c) { if (s.owner[c] === p) out.push(c); }); return out; }
   function cityInfo(name) { return map ? map.byName[name] : null; }
   function alive(p) { return st().eliminated.indexOf(p) < 0; }

@@ -10,28 +10,9 @@
   var GAME = "web-of-power";
   var root = null, client = null, board = null, boardReq = null, piece = "monastery";
 
-  function $(id) { return document.getElementById(id); }
-  function base() { return "/api/matches/" + encodeURIComponent(client.id); }
-  function done(p) {
-    return p.then(function (m) { C.toast(t("match.saved")); return m; },
-      function (e) { C.toast(C.errorText(e), true); return null; });
-  }
-  function send(type, data) { return done(client.send(type, data)); }
-  function colour(p) { return ((client && client.match && client.match.colours) || {})[p]; }
-  function who(p) {
-    var c = colour(p);
-    return el("span", { class: "trk-who" }, c ? el("span", { class: "swatch", style: "background:" + c }) : null, p);
-  }
-  function opt(value, label, selected) { return el("option", { value: value, text: label, selected: selected ? "selected" : null }); }
-  function fill(select, items, keep) {
-    var cur = keep !== undefined ? keep : select.value, found = false;
-    select.textContent = "";
-    items.forEach(function (it) { if (String(it.value) === String(cur)) found = true; });
-    items.forEach(function (it, i) { select.appendChild(opt(it.value, it.label, found ? String(it.value) === String(cur) : i === 0)); });
-    return select.value;
-  }
-  function st() { return client.view.state; }
-  function sm() { return client.view.summary || {}; }
+  var K = C.trackerKit(function () { return client; });
+  var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
+  var st = K.st, sm = K.sm;
   function players() { return client.match.players; }
 
   function loadBoard() {

@@ -12,6 +12,8 @@
  *   Companion.describeEvent(game, event)   history in words
  *   Companion.wakeLock(on)                 keep the screen awake while a clock runs
  *   Companion.toast(text, bad)             a short message at the bottom
+ *   Companion.trackerKit(getClient)        the small helpers every game tracker uses: $, base, done, send,
+ *                                          post(prefix, action, data), colour, swatch, who, opt, fill, st, sm
  *   Companion.formatSeconds(s), Companion.el(tag, attrs, ...children)
  */
 (function () {
@@ -276,10 +278,47 @@
     return (neg ? "-" : "") + (h ? h + ":" : "") + mm + ":" + ss;
   }
 
+  // -- helpers the game trackers share (web/static/games/*.js) -----------------------------------------
+  function trackerKit(getClient) {
+    function base() { return "/api/matches/" + encodeURIComponent(getClient().id); }
+    function done(p) {
+      return p.then(function (m) { toast(t("match.saved")); return m; },
+        function (e) { toast(errorText(e), true); return null; });
+    }
+    function colour(p) { var c = getClient(); return ((c && c.match && c.match.colours) || {})[p]; }
+    function swatch(p) { var c = colour(p); return c ? el("span", { class: "swatch", style: "background:" + c }) : null; }
+    function opt(value, label, selected) { return el("option", { value: value, text: label, selected: selected ? "selected" : null }); }
+    return {
+      $: function (id) { return document.getElementById(id); },
+      base: base,
+      done: done,
+      send: function (type, data) { return done(getClient().send(type, data)); },
+      // a tracker action of companion/web/trackers.py: /api/matches/<id>/<prefix>/<action>
+      post: function (prefix, action, data) {
+        var c = getClient();
+        return done(c._write(base() + "/" + prefix + "/" + action, { expected_seq: c.seq, data: data || {} }));
+      },
+      colour: colour,
+      swatch: swatch,
+      who: function (p) { return el("span", { class: "trk-who" }, swatch(p), p); },
+      opt: opt,
+      // items: [{value, label}]; keeps the chosen value when it is still offered
+      fill: function (select, items, keep) {
+        var cur = keep !== undefined ? keep : select.value, found = false;
+        select.textContent = "";
+        items.forEach(function (it) { if (String(it.value) === String(cur)) found = true; });
+        items.forEach(function (it, i) { select.appendChild(opt(it.value, it.label, found ? String(it.value) === String(cur) : i === 0)); });
+        return select.value;
+      },
+      st: function () { return getClient().view.state; },
+      sm: function () { return getClient().view.summary || {}; }
+    };
+  }
+
   window.Companion = {
     t: t, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
     setOnline: setOnline, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
-    wakeLock: wakeLock, formatSeconds: formatSeconds
+    wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit
   };
 })();
