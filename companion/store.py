@@ -96,6 +96,12 @@ class Store:
             else:
                 c.execute("COMMIT")
 
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def close(self) -> None:
         with self._write_lock:
             for c in self._all:

@@ -39,11 +39,8 @@ def run(args):
         if dest.exists() and not dest.is_dir():
             raise InputError("--keep needs DEST to be a directory", "DEST")
         dest.mkdir(parents=True, exist_ok=True)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         path = store.backup(args.dest)
-    finally:
-        store.close()
     out = {"backup": str(path)}
     if args.keep is not None:
         out["deleted"] = rotate(args.dest, args.keep)

@@ -42,11 +42,8 @@ def run_state(args):
 
 
 def run_export(args):
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit(store.export_match(args.match_id))
-    finally:
-        store.close()
 
 
 def run_import(args):
@@ -54,17 +51,11 @@ def run_import(args):
 
     doc = load_json(args.file)
     f = check_export(doc)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         match_id = store.import_match(doc, status="ended" if f.ended() else "open")
-    finally:
-        store.close()
     emit({"imported": match_id, "events": len(doc["events"])})
 
 
 def run_list(args):
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit({"matches": store.list_matches(args.status)})
-    finally:
-        store.close()

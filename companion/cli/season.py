@@ -140,11 +140,8 @@ def _load(args):
         return meta, rules, matches
     from companion import season_store
 
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         season, rules, matches = season_store.season_data(store, args.season)
-    finally:
-        store.close()
     return {"season": season["name"], "club": season["club"], "game": season["game"],
             "year": season["year"]}, rules, matches
 
@@ -174,11 +171,8 @@ def run_standings(args):
         return
     from companion import season_store
 
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit(season_store.season_standings(store, args.season, with_ratings=args.ratings))
-    finally:
-        store.close()
 
 
 def run_export(args):
@@ -211,16 +205,13 @@ def run_history(args):
 def run_list(args):
     from companion import season_store
 
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         clubs = season_store.list_clubs(store)
         seasons = season_store.list_seasons(store, args.club)
         for s in seasons:
             s["matches"] = store.conn().execute(
                 "SELECT COUNT(*) FROM season_matches WHERE season_id=?", (s["id"],)).fetchone()[0]
         emit({"clubs": clubs, "seasons": seasons})
-    finally:
-        store.close()
 
 
 def _settings_file(path):
@@ -238,11 +229,8 @@ def run_club_create(args):
     from companion import season_store
 
     settings = _settings_file(args.settings)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit(season_store.create_club(store, args.name, settings))
-    finally:
-        store.close()
 
 
 def run_club_settings(args):
@@ -250,60 +238,45 @@ def run_club_settings(args):
     from companion import season_store
 
     settings = _settings_file(args.file)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         if settings is None:
             club = season_store.get_club(store, args.club)
         else:
             club = season_store.set_club_settings(store, args.club, settings)
         emit({**club, "effective": core.rules_from(club["settings"]).to_json()})
-    finally:
-        store.close()
 
 
 def run_create(args):
     from companion import season_store
 
     settings = _settings_file(args.settings)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit(season_store.create_season(store, args.club, args.game, args.year, args.name, settings))
-    finally:
-        store.close()
 
 
 def run_season_settings(args):
     from companion import season_store
 
     settings = _settings_file(args.file)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         if settings is None:
             season = season_store.get_season(store, args.season_ref)
         else:
             season = season_store.set_season_settings(store, args.season_ref, settings)
         emit({**season, "effective": season_store.season_rules(store, season).to_json()})
-    finally:
-        store.close()
 
 
 def run_add_result(args):
     from companion import season_store
 
     doc = load_json(args.file)
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit(season_store.add_result(store, args.season_ref, doc))
-    finally:
-        store.close()
 
 
 def run_remove_result(args):
     from companion import season_store
 
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         season_store.remove_result(store, args.season_ref, args.match)
         emit({"removed": args.match})
-    finally:
-        store.close()

@@ -34,11 +34,8 @@ def run_create(args):
 
     if len(args.label) > 80:
         raise InputError("at most 80 characters", "--label")
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         token, info = Access(store).create_api_token(args.role, args.label, args.days)
-    finally:
-        store.close()
     expires = info["expires_at"] or "never"
     sys.stdout.write(f"created a {info['role']} token, id {info['id']}, expires {expires}; it is shown only once:\n")
     sys.stdout.write(token + "\n")
@@ -47,19 +44,13 @@ def run_create(args):
 def run_list(args):
     from companion.web.access import Access
 
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         emit({"tokens": Access(store).list_api_tokens()})
-    finally:
-        store.close()
 
 
 def run_revoke(args):
     from companion.web.access import Access
 
-    store = open_store(args)
-    try:
+    with open_store(args) as store:
         Access(store).revoke_api_token(args.token_id)
-    finally:
-        store.close()
     emit({"revoked": args.token_id})
