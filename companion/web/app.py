@@ -206,7 +206,7 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         g.lang = i18n.choose(g.set_lang or request.cookies.get(LANG_COOKIE),
                              request.headers.get("Accept-Language"))
         if not c.extra["hosts"].allowed(request.host):
-            raise InputError("this Host is not served here (DNS rebinding protection)", "Host")
+            raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
         auth = request.headers.get("Authorization")
         if auth is not None:
             scheme, _, token = auth.strip().partition(" ")

@@ -201,7 +201,7 @@ def test_bearer_with_a_foreign_origin_is_refused(fake_game, tokens, app):
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "localhost.evil.example", "", "[::2]:80"])
 def test_foreign_hosts_are_refused(client, host):
     r = client.get("/api/matches", headers={"Host": host})
-    assert r.status_code == 400 and r.json["field"] == "Host"
+    assert r.status_code == 403 and r.json["field"] == "Host"
 
 
 @pytest.mark.parametrize("host", ["localhost", "localhost:8080", "127.0.0.1:9000", "[::1]:8080"])

@@ -77,7 +77,7 @@ def test_live_event_reaches_a_client_promptly(server, run_cli):
 
 def test_foreign_host_is_refused_on_the_wire(server):
     r, body = request(server, "GET", "/api/matches", headers={"Host": "rebind.example:80"})
-    assert r.status == 400 and body["field"] == "Host"
+    assert r.status == 403 and body["field"] == "Host"
 
 
 def test_join_link_on_the_wire(server):
