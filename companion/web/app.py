@@ -297,7 +297,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
-        log.exception("unexpected error on %s %s", request.method, request.path)
+        # the route's pattern, not the path: a path may carry a secret (the join token of /j/<token>)
+        rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
+        log.exception("unexpected error on %s %s", request.method, rule)
         if isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
             status, message = 503, "the server is busy or its storage failed: try again"
         else:
