@@ -339,6 +339,9 @@ def apply(state: dict, event: dict) -> dict:
         s.update(spaces=spaces, first=first, current=first, phase="moving", steal=None,
                  positions={p: PALACE for p in s["players"]}, hands={p: [] for p in s["players"]})
     elif kind == "move":
+        die = data["die"]
+        if isinstance(die, bool) or not isinstance(die, int):  # JSON Schema lets 2.0 pass as an integer
+            raise InputError(f"a die shows a whole number 1 to {DIE_SIDES}, not {die!r}", "die")
         if s["phase"] != "moving":
             raise RuleError("no move now: " + ("deal the turn first" if s["phase"] == "setup"
                                                else "the election is waiting"), "type")
@@ -348,7 +351,7 @@ def apply(state: dict, event: dict) -> dict:
         mover = s["players"][s["current"]]
         if who != mover:
             raise RuleError(f"it is {mover}'s move", "player")
-        step = data["die"] if data["direction"] == "cw" else -data["die"]
+        step = die if data["direction"] == "cw" else -die
         space = (s["positions"][who] + step) % RING
         s["positions"][who] = space
         taken = s["spaces"][space]
