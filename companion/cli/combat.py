@@ -1,5 +1,7 @@
 """``companion combat``: resolve (or roll) one roll of a conquest-italy combat."""
 
+import re
+
 from companion.cli import emit
 from companion.errors import InputError
 
@@ -29,7 +31,8 @@ def parse_dice(text: str, option: str) -> list[int]:
     out = []
     for n, part in enumerate(text.split(",")):
         part = part.strip()
-        if not part.lstrip("-").isdigit():
+        # ASCII digits only: str.isdigit() also accepts "²" or "--1", which int() then refuses
+        if not re.fullmatch(r"-?[0-9]+", part):
             raise InputError(f"dice are numbers separated by commas, like 6,3,1 (item {n + 1} is {part!r})", option)
         out.append(int(part))
     return out
