@@ -50,17 +50,26 @@ class Fold:
         self.game_state = self.module.initial_state(self.players, self.options)
         self.clock_state = _clock().initial_state(self.players, self.options) if self.clock_on else None
 
+    def _game_ended(self, game_state) -> bool:
+        ended = getattr(self.module, "is_ended", None)
+        return ended is not None and bool(ended(game_state))
+
     def _step(self, game_state, clock_state, event):
         t = event["type"]
-        handled = False
-        if self.clock_on and t in _clock().EVENT_TYPES:
+        clock_event = self.clock_on and t in _clock().EVENT_TYPES
+        if not clock_event and t not in self.module.EVENT_TYPES:
+            raise InputError(f"unknown event type {t!r} for {self.game}", "type")
+        # An ended match takes nothing but undo: neither the game's events after the clock ended it
+        # (they would change the final ranking the season recorded) nor clock events after the game ended.
+        if self._game_ended(game_state) or (clock_state is not None and clock_state.get("ended")):
+            raise RuleError("the match has ended", "type")
+        if clock_event:
             clock_state = _clock().apply(clock_state, event)
-            handled = True
         if t in self.module.EVENT_TYPES:
             game_state = self.module.apply(game_state, event)
-            handled = True
-        if not handled:
-            raise InputError(f"unknown event type {t!r} for {self.game}", "type")
+            if clock_state is not None and not clock_state.get("ended") and self._game_ended(game_state):
+                # the game ended by its own rules: the clock stops and shows it
+                clock_state = _clock().end_by_game(clock_state, event.get("at"))
         return game_state, clock_state
 
     def apply(self, event: dict) -> None:
