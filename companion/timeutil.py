@@ -29,7 +29,10 @@ def parse_iso(value: str, field: str = "at") -> datetime:
         raise InputError(f"not an ISO-8601 timestamp: {value!r}", field) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+    try:
+        return dt.astimezone(timezone.utc)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise InputError(f"out of range once in UTC: {value!r}", field) from None
 
 
 def seconds_between(a: str, b: str) -> float:
