@@ -23,11 +23,24 @@ def load_json(source: str):
     return parse_json(text, source)
 
 
+class _NotJsonNumber(ValueError):
+    pass
+
+
+def _no_constant(name: str):
+    # Python's json reads NaN, Infinity and -Infinity; JSON (RFC 8259) has no such numbers
+    raise _NotJsonNumber(name)
+
+
 def parse_json(text: str, source: str = "input"):
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
+    except _NotJsonNumber as exc:
+        raise InputError(f"{source} is not valid JSON: {exc} is not a JSON number") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise InputError(f"{source} is nested too deeply to be a document") from None
 
 
 def dumps(obj) -> str:
