@@ -60,6 +60,8 @@ def exact(value) -> Fraction:
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"not a number: {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TypeError(f"not a finite number: {value!r}")
     return Fraction(value) if isinstance(value, int) else Fraction(repr(value))
 
 
