@@ -11,7 +11,9 @@ def register(sub):
                         description="Fold an exported match document (FILE or -) and print its state at an "
                                     "instant (default: now).")
     s.add_argument("file", metavar="FILE")
-    s.add_argument("--at", metavar="ISO-8601", default=None, help="the instant (default: now)")
+    s.add_argument("--at", metavar="ISO-8601", default=None,
+                   help="the instant: events stamped later are left out (default: now, with every event, "
+                        "and never before the last one)")
     s.set_defaults(func=run_state)
 
     e = msub.add_parser("export", help="print a stored match as one JSON document")
@@ -32,13 +34,21 @@ def register(sub):
 
 def run_state(args):
     from companion.matches import check_export, fold_export
-    from companion.timeutil import WallClock, parse_iso, to_iso
+    from companion.timeutil import WallClock, parse_iso
 
     doc = load_json(args.file)
-    now = to_iso(parse_iso(args.at, "--at")) if args.at else WallClock().now_iso()
+    if args.at:
+        parse_iso(args.at, "--at")  # refuse a bad instant before reading further
     check_export(doc)  # schema, seqs, time order, every event legal; errors name $.events[i]...
-    f = fold_export(doc, until=now)
-    emit(f.view(now))
+    if args.at:
+        # the instant as given (full precision: an event at .0005 s is in at --at ...00.0005Z)
+        f = fold_export(doc, until=args.at)
+        emit(f.view(args.at))
+    else:
+        # now: every event is in, even one stamped ahead of this computer's clock (a Pi without a
+        # battery clock may have stamped the export ahead); the view is never before the last event
+        f = fold_export(doc)
+        emit(f.view(WallClock().now_iso()))
 
 
 def run_export(args):
