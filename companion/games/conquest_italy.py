@@ -329,7 +329,10 @@ def reinforcements_doc(doc) -> dict:
         for c, n in terr.items():
             _city(gm, c, _key("$.territories", c))
         cities = list(terr)
-        units = sum(terr.values())
+        units = sum(int(n) for n in terr.values())  # int(): JSON Schema lets 2.0 pass as an integer
+        if units > MAX_ON_MAP:
+            raise InputError(f"the territories hold {units} units: nobody has more than {MAX_ON_MAP} on the map",
+                             "$.territories")
         if "units_on_map" in doc and doc["units_on_map"] != units:
             raise InputError(f"the territories hold {units} units, not {doc['units_on_map']}", "$.units_on_map")
     else:
@@ -337,7 +340,7 @@ def reinforcements_doc(doc) -> dict:
         if "units_on_map" not in doc:
             raise InputError("needed when territories is a list (the 125-unit cap counts every unit on the map)",
                              "$.units_on_map")
-        units = doc["units_on_map"]
+        units = int(doc["units_on_map"])
         if units < len(cities):
             raise InputError(f"{len(cities)} territories hold at least {len(cities)} units", "$.units_on_map")
     trade = doc.get("trade") or None

@@ -37,10 +37,11 @@ class GameMap:
         sea: dict[str, set] = {}
         for r in doc["regions"]:
             names = [c["name"] for c in r["cities"]]
-            self.regions.append({"name": r["name"], "bonus": r["bonus"], "cities": names})
+            # int(): a checked document may hold 3.0 (JSON Schema's "integer"); results stay whole numbers
+            self.regions.append({"name": r["name"], "bonus": int(r["bonus"]), "cities": names})
             for c in r["cities"]:
                 self.cities.append(c["name"])
-                self.city[c["name"]] = {"region": r["name"], "card": c["card"], "value": c["value"],
+                self.city[c["name"]] = {"region": r["name"], "card": c["card"], "value": int(c["value"]),
                                         "lon": c.get("lon"), "lat": c.get("lat")}
                 land[c["name"]] = set(c["borders"])
                 sea[c["name"]] = set(c.get("sea", []))
@@ -50,7 +51,7 @@ class GameMap:
         self.airports = tuple(doc.get("airports", []))
         self.region = {r["name"]: r for r in self.regions}
         sets = doc.get("sets", {})
-        self.sets = {k: sets.get(k) for k in SET_KINDS}
+        self.sets = {k: None if sets.get(k) is None else int(sets[k]) for k in SET_KINDS}
         self.cards = tuple(self.cities) + tuple(JOKER_PREFIX + a for a in self.airports)
 
     def value(self, city: str) -> int:
