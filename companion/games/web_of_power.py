@@ -57,7 +57,7 @@ from __future__ import annotations
 
 from companion.errors import InputError, RuleError
 from companion.games import wop_board
-from companion.games.wop_chains import MIN_CHAIN, best_chains
+from companion.games.wop_chains import MIN_CHAIN, SEARCH_BUDGET, SearchTooLong, best_chains
 
 GAME_ID = "web-of-power"
 EVENT_TYPES = frozenset({"place", "turn.end", "deck.out", "game.end", "chains"})
@@ -179,7 +179,13 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
             if len(sites) >= MIN_CHAIN:
                 mine = set(sites)
                 edges = [r for r in roads if r[0] in mine and r[1] in mine]
-                _, chains = best_chains(sites, edges)
+                try:
+                    _, chains = best_chains(sites, edges, budget=SEARCH_BUDGET)
+                except SearchTooLong as exc:
+                    # never a guessed number: a dense, non-map-like road graph is refused
+                    raise InputError(f"{p}'s chains: the roads between their {len(sites)} monasteries are too "
+                                     f"dense for the exact search ({exc}); a real board's roads are not: "
+                                     "check the board", "$.map.roads") from None
                 for chain in chains:
                     breakdown[p].append({"kind": "chain", "sites": chain, "points": len(chain)})
         if roads is None:
@@ -460,9 +466,12 @@ def _chain_lengths(state, p, lengths, field):
 
 def _score_now(state, kind, seq):
     players = state["players"]
-    result = evaluate(state["board"], players, state["monasteries"], state["player_sites"],
-                      state["councillors"], state["hand_chains"] if kind == "final" else {}, kind,
-                      set(state["by_country"]))
+    try:
+        result = evaluate(state["board"], players, state["monasteries"], state["player_sites"],
+                          state["councillors"], state["hand_chains"] if kind == "final" else {}, kind,
+                          set(state["by_country"]))
+    except InputError as exc:  # the match's board has a road graph too dense for the chain search
+        raise RuleError(exc.message, "options.board.roads") from None
     result["seq"] = seq
     scorings = dict(state["scorings"])
     scorings[kind] = result
