@@ -86,6 +86,13 @@ STRINGS = {
         "season.effective": "In force",
         "season.no_matches": "No match yet.",
         "season.back": "Back to the standings",
+        "season.row": "Row {n}",
+        "season.need_date": "Choose the date of the match.",
+        "season.need_year": "Enter the year of the season.",
+        "season.need_name": "Enter a name.",
+        "season.need_players": "Enter at least two players.",
+        "season.bad_number": "{what}: \"{text}\" is not a number.",
+        "season.bad_threshold": "The threshold is a percentage from 0 to 100.",
     },
     "it": {
         "nav.seasons": "Campionato",
@@ -147,6 +154,13 @@ STRINGS = {
         "season.effective": "In vigore",
         "season.no_matches": "Ancora nessuna partita.",
         "season.back": "Torna alla classifica",
+        "season.row": "Riga {n}",
+        "season.need_date": "Scegli la data della partita.",
+        "season.need_year": "Scrivi l'anno del campionato.",
+        "season.need_name": "Scrivi un nome.",
+        "season.need_players": "Scrivi almeno due giocatori.",
+        "season.bad_number": "{what}: \"{text}\" non è un numero.",
+        "season.bad_threshold": "La soglia è una percentuale da 0 a 100.",
     },
 }
 

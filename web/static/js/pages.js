@@ -24,12 +24,16 @@
 
   function colourOf(match, player) { return (match.colours || {})[player]; }
   function swatch(colour) { return colour ? el("span", { class: "swatch", style: "background:" + colour }) : null; }
+  // dates in the page's language, with the browser's regional variant when it is the same language (en-GB: 30/11/26)
+  var lang = body.dataset.lang || "en", nav = navigator.language || "";
+  var locale = nav.toLowerCase().split("-")[0] === lang ? nav : lang;
   function when(iso) {
     if (!iso) return "";
     var d = new Date(iso);
-    return isNaN(d) ? iso : d.toLocaleString(body.dataset.lang || undefined, { dateStyle: "short", timeStyle: "short" });
+    return isNaN(d) ? iso : d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" });
   }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
+  function phaseName(p) { var s = t("phase." + p); return s === "phase." + p ? p : s; }
 
   // -- scores and clock (match, display, tournament) -------------------------------------
   function renderScores(box, view, match) {
@@ -133,9 +137,9 @@
     this.remaining = clock.remaining_seconds;
     this.running = !!clock.running && !view.ended;
     this.base = Date.now();
-    var phase = view.phase ? t("phase." + view.phase) : "";
-    if (q("clock-phase")) q("clock-phase").textContent = phase === "phase." + view.phase ? view.phase : phase;
-    if (q("clock-round")) q("clock-round").textContent = view.round ? t("clock.round", { n: view.round }) : "";
+    // "regular time · round 2 · Anna's turn" (app.css puts the dots between the parts that are there)
+    if (q("clock-phase")) q("clock-phase").textContent = view.ended || !view.phase ? "" : phaseName(view.phase);
+    if (q("clock-round")) q("clock-round").textContent = view.round && !view.ended ? t("clock.round", { n: view.round }) : "";
     if (q("clock-turn")) q("clock-turn").textContent = view.ended ? t("clock.ended") :
       (view.awaiting_roll ? t("clock.awaiting_roll") : (view.current_player ? t("clock.turn", { player: view.current_player }) : ""));
     C.wakeLock(this.running);
@@ -184,8 +188,8 @@
       var o = list.filter(function (m) { return m.status === "open"; }), r = list.filter(function (m) { return m.status !== "open"; });
       o.forEach(function (m) { open.appendChild(matchItem(m)); });
       r.slice(0, 20).forEach(function (m) { recent.appendChild(matchItem(m)); });
-      if (!o.length) open.appendChild(el("li", { class: "muted", text: t("home.none_open") }));
-      if (!r.length) recent.appendChild(el("li", { class: "muted", text: t("home.none_recent") }));
+      if (!o.length) open.appendChild(el("li", { class: "muted empty", text: t("home.none_open") }));
+      if (!r.length) recent.appendChild(el("li", { class: "muted empty", text: t("home.none_recent") }));
     }
     function load() {
       return C.api("GET", "/api/matches?limit=60").then(function (d) {
@@ -262,6 +266,7 @@
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
+        document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
       },
@@ -321,7 +326,7 @@
         historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
           C.describeEvent(game, e), el("span", { class: "when", text: when(e.at) })));
       });
-      if (!events.length) historyBox.appendChild(el("li", { class: "muted", text: t("match.no_events") }));
+      if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
     }
     function loadHistory() {
       return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); });
@@ -404,7 +409,7 @@
           el("h3", { text: (m.label || gameName(m.game)) }),
           el("div", { class: "small muted", text: gameName(m.game) + " · " + m.players.join(", ") }),
           c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "small", text: (b.phase ? b.phase + " · " : "") + (b.current_player ? t("clock.turn", { player: b.current_player }) : "") })));
+          el("div", { class: "small", text: [b.phase ? phaseName(b.phase) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
       });
     }
     function load() {

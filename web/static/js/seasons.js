@@ -5,9 +5,24 @@
   "use strict";
   var C = window.Companion, t = C.t;
 
+  // the server names the refused field by its JSON path ($.results[1].place): say which box that is
+  var FIELDS = { date: "season.date", year: "season.year", name: "season.name", club: "season.club", game: "season.game",
+                 threshold: "season.threshold", player: "season.player", place: "season.place",
+                 objective: "season.objective", eliminated: "season.eliminated" };
+  function fieldLabel(path) {
+    var m = /^\$\.results\[(\d+)\](?:\.(\w+))?/.exec(path || "");
+    if (m) return t("season.row", { n: Number(m[1]) + 1 }) + (m[2] && FIELDS[m[2]] ? " · " + t(FIELDS[m[2]]) : "");
+    m = /^\$\.points(?:\[?"?(\d+)"?\]?)?/.exec(path || "");
+    if (m) return m[1] ? t("season.table_for", { n: m[1] }) : t("season.table_hint");
+    m = /^\$\.bonus\.(objective|eliminated)/.exec(path || "");
+    if (m) return t("season.bonus_" + m[1]);
+    m = /^\$\.(\w+)/.exec(path || "");
+    return m && FIELDS[m[1]] ? t(FIELDS[m[1]]) : null;
+  }
   function showError(form, err) {
     var box = form.querySelector(".error-text");
-    var text = C.errorText(err);
+    var label = err && err.status !== 401 && err.status !== 403 ? fieldLabel(err.field) : null;
+    var text = label ? label + ": " + err.error : C.errorText(err);
     if (box) { box.textContent = text; box.hidden = false; } else { C.toast(text, true); }
   }
   function clearError(form) { var box = form.querySelector(".error-text"); if (box) box.hidden = true; }
@@ -28,16 +43,19 @@
   }
   function number(text, what) {
     var n = Number(String(text).replace(",", "."));
-    if (text === "" || !isFinite(n)) throw new Error(what + ": " + text);
+    if (text === "" || !isFinite(n)) throw new Error(t("season.bad_number", { what: what, text: text }));
     return n;
   }
+  function need(ok, key) { if (!ok) throw new Error(t(key)); }
 
   var newClub = document.getElementById("new-club");
-  if (newClub) submit(newClub, function () { return { name: value(newClub, "name") }; }, "POST", "/api/clubs",
+  if (newClub) submit(newClub, function () { need(value(newClub, "name"), "season.need_name"); return { name: value(newClub, "name") }; }, "POST", "/api/clubs",
     function () { location.reload(); });
 
   var newSeason = document.getElementById("new-season");
   if (newSeason) submit(newSeason, function () {
+    need(value(newSeason, "club"), "season.need_name");
+    need(/^\d{4}$/.test(value(newSeason, "year")), "season.need_year");
     var body = { club: value(newSeason, "club"), game: value(newSeason, "game"),
                  year: parseInt(value(newSeason, "year"), 10) };
     if (value(newSeason, "name")) body.name = value(newSeason, "name");
@@ -67,6 +85,8 @@
                        objective: tr.querySelector("[name=objective]").checked,
                        eliminated: tr.querySelector("[name=eliminated]").checked });
       });
+      need(value(result, "date"), "season.need_date");
+      need(results.length >= 2, "season.need_players");
       return { date: value(result, "date"), results: results };
     }, "POST", "/api/seasons/" + encodeURIComponent(seasonId) + "/results", function () { location.reload(); });
   }
@@ -91,7 +111,11 @@
     });
     if (Object.keys(points).length) body.points = points;
     var pct = value(settings, "threshold");
-    if (pct !== "") body.threshold = Number((number(pct, t("season.threshold")) / 100).toPrecision(12));
+    if (pct !== "") {
+      var p = number(pct, t("season.threshold"));
+      need(p >= 0 && p <= 100, "season.bad_threshold");
+      body.threshold = Number((p / 100).toPrecision(12));
+    }
     var bonus = {};
     if (value(settings, "bonus-objective") !== "") bonus.objective = number(value(settings, "bonus-objective"), t("season.bonus_objective"));
     if (value(settings, "bonus-eliminated") !== "") bonus.eliminated = number(value(settings, "bonus-eliminated"), t("season.bonus_eliminated"));
