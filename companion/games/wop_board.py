@@ -54,6 +54,22 @@ def default_board() -> dict:
     return json.loads(_default_normalized_json())
 
 
+def integral(value):
+    """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 2.0 as an
+    integer, and the engine's output would otherwise say 2.0 points."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral(v) for v in value]
+    return value
+
+
+def _finite(v) -> bool:
+    return not isinstance(v, float) or math.isfinite(v)
+
+
 def _site_id(site) -> str:
     return site if isinstance(site, str) else site["id"]
 
@@ -178,11 +194,21 @@ def check(doc, base: str = "$") -> dict:
     problem is ``{"path", "message"}``. Errors make the board unusable for scoring; warnings say
     what is unknown or differs from what the rule book states."""
     validate_doc(doc, base)
+    doc = integral(doc)
     errors: list[dict] = []
     warnings: list[dict] = []
 
     def err(path, msg):
         errors.append({"path": _prefix(path, base), "message": msg})
+
+    for i, c in enumerate(doc["countries"]):  # NaN/Infinity: Python's JSON reader accepts them
+        for key in ("x", "y"):
+            if not _finite(c.get(key)):
+                err(f"$.countries[{i}].{key}", "must be a finite number")
+        for j, st in enumerate(c["sites"]):
+            for key in ("x", "y"):
+                if isinstance(st, dict) and not _finite(st.get(key)):
+                    err(f"$.countries[{i}].sites[{j}].{key}", "must be a finite number")
 
     def warn(path, msg):
         warnings.append({"path": _prefix(path, base), "message": msg})
@@ -357,6 +383,7 @@ def normalize(doc, base: str = "$") -> dict:
     if report["errors"]:
         first = report["errors"][0]
         raise InputError(first["message"], first["path"])
+    doc = integral(doc)
     countries = [c["id"] for c in doc["countries"]]
     sites = {c["id"]: [_site_id(s) for s in c["sites"]] for c in doc["countries"]}
     capacity = {c["id"]: c.get("site_count", len(c["sites"])) for c in doc["countries"]}
@@ -396,6 +423,7 @@ def map_svg(doc) -> str:
     Roads are lines, alliances dashed lines between the countries' coats of arms (numbered),
     sites not named yet are hollow circles marked "?"."""
     validate_doc(doc)
+    doc = integral(doc)
     countries = doc["countries"]
     n = len(countries)
     cols = 3 if n <= 9 else math.ceil(math.sqrt(n))
@@ -406,7 +434,9 @@ def map_svg(doc) -> str:
 
     # positions: sites with x, y are used as given when every site has them, else laid out
     all_sites = [s for c in countries for s in c["sites"]]
-    use_coords = bool(all_sites) and all(isinstance(s, dict) and "x" in s and "y" in s for s in all_sites)
+    use_coords = bool(all_sites) and all(isinstance(s, dict) and "x" in s and "y" in s
+                                         and _finite(s["x"]) and _finite(s["y"]) for s in all_sites) \
+        and all(_finite(c.get("x")) and _finite(c.get("y")) for c in countries)
     pos: dict[str, tuple[float, float]] = {}
     centre: dict[str, tuple[float, float]] = {}
     placeholders: list[tuple[float, float]] = []
@@ -415,11 +445,12 @@ def map_svg(doc) -> str:
         xs = [s["x"] for s in all_sites] + [c["x"] for c in countries if "x" in c]
         ys = [s["y"] for s in all_sites] + [c["y"] for c in countries if "y" in c]
         minx, maxx, miny, maxy = min(xs), max(xs), min(ys), max(ys)
-        span = max(maxx - minx, maxy - miny) or 1.0
+        # halves: the span of coordinates near +-1e308 would overflow to infinity
+        span = max(maxx / 2 - minx / 2, maxy / 2 - miny / 2) or 1.0
         scale = (min(width, height - top) - 2 * pad - 40) / span
 
         def tr(x, y):
-            return pad + 20 + (x - minx) * scale, top + pad + (y - miny) * scale
+            return pad + 20 + (x / 2 - minx / 2) * scale, top + pad + (y / 2 - miny / 2) * scale
 
         for c in countries:
             pts = []
