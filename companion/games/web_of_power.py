@@ -38,7 +38,8 @@ Match events (``EVENT_TYPES``; their ``data`` is in ``schemas/web-of-power.event
 - ``game.end`` ``{"chains"?}``: the game ends early because no piece can be placed any more (all
   sites taken and councillors capped, or all pieces used): the final scoring now.
 - ``chains`` ``{"player", "lengths": [int >= 4, ...]}``: a player's chain lengths counted by hand
-  (only when the board has no roads); replaces earlier ones; used by the final scoring.
+  (only when the board has no roads, or the player placed by country, not by site); replaces
+  earlier ones; used by the final scoring.
 
 Legality problems are recorded as warnings in the state (``warnings``: ``{"seq", "player",
 "message"}``), never silently and never refused: more than one country in a turn (two with the
@@ -263,6 +264,7 @@ def score(doc) -> dict:
 
     if not quick_valid_score(doc):
         validate("web-of-power.score", doc)
+        doc = wop_board.integral(doc)  # 2.0 is a schema integer: score it as 2
     players = doc["players"]
     if len(set(players)) != len(players):
         dup = next(i for i, p in enumerate(players) if players.index(p) != i)
@@ -451,7 +453,8 @@ def _chains_data(state, chains, field):
 def _chain_lengths(state, p, lengths, field):
     if p not in state["players"]:
         raise InputError(f"unknown player {p!r}", field)
-    if state["board"]["roads"] is not None:
+    if state["board"]["roads"] is not None and p not in state["by_country"]:
+        # as in score(): hand-counted chains only for a player whose monasteries have no sites
         raise InputError("this board's roads are known: chains are computed from the sites", field)
     if not isinstance(lengths, list):
         raise InputError("must be a list of chain lengths", field)
