@@ -51,7 +51,10 @@ SHEET_KINDS = ("richelieu",) + FACTIONS
 SHEETS_IN_GAME = {"richelieu": 13, "england": 4, "france": 3, "habsburg": 3, "protestants": 3}
 RESOLUTIONS_IN_GAME = 13  # each resolution uses one Richelieu and one opposing sheet
 AGENT_SUPPLY = {-2: 2, 1: 3, 2: 3, 3: 2}  # per colour
-NEUTRAL_SUPPLY = {-2: 1, 1: 3, 2: 3}  # the neutral colour of the 2-player game
+# The 2-player game: "each player receives 7 agents of another colour (1x -2, 3x 1, 3x 2); these are
+# considered as a neutral player". A colour has only three 1s, so the two sets are two colours: the
+# neutral player has 14 agents (2x -2, 6x 1, 6x 2), and both sets may stand on one intrigue box.
+NEUTRAL_SUPPLY = {-2: 2, 1: 6, 2: 6}
 PIECE_VALUE = 3  # Grey Eminence and Queen
 TRACK_SPACES = 30  # prestige track 0..29; reaching 30 takes a "30+" tile
 CARDINAL_START = 7
@@ -67,6 +70,18 @@ JEWELS_PER_PLAYER, JEWELS_IN_CITY = 2, 2
 
 # ---------------------------------------------------------------------------------------------------------
 # small rules
+
+def integral(value):
+    """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 1.0 as an
+    integer, and without this a space of 1.0 was refused and totals came out as 14.0."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral(v) for v in value]
+    return value
+
 
 def track_position(prestige: int) -> int:
     """Where the prestige marker stands on the board (a 30+ tile per 30 points)."""
@@ -244,6 +259,7 @@ def _available(p: dict, turn: dict, cardinal: int, city: int | None) -> dict:
 def plan(doc) -> dict:
     """The turn helper: how many actions, what each costs, and the tracks after the planned actions."""
     validate("richelieu.actions", doc)
+    doc = integral(doc)
     p = {k: doc[k] for k in ("prestige", "income", "military", "money")}
     p["jewels"] = doc.get("jewels", 0)
     city = doc.get("city_jewels")
@@ -396,6 +412,7 @@ def resolve_intrigue(players: dict, cardinal: int, rcard: dict, fcard: dict, neu
 def resolve(doc) -> dict:
     """``companion richelieu resolve``: validate the document, then resolve the intrigue."""
     validate("richelieu.resolve", doc)
+    doc = integral(doc)
     players = doc["players"]
     neutral = doc.get("neutral")
     if neutral is not None:
@@ -443,12 +460,20 @@ def final_scores(players: list[dict]) -> dict:
 def score(doc) -> dict:
     """``companion score richelieu``: end-game scoring."""
     validate("richelieu.score", doc)
+    doc = integral(doc)
     players = doc["players"]
     seen = {}
     for i, p in enumerate(players):
         if p["name"] in seen:
             raise InputError(f"{p['name']!r} is listed twice", f"$.players[{i}].name")
         seen[p["name"]] = i
+    jewels_in_play = JEWELS_PER_PLAYER * len(players) + JEWELS_IN_CITY
+    held = 0
+    for i, p in enumerate(players):
+        held += p["jewels"]
+        if held > jewels_in_play:
+            raise InputError(f"{held} jewels in all; {len(players)} players play with {jewels_in_play} "
+                             f"(2 each and 2 in the city)", f"$.players[{i}].jewels")
     for kind, limit in SHEETS_IN_GAME.items():
         total = 0
         for i, p in enumerate(players):
@@ -538,6 +563,7 @@ def apply(state: dict, event: dict) -> dict:
     defs = {"action": "action", "turn.end": "turn_end", "intrigue.resolve": "intrigue_resolve",
             "track.adjust": "track_adjust", "game.end": "game_end"}
     check_data("richelieu.events", defs[kind], data)
+    data = integral(data)
     s = copy.deepcopy(state)
     if kind == "action":
         who = _player(s, data)

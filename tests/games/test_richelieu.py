@@ -229,13 +229,14 @@ def test_bad_resolution_input_names_the_field(mutate, path, cls):
     assert err.value.field == path
 
 
-def test_neutral_agents_have_no_three_and_one_minus_two():
+def test_neutral_agents_have_no_three_and_two_minus_two():
+    # each player's neutral set is 1x -2, 3x 1, 3x 2: two sets, so at most two -2 (audit fix)
     with pytest.raises(InputError) as err:
         R.resolve(doc_with([agent("grey", 3)], [None], players=copy.deepcopy(TWO), neutral="grey"))
     assert err.value.field == "$.richelieu_card.slots[0].value"
     with pytest.raises(InputError):
-        R.resolve(doc_with([agent("grey", -2), agent("grey", -2)], [None], players=copy.deepcopy(TWO),
-                           neutral="grey"))
+        R.resolve(doc_with([agent("grey", -2), agent("grey", -2)], [agent("grey", -2)],
+                           players=copy.deepcopy(TWO), neutral="grey"))
     with pytest.raises(InputError) as err:
         R.resolve(doc_with([agent("a", 1)], [None], players=copy.deepcopy(TWO), neutral="a"))
     assert err.value.field == "$.neutral"
