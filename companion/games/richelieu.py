@@ -490,6 +490,8 @@ def _check_options(players: list[str], options: dict) -> dict:
     if not isinstance(players, list) or not 2 <= len(players) <= 4:
         raise InputError("Richelieu is played by 2 to 4 players", "players")
     opts = options or {}
+    if not isinstance(opts, dict):
+        raise InputError("must be an object", "options")
     start = opts.get("start_money", 0)
     if not isinstance(start, int) or isinstance(start, bool) or start < 0:
         raise InputError("must be a whole number >= 0", "start_money")

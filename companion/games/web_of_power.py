@@ -539,7 +539,7 @@ def _place(new, data, seq):
     count = data.get("count", 1)
     if not _is_count(count) or not 1 <= count <= 2:
         raise InputError("must be 1 or 2", "count")
-    if country is not None and country not in board["capacity"]:
+    if country is not None and (not isinstance(country, str) or country not in board["capacity"]):
         raise InputError(f"unknown country {country!r}", "country")
     if site is not None:
         if piece == "councillor":
