@@ -12,6 +12,7 @@ Rulings (the rule book, "DURATA PARTITA" and "FINE DEL GIOCO", is ambiguous; thi
   ends the match. The threshold is 4 in the first final round and rises by 1 after each turn of the last seat
   (after its roll, if any), up to 12.
 - ``objective.completed {player}`` ends the match at once.
+- A match the game ends by its own rules stops the clock there (``end_by_game``: reason ``game``).
 - Refused: ``turn.end`` by a player whose turn it isn't, a roll nobody owes, dice outside 1-6, events out of
   time order, turns or rolls while the clock is paused, anything after the end.
 
