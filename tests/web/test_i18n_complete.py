@@ -31,7 +31,7 @@ SEASON_SCRIPTS = {"seasons.js"}
 # the same text in both languages on purpose: names, symbols, placeholders only
 SAME_IN_BOTH = {"app.name", "game.web-of-power", "game.richelieu", "game.rome-is-burning", "login.pin",
                 "ci.symbol_mozzarella", "rb.col_extra", "rl.sheet_richelieu", "rl.col_place",
-                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place",
+                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "ci.legend_set",
                 "season.rank", "season.club", "season.rating", "season.source.app"}
 
 
@@ -73,7 +73,7 @@ def dynamic_values() -> dict[str, set[str] | None]:
     text when the key is missing, e.g. an unknown summary column)."""
     from companion import clock
     from companion.games import GAMES, game_module
-    from companion.games.conquest_map import default_map_doc
+    from companion.games.conquest_map import SET_KINDS, default_map_doc
     from companion.schemas import load_schema
 
     rl = game_module("richelieu")
@@ -101,6 +101,7 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "wop.": set(wop.PIECES),
         "wop.scoring_": {"intermediate", "final"},
         "ci.symbol_": symbols,
+        "ci.set_": set(SET_KINDS),
         "breakdown.": None,
     }
 

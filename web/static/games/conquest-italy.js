@@ -37,10 +37,27 @@
       m.cities.forEach(function (c) { m.byName[c.name] = c; });
       map = m;
       var box = $("ci-map");
-      if (box) box.innerHTML = m.svg; // our own server's SVG (escaped by the engine)
+      if (box) { box.innerHTML = m.svg; translateLegend(box); } // our own server's SVG (escaped by the engine)
       return m;
     }, function (e) { mapReq = null; C.toast(C.errorText(e), true); });
     return mapReq;
+  }
+  // the engine draws the map's legend in English (the same SVG serves `companion map check --svg`):
+  // the phone shows it in the page's language; a line it does not know stays as drawn
+  var LEGEND = { "number = city value": "ci.legend_value", "B/M/T = basil/mozzarella/tomato card": "ci.legend_cards",
+    "square = airport (pizza joker)": "ci.legend_airport", "grey = land border": "ci.legend_land",
+    "dashed blue = sea route": "ci.legend_sea", "sets: B+M+T = 10": "ci.legend_sets",
+    "+2 per traded card of a held city": "ci.legend_held" };
+  var SETS = ["three_basil", "three_mozzarella", "three_tomato", "joker_two_alike", "joker_two_different", "two_jokers", "three_jokers"];
+  function translateLegend(box) {
+    Array.prototype.forEach.call(box.querySelectorAll("svg > text"), function (node) {
+      if (node.children.length) return; // a city's name with its card mark
+      var s = node.textContent, m;
+      if (LEGEND[s]) { node.textContent = t(LEGEND[s]); return; }
+      if ((m = /^(.+): \+(-?\d+) \((\d+) cities\)$/.exec(s))) { node.textContent = t("ci.legend_region", { name: m[1], bonus: m[2], n: m[3] }); return; }
+      if ((m = /^([a-z ]+) = (-?\d+)$/.exec(s)) && SETS.indexOf(m[1].replace(/ /g, "_")) >= 0)
+        node.textContent = t("ci.legend_set", { kind: t("ci.set_" + m[1].replace(/ /g, "_")), n: m[2] });
+    });
   }
   function targets(src, attacker) {
     var info = cityInfo(src), s = st();
