@@ -90,8 +90,8 @@ def run_cycles(data_dir, cycles: int, seed: int, max_acks: int = 40):
                 try:
                     status, body = c.request("GET", f"/api/matches/{match_id}")
                     seq = body["seq"]
+                    data = payloads.next()
                     while not stop.is_set():
-                        data = payloads.next()
                         with lock:
                             sent.add(key(data))
                         status, body = c.request("POST", f"/api/matches/{match_id}/events",
@@ -105,6 +105,7 @@ def run_cycles(data_dir, cycles: int, seed: int, max_acks: int = 40):
                                 acks_this_cycle[0] += 1
                                 if acks_this_cycle[0] >= kill_after:
                                     kill_now.set()
+                            data = payloads.next()  # after a 409 the same change is sent again
                         elif status == 409:
                             status, body = c.request("GET", f"/api/matches/{match_id}")
                             seq = body["seq"]
@@ -145,5 +146,5 @@ def test_sigkill_20_cycles_lose_no_acknowledged_event(tmp_path):
 
 @pytest.mark.slow
 def test_sigkill_soak_200_cycles(tmp_path):
-    stored, acked = run_cycles(tmp_path / "data", cycles=200, seed=12, max_acks=200)
+    stored, acked = run_cycles(tmp_path / "data", cycles=200, seed=12, max_acks=60)
     assert stored >= acked >= 200
