@@ -13,7 +13,9 @@ An event the rules refuse raises ``RuleError``/``InputError``; the server refuse
 
 from __future__ import annotations
 
+import json
 import threading
+from collections import OrderedDict
 
 from companion.errors import InputError, RuleError
 from companion.games import game_module
@@ -41,10 +43,17 @@ class Fold:
         self.options = dict(options or {})
         self.module = game_module(game)
         self.clock_on = uses_clock(game, self.options)
-        self.effective: list[dict] = []  # events in effect (undo removes from here)
+        # events in effect (undo removes from here), kept as compact JSON text: a long evening's log
+        # costs a tenth of the memory of dicts, and only undo (rare) has to read them back
+        self._effective: list[str] = []
         self.last_seq = 0
         self.last_at: str | None = None
         self._reset()
+
+    @property
+    def effective(self) -> list[dict]:
+        """The events still in effect, oldest first."""
+        return [json.loads(e) for e in self._effective]
 
     def _reset(self):
         self.game_state = self.module.initial_state(self.players, self.options)
@@ -75,16 +84,17 @@ class Fold:
     def apply(self, event: dict) -> None:
         """Apply one stored or proposed event; raises without changing anything on refusal."""
         if event["type"] == UNDO:
-            if not self.effective:
+            if not self._effective:
                 raise RuleError("nothing to undo", "type")
-            remaining = self.effective[:-1]
-            g, c = self._replay(remaining)
-            self.effective = remaining
+            remaining = self._effective[:-1]
+            g, c = self._replay(json.loads(e) for e in remaining)
+            self._effective = remaining
             self.game_state, self.clock_state = g, c
         else:
             g, c = self._step(self.game_state, self.clock_state, event)
             self.game_state, self.clock_state = g, c
-            self.effective.append(event)
+            self._effective.append(json.dumps(
+                {k: event[k] for k in ("seq", "type", "data", "at") if k in event}, separators=(",", ":")))
         self.last_seq = event.get("seq", self.last_seq + 1)
         self.last_at = event.get("at", self.last_at)
 
@@ -98,7 +108,7 @@ class Fold:
     def check(self, event: dict) -> None:
         """Would the event be accepted now? Raises if not; changes nothing."""
         if event["type"] == UNDO:
-            if not self.effective:
+            if not self._effective:
                 raise RuleError("nothing to undo", "type")
             return
         self._step(self.game_state, self.clock_state, event)
@@ -187,13 +197,15 @@ def check_export(doc) -> Fold:
 class MatchService:
     """The core's one entry point for match writes: validate by folding, then store.
 
-    Keeps the folded state of each match in memory (the server is the only writer),
-    and tells subscribers (live updates, GPIO LEDs) about every stored event.
+    Keeps the folded state of the most recently used matches in memory (the server is the only
+    writer; a match pushed out is folded again from the store when next asked for), and tells
+    subscribers (live updates, GPIO LEDs) about every stored event.
     """
 
-    def __init__(self, store):
+    def __init__(self, store, max_folds: int = 24):
         self.store = store
-        self._folds: dict[str, Fold] = {}
+        self.max_folds = max_folds
+        self._folds: OrderedDict[str, Fold] = OrderedDict()
         self._lock = threading.RLock()
         self._subscribers: list = []
 
@@ -221,7 +233,10 @@ class MatchService:
                 m = self.store.get_match(match_id)
                 f = fold(m["game"], m["players"], self.store.events(match_id), m["options"])
                 self._folds[match_id] = f
+                while len(self._folds) > self.max_folds:
+                    self._folds.popitem(last=False)
             else:
+                self._folds.move_to_end(match_id)
                 # catch up with anything written by another path (e.g. import)
                 for e in self.store.events(match_id, after_seq=f.last_seq):
                     f.apply(e)

@@ -189,3 +189,26 @@ def test_backup_is_a_consistent_copy(store, fake_game, tmp_path):
     copy = Store(dest)
     assert copy.export_match(m["id"]) == store.export_match(m["id"])
     copy.close()
+
+
+def test_service_keeps_only_the_most_recent_folds_and_refolds_the_rest(store, fake_game):
+    svc = MatchService(store, max_folds=2)
+    ids = [svc.create(fake_game, ["ada", "bo"])["id"] for _ in range(3)]
+    for n, mid in enumerate(ids):
+        svc.append(mid, "point", {"player": "bo", "n": n + 1})
+    assert list(svc._folds) == ids[1:]
+    # the evicted match folds again from the store, to the same state, and undo still works
+    assert svc.state(ids[0])["state"]["points"] == {"ada": 0, "bo": 1}
+    svc.undo(ids[0])
+    assert svc.state(ids[0])["state"]["points"] == {"ada": 0, "bo": 0}
+    assert len(svc._folds) == 2
+
+
+def test_fold_keeps_events_in_effect_compactly(store, fake_game):
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    svc.append(m["id"], "point", {"player": "ada", "n": 2})
+    svc.append(m["id"], "point", {"player": "bo", "n": 5})
+    f = svc.fold(m["id"])
+    assert [e["data"] for e in f.effective] == [{"player": "ada", "n": 2}, {"player": "bo", "n": 5}]
+    assert all(isinstance(e, str) for e in f._effective)

@@ -39,7 +39,7 @@ def test_cli_start_loads_nothing_heavy(argv):
 
 
 def test_date_time_format_is_still_checked():
-    """Dropping the format-nongpl extra must keep date-time checking (rfc3339-validator)."""
+    """Dropping the format-nongpl extra must keep date-time checking (companion/schemas.py checks it)."""
     from companion.errors import InputError
     from companion.schemas import validate
 
