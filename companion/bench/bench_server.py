@@ -1,4 +1,4 @@
-"""The real server (`companion serve` on 127.0.0.1, a subprocess, waitress with its default 24 threads):
+"""The real server (`companion serve` on 127.0.0.1, a subprocess, waitress with its default 48 threads):
 
 - start to the first `/healthz` 200 (process start, imports, migrations, listening);
 - event POST latency with 12 concurrent clients, each writing to its own match with `expected_seq`
@@ -55,7 +55,7 @@ def _token(data_dir: Path) -> str:
 class Server:
     def __init__(self, data_dir: Path):
         self.port = _free_port()
-        env = dict(os.environ)  # the default SSE heartbeat (15 s): it is what frees the threads of dead streams
+        env = dict(os.environ)  # the default SSE heartbeat (10 s): it is what frees the threads of dead streams
         env.pop("COMPANION_SSE_HEARTBEAT", None)
         env.pop("COMPANION_DEBUG", None)
         self.t0 = time.perf_counter()

@@ -25,8 +25,9 @@ def register(sub):
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="another host name phones may use to reach the Pi (repeatable); localhost, the "
                         "Pi's addresses and host names are always allowed")
-    p.add_argument("--threads", type=int, default=24,
-                   help="worker threads (default 24: each open live page holds one)")
+    p.add_argument("--threads", type=int, default=48,
+                   help="worker threads (default 48: each open live page holds one, and a page whose phone "
+                        "went away holds its thread until the next heartbeat)")
     p.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     p.set_defaults(func=run)
 

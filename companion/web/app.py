@@ -136,7 +136,7 @@ def create_app(config: dict | None = None) -> Flask:
     hub = Hub()
     c = Ctx(store=store, service=service, access=access, hub=hub)
     c.extra["owns_store"] = owned
-    c.extra["sse_heartbeat"] = float(config.get("SSE_HEARTBEAT", 15))
+    c.extra["sse_heartbeat"] = float(config.get("SSE_HEARTBEAT", 10))
     c.extra["public_url"] = config.get("PUBLIC_URL")
     c.extra["hosts"] = HostList(config.get("ALLOWED_HOSTS"))
     c.extra["setup_code"] = config.get("SETUP_CODE") or "".join(secrets.choice("0123456789") for _ in range(8))

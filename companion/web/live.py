@@ -150,7 +150,7 @@ def match_stream(match_id):
         data = c.access.session_data(session_key)
         return ((data or {}).get("seats") or {}).get(match_id)
 
-    heartbeat = float(c.extra.get("sse_heartbeat", 15))
+    heartbeat = float(c.extra.get("sse_heartbeat", 10))
     sub = c.hub.subscribe(match_id)
 
     def gen():
@@ -195,7 +195,7 @@ def match_stream(match_id):
 @bp.get("/api/stream")
 def club_stream():
     c = ctx()
-    heartbeat = float(c.extra.get("sse_heartbeat", 15))
+    heartbeat = float(c.extra.get("sse_heartbeat", 10))
     sub = c.hub.subscribe(ALL)
 
     def gen():
