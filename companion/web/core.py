@@ -62,6 +62,14 @@ def seat_for(match_id: str) -> str | None:
 
 
 # -- bodies ------------------------------------------------------------------
+class _NotJsonNumber(ValueError):
+    pass
+
+
+def _not_a_json_number(name: str):
+    raise _NotJsonNumber(name)  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
+
+
 def json_body(schema: str | None = None, optional: bool = False):
     """The request body as JSON, validated against ``schemas/<schema>.schema.json``.
     Errors name the JSON path (``$.players[2]``)."""
@@ -74,8 +82,10 @@ def json_body(schema: str | None = None, optional: bool = False):
     else:
         try:
             text = raw.decode("utf-8")
-            doc = json.loads(text)
+            doc = json.loads(text, parse_constant=_not_a_json_number)
             json.dumps(doc, ensure_ascii=False).encode("utf-8")  # lone surrogates
+        except _NotJsonNumber as exc:
+            raise InputError(f"the body is not valid JSON: {exc} is not a JSON number", "$") from None
         except (UnicodeError, ValueError, RecursionError) as exc:
             msg = getattr(exc, "msg", None) or "not valid UTF-8 JSON"
             raise InputError(f"the body is not valid JSON: {msg}", "$") from None

@@ -73,3 +73,13 @@ def test_real_games_with_random_events_never_500(app, tokens):
                 assert r.status_code in (201, 400, 409), (g["id"], t, data, r.json)
                 if r.status_code != 201:
                     assert r.json["error"] and r.json.get("field"), (g["id"], t, data, r.json)
+
+
+def test_nan_and_infinity_are_not_json(player, fake_game):
+    """Python's json reads NaN/Infinity; JSON has no such numbers: the body is refused naming $."""
+    m = player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json
+    for word in ("NaN", "Infinity", "-Infinity"):
+        r = player.c.post(f"/api/matches/{m['id']}/events",
+                          data='{"type": "point", "data": {"player": "Anna", "n": %s}, "expected_seq": 0}' % word,
+                          headers={"Content-Type": "application/json", "Origin": player.origin})
+        assert r.status_code == 400 and r.json["field"] == "$" and word.lstrip("-") in r.json["error"], r.json
