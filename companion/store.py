@@ -27,6 +27,9 @@ PRAGMAS = (
     "PRAGMA synchronous=FULL",
     "PRAGMA foreign_keys=ON",
     "PRAGMA busy_timeout=10000",
+    # A 1 MB page cache per connection (the default is 2 MB) for a 512 MB Pi: plenty for reading one
+    # match's events; the OS page cache holds the file anyway.
+    "PRAGMA cache_size=-1024",
 )
 
 
@@ -57,12 +60,16 @@ def new_id() -> str:
 
 
 class Store:
+    READERS = 4  # read connections shared by all threads
+
     def __init__(self, path: str | Path, clock=None):
         self.path = Path(path)
         if str(path) != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.clock = clock or WallClock()
         self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._next_reader = 0
         self._write_lock = threading.RLock()
         self._writer = connect(self.path)
         self._all = [self._writer]
@@ -70,13 +77,20 @@ class Store:
 
     # -- connections -------------------------------------------------------
     def conn(self) -> sqlite3.Connection:
-        """This thread's read connection."""
+        """A read connection for this thread: one of a small shared pool (``READERS``), so 48 server
+        threads don't hold 48 page caches. SQLite is built serialized here (``sqlite3.threadsafety ==
+        3``): a connection may be used by several threads; reads are single autocommit statements."""
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = connect(self.path)
-            self._local.conn = c
             with self._write_lock:
-                self._all.append(c)
+                if sqlite3.threadsafety != 3 or len(self._readers) < self.READERS:  # not serialized: one each
+                    self._readers.append(connect(self.path))
+                    self._all.append(self._readers[-1])
+                    c = self._readers[-1]
+                else:
+                    c = self._readers[self._next_reader % len(self._readers)]
+                    self._next_reader += 1
+            self._local.conn = c
         return c
 
     def db(self) -> sqlite_utils.Database:

@@ -212,3 +212,28 @@ def test_fold_keeps_events_in_effect_compactly(store, fake_game):
     f = svc.fold(m["id"])
     assert [e["data"] for e in f.effective] == [{"player": "ada", "n": 2}, {"player": "bo", "n": 5}]
     assert all(isinstance(e, str) for e in f._effective)
+
+
+def test_many_threads_share_a_few_read_connections_while_one_writes(store, fake_game):
+    m = store.create_match(fake_game, ["ada", "bo"])
+    errors, seen = [], []
+
+    def reader():
+        try:
+            for _ in range(30):
+                events = store.events(m["id"])
+                assert [e["seq"] for e in events] == list(range(1, len(events) + 1))  # never a torn read
+            seen.append(store.conn())
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(24)]
+    for t in threads:
+        t.start()
+    for _ in range(40):
+        store.append(m["id"], "point", {"player": "ada"})
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len({id(c) for c in seen}) <= Store.READERS
+    assert len(store.events(m["id"])) == 40
