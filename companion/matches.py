@@ -37,15 +37,21 @@ def _clock():
 class Fold:
     """Folded state of one match, advanced one event at a time."""
 
-    def __init__(self, game: str, players: list[str], options: dict | None = None):
+    def __init__(self, game: str, players: list[str], options: dict | None = None, history=None):
+        """``history``: optional ``callable(before_seq) -> events`` reading the stored log (the server's
+        MatchService passes one). With it the fold keeps no copy of the events, only how many are in
+        effect, and an undo folds the stored log again: the fold's memory stays flat however long
+        the match runs."""
         self.game = game
         self.players = list(players)
         self.options = dict(options or {})
         self.module = game_module(game)
         self.clock_on = uses_clock(game, self.options)
-        # events in effect (undo removes from here), kept as compact JSON text: a long evening's log
-        # costs a tenth of the memory of dicts, and only undo (rare) has to read them back
+        # without ``history``: the events in effect (undo removes from here), kept as compact JSON text
+        # (a tenth of the memory of dicts; only undo, rare, reads them back)
         self._effective: list[str] = []
+        self._history = history
+        self._count = 0  # events in effect
         self.last_seq = 0
         self.last_at: str | None = None
         self._reset()
@@ -53,7 +59,14 @@ class Fold:
     @property
     def effective(self) -> list[dict]:
         """The events still in effect, oldest first."""
+        if self._history is not None:
+            return Fold(self.game, self.players, self.options)._load(self._history(self.last_seq + 1)).effective
         return [json.loads(e) for e in self._effective]
+
+    def _load(self, events) -> "Fold":
+        for e in events:
+            self.apply(e)
+        return self
 
     def _reset(self):
         self.game_state = self.module.initial_state(self.players, self.options)
@@ -84,17 +97,26 @@ class Fold:
     def apply(self, event: dict) -> None:
         """Apply one stored or proposed event; raises without changing anything on refusal."""
         if event["type"] == UNDO:
-            if not self._effective:
+            if not self._count:
                 raise RuleError("nothing to undo", "type")
-            remaining = self._effective[:-1]
-            g, c = self._replay(json.loads(e) for e in remaining)
-            self._effective = remaining
-            self.game_state, self.clock_state = g, c
+            if self._history is not None:
+                # fold the stored log up to this undo again (keeping the events only meanwhile)
+                full = Fold(self.game, self.players, self.options)._load(self._history(event["seq"]))
+                full.apply(event)
+                self.game_state, self.clock_state, self._count = full.game_state, full.clock_state, full._count
+            else:
+                remaining = self._effective[:-1]
+                g, c = self._replay(json.loads(e) for e in remaining)
+                self._effective = remaining
+                self._count -= 1
+                self.game_state, self.clock_state = g, c
         else:
             g, c = self._step(self.game_state, self.clock_state, event)
             self.game_state, self.clock_state = g, c
-            self._effective.append(json.dumps(
-                {k: event[k] for k in ("seq", "type", "data", "at") if k in event}, separators=(",", ":")))
+            self._count += 1
+            if self._history is None:
+                self._effective.append(json.dumps(
+                    {k: event[k] for k in ("seq", "type", "data", "at") if k in event}, separators=(",", ":")))
         self.last_seq = event.get("seq", self.last_seq + 1)
         self.last_at = event.get("at", self.last_at)
 
@@ -108,7 +130,7 @@ class Fold:
     def check(self, event: dict) -> None:
         """Would the event be accepted now? Raises if not; changes nothing."""
         if event["type"] == UNDO:
-            if not self._effective:
+            if not self._count:
                 raise RuleError("nothing to undo", "type")
             return
         self._step(self.game_state, self.clock_state, event)
@@ -231,7 +253,10 @@ class MatchService:
             f = self._folds.get(match_id)
             if f is None:
                 m = self.store.get_match(match_id)
-                f = fold(m["game"], m["players"], self.store.events(match_id), m["options"])
+                def history(before_seq, match_id=match_id):
+                    return [e for e in self.store.events(match_id) if e["seq"] < before_seq]
+
+                f = Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
                 self._folds[match_id] = f
                 while len(self._folds) > self.max_folds:
                     self._folds.popitem(last=False)

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.matches import MatchService, check_export
+from companion.matches import MatchService, check_export, fold
 from companion.store import Store, migrations
 
 
@@ -204,14 +204,24 @@ def test_service_keeps_only_the_most_recent_folds_and_refolds_the_rest(store, fa
     assert len(svc._folds) == 2
 
 
-def test_fold_keeps_events_in_effect_compactly(store, fake_game):
+def test_service_fold_keeps_no_copy_of_the_events(store, fake_game):
+    """The server's folds read undo's history from the store: their memory does not grow with the log."""
     svc = MatchService(store)
     m = svc.create(fake_game, ["ada", "bo"])
-    svc.append(m["id"], "point", {"player": "ada", "n": 2})
+    for n in range(50):
+        svc.append(m["id"], "point", {"player": "ada", "n": n})
     svc.append(m["id"], "point", {"player": "bo", "n": 5})
     f = svc.fold(m["id"])
-    assert [e["data"] for e in f.effective] == [{"player": "ada", "n": 2}, {"player": "bo", "n": 5}]
-    assert all(isinstance(e, str) for e in f._effective)
+    assert f._effective == []
+    assert [e["data"] for e in f.effective][-2:] == [{"player": "ada", "n": 49}, {"player": "bo", "n": 5}]
+    svc.undo(m["id"])
+    svc.undo(m["id"])
+    assert f._effective == []
+    assert [e["data"] for e in f.effective][-1] == {"player": "ada", "n": 48}
+    # the same state as a fold of the whole exported log
+    assert svc.state(m["id"])["state"] == fold(fake_game, ["ada", "bo"], store.events(m["id"])).game_state
+    svc.forget(m["id"])
+    assert svc.state(m["id"])["state"] == f.game_state
 
 
 def test_many_threads_share_a_few_read_connections_while_one_writes(store, fake_game):
