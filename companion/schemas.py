@@ -69,6 +69,18 @@ def _validator(name: str):
     return Draft202012Validator(schema, format_checker=format_checker())
 
 
+def integral(value):
+    """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 2.0 as an
+    integer, and without this an engine would refuse a space of 1.0 or print 14.0 points."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral(v) for v in value]
+    return value
+
+
 def json_path(parts) -> str:
     out = "$"
     for p in parts:

@@ -41,7 +41,7 @@ import copy
 import functools
 
 from companion.errors import InputError, RuleError
-from companion.schemas import json_path, validate
+from companion.schemas import integral, json_path, validate
 
 GAME_ID = "richelieu"
 EVENT_TYPES = frozenset({"action", "turn.end", "intrigue.resolve", "track.adjust", "game.end"})
@@ -70,18 +70,6 @@ JEWELS_PER_PLAYER, JEWELS_IN_CITY = 2, 2
 
 # ---------------------------------------------------------------------------------------------------------
 # small rules
-
-def integral(value):
-    """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 1.0 as an
-    integer, and without this a space of 1.0 was refused and totals came out as 14.0."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: integral(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [integral(v) for v in value]
-    return value
-
 
 def track_position(prestige: int) -> int:
     """Where the prestige marker stands on the board (a 30+ tile per 30 points)."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from companion.errors import InputError
+from companion.schemas import integral
 
 BOARD_FILE = Path(__file__).resolve().parent / "data" / "web-of-power.board.json"
 
@@ -52,18 +53,6 @@ def _default_normalized_json() -> str:
 
 def default_board() -> dict:
     return json.loads(_default_normalized_json())
-
-
-def integral(value):
-    """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 2.0 as an
-    integer, and the engine's output would otherwise say 2.0 points."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: integral(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [integral(v) for v in value]
-    return value
 
 
 def _finite(v) -> bool:
