@@ -130,6 +130,21 @@ def _last_event_id() -> int | None:
     return n
 
 
+def _pump(sub, heartbeat: float):
+    """What a subscriber's stream sends next: ``(kind, payload)`` from the hub, or ``(None, ping)`` when
+    nothing came for ``heartbeat`` seconds (the write that reveals a phone that went away). Ends when the
+    hub closes the stream or the subscriber fell too far behind."""
+    while not sub.overflow:
+        try:
+            kind, payload = sub.q.get(timeout=heartbeat)
+        except queue.Empty:
+            yield None, ": ping\n\n"
+            continue
+        if kind == "close":
+            return
+        yield kind, payload
+
+
 def _headers() -> dict:
     return {"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"}
 
@@ -165,17 +180,10 @@ def match_stream(match_id):
             view = c.service.state(match_id)
             sent = view["seq"]
             yield sse("snapshot", {"view": present_view(view, who, seat)}, id=sent)
-            while True:
-                if sub.overflow:
-                    return
-                try:
-                    kind, payload = sub.q.get(timeout=heartbeat)
-                except queue.Empty:
-                    yield ": ping\n\n"
-                    continue
-                if kind == "close":
-                    return
-                if kind == "event":
+            for kind, payload in _pump(sub, heartbeat):
+                if kind is None:
+                    yield payload  # heartbeat
+                elif kind == "event":
                     seq = payload["event"]["seq"]
                     if seq <= sent:
                         continue
@@ -202,17 +210,8 @@ def club_stream():
         try:
             yield "retry: 2000\n\n"
             yield sse("hello", {"streams": c.hub.count()})
-            while True:
-                if sub.overflow:
-                    return
-                try:
-                    kind, payload = sub.q.get(timeout=heartbeat)
-                except queue.Empty:
-                    yield ": ping\n\n"
-                    continue
-                if kind == "close":
-                    return
-                yield sse(kind, payload)
+            for kind, payload in _pump(sub, heartbeat):
+                yield payload if kind is None else sse(kind, payload)
         finally:
             c.hub.unsubscribe(sub)
 
