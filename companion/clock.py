@@ -309,3 +309,22 @@ def view(state: dict, now_iso: str | None) -> dict:
             "running": s["running_since"] is not None,
         },
     }
+
+
+# -- what the adapters ask of the end-game (the box's NEXT and ROLL buttons, the server's dice) -------------
+
+def conquered_matters(view: dict) -> bool:
+    """Whether ending the current turn needs the conquered count: in the final rounds, fewer than
+    ``EXEMPT_CONQUESTS`` conquests owe a final roll (none is owed yet)."""
+    return view.get("phase") == "final-rounds" and not view.get("awaiting_roll")
+
+
+def final_roll_data(state: dict, player: str | None, rng) -> dict:
+    """The ``final.roll`` event data for the player who owes the roll now, the two dice rolled with
+    ``rng``; refused when nobody owes one or ``player`` is not the one who does."""
+    owed = state.get("awaiting_roll")
+    if owed is None:
+        raise RuleError("nobody owes a final roll now", "player")
+    if player is not None and player != owed:
+        raise RuleError(f"{owed} owes the final roll, not {player}", "player")
+    return {"player": owed, "dice": [rng.randint(*DIE_FACES), rng.randint(*DIE_FACES)]}

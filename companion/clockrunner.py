@@ -18,12 +18,10 @@ matches of a running server and writes the few things the server has to write:
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
 import random
-import sqlite3
 import threading
 import time
 
@@ -141,17 +139,9 @@ class ClockRunner:
     # -- writes ----------------------------------------------------------------
     def append(self, match_id: str, type: str, data: dict | None = None,
                expected_seq: int | None = None) -> dict:
-        """Append an event stamped by the server's clock, never before the match's last event.
-        With ``expected_seq`` a stale writer is refused; without, a race with another writer retries."""
-        for _attempt in range(5):
-            f = self.service.fold(match_id)
-            seen = f.last_seq if expected_seq is None else expected_seq
-            try:
-                return self.service.append(match_id, type, data, expected_seq=seen, at=self._stamp(f))
-            except ConflictError:
-                if expected_seq is not None:
-                    raise
-        raise ConflictError("the match is being written by another writer; try again", "expected_seq")
+        """Append an event through the match service (it stamps it by the server's clock, never before the
+        match's last event)."""
+        return self.service.append(match_id, type, data, expected_seq=expected_seq)
 
     def start_clock(self, match_id: str, limit_minutes: int | None = None, expected_seq: int | None = None) -> dict:
         data = {} if limit_minutes is None else {"limit_minutes": limit_minutes}
@@ -169,14 +159,8 @@ class ClockRunner:
     def roll_final(self, match_id: str, player: str | None = None, expected_seq: int | None = None) -> dict:
         """Roll the two final-round dice with the runner's RNG (secure by default) for the player who
         owes the roll, and append ``final.roll``."""
-        f = self._clock_fold(match_id)
-        owed = f.clock_state["awaiting_roll"]
-        if owed is None:
-            raise RuleError("nobody owes a final roll now", "player")
-        if player is not None and player != owed:
-            raise RuleError(f"{owed} owes the final roll, not {player}", "player")
-        dice = [self.rng.randint(1, 6), self.rng.randint(1, 6)]
-        return self.append(match_id, "final.roll", {"player": owed, "dice": dice}, expected_seq)
+        self._clock_fold(match_id)
+        return self.service.final_roll(match_id, player, expected_seq=expected_seq, rng=self.rng)
 
     def start_tournament_round(self, match_ids, limit_minutes: int | None = None) -> list[dict]:
         """Start the clocks of several tables with one action, all at the same instant. Every match is
@@ -237,12 +221,7 @@ class ClockRunner:
         return rows
 
     def _labels(self) -> dict[str, str]:
-        """Table labels the web app keeps beside matches (``match_meta``), when that table exists."""
-        try:
-            rows = self.store.conn().execute("SELECT match_id, label FROM match_meta WHERE label != ''")
-            return {r["match_id"]: r["label"] for r in rows}
-        except sqlite3.OperationalError:
-            return {}
+        return self.store.labels()
 
     # -- power-lost flag -------------------------------------------------------------
     def power_lost(self, match_id: str) -> dict | None:
@@ -254,8 +233,7 @@ class ClockRunner:
         with self._lock:
             had = self._power_lost.pop(match_id, None)
         if had:
-            with self.store.write() as c:
-                c.execute("UPDATE clock_checkpoints SET power_lost=NULL WHERE match_id=?", (match_id,))
+            self.store.clear_power_lost(match_id)
 
     # -- events from the match service ------------------------------------------------
     def _on_event(self, match_id: str, event: dict, fold) -> None:
@@ -358,21 +336,11 @@ class ClockRunner:
     def _write_checkpoints(self, now_iso: str, running: list) -> None:
         rows = [(mid, now_iso, seq, v["clock"]["elapsed_seconds"], v["clock"]["remaining_seconds"])
                 for mid, seq, v in running]
-        with self.store.write() as c:
-            c.executemany(
-                "INSERT INTO clock_checkpoints(match_id, at, seq, elapsed_seconds, remaining_seconds) "
-                "VALUES (?,?,?,?,?) ON CONFLICT(match_id) DO UPDATE SET at=excluded.at, seq=excluded.seq, "
-                "elapsed_seconds=excluded.elapsed_seconds, remaining_seconds=excluded.remaining_seconds",
-                rows)
+        self.store.write_checkpoints(rows)
         self.checkpoints_written += 1
 
     def checkpoints(self) -> dict[str, dict]:
-        rows = self.store.conn().execute(
-            "SELECT match_id, at, seq, elapsed_seconds, remaining_seconds, power_lost FROM clock_checkpoints")
-        return {r["match_id"]: {"at": r["at"], "seq": r["seq"], "elapsed_seconds": r["elapsed_seconds"],
-                                "remaining_seconds": r["remaining_seconds"],
-                                "power_lost": json.loads(r["power_lost"]) if r["power_lost"] else None}
-                for r in rows}
+        return self.store.checkpoints()
 
     # -- start-up recovery -------------------------------------------------------------
     def recover(self) -> list[dict]:
@@ -408,6 +376,7 @@ class ClockRunner:
             except (RuleError, InputError, ConflictError) as exc:
                 log.error("could not pause match %s after a restart: %s", mid, exc)
                 continue
+            f = self.service.fold(mid)
             v = clockfold.view(f.clock_state, pause_at)
             remaining = v["clock"]["remaining_seconds"]
             flag = {
@@ -418,13 +387,7 @@ class ClockRunner:
                 "phase": v["phase"],
                 "message": f"Power was lost; {_minutes_text(remaining)}; resume?",
             }
-            with self.store.write() as c:
-                c.execute(
-                    "INSERT INTO clock_checkpoints(match_id, at, seq, elapsed_seconds, remaining_seconds, power_lost) "
-                    "VALUES (?,?,?,?,?,?) ON CONFLICT(match_id) DO UPDATE SET at=excluded.at, seq=excluded.seq, "
-                    "elapsed_seconds=excluded.elapsed_seconds, remaining_seconds=excluded.remaining_seconds, "
-                    "power_lost=excluded.power_lost",
-                    (mid, pause_at, f.last_seq, v["clock"]["elapsed_seconds"], remaining, json.dumps(flag)))
+            self.store.set_power_lost(mid, pause_at, f.last_seq, v["clock"]["elapsed_seconds"], remaining, flag)
             with self._lock:
                 self._power_lost[mid] = flag
             flags.append({"match_id": mid, **flag})

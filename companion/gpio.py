@@ -1,7 +1,7 @@
 """The box: three buttons, three LEDs and an active buzzer on the Pi's GPIO pins.
 
 An adapter like the CLI and the web app: the buttons go through the same core commands as the
-phones (``MatchService.append`` / ``undo`` and the clock runner's roll), the LEDs and the buzzer
+phones (``MatchService.append`` / ``undo`` / ``final_roll``), the LEDs and the buzzer
 only *show* what the core says. No game rule lives here. gpiozero is imported only in this module.
 
 - **NEXT** ends the current player's turn (``turn.end``). When the turn's conquered count matters
@@ -9,7 +9,7 @@ only *show* what the core says. No game rule lives here. gpiozero is imported on
   box's subscribers, which the web layer forwards) and a long press (``long_press_s`` up to
   ``undo_hold_s``) means "2 or more". Holding NEXT ``undo_hold_s`` (2 s) undoes the last event.
 - **PAUSE** pauses or resumes the clock (``clock.pause`` / ``clock.resume``).
-- **ROLL** rolls the dice owed now (the final-round 2d6) through the clock runner.
+- **ROLL** rolls the dice owed now (the final-round 2d6) through the match service.
 - LEDs: green while the clock runs, amber while it runs in the finishing round / last lap / final
   rounds, red when paused or when the match has ended; all off when no match is driven or its clock
   has not started.
@@ -37,6 +37,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from companion import clock as clockfold
 from companion.errors import CompanionError, InputError
 
 MODES = ("auto", "mock", "off")
@@ -426,15 +427,9 @@ class Box:
                 return chosen
             except NotFoundError:
                 self.log.warning("box.match_id names no match (%s): using the latest clock match", chosen)
-        import json
-
-        rows = store.conn().execute(
-            "SELECT m.id, m.game, m.options, m.status, m.created_at, "
-            "(SELECT MAX(e.at) FROM events e WHERE e.match_id = m.id AND e.type = 'clock.start') AS started "
-            "FROM matches m WHERE m.status = 'open' OR m.id = ?", (self._sticky or "",)).fetchall()
         started, waiting = [], []
-        for r in rows:
-            if not uses_clock(r["game"], json.loads(r["options"] or "{}")):
+        for r in store.clock_starts(include=self._sticky):
+            if not uses_clock(r["game"], r["options"]):
                 continue
             if r["started"]:
                 started.append((r["started"], r["created_at"], r["id"]))
@@ -600,7 +595,7 @@ class Box:
         mid = self.match_id
         view = self.view() or {}
         player = view.get("current_player")
-        if conquered_matters(view):
+        if clockfold.conquered_matters(view):
             if not long:
                 self._publish("prompt", {"match_id": mid, "kind": "conquered", "player": player,
                                          "question": f"How many territories did {player} conquer this turn?",
@@ -609,14 +604,7 @@ class Box:
             data = {"player": player, "conquered": 2}
         else:
             data = {"player": player}
-        return self._command("next", lambda: self._append(mid, "turn.end", data))
-
-    def _append(self, mid, type, data=None):
-        """Through the runner when there is one: it stamps events by the server's clock, never
-        before the match's last event (the web layer's write path too)."""
-        if self.runner is not None and hasattr(self.runner, "append"):
-            return self.runner.append(mid, type, data or {})
-        return self.service.append(mid, type, data or {})
+        return self._command("next", lambda: self.service.append(mid, "turn.end", data))
 
     def _pause_pressed(self) -> None:
         self.pause_or_resume()
@@ -627,7 +615,7 @@ class Box:
         mid = self.match_id
         view = self.view() or {}
         running = bool((view.get("clock") or {}).get("running"))
-        return self._command("pause", lambda: self._append(mid, "clock.pause" if running else "clock.resume"))
+        return self._command("pause", lambda: self.service.append(mid, "clock.pause" if running else "clock.resume"))
 
     def _roll_pressed(self) -> None:
         self.roll()
@@ -637,27 +625,8 @@ class Box:
         if self._no_match("roll"):
             return False
         mid = self.match_id
-        return self._command("roll", lambda: roll_owed(self.service, self.runner, mid, self.rng))
-
-
-def conquered_matters(view: dict) -> bool:
-    """Whether ending this turn needs the conquered count: in the clock's final rounds, fewer than
-    2 conquests owe a final roll (companion/clock.py)."""
-    return view.get("phase") == "final-rounds" and not view.get("awaiting_roll")
-
-
-def roll_owed(service, runner, match_id, rng):
-    """Roll the owed final-round dice through the clock runner (its RNG), or without a runner
-    with ``rng`` and ``final.roll``; the clock refuses when nobody owes a roll."""
-    if runner is not None and hasattr(runner, "roll_final"):
-        return runner.roll_final(match_id)
-    view = service.state(match_id)
-    if not view.get("awaiting_roll"):
-        from companion.errors import RuleError
-
-        raise RuleError("no dice are owed now", "type")
-    dice = [rng.randint(1, 6), rng.randint(1, 6)]
-    return service.append(match_id, "final.roll", {"player": view["awaiting_roll"], "dice": dice})
+        rng = self.runner.rng if self.runner is not None else self.rng
+        return self._command("roll", lambda: self.service.final_roll(mid, rng=rng))
 
 
 def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, logger=None, **kw) -> Box:

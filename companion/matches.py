@@ -14,8 +14,6 @@ An event the rules refuse raises ``RuleError``/``InputError``; the server refuse
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 
 from companion.errors import InputError, RuleError
 from companion.games import game_module
@@ -62,6 +60,12 @@ class Fold:
         if self._history is not None:
             return Fold(self.game, self.players, self.options)._load(self._history(self.last_seq + 1)).effective
         return [json.loads(e) for e in self._effective]
+
+    def __copy__(self) -> "Fold":
+        new = object.__new__(Fold)
+        new.__dict__.update(self.__dict__)
+        new._effective = list(self._effective)
+        return new
 
     def _load(self, events) -> "Fold":
         for e in events:
@@ -214,96 +218,3 @@ def check_export(doc) -> Fold:
         except CompanionError as exc:
             raise InputError(exc.message, event_path(where, exc.field)) from None
     return f
-
-
-class MatchService:
-    """The core's one entry point for match writes: validate by folding, then store.
-
-    Keeps the folded state of the most recently used matches in memory (the server is the only
-    writer; a match pushed out is folded again from the store when next asked for), and tells
-    subscribers (live updates, GPIO LEDs) about every stored event.
-    """
-
-    def __init__(self, store, max_folds: int = 24):
-        self.store = store
-        self.max_folds = max_folds
-        self._folds: OrderedDict[str, Fold] = OrderedDict()
-        self._lock = threading.RLock()
-        self._subscribers: list = []
-
-    def subscribe(self, callback) -> None:
-        """``callback(match_id, event, fold)`` after each committed event."""
-        self._subscribers.append(callback)
-
-    def unsubscribe(self, callback) -> None:
-        if callback in self._subscribers:
-            self._subscribers.remove(callback)
-
-    def create(self, game: str, players: list[str], options: dict | None = None, match_id: str | None = None) -> dict:
-        game_module(game)
-        if not isinstance(players, list) or not players:
-            raise InputError("must be a non-empty list of player names", "players")
-        if len(set(players)) != len(players):
-            raise InputError("a player is named twice", "players")
-        Fold(game, players, options)  # the game's initial_state checks player counts and options
-        return self.store.create_match(game, players, options, match_id=match_id)
-
-    def fold(self, match_id: str) -> Fold:
-        with self._lock:
-            f = self._folds.get(match_id)
-            if f is None:
-                m = self.store.get_match(match_id)
-                def history(before_seq, match_id=match_id):
-                    return [e for e in self.store.events(match_id) if e["seq"] < before_seq]
-
-                f = Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
-                self._folds[match_id] = f
-                while len(self._folds) > self.max_folds:
-                    self._folds.popitem(last=False)
-            else:
-                self._folds.move_to_end(match_id)
-                # catch up with anything written by another path (e.g. import)
-                for e in self.store.events(match_id, after_seq=f.last_seq):
-                    f.apply(e)
-            return f
-
-    def state(self, match_id: str, now: str | None = None) -> dict:
-        with self._lock:
-            f = self.fold(match_id)
-            return f.view(now or self.store.clock.now_iso())
-
-    def append(self, match_id: str, type: str, data: dict | None = None,
-               expected_seq: int | None = None, at: str | None = None) -> dict:
-        if not isinstance(type, str) or not type:
-            raise InputError("must be a non-empty string", "type")
-        if data is not None and not isinstance(data, dict):
-            raise InputError("must be an object", "data")
-        with self._lock:
-            f = self.fold(match_id)
-
-            def check(event, last_seq):
-                if last_seq != f.last_seq:  # another path wrote; re-read before judging
-                    for e in self.store.events(match_id, after_seq=f.last_seq):
-                        f.apply(e)
-                f.check(event)
-
-            event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq, at=at, check=check)
-            f.apply(event)
-            status = "ended" if f.ended() else "open"
-            if self.store.get_match(match_id)["status"] != status:
-                self.store.set_status(match_id, status)
-            for cb in list(self._subscribers):
-                try:
-                    cb(match_id, event, f)
-                except Exception:  # a broken subscriber never loses a stored event
-                    import logging
-
-                    logging.getLogger(__name__).exception("subscriber failed")
-            return event
-
-    def undo(self, match_id: str, expected_seq: int | None = None) -> dict:
-        return self.append(match_id, UNDO, {}, expected_seq=expected_seq)
-
-    def forget(self, match_id: str) -> None:
-        with self._lock:
-            self._folds.pop(match_id, None)

@@ -1,8 +1,8 @@
 """Clubs, seasons and their results in SQLite (migration ``0003_seasons.sql``), for the CLI and the web.
 
 A season belongs to a club, a game and a year (one per club, game and year). Its matches come from two
-places: a finished match of the app (``record_finished_match``, called by the ``season_feeder``
-subscriber of ``MatchService``) and results the organiser enters for a match played without the app
+places: a finished match of the app (``record_finished_match``, called by ``derive_from_fold`` in the
+match event's own transaction, see ``companion.service``) and results the organiser enters for a match played without the app
 (``add_result``). Every write goes through ``Store.write()``; the maths is ``companion.season``.
 
 Which season an app match feeds: ``options.season`` (a season id or ``club/game/year``) when the match
@@ -18,7 +18,7 @@ import logging
 
 from companion import season as core
 from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.store import new_id
+from companion.storage import new_id
 
 log = logging.getLogger(__name__)
 
@@ -375,21 +375,25 @@ def results_from_fold(fold) -> list[dict] | None:
     return out
 
 
-def season_feeder(service, store):
-    """A ``MatchService`` subscriber: when a match ends, record its results in its season; when an
-    undo re-opens it, take them out again. Failures are logged, never raised into the match."""
+def derive_from_fold(store, match: dict, fold, event: dict) -> None:
+    """The season rows derived from a match's log, written by the match service in the event's own
+    transaction: an ended match is recorded in its season (idempotent); an undo that re-opened it, or a
+    rebuild of a match still in play, takes it out. A season that cannot take the result (its rules
+    refuse it) is logged and leaves the match alone."""
+    from companion.errors import CompanionError
 
-    def on_event(match_id, event, fold):
+    if fold.ended():
+        results = results_from_fold(fold)
+        if results is None:
+            return
         try:
-            if fold.ended():
-                results = results_from_fold(fold)
-                if results is None:
-                    return
-                record_finished_match(store, store.get_match(match_id), results,
-                                      date=fold.last_at or event.get("at"))
-            elif event.get("type") == "undo":
-                forget_app_match(store, match_id)
-        except Exception:
-            log.exception("could not record match %s in its season", match_id)
+            with store.write():  # a savepoint: a refusal takes back only this
+                record_finished_match(store, match, results, date=fold.last_at or event.get("at"))
+        except CompanionError as exc:
+            log.warning("could not record match %s in its season: %s", match["id"], exc)
+    elif event.get("type") == "undo" or event.get("rebuild"):
+        forget_app_match(store, match["id"])
 
-    return on_event
+
+def season_match_count(store, season_id: str) -> int:
+    return store.conn().execute("SELECT COUNT(*) FROM season_matches WHERE season_id=?", (season_id,)).fetchone()[0]

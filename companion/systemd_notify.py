@@ -7,7 +7,7 @@ returns False, so ``companion serve`` calls them unconditionally:
 
     from companion.systemd_notify import notify_ready, start_watchdog
     notify_ready(f"serving on {url}")
-    start_watchdog(health=lambda: store.conn().execute("SELECT 1").fetchone() is not None)
+    start_watchdog(health=store.ping)
 
 ``systemd/companion.service`` runs the server through this module, which needs nothing from
 ``companion serve`` itself::

@@ -32,7 +32,7 @@ def clock():
 
 @pytest.fixture
 def store(tmp_path, clock):
-    from companion.store import Store
+    from companion.storage import Store
 
     s = Store(tmp_path / "companion.db", clock=clock)
     yield s

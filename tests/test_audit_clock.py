@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from companion import clock
 from companion.clockrunner import ClockRunner
 from companion.errors import InputError, RuleError
-from companion.matches import MatchService, check_export, fold
-from companion.store import Store
+from companion.matches import check_export, fold
+from companion.service import MatchService
+from companion.storage import Store
 from companion.timeutil import FakeClock, to_iso
 
 T0 = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from companion.errors import ConflictError, RuleError
-from companion.matches import MatchService
-from companion.store import Store
+from companion.service import MatchService
+from companion.storage import Store
 from companion.timeutil import FakeClock, to_iso
 
 T0 = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
@@ -156,7 +156,6 @@ def test_rule_a_finished_match_feeds_its_season_and_nothing_after_the_end_change
 
     monkeypatch.setattr(fg, "final_ranking", final_ranking, raising=False)
     svc = MatchService(store)
-    svc.subscribe(season_store.season_feeder(svc, store))
     season_store.create_club(store, "Club")
     season_store.create_season(store, "Club", fake_game, 2026)
     mid = svc.create(fake_game, ["Anna", "Bruno", "Carla"], {"clock": True})["id"]

@@ -12,7 +12,8 @@ import pytest
 
 from companion import clock
 from companion.errors import InputError, RuleError
-from companion.matches import MatchService, fold
+from companion.matches import fold
+from companion.service import MatchService
 from companion.resources import schemas_dir
 from companion.timeutil import parse_iso, to_iso
 

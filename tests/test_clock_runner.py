@@ -9,8 +9,8 @@ import pytest
 
 from companion.clockrunner import ClockRunner
 from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.matches import MatchService
-from companion.store import Store
+from companion.service import MatchService
+from companion.storage import Store
 from companion.timeutil import FakeClock, MonotonicWallClock, parse_iso, to_iso
 
 PLAYERS = ["ada", "bo", "cy"]

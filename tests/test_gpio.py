@@ -18,7 +18,7 @@ from companion import gpio
 from companion.clockrunner import ClockRunner
 from companion.errors import InputError
 from companion.gpio import LEDS, PATTERNS, PHYSICAL_PIN, attach, check_pin_map, led_for, load_pin_map
-from companion.matches import MatchService
+from companion.service import MatchService
 
 PLAYERS = ["Ada", "Bo", "Cy"]
 DEFAULT = {"buttons": {"next": 17, "pause": 27, "roll": 22}, "leds": {"green": 5, "amber": 6, "red": 13},
@@ -707,7 +707,7 @@ def test_any_press_sequence_keeps_the_leds_equal_to_the_core(tmp_path_factory, f
     press writes at most one event; every stored event folds."""
     from companion import clock as clockfold
     from companion.matches import fold
-    from companion.store import Store
+    from companion.storage import Store
     from companion.timeutil import FakeClock
 
     def expected_light(clock_state, now):

@@ -39,7 +39,7 @@ def test_installed_wheel_finds_its_files_away_from_the_checkout(wheel, tmp_path)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = (
-        "import companion.resources as r, companion.schemas as s, companion.store as st, sys\n"
+        "import companion.resources as r, companion.schemas as s, companion.storage as st, sys\n"
         "assert str(r.schemas_dir()).startswith(sys.argv[1]), r.schemas_dir()\n"
         "assert str(r.web_dir()).startswith(sys.argv[1]), r.web_dir()\n"
         "assert s.schema_names(), 'no schemas'\n"

@@ -4,7 +4,7 @@ import pytest
 
 from companion import season_store as ss
 from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.matches import MatchService
+from companion.service import MatchService
 
 # -- a tiny ranked game, registered under a real game id by the ``ranked_game`` fixture ----------
 # It ends on a "finish" event carrying the final places; final_ranking gives them back.
@@ -266,7 +266,6 @@ def test_a_season_of_another_game_is_refused(store, season):
 def test_the_feeder_records_a_match_when_it_ends_and_forgets_it_on_undo(store, club, ranked_game):
     season = ss.create_season(store, club["id"], ranked_game, 2026)
     service = MatchService(store)
-    service.subscribe(ss.season_feeder(service, store))
     m = service.create(ranked_game, ["ada", "bo", "cy", "di"])
     service.append(m["id"], "kill", {"player": "di"})
     assert ss.season_matches(store, season["id"]) == []
@@ -287,7 +286,6 @@ def test_the_feeder_records_a_match_when_it_ends_and_forgets_it_on_undo(store, c
 def test_a_feeder_failure_never_loses_the_event(store, club, ranked_game, caplog):
     ss.create_season(store, club["id"], ranked_game, 2026)
     service = MatchService(store)
-    service.subscribe(ss.season_feeder(service, store))
     m = service.create(ranked_game, ["ada", "bo"])  # no points table for 2 players
     event = service.append(m["id"], "finish", {"ranking": ["ada", "bo"]})
     assert event["seq"] == 1 and store.get_match(m["id"])["status"] == "ended"
@@ -313,7 +311,6 @@ def test_a_real_conquest_match_feeds_its_season_when_the_objective_is_completed(
     season = ss.create_season(store, club["id"], "conquest-italy", 2026)
     players = ["Anna", "Bruno", "Carla", "Dario"]
     svc = MatchService(store)
-    svc.subscribe(ss.season_feeder(svc, store))
     m = svc.create("conquest-italy", players)
     owner, _ = ci.deal(players, ci.conquest_map.default_map(), random.Random(4))
     svc.append(m["id"], "setup.deal", {"owner": owner})

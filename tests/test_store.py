@@ -7,8 +7,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.matches import MatchService, check_export, fold
-from companion.store import Store, migrations
+from companion.matches import check_export, fold
+from companion.service import MatchService
+from companion.storage import Store, migrations
 
 
 def test_migrations_from_an_empty_file(tmp_path):
@@ -216,6 +217,7 @@ def test_service_fold_keeps_no_copy_of_the_events(store, fake_game):
     assert [e["data"] for e in f.effective][-2:] == [{"player": "ada", "n": 49}, {"player": "bo", "n": 5}]
     svc.undo(m["id"])
     svc.undo(m["id"])
+    f = svc.fold(m["id"])  # each write makes a new fold; a fold handed out never changes
     assert f._effective == []
     assert [e["data"] for e in f.effective][-1] == {"player": "ada", "n": 48}
     # the same state as a fold of the whole exported log

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from companion import systemd_notify as sd
 from companion.cli import build_parser
 from companion.cli.backup import BACKUP_NAME, rotate
-from companion.store import Store
+from companion.storage import Store
 
 REPO = Path(__file__).resolve().parent.parent
 UNITS = REPO / "systemd"
@@ -363,7 +363,7 @@ def make_shims(tmp_path, names, log):
 
 
 def test_restore_a_backup_made_by_store_backup(tmp_path, clock, fake_game):
-    from companion.matches import MatchService
+    from companion.service import MatchService
 
     state = tmp_path / "state"
     db = state / "companion.db"

@@ -69,8 +69,8 @@ class _Tournament:
 
     def __init__(self):
         from companion.clockrunner import ClockRunner
-        from companion.matches import MatchService
-        from companion.store import Store
+        from companion.service import MatchService
+        from companion.storage import Store
         from companion.timeutil import FakeClock
 
         self.dir = tempfile.mkdtemp(prefix="companion-bench-")

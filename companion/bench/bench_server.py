@@ -42,8 +42,8 @@ def _free_port() -> int:
 
 
 def _token(data_dir: Path) -> str:
-    from companion.store import Store
-    from companion.web.access import Access
+    from companion.storage import Store
+    from companion.access import Access
 
     store = Store(data_dir / "companion.db")
     try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import os
 import sys
 
@@ -31,6 +30,7 @@ COMMANDS = [
     "map",
     "hardware",
     "backup",
+    "db",
 ]
 
 
@@ -56,7 +56,7 @@ def resolve_data_dir(value: str | None) -> str:
 
 
 def open_store(args):
-    from companion.store import Store
+    from companion.storage import Store
 
     return Store(os.path.join(resolve_data_dir(getattr(args, "data_dir", None)), "companion.db"))
 
@@ -78,10 +78,7 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in COMMANDS:
-        modname = f"companion.cli.{name}"
-        if importlib.util.find_spec(modname) is None:
-            continue
-        importlib.import_module(modname).register(sub)
+        importlib.import_module(f"companion.cli.{name}").register(sub)
     return parser
 
 

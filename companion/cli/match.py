@@ -57,12 +57,11 @@ def run_export(args):
 
 
 def run_import(args):
-    from companion.matches import check_export
+    from companion.service import MatchService
 
     doc = load_json(args.file)
-    f = check_export(doc)
     with open_store(args) as store:
-        match_id = store.import_match(doc, status="ended" if f.ended() else "open")
+        match_id, _fold = MatchService(store).import_match(doc)
     emit({"imported": match_id, "events": len(doc["events"])})
 
 

@@ -209,8 +209,7 @@ def run_list(args):
         clubs = season_store.list_clubs(store)
         seasons = season_store.list_seasons(store, args.club)
         for s in seasons:
-            s["matches"] = store.conn().execute(
-                "SELECT COUNT(*) FROM season_matches WHERE season_id=?", (s["id"],)).fetchone()[0]
+            s["matches"] = season_store.season_match_count(store, s["id"])
         emit({"clubs": clubs, "seasons": seasons})
 
 

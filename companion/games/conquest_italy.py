@@ -874,3 +874,72 @@ def public_view(state, viewer: str | None) -> dict:
                                      "points": sum(gm.value(c) for c in have),
                                      "complete": len(have) == len(mine)}
     return out
+
+
+# -- what the server completes or computes for the tracker ----------------------------------------------
+# ``ACTIONS[name] = (event type, fn)``; ``fn(state, players, data, rng, effective) -> (event data, extra)``
+# fills the event from the state it will follow (``effective()``: the events in effect, oldest first).
+
+def conquests_this_turn(state, effective, player: str) -> int:
+    """Territories ``player`` conquered since the last ``turn.end`` in effect."""
+    s = initial_state(state["players"], {"map": state["map"]})
+    at_turn_start = 0
+    for e in effective:
+        if e["type"] == "turn.end":
+            at_turn_start = s["conquests"].get(player, 0)
+        elif e["type"] in EVENT_TYPES:
+            s = apply(s, e)
+    return s["conquests"].get(player, 0) - at_turn_start
+
+
+def _deal_action(state, players, data, rng, effective):
+    """The Pi shuffles the territory cards, deals them and fixes the majority rule with swaps."""
+    if state["phase"] != "deal":
+        raise RuleError("the cities have been dealt already (undo the deal to deal again)", "type")
+    owner, swaps = deal(players, map_of(state["map"]), rng)
+    return {"owner": owner}, {"swaps": swaps}
+
+
+def _combat_action(state, players, data, rng, effective):
+    return fill_dice(state, data, rng), None
+
+
+def _turn_end_action(state, players, data, rng, effective):
+    """``conquered`` (it decides the final-round roll) is counted from the combats of the turn unless given."""
+    player = data.get("player")
+    if not isinstance(player, str) or player not in players:
+        raise InputError(f"unknown player {player!r}", "player")
+    if "conquered" not in data:
+        data["conquered"] = conquests_this_turn(state, effective(), player)
+    return data, None
+
+
+ACTIONS = {
+    "deal": ("setup.deal", _deal_action),
+    "combat": ("combat", _combat_action),
+    "turn-end": ("turn.end", _turn_end_action),
+}
+
+
+def reinforcements_now(state, player: str, trade: list[str] | None = None) -> dict:
+    """What ``player`` receives now, trading ``trade`` (three cards of their hand) if given."""
+    gm = map_of(state["map"])
+    if player not in state["players"]:
+        raise InputError(f"unknown player {player!r}", "player")
+    if trade is not None:
+        check_cards(gm, trade, "trade")
+        for n, c in enumerate(trade):
+            if c not in state["hands"][player]:
+                raise RuleError(f"{player} does not have the card {c!r}", f"trade[{n}]")
+    return reinforcements(gm, held(state, player), units_on_map(state, player), trade)
+
+
+def battle_units(state, src: str, dst: str) -> tuple[int, int]:
+    """The units on the map of an attack from ``src`` (attacker) to ``dst`` (defender)."""
+    gm = map_of(state["map"])
+    for name, city in (("from", src), ("to", dst)):
+        if city not in gm.city:
+            raise InputError(f"unknown city {city!r}", name)
+        if city not in state["units"]:
+            raise RuleError("the cities have not been dealt yet", name)
+    return state["units"][src], state["units"][dst]

@@ -637,3 +637,22 @@ def summary(state: dict) -> dict:
         p = state["players"][state["turn"]["player"]]
         out["turn"]["next"] = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
     return out
+
+
+def preview(state, data) -> dict:
+    """What resolving an intrigue with these cards (``data`` as in ``intrigue.resolve``) would do, without
+    storing anything: the result, each player's changes, the Cardinal before and after, the end."""
+    if state.get("ended"):
+        raise RuleError("the match has ended", "type")
+    after = apply(state, {"type": "intrigue.resolve", "data": data})
+    changes = {}
+    for name in state["order"]:
+        b, a = state["players"][name], after["players"][name]
+        delta = {k: a[k] - b[k] for k in ("prestige", "income", "military", "money") if a[k] != b[k]}
+        cards = {k: a["cards"][k] - b["cards"][k] for k in a["cards"] if a["cards"][k] != b["cards"][k]}
+        if cards:
+            delta["sheets"] = cards
+        if delta:
+            changes[name] = delta
+    return {"result": after["resolutions"][-1], "changes": changes,
+            "cardinal": {"before": state["cardinal"], "after": after["cardinal"]}, "ends_match": after["ended"]}

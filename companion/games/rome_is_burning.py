@@ -426,3 +426,37 @@ def summary(state: dict) -> dict:
     if state["phase"] == "ended":
         out["winners"] = list(state["winners"])
     return out
+
+
+# -- what the server completes for the tracker ----------------------------------------------------------
+# ``ACTIONS[name] = (event type, fn)``; ``fn(state, players, data, rng, effective) -> (event data, extra)``.
+
+def _deal_action(state, players, data, rng, effective):
+    """The Pi shuffles the 40 cards and deals 2 to each of players + 1 free spaces (``data.first``: who
+    moves first this turn, optional)."""
+    first = data.get("first")
+    if first is not None and first not in players:
+        raise InputError(f"unknown player {first!r}", "first")
+    if state["phase"] != "setup":
+        raise RuleError(f"turn {state['turn']} is already dealt", "type")
+    return deal(state, rng, first), None
+
+
+def _move_action(state, players, data, rng, effective):
+    """The Pi rolls 1d6 for ``data.player`` moving ``data.direction``; refused before anything is rolled
+    when the rules refuse the move now."""
+    player = data.get("player")
+    if not isinstance(player, str) or player not in players:
+        raise InputError(f"unknown player {player!r}", "player")
+    return move_data(state, player, data.get("direction"), rng), None
+
+
+ACTIONS = {"deal": ("turn.setup", _deal_action), "move": ("move", _move_action)}
+
+
+def scores_now(state) -> dict:
+    """This turn's scores of the hands as they stand (with who would be elected); during an election,
+    the scoring waiting for the old emperor's choice."""
+    if state["phase"] == "election":
+        return {"turn": state["turn"], "phase": state["phase"], **state["scoring"]}
+    return {"turn": state["turn"], "phase": state["phase"], **turn_scores(state["emperor"], state["hands"])}

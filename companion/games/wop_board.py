@@ -25,6 +25,8 @@ from xml.sax.saxutils import escape
 from companion.errors import InputError
 from companion.schemas import integral
 
+_QUOTE = {'"': "&quot;"}  # escape() for an attribute value
+
 BOARD_FILE = Path(__file__).resolve().parent / "data" / "web-of-power.board.json"
 
 # What the rule book says about the real board (checked as warnings on any board).
@@ -519,7 +521,8 @@ def map_svg(doc) -> str:
             sid = _site_id(s)
             x, y = pos[sid]
             name = s.get("name", sid) if isinstance(s, dict) else sid
-            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="#c04030" stroke="#400"/>')
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="#c04030" stroke="#400" '
+                       f'data-site="{escape(sid, _QUOTE)}"/>')
             out.append(f'<text x="{x:.1f}" y="{y - 12:.1f}" text-anchor="middle">{escape(name)}</text>')
     for x, y in placeholders:
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="8" fill="none" stroke="#999" stroke-dasharray="2,2"/>')

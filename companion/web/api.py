@@ -15,8 +15,8 @@ from companion.errors import CompanionError, ConflictError, ForbiddenError, Inpu
 from companion.games import GAMES, game_module
 from companion.matches import event_path, uses_clock
 from companion.schemas import json_path
-from companion.web.core import (ctx, int_arg, json_body, match_card, meta, present_event, present_view,
-                                require, role, seat_for, set_meta)
+from companion.web.core import (ctx, int_arg, json_body, match_card, present_event, present_view, require, role,
+                                seat_for)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
@@ -37,26 +37,14 @@ def _dollar(field: str | None, prefix: str = "$") -> str:
     return f"{prefix}.{field}" if not field.startswith("[") else f"{prefix}{field}"
 
 
-def _guard_game(fn, *args, where="$.data", **kw):
-    """Run a call into a game module: its own errors pass through, anything else it raises on
-    odd data becomes a 400 naming ``where`` (a game module must never turn bad input into a 500)."""
-    try:
-        return fn(*args, **kw)
-    except CompanionError:
-        raise
-    except Exception as exc:
-        log.exception("game module failed")
-        raise InputError(f"the game could not handle this input ({type(exc).__name__})", where) from None
-
-
 def match_doc(match_id: str) -> dict:
     c = ctx()
     match = c.store.get_match(match_id)
-    view = _guard_game(c.service.state, match_id, where="$")
+    view = c.service.state(match_id)
     who, seat = role(), seat_for(match_id)
-    out = {**match, **meta(c, match_id), "seq": view["seq"], "seat": seat,
+    out = {**match, **c.store.meta(match_id), "seq": view["seq"], "seat": seat,
            "view": present_view(view, who, seat)}
-    if c.runner is not None and hasattr(c.runner, "power_lost") and uses_clock(match["game"], match["options"]):
+    if c.runner is not None and uses_clock(match["game"], match["options"]):
         out["power_lost"] = c.runner.power_lost(match_id)
     return out
 
@@ -112,14 +100,13 @@ def create_match():
         if name not in players:
             raise InputError(f"{name!r} is not one of the players", json_path(["colours", name]))
     try:
-        match = _guard_game(c.service.create, doc["game"], players, doc.get("options", {}), where="$.options")
+        match = c.service.create(doc["game"], players, doc.get("options", {}), label=doc.get("label", ""),
+                                 colours=colours)
     except CompanionError as exc:
         if exc.field in ("players", "game"):
             raise type(exc)(exc.message, f"$.{exc.field}") from None
         raise type(exc)(exc.message, _dollar(exc.field, "$.options")) from None
-    set_meta(c, match["id"], doc.get("label", ""), colours)
     body = match_doc(match["id"])
-    c.hub.publish("*", "match", match_card(c, match, "viewer", None))
     return jsonify(body), 201, {"Location": f"/api/matches/{match['id']}"}
 
 
@@ -139,35 +126,22 @@ def list_events(match_id):
     return jsonify({"match_id": match_id, "events": events})
 
 
-def _writer(match: dict):
-    """Clock matches are written through the clock runner when it runs: it stamps events by the
-    server's clock, never before the match's last event."""
-    c = ctx()
-    if c.runner is not None and hasattr(c.runner, "append") and uses_clock(match["game"], match["options"]):
-        return lambda mid, t, d, seq: c.runner.append(mid, t, d, expected_seq=seq)
-    return lambda mid, t, d, seq: c.service.append(mid, t, d, expected_seq=seq)
-
-
-def _append(match_id: str, type_: str, data: dict, expected_seq: int, call=None):
-    c = ctx()
-    match = c.store.get_match(match_id)
-    if call is None:
-        write = _writer(match)
-
-        def call():
-            return write(match_id, type_, data, expected_seq)
+def stored(match_id: str, write, extra: dict | None = None):
+    """Run one write of the match service (``write() -> event``) and answer 201 with the match document
+    and the stored event. The service names fields inside the event's ``data``; here they become JSON
+    paths of the request (``$.data.player``, ``$.type``)."""
     try:
-        event = _guard_game(call)
-    except ConflictError:
+        event = write()
+    except (ConflictError, NotFoundError):
         raise
-    except RuleError as exc:
-        raise RuleError(exc.message, event_path("$", exc.field)) from None
-    except InputError as exc:
+    except (RuleError, InputError) as exc:
         if exc.field and exc.field.startswith("$"):
             raise
-        raise InputError(exc.message, event_path("$", exc.field)) from None
+        raise type(exc)(exc.message, event_path("$", exc.field)) from None
     body = match_doc(match_id)
     body["event"] = present_event(event, body["game"], role(), seat_for(match_id), body["status"] == "ended")
+    if extra:
+        body.update(extra)
     return jsonify(body), 201
 
 
@@ -177,29 +151,31 @@ def append_event(match_id):
     doc = json_body("api.event-append")
     if doc["type"] == "undo":
         raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
-    return _append(match_id, doc["type"], doc.get("data", {}), doc["expected_seq"])
+    return stored(match_id, lambda: ctx().service.append(match_id, doc["type"], doc.get("data", {}),
+                                                          expected_seq=doc["expected_seq"]))
 
 
 @bp.post("/api/matches/<match_id>/undo")
 @require("player")
 def undo(match_id):
     doc = json_body("api.undo")
-    return _append(match_id, "undo", {}, doc["expected_seq"])
+    return stored(match_id, lambda: ctx().service.undo(match_id, expected_seq=doc["expected_seq"]))
 
 
 @bp.post("/api/matches/<match_id>/final-roll")
 @require("player")
 def final_roll(match_id):
     """The server rolls the two final-round dice for the player who owes them (clock matches)."""
+    from companion.web.trackers import rng
+
     c = ctx()
     doc = json_body("api.final-roll")
     match = c.store.get_match(match_id)
     if not uses_clock(match["game"], match["options"]):
         raise RuleError("this match does not use the clock", "$")
-    if c.runner is None or not hasattr(c.runner, "roll_final"):
-        raise RuleError("the match clock runner is not running on this server", "$")
-    return _append(match_id, "final.roll", {}, doc["expected_seq"],
-                   call=lambda: c.runner.roll_final(match_id, doc.get("player"), expected_seq=doc["expected_seq"]))
+    dice = c.runner.rng if c.runner is not None else rng()
+    return stored(match_id, lambda: c.service.final_roll(match_id, doc.get("player"),
+                                                         expected_seq=doc["expected_seq"], rng=dice))
 
 
 @bp.put("/api/matches/<match_id>/seat")
@@ -230,10 +206,7 @@ def claim_seat(match_id):
 
 
 def _has_secrets(game: str) -> bool:
-    try:
-        mod = game_module(game)
-    except Exception:
-        return False
+    mod = game_module(game)
     return hasattr(mod, "public_view") or hasattr(mod, "public_event")
 
 
@@ -250,14 +223,9 @@ def export_match(match_id):
 @bp.post("/api/matches/import")
 @require("organiser")
 def import_match():
-    from companion.matches import check_export
-
     c = ctx()
     doc = json_body()
-    f = _guard_game(check_export, doc, where="$")
-    match_id = c.store.import_match(doc, status="ended" if f.ended() else "open")
-    c.service.forget(match_id)
-    c.hub.publish("*", "match", match_card(c, c.store.get_match(match_id), "viewer", None))
+    match_id, _fold = c.service.import_match(doc)
     return jsonify({"imported": match_id, "events": len(doc["events"])}), 201, \
         {"Location": f"/api/matches/{match_id}"}
 
@@ -269,11 +237,8 @@ def tournament():
     who = role()
     tables = [match_card(c, m, who, seat_for(m["id"])) for m in c.store.list_matches("open", 100)]
     out = {"tables": tables, "clock_runner": c.runner is not None}
-    if c.runner is not None and hasattr(c.runner, "overview"):
-        try:
-            out["overview"] = c.runner.overview()
-        except Exception:
-            log.exception("runner overview failed")
+    if c.runner is not None:
+        out["overview"] = c.runner.overview()
     return jsonify(out)
 
 
@@ -292,7 +257,7 @@ def tournament_round():
             raise RuleError("the match has ended", f"$.match_ids[{i}]")
         if not uses_clock(m["game"], m["options"]):
             raise RuleError("this match does not use the clock", f"$.match_ids[{i}]")
-    if c.runner is None or not hasattr(c.runner, "start_tournament_round"):
+    if c.runner is None:
         raise RuleError("the match clock runner is not running on this server", "$.match_ids")
     try:
         result = c.runner.start_tournament_round(ids)

@@ -1,8 +1,8 @@
 """The Flask app factory: ``create_app(config)``.
 
 It opens (or takes) the store, builds the MatchService, the live-update hub, the clock runner
-and the GPIO box when those modules exist, registers the blueprints of ``BLUEPRINTS`` that exist,
-and installs what every request goes through:
+and the GPIO box (when asked for), registers the blueprints of ``BLUEPRINTS``, and installs what
+every request goes through:
 
 1. the Host allow-list (localhost, this machine's LAN addresses and host names, ``ALLOWED_HOSTS``),
 2. who is calling: ``Authorization: Bearer`` token, else the session cookie, else a viewer,
@@ -10,8 +10,8 @@ and installs what every request goes through:
    Origin; scripts with a bearer token may send neither),
 4. viewers refused everywhere but the sign-in pages when the club turned viewers off,
 
-and turns every error into JSON ``{"error", "field"?}`` (HTML for pages) with a 4xx status: no
-request, however malformed, produces a 500.
+and turns every error into JSON ``{"error", "field"?}`` (HTML for pages): bad input is a 4xx naming the
+field; a bug is a 500 ``{"error": "internal error", "id"}`` with the traceback logged under that id.
 
 Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH``; ``CLOCK`` (when the
 factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
@@ -23,21 +23,21 @@ of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or a
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import logging
 import os
 import secrets
 import sqlite3
 import threading
 import time
+import uuid
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
-from companion.errors import AuthError, CompanionError, ForbiddenError, InputError
+from companion.errors import AuthError, CompanionError, ForbiddenError
 from companion.web import i18n, netinfo
-from companion.web.access import Access
+from companion.access import Access
 from companion.web.core import Ctx
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,10 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.seasons",
-    "companion.web.trackers",
+    "companion.web.trackers.conquest",
+    "companion.web.trackers.richelieu",
+    "companion.web.trackers.rome",
+    "companion.web.trackers.wop",
 ]
 
 SESSION_COOKIE = "companion_sid"
@@ -61,7 +64,7 @@ OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "aut
 
 
 def _open_store(config):
-    from companion.store import Store
+    from companion.storage import Store
     from companion.timeutil import MonotonicWallClock, parse_iso
 
     if config.get("STORE") is not None:
@@ -74,19 +77,10 @@ def _open_store(config):
         path = os.path.join(resolve_data_dir(config.get("DATA_DIR")), "companion.db")
     store = Store(path, clock=clock)
     if hasattr(clock, "not_before"):
-        row = store.conn().execute("SELECT MAX(at) FROM events").fetchone()
-        if row and row[0]:
-            clock.not_before(parse_iso(row[0]))
+        last = store.last_event_at()
+        if last:
+            clock.not_before(parse_iso(last))
     return store, True
-
-
-def _optional(modname: str):
-    try:
-        if importlib.util.find_spec(modname) is None:
-            return None
-    except (ImportError, ValueError):
-        return None
-    return importlib.import_module(modname)
 
 
 class HostList:
@@ -113,8 +107,9 @@ class HostList:
 
 
 def create_app(config: dict | None = None) -> Flask:
-    from companion.matches import MatchService
+    from companion.clockrunner import ClockRunner
     from companion.resources import web_dir
+    from companion.service import MatchService
     from companion.web.live import Hub
 
     config = dict(config or {})
@@ -141,51 +136,31 @@ def create_app(config: dict | None = None) -> Flask:
     c.extra["hosts"] = HostList(config.get("ALLOWED_HOSTS"))
     c.extra["setup_code"] = config.get("SETUP_CODE") or "".join(secrets.choice("0123456789") for _ in range(8))
     c.extra["join_lock"] = threading.Lock()
-    c.extra["blueprint_errors"] = {}
     app.config["SETUP_CODE"] = c.extra["setup_code"]
     app.extensions["companion"] = c
 
     service.subscribe(lambda match_id, event, fold: hub.on_event(c, match_id, event, fold))
+    service.subscribe_matches(lambda match_id: hub.on_match(c, match_id))
 
-    # the match clock runner (companion/clockrunner.py), when it exists
+    # the match clock runner (ticks, alerts, checkpoints, recovery after a power cut)
     runner = config.get("CLOCK_RUNNER", "auto")
     if runner == "auto":
-        runner = None
-        mod = _optional("companion.clockrunner")
-        if mod is not None and hasattr(mod, "ClockRunner"):
-            runner = mod.ClockRunner(service, store, store.clock)
+        runner = ClockRunner(service, store, store.clock)
     if runner is not None:
-        if hasattr(runner, "subscribe"):
-            runner.subscribe(hub.on_clock)
-        if config.get("START_BACKGROUND") and hasattr(runner, "start"):
+        runner.subscribe(hub.on_clock)
+        if config.get("START_BACKGROUND"):
             runner.start()
     c.runner = runner
 
-    # GPIO buttons and LEDs (companion/gpio.py), when asked for and present
+    # GPIO buttons and LEDs, when asked for
     mode = config.get("GPIO")
     if mode and mode != "off":
-        gpio = _optional("companion.gpio")
-        if gpio is not None and hasattr(gpio, "attach"):
-            c.box = gpio.attach(service, runner, mode)
+        from companion import gpio
 
-    # season standings fed by ended matches (companion/season_store.py), when present
-    seasons = _optional("companion.season_store")
-    if seasons is not None and hasattr(seasons, "season_feeder"):
-        feeder = seasons.season_feeder(service, store)
-        if callable(feeder):
-            service.subscribe(feeder)
+        c.box = gpio.attach(service, runner, mode)
 
     for modname in config.get("BLUEPRINTS", BLUEPRINTS):
-        try:
-            mod = _optional(modname)
-        except Exception as exc:  # a blueprint being written must not take the server down
-            log.exception("blueprint %s failed to import", modname)
-            c.extra["blueprint_errors"][modname] = f"{type(exc).__name__}: {exc}"
-            if config.get("TESTING") and config.get("STRICT_BLUEPRINTS", True):
-                raise
-            continue
-        if mod is not None and hasattr(mod, "bp"):
-            app.register_blueprint(mod.bp)
+        app.register_blueprint(importlib.import_module(modname).bp)
 
     _install_hooks(app, c)
     return app
@@ -297,16 +272,23 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
+        """A bug is never dressed as the caller's mistake: 500 with an id that names the traceback in the
+        log (503 when the box's storage is full or failed)."""
+        from companion.storage import is_disk_full
+
+        error_id = uuid.uuid4().hex[:12]
         # the route's pattern, not the path: a path may carry a secret (the join token of /j/<token>)
         rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
-        log.exception("unexpected error on %s %s", request.method, rule)
-        if isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
-            status, message = 503, "the server is busy or its storage failed: try again"
+        log.error("internal error %s on %s %s", error_id, request.method, rule, exc_info=exc)
+        if is_disk_full(exc):
+            status, message = 503, "the box's storage is full"
+        elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
+            status, message = 503, "the box's storage failed: try again"
         else:
-            status, message = 400, f"the request could not be processed ({type(exc).__name__})"
+            status, message = 500, "internal error"
         if _wants_json():
-            return jsonify({"error": message}), status
-        return _page_error(status, message)
+            return jsonify({"error": message, "id": error_id}), status
+        return _page_error(status, f"{message} ({error_id})")
 
     @app.context_processor
     def template_globals():

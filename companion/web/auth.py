@@ -10,7 +10,7 @@ import io
 from flask import Blueprint, g, jsonify, make_response, redirect, render_template, request
 
 from companion.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
-from companion.web.access import ORGANISER_SESSION_HOURS, PLAYER_SESSION_HOURS
+from companion.access import ORGANISER_SESSION_HOURS, PLAYER_SESSION_HOURS
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("auth", __name__)

@@ -10,9 +10,9 @@ from functools import wraps
 
 from flask import current_app, g, request
 
-from companion.errors import AuthError, ForbiddenError, InputError, NotFoundError
+from companion.errors import AuthError, ForbiddenError, InputError
 from companion.games import game_module
-from companion.web.access import ROLES, Access, role_at_least
+from companion.access import ROLES, Access, role_at_least
 
 
 @dataclass
@@ -110,18 +110,11 @@ def int_arg(name: str, default: int, lo: int, hi: int) -> int:
 
 
 # -- how a match is shown ---------------------------------------------------------
-def _module(game: str):
-    try:
-        return game_module(game)
-    except Exception:  # a game module that fails to import must not break listing pages
-        return None
-
-
 def present_view(view: dict, who: str, seat: str | None) -> dict:
     """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one."""
     if who == "organiser":
         return view
-    mod = _module(view.get("game", ""))
+    mod = game_module(view["game"])
     pv = getattr(mod, "public_view", None)
     if pv is None:
         return view
@@ -140,7 +133,7 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
     match ends."""
     if who == "organiser":
         return event
-    mod = _module(game)
+    mod = game_module(game)
     pe = getattr(mod, "public_event", None)
     if pe is not None:
         shown = pe(event, seat)
@@ -158,21 +151,6 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
         kept = {"player": data["player"]} if isinstance(data.get("player"), str) else {}
         return {"seq": event["seq"], "type": event["type"], "at": event["at"], "data": kept, "hidden": True}
     return shown
-
-
-def meta(c: Ctx, match_id: str) -> dict:
-    row = c.store.conn().execute("SELECT label, colours FROM match_meta WHERE match_id=?",
-                                     (match_id,)).fetchone()
-    if row is None:
-        return {"label": "", "colours": {}}
-    return {"label": row["label"], "colours": json.loads(row["colours"])}
-
-
-def set_meta(c: Ctx, match_id: str, label: str, colours: dict) -> None:
-    with c.store.write() as conn:
-        conn.execute("INSERT INTO match_meta(match_id, label, colours) VALUES (?,?,?) "
-                  "ON CONFLICT(match_id) DO UPDATE SET label=excluded.label, colours=excluded.colours",
-                  (match_id, label, json.dumps(colours)))
 
 
 def brief(view: dict) -> dict:
@@ -193,17 +171,11 @@ def match_card(c: Ctx, match: dict, who: str = "viewer", seat: str | None = None
                with_view: bool = True) -> dict:
     """A match as the lists show it: the stored match, its label and colours, its last seq and,
     for open matches, a brief of its state (scores, phase, turn, clock)."""
-    card = {**match, **meta(c, match["id"])}
+    card = {**match, **c.store.meta(match["id"])}
     if with_view:
-        try:
-            view = c.service.state(match["id"])
-            card["seq"] = view["seq"]
-            card["brief"] = brief(present_view(view, who, seat))
-        except NotFoundError:
-            raise
-        except Exception as exc:  # a game module in progress must not break the list
-            card["seq"] = c.store.last_seq(match["id"])
-            card["error"] = f"{type(exc).__name__}"
+        view = c.service.state(match["id"])
+        card["seq"] = view["seq"]
+        card["brief"] = brief(present_view(view, who, seat))
     else:
         card["seq"] = c.store.last_seq(match["id"])
     return card

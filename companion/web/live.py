@@ -20,7 +20,7 @@ import threading
 from flask import Blueprint, Response, g, request
 
 from companion.errors import InputError
-from companion.web.core import ctx, match_card, present_event, present_view, role, seat_for
+from companion.web.core import brief, ctx, match_card, present_event, present_view, role, seat_for
 
 log = logging.getLogger(__name__)
 bp = Blueprint("live", __name__)
@@ -84,16 +84,14 @@ class Hub:
         view = fold.view(c.store.clock.now_iso())
         self.publish(match_id, "event", {"event": event, "view": view,
                                          "status": "ended" if fold.ended() else "open"})
-        try:
-            match = c.store.get_match(match_id)
-            card = match_card(c, match, with_view=False)
-            card["seq"] = view["seq"]
-            from companion.web.core import brief
+        card = match_card(c, c.store.get_match(match_id), with_view=False)
+        card["seq"] = view["seq"]
+        card["brief"] = brief(present_view(view, "viewer", None))
+        self.publish(ALL, "match", card)
 
-            card["brief"] = brief(present_view(view, "viewer", None))
-            self.publish(ALL, "match", card)
-        except Exception:
-            log.exception("could not publish the match card")
+    def on_match(self, c, match_id: str) -> None:
+        """MatchService subscriber: a match was created or imported; the club-wide stream shows its card."""
+        self.publish(ALL, "match", match_card(c, c.store.get_match(match_id), "viewer", None))
 
     def on_clock(self, match_id: str, kind: str, payload) -> None:
         """ClockRunner subscriber: ``kind`` is ``tick`` or ``alert``."""

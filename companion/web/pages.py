@@ -10,7 +10,7 @@ from flask import Blueprint, abort, render_template
 from companion.errors import NotFoundError
 from companion.games import GAMES
 from companion.resources import web_dir
-from companion.web.core import ctx, meta, role, seat_for
+from companion.web.core import ctx, role, seat_for
 
 bp = Blueprint("pages", __name__)
 
@@ -40,7 +40,7 @@ def _match(match_id: str) -> dict:
         match = c.store.get_match(match_id)
     except NotFoundError:
         abort(404)
-    return {**match, **meta(c, match_id)}
+    return {**match, **c.store.meta(match_id)}
 
 
 @bp.get("/m/<match_id>")

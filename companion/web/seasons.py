@@ -218,8 +218,7 @@ def _club(club_id: str) -> dict:
 
 
 def _count(season_id: str) -> int:
-    return ctx().store.conn().execute("SELECT COUNT(*) FROM season_matches WHERE season_id=?",
-                                      (season_id,)).fetchone()[0]
+    return ss.season_match_count(ctx().store, season_id)
 
 
 def min_matches(total: int, threshold) -> int:

@@ -405,7 +405,7 @@ def test_fold_with_undo():
 
 
 def test_a_finished_match_feeds_the_season(store):
-    from companion.matches import MatchService
+    from companion.service import MatchService
     from companion.season_store import results_from_fold
 
     svc = MatchService(store)

@@ -20,8 +20,8 @@ TRACKS = ["money", "prestige", "military", "income"]  # positive deltas are alwa
 
 
 def make_token(data_dir: Path, role: str = "player") -> str:
-    from companion.store import Store
-    from companion.web.access import Access
+    from companion.storage import Store
+    from companion.access import Access
 
     store = Store(Path(data_dir) / "companion.db")
     try:

@@ -145,7 +145,11 @@ def test_rule_refusal_is_409(fake_game, player):
     assert player.get(f"/api/matches/{m['id']}").json["status"] == "ended"
 
 
-def test_a_game_module_crash_is_a_400_not_a_500(fake_game, player, monkeypatch):
+def test_a_bug_is_a_500_with_an_id_in_the_log_never_a_4xx(fake_game, player, monkeypatch, caplog):
+    """A game module that crashes is a bug, not the player's mistake: 500 {"error": "internal error", "id"},
+    the traceback logged under that id, nothing stored."""
+    import logging
+
     import tests.fakegame as fg
 
     m = new_match(player, fake_game)
@@ -154,8 +158,14 @@ def test_a_game_module_crash_is_a_400_not_a_500(fake_game, player, monkeypatch):
         raise KeyError("oops")
 
     monkeypatch.setattr(fg, "apply", boom)
-    r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "expected_seq": 0})
-    assert r.status_code == 400 and r.json["field"] == "$.data"
+    with caplog.at_level(logging.ERROR, logger="companion.web.app"):
+        r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "expected_seq": 0})
+    assert r.status_code == 500 and r.json["error"] == "internal error" and "field" not in r.json
+    error_id = r.json["id"]
+    logged = [rec for rec in caplog.records if error_id in rec.getMessage()]
+    assert logged and logged[0].exc_info is not None and logged[0].exc_info[0] is KeyError
+    monkeypatch.undo()
+    assert player.get(f"/api/matches/{m['id']}").json["seq"] == 0
 
 
 def test_export_and_import_round_trip(fake_game, player, organiser, api):

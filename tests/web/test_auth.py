@@ -145,7 +145,7 @@ def test_sessions_expire(app, player, clock):
 
 # -- bearer tokens -------------------------------------------------------------------------------
 def test_bearer_tokens(app, fake_game, tokens, store, clock):
-    from companion.web.access import Access
+    from companion.access import Access
 
     p = Api(app.test_client(), bearer=tokens["player"], origin=None)  # scripts send no Origin
     o = Api(app.test_client(), bearer=tokens["organiser"], origin=None)

@@ -91,7 +91,7 @@ def test_conquest_deal_is_stored_as_a_legal_deal(seeded, player):
     assert s["phase"] == "place" and sum(s["units"].values()) == 42
     # dealt again: refused (409) without a second event; a stale writer: 409 on expected_seq
     r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 1, "data": {}})
-    assert r.status_code == 409 and r.json["field"] == "$"
+    assert r.status_code == 409 and r.json["field"] == "$.type"
     r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
     assert r.status_code == 409 and r.json["field"] == "expected_seq"
     assert len(events(seeded, mid)) == 1
@@ -214,11 +214,12 @@ def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player):
                                                            "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
     assert r.json["view"]["state"]["last_combat"]["conquered"]
     # without the clock turn.end is not a game event here: count through the helper the endpoint uses
-    from companion.web.trackers import _conquests_this_turn
     f = engine(seeded, mid)
-    assert _conquests_this_turn(f, "Anna") == 1 and _conquests_this_turn(f, "Bruno") == 0
+    assert ci.conquests_this_turn(f.game_state, f.effective, "Anna") == 1
+    assert ci.conquests_this_turn(f.game_state, f.effective, "Bruno") == 0
     player.post(f"/api/matches/{mid}/undo", {"expected_seq": seq + 2})
-    assert _conquests_this_turn(engine(seeded, mid), "Anna") == 0
+    f = engine(seeded, mid)
+    assert ci.conquests_this_turn(f.game_state, f.effective, "Anna") == 0
 
 
 def test_turn_end_endpoint_with_the_clock(seeded, player):
@@ -241,8 +242,6 @@ def test_turn_end_endpoint_with_the_clock(seeded, player):
 def test_conquests_counted_match_cities_changing_hands(steps):
     """The count the turn end stores equals an independent count: combats in effect since the last turn end
     in effect after which the target city belonged to the current player (and not before)."""
-    from companion.web.trackers import _conquests_this_turn
-
     players = P3
     owner, _ = ci.deal(players, ci.map_of(None), random.Random(3))
     evs = [{"type": "setup.deal", "data": {"owner": owner}}]
@@ -299,12 +298,7 @@ def test_conquests_counted_match_cities_changing_hands(steps):
         marked.append(e)
     marked += [{"type": "turn.end", "data": {}}] * ends.count(len(f.effective))
 
-    class View:
-        pass
-
-    v = View()
-    v.players, v.options, v.effective = players, {}, marked
-    assert _conquests_this_turn(v, me) == count
+    assert ci.conquests_this_turn(f.game_state, marked, me) == count
 
 
 # -- Rome Is Burning ----------------------------------------------------------------------------------------

@@ -178,15 +178,12 @@
       ps.map(function (p, i) { return el("span", { "data-player": p }, (i ? " · " : ""), who(p), " " + t("wop.supply_of", { m: s.supply[p].monasteries, k: s.supply[p].councillors })); })));
     // the board drawing: site circles coloured by holder
     if (board) {
-      var marks = document.querySelectorAll("#wop-svg svg circle[r='8'][fill='#c04030'], #wop-svg svg circle[data-site]");
-      if (marks.length === board.site_order.length) {
-        board.site_order.forEach(function (id, i) {
-          var holder = st().sites[id];
-          marks[i].setAttribute("data-site", id);
-          marks[i].setAttribute("fill", holder ? (colour(holder) || "#222") : "#fff");
-          marks[i].setAttribute("stroke-width", holder ? "3" : "1");
-        });
-      }
+      // each site's circle names its site (data-site, written by the server's drawing)
+      document.querySelectorAll("#wop-svg svg circle[data-site]").forEach(function (mark) {
+        var holder = st().sites[mark.getAttribute("data-site")];
+        mark.setAttribute("fill", holder ? (colour(holder) || "#222") : "#fff");
+        mark.setAttribute("stroke-width", holder ? "3" : "1");
+      });
     }
   }
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import secrets
 from datetime import timedelta
 
@@ -68,39 +67,31 @@ class Access:
             raise InputError("role must be player or organiser", "role")
         sid = secrets.token_urlsafe(32)
         hours = ORGANISER_SESSION_HOURS if role == "organiser" else PLAYER_SESSION_HOURS
-        with self.store.write() as c:
-            c.execute("INSERT INTO web_sessions(sid_hash, role, created_at, expires_at, data) VALUES (?,?,?,?,?)",
-                      (hash_secret(sid), role, self.clock.now_iso(), self._later(hours), json.dumps(data or {})))
-            # forget sessions that ended long ago
-            c.execute("DELETE FROM web_sessions WHERE expires_at < ?", (to_iso(self._now() - timedelta(days=1)),))
+        # (sessions that ended long ago are forgotten on the way)
+        self.store.insert_session(hash_secret(sid), role, self.clock.now_iso(), self._later(hours), data or {},
+                                  purge_before=to_iso(self._now() - timedelta(days=1)))
         return sid
 
     def session(self, sid: str | None) -> dict | None:
         if not sid or len(sid) > 200:
             return None
-        row = self.store.conn().execute(
-            "SELECT sid_hash, role, expires_at, data FROM web_sessions WHERE sid_hash=?", (hash_secret(sid),)
-        ).fetchone()
+        row = self.store.session_row(hash_secret(sid))
         if row is None or self._expired(row["expires_at"]):
             return None
-        return {"key": row["sid_hash"], "role": row["role"], "expires_at": row["expires_at"],
-                "data": json.loads(row["data"])}
+        return row
 
     def session_data(self, key: str) -> dict | None:
         """The data of a live session by its stored key (for long-lived streams that outlive the request)."""
-        row = self.store.conn().execute(
-            "SELECT expires_at, data FROM web_sessions WHERE sid_hash=?", (key,)).fetchone()
+        row = self.store.session_row(key)
         if row is None or self._expired(row["expires_at"]):
             return None
-        return json.loads(row["data"])
+        return row["data"]
 
     def set_session_data(self, key: str, data: dict) -> None:
-        with self.store.write() as c:
-            c.execute("UPDATE web_sessions SET data=? WHERE sid_hash=?", (json.dumps(data), key))
+        self.store.set_session_data(key, data)
 
     def end_session(self, key: str) -> None:
-        with self.store.write() as c:
-            c.execute("DELETE FROM web_sessions WHERE sid_hash=?", (key,))
+        self.store.delete_session(key)
 
     # -- bearer tokens -------------------------------------------------------
     def create_api_token(self, role: str, label: str = "", days: float | None = None) -> tuple[str, dict]:
@@ -112,51 +103,37 @@ class Access:
         h = hash_secret(token)
         info = {"id": h[:12], "role": role, "label": label, "created_at": self.clock.now_iso(),
                 "expires_at": self._later(days * 24) if days else None}
-        with self.store.write() as c:
-            c.execute("INSERT INTO api_tokens(id, token_hash, role, label, created_at, expires_at) VALUES (?,?,?,?,?,?)",
-                      (info["id"], h, role, label, info["created_at"], info["expires_at"]))
+        self.store.insert_api_token(info, h)
         return token, info
 
     def api_token(self, token: str) -> dict | None:
         if not token or len(token) > 200:
             return None
-        row = self.store.conn().execute(
-            "SELECT id, role, expires_at, revoked FROM api_tokens WHERE token_hash=?", (hash_secret(token),)
-        ).fetchone()
+        row = self.store.api_token_row(hash_secret(token))
         if row is None or row["revoked"] or self._expired(row["expires_at"]):
             return None
         return {"id": row["id"], "role": row["role"]}
 
     def list_api_tokens(self) -> list[dict]:
-        rows = self.store.conn().execute(
-            "SELECT id, role, label, created_at, expires_at, revoked FROM api_tokens ORDER BY created_at, id")
-        return [{"id": r["id"], "role": r["role"], "label": r["label"], "created_at": r["created_at"],
-                 "expires_at": r["expires_at"], "revoked": bool(r["revoked"])} for r in rows]
+        return self.store.api_token_rows()
 
     def revoke_api_token(self, token_id: str) -> None:
-        with self.store.write() as c:
-            if c.execute("UPDATE api_tokens SET revoked=1 WHERE id=?", (token_id,)).rowcount == 0:
-                raise InputError(f"no token with id {token_id!r}", "ID")
+        if not self.store.revoke_api_token(token_id):
+            raise InputError(f"no token with id {token_id!r}", "ID")
 
     # -- join tokens (the table QR codes) ----------------------------------------
     def create_join_token(self, hours: float = JOIN_TOKEN_HOURS, match_id: str | None = None,
                           revoke_others: bool = False) -> tuple[str, dict]:
         token = secrets.token_urlsafe(24)
         info = {"expires_at": self._later(hours), "match_id": match_id}
-        with self.store.write() as c:
-            if revoke_others:
-                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0")
-            c.execute("DELETE FROM join_tokens WHERE expires_at < ?", (self.clock.now_iso(),))
-            c.execute("INSERT INTO join_tokens(token_hash, role, match_id, created_at, expires_at) VALUES (?,?,?,?,?)",
-                      (hash_secret(token), "player", match_id, self.clock.now_iso(), info["expires_at"]))
+        self.store.insert_join_token(hash_secret(token), "player", match_id, self.clock.now_iso(),
+                                     info["expires_at"], revoke_others)
         return token, info
 
     def join_token(self, token: str) -> dict | None:
         if not token or len(token) > 200:
             return None
-        row = self.store.conn().execute(
-            "SELECT role, match_id, expires_at, revoked FROM join_tokens WHERE token_hash=?", (hash_secret(token),)
-        ).fetchone()
+        row = self.store.join_token_row(hash_secret(token))
         if row is None or row["revoked"] or self._expired(row["expires_at"]):
             return None
         return {"role": row["role"], "match_id": row["match_id"], "expires_at": row["expires_at"]}
@@ -189,11 +166,8 @@ class Access:
     def locked_for(self, scope: str, client: str) -> int:
         """Seconds until this client may try again (0: now)."""
         start = self._window_start()
-        c = self.store.conn()
-        mine = [r[0] for r in c.execute(
-            "SELECT at FROM auth_failures WHERE scope=? AND client=? AND at>? ORDER BY at", (scope, client, start))]
-        every = [r[0] for r in c.execute(
-            "SELECT at FROM auth_failures WHERE scope=? AND at>? ORDER BY at", (scope, start))]
+        mine = self.store.failure_times(scope, start, client)
+        every = self.store.failure_times(scope, start)
         waits = []
         if len(mine) >= FAIL_LIMIT:
             waits.append(mine[-FAIL_LIMIT])
@@ -205,15 +179,11 @@ class Access:
         return max(1, int((free_at - self._now()).total_seconds() + 0.999))
 
     def record_failure(self, scope: str, client: str) -> None:
-        with self.store.write() as c:
-            c.execute("INSERT INTO auth_failures(scope, client, at) VALUES (?,?,?)",
-                      (scope, client, self.clock.now_iso()))
-            c.execute("DELETE FROM auth_failures WHERE at < ?",
-                      (to_iso(self._now() - timedelta(seconds=2 * FAIL_WINDOW_SECONDS)),))
+        self.store.add_failure(scope, client, self.clock.now_iso(),
+                               purge_before=to_iso(self._now() - timedelta(seconds=2 * FAIL_WINDOW_SECONDS)))
 
     def clear_failures(self, scope: str, client: str) -> None:
-        with self.store.write() as c:
-            c.execute("DELETE FROM auth_failures WHERE scope=? AND client=?", (scope, client))
+        self.store.clear_failures(scope, client)
 
     # -- club settings of the web layer ----------------------------------------------
     def settings(self) -> dict:

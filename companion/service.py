@@ -1,0 +1,246 @@
+"""The application service: every match write goes through here (phones, the GPIO box, the CLI,
+the clock runner, imports).
+
+:class:`MatchService` validates a write by folding it (``companion.matches.Fold``), stamps it by the
+server's clock (never before the match's last event), appends it, and writes the rows derived from the
+log (the match's status, its season results) **in the event's own transaction**; it tells subscribers
+(live pages, the clock runner, the box's LEDs) **after** the commit, outside any lock, in commit order.
+``companion db rebuild`` (:meth:`MatchService.rebuild`) recomputes every derived row from the log.
+
+Tracker actions (a deal, a combat roll, a Rome move: events the server completes with its own dice)
+come from the game modules' ``ACTIONS``; the final-round roll from the clock's end-game.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import random
+import threading
+from collections import OrderedDict, deque
+
+from companion import clock as clockfold
+from companion.errors import InputError, RuleError
+from companion.games import game_module
+from companion.matches import UNDO, Fold, check_export
+from companion.timeutil import parse_iso
+
+log = logging.getLogger(__name__)
+
+
+class MatchService:
+    def __init__(self, store, max_folds: int = 24, rng=None):
+        self.store = store
+        self.max_folds = max_folds
+        self.rng = rng if rng is not None else random.SystemRandom()
+        self._folds: OrderedDict[str, Fold] = OrderedDict()
+        self._lock = threading.RLock()
+        self._subscribers: list = []
+        self._match_subscribers: list = []
+        self._pending: deque = deque()
+        self._notifying = threading.Lock()
+
+    # -- subscribers -----------------------------------------------------------------------
+    def subscribe(self, callback) -> None:
+        """``callback(match_id, event, fold)`` after each committed event, in commit order; ``fold`` is
+        the match right after that event (never changed afterwards)."""
+        self._subscribers.append(callback)
+
+    def unsubscribe(self, callback) -> None:
+        if callback in self._subscribers:
+            self._subscribers.remove(callback)
+
+    def subscribe_matches(self, callback) -> None:
+        """``callback(match_id)`` after a match was created or imported."""
+        self._match_subscribers.append(callback)
+
+    def _notify(self) -> None:
+        """Deliver what was committed, outside the service lock. One thread delivers at a time (so the
+        order is the commit order); a thread that finds another delivering leaves its events to it."""
+        while self._pending:
+            if not self._notifying.acquire(blocking=False):
+                return
+            try:
+                while True:
+                    try:
+                        match_id, event, fold = self._pending.popleft()
+                    except IndexError:
+                        break
+                    if event is None:  # created or imported
+                        calls = [(cb, (match_id,)) for cb in self._match_subscribers]
+                    else:
+                        calls = [(cb, (match_id, event, fold)) for cb in self._subscribers]
+                    for cb, call_args in calls:
+                        try:
+                            cb(*call_args)
+                        except Exception:  # a broken subscriber never loses a stored event
+                            log.exception("subscriber failed on match %s", match_id)
+            finally:
+                self._notifying.release()
+
+    # -- reading -----------------------------------------------------------------------------
+    def fold(self, match_id: str) -> Fold:
+        """The match's fold, up to date with the store (a fold is never changed once handed out:
+        each write makes a new one)."""
+        with self._lock:
+            f = self._folds.get(match_id)
+            if f is None:
+                m = self.store.get_match(match_id)
+
+                def history(before_seq, match_id=match_id):
+                    return self.store.events(match_id, before_seq=before_seq)
+
+                f = Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
+                self._folds[match_id] = f
+                while len(self._folds) > self.max_folds:
+                    self._folds.popitem(last=False)
+            else:
+                self._folds.move_to_end(match_id)
+                newer = self.store.events(match_id, after_seq=f.last_seq)
+                if newer:  # written by another process (the CLI) since: catch up on a copy
+                    f = copy.copy(f)._load(newer)
+                    self._folds[match_id] = f
+            return f
+
+    def state(self, match_id: str, now: str | None = None) -> dict:
+        f = self.fold(match_id)
+        return f.view(now or self.store.clock.now_iso())
+
+    # -- writing -----------------------------------------------------------------------------
+    def create(self, game: str, players: list[str], options: dict | None = None, match_id: str | None = None,
+               label: str = "", colours: dict | None = None) -> dict:
+        game_module(game)
+        if not isinstance(players, list) or not players:
+            raise InputError("must be a non-empty list of player names", "players")
+        if len(set(players)) != len(players):
+            raise InputError("a player is named twice", "players")
+        Fold(game, players, options)  # the game's initial_state checks player counts and options
+        match = self.store.create_match(game, players, options, match_id=match_id, label=label, colours=colours)
+        self._pending.append((match["id"], None, None))
+        self._notify()
+        return match
+
+    def _stamp(self, f: Fold) -> str:
+        """Now by the server's clock, never before the match's last event."""
+        now = self.store.clock.now_iso()
+        if f.last_at is not None and parse_iso(now) < parse_iso(f.last_at):
+            return f.last_at
+        return now
+
+    def append(self, match_id: str, type: str, data: dict | None = None,
+               expected_seq: int | None = None, at: str | None = None, complete=None) -> dict:
+        """Store one event. ``expected_seq``: the last seq the writer saw (a stale write is refused).
+        ``at``: the instant (default: now by the server's clock, never before the last event).
+        ``complete(fold) -> data``: fills the event's data from the state the event will follow
+        (dice rolled by the server), inside the write, so nothing comes between the look and the write."""
+        if not isinstance(type, str) or not type:
+            raise InputError("must be a non-empty string", "type")
+        if data is not None and not isinstance(data, dict):
+            raise InputError("must be an object", "data")
+        with self._lock:
+            f = self.fold(match_id)
+            match = self.store.get_match(match_id)
+            after: list[Fold] = []
+
+            def check(event, last_seq):
+                nonlocal f
+                if last_seq != f.last_seq:  # another process wrote; catch up before judging
+                    f = copy.copy(f)._load(self.store.events(match_id, after_seq=f.last_seq))
+                if at is None and f.last_at is not None and parse_iso(event["at"]) < parse_iso(f.last_at):
+                    event["at"] = f.last_at
+                if complete is not None:
+                    event["data"] = complete(f)
+                nf = copy.copy(f)
+                nf.apply(event)
+                after.append(nf)
+                return lambda: self._derive(match, nf, event)
+
+            event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
+                                      at=at or self._stamp(f), check=check)
+            self._folds[match_id] = after[0]
+            self._pending.append((match_id, event, after[0]))
+        self._notify()
+        return event
+
+    def undo(self, match_id: str, expected_seq: int | None = None) -> dict:
+        return self.append(match_id, UNDO, {}, expected_seq=expected_seq)
+
+    def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
+                   rng=None) -> dict:
+        """The server rolls the two final-round dice for the player who owes them (matches with the clock)."""
+        if not self.fold(match_id).clock_on:
+            raise RuleError("this match does not use the clock", "type")
+        rng = rng or self.rng
+        return self.append(match_id, "final.roll", expected_seq=expected_seq,
+                           complete=lambda f: clockfold.final_roll_data(f.clock_state, player, rng))
+
+    def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
+            rng=None) -> tuple[dict, dict]:
+        """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
+        ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
+        it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
+        action tells beside it, e.g. the swaps of a deal)."""
+        f = self.fold(match_id)
+        spec = getattr(f.module, "ACTIONS", {}).get(action)
+        if spec is None:
+            raise InputError(f"{f.game} has no action {action!r}", "action")
+        if data is not None and not isinstance(data, dict):
+            raise InputError("must be an object", "data")
+        type_, fn = spec
+        rng = rng or self.rng
+        extra: dict = {}
+
+        def complete(fold):
+            if fold.ended():
+                raise RuleError("the match has ended", "type")
+            event_data, more = fn(fold.game_state, fold.players, dict(data or {}), rng, lambda: fold.effective)
+            extra.clear()
+            extra.update(more or {})
+            return event_data
+
+        event = self.append(match_id, type_, expected_seq=expected_seq, complete=complete)
+        return event, extra
+
+    # -- derived rows ----------------------------------------------------------------------------
+    def _derive(self, match: dict, fold: Fold, event: dict) -> None:
+        """The rows derived from the log, written in the event's transaction: the status, the season."""
+        from companion import season_store
+
+        status = "ended" if fold.ended() else "open"
+        if match["status"] != status:
+            self.store.set_status(match["id"], status)
+        season_store.derive_from_fold(self.store, match, fold, event)
+
+    def import_match(self, doc) -> tuple[str, Fold]:
+        """Store an exported match (checked event by event), with its derived rows, in one transaction."""
+        f = check_export(doc)
+        status = "ended" if f.ended() else "open"
+        match = {"id": doc["id"], "game": doc["game"], "players": doc["players"],
+                 "options": doc.get("options", {}), "created_at": doc["created_at"], "status": status}
+        last = {"type": doc["events"][-1]["type"]} if doc["events"] else {"type": None}
+        match_id = self.store.import_match(doc, status=status,
+                                           derive=lambda: self._derive(match, f, last))
+        self.forget(match_id)
+        self._pending.append((match_id, None, None))
+        self._notify()
+        return match_id, f
+
+    def rebuild(self) -> dict:
+        """Recompute every derived row from the event log (``companion db rebuild``)."""
+        fixed, count = [], 0
+        for match_id in self.store.all_match_ids():
+            with self._lock:
+                self.forget(match_id)
+                f = self.fold(match_id)
+                match = self.store.get_match(match_id)
+                with self.store.write():
+                    before = match["status"]
+                    self._derive(match, f, {"type": None, "rebuild": True})
+                    if ("ended" if f.ended() else "open") != before:
+                        fixed.append(match_id)
+            count += 1
+        return {"matches": count, "status_fixed": fixed}
+
+    def forget(self, match_id: str) -> None:
+        with self._lock:
+            self._folds.pop(match_id, None)

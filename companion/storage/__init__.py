@@ -1,0 +1,20 @@
+"""Storage: the only place SQL lives. One SQLite file, one writer (:meth:`Store.write`).
+
+``Store`` is the database (:mod:`.db`: connections, the write path, migrations, settings, backups)
+with the rows of each part of the app: matches and their event log (:mod:`.matches`), clock
+checkpoints (:mod:`.clock`), sign-in (:mod:`.access`). Clubs, seasons and their results live in
+``companion.season_store``.
+"""
+
+from __future__ import annotations
+
+from companion.storage.access import AccessRows
+from companion.storage.clock import ClockRows
+from companion.storage.db import PRAGMAS, Database, connect, is_disk_full, migrations, new_id
+from companion.storage.matches import MatchRows
+
+__all__ = ["Store", "Database", "connect", "migrations", "new_id", "is_disk_full", "PRAGMAS"]
+
+
+class Store(MatchRows, ClockRows, AccessRows, Database):
+    """The database of one box."""

@@ -1,0 +1,183 @@
+"""Matches, their event log and what the pages keep beside a match (table label, colours).
+
+Tables ``matches``, ``events`` (migration 0001) and ``match_meta`` (0002). ``matches.status`` is
+derived from the log (``open``/``ended``): :meth:`MatchRows.append` writes it in the event's own
+transaction through the ``derive`` callback, and ``companion db rebuild`` recomputes it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from companion.errors import ConflictError, InputError, NotFoundError
+from companion.storage.db import new_id
+
+
+class MatchRows:
+    # -- matches -----------------------------------------------------------
+    def create_match(self, game: str, players: list[str], options: dict | None = None,
+                     match_id: str | None = None, created_at: str | None = None,
+                     label: str = "", colours: dict | None = None) -> dict:
+        match = {
+            "id": match_id or new_id(),
+            "game": game,
+            "players": list(players),
+            "options": dict(options or {}),
+            "created_at": created_at or self.clock.now_iso(),
+            "status": "open",
+        }
+        with self.write() as c:
+            if c.execute("SELECT 1 FROM matches WHERE id=?", (match["id"],)).fetchone():
+                raise ConflictError(f"a match with id {match['id']} exists already", "id")
+            c.execute(
+                "INSERT INTO matches(id, game, players, options, created_at, status) VALUES (?,?,?,?,?,?)",
+                (match["id"], game, json.dumps(match["players"]), json.dumps(match["options"]),
+                 match["created_at"], "open"),
+            )
+            if label or colours:
+                self.set_meta(match["id"], label, colours or {})
+        return match
+
+    @staticmethod
+    def _match_row(row) -> dict:
+        return {
+            "id": row["id"],
+            "game": row["game"],
+            "players": json.loads(row["players"]),
+            "options": json.loads(row["options"]),
+            "created_at": row["created_at"],
+            "status": row["status"],
+        }
+
+    def get_match(self, match_id: str) -> dict:
+        row = self.conn().execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"no match {match_id}", "match_id")
+        return self._match_row(row)
+
+    def list_matches(self, status: str | None = None, limit: int = 100) -> list[dict]:
+        sql = "SELECT * FROM matches"
+        args: tuple = ()
+        if status:
+            sql += " WHERE status=?"
+            args = (status,)
+        sql += " ORDER BY created_at DESC, id LIMIT ?"
+        return [self._match_row(r) for r in self.conn().execute(sql, args + (limit,))]
+
+    def all_match_ids(self) -> list[str]:
+        return [r[0] for r in self.conn().execute("SELECT id FROM matches ORDER BY created_at, id")]
+
+    def set_status(self, match_id: str, status: str) -> None:
+        with self.write() as c:
+            c.execute("UPDATE matches SET status=? WHERE id=?", (status, match_id))
+
+    def clock_starts(self, include: str | None = None) -> list[dict]:
+        """Open matches (and ``include``, when given, whatever its status) with the instant of their
+        latest ``clock.start`` (None before the first): what the GPIO box chooses from."""
+        rows = self.conn().execute(
+            "SELECT m.id, m.game, m.options, m.status, m.created_at, "
+            "(SELECT MAX(e.at) FROM events e WHERE e.match_id = m.id AND e.type = 'clock.start') AS started "
+            "FROM matches m WHERE m.status = 'open' OR m.id = ?", (include or "",)).fetchall()
+        return [{"id": r["id"], "game": r["game"], "options": json.loads(r["options"] or "{}"),
+                 "status": r["status"], "created_at": r["created_at"], "started": r["started"]} for r in rows]
+
+    # -- meta: table label and colours ---------------------------------------------
+    def meta(self, match_id: str) -> dict:
+        row = self.conn().execute("SELECT label, colours FROM match_meta WHERE match_id=?",
+                                  (match_id,)).fetchone()
+        if row is None:
+            return {"label": "", "colours": {}}
+        return {"label": row["label"], "colours": json.loads(row["colours"])}
+
+    def set_meta(self, match_id: str, label: str, colours: dict) -> None:
+        with self.write() as c:
+            c.execute("INSERT INTO match_meta(match_id, label, colours) VALUES (?,?,?) "
+                      "ON CONFLICT(match_id) DO UPDATE SET label=excluded.label, colours=excluded.colours",
+                      (match_id, label, json.dumps(colours)))
+
+    def labels(self) -> dict[str, str]:
+        """Every match's table label (matches without one are left out)."""
+        rows = self.conn().execute("SELECT match_id, label FROM match_meta WHERE label != ''")
+        return {r["match_id"]: r["label"] for r in rows}
+
+    # -- events ----------------------------------------------------------------------
+    @staticmethod
+    def _event_row(row) -> dict:
+        return {"seq": row["seq"], "id": row["id"], "type": row["type"],
+                "data": json.loads(row["data"]), "at": row["at"]}
+
+    def events(self, match_id: str, after_seq: int = 0, before_seq: int | None = None) -> list[dict]:
+        sql = "SELECT seq, id, type, data, at FROM events WHERE match_id=? AND seq>?"
+        args: tuple = (match_id, after_seq)
+        if before_seq is not None:
+            sql += " AND seq<?"
+            args += (before_seq,)
+        rows = self.conn().execute(sql + " ORDER BY seq", args)
+        return [self._event_row(r) for r in rows]
+
+    def last_seq(self, match_id: str, conn=None) -> int:
+        c = conn or self.conn()
+        return c.execute("SELECT COALESCE(MAX(seq), 0) FROM events WHERE match_id=?", (match_id,)).fetchone()[0]
+
+    def last_event_at(self) -> str | None:
+        """The latest instant stamped on any event (a wall clock that booted wrong never goes before it)."""
+        row = self.conn().execute("SELECT MAX(at) FROM events").fetchone()
+        return row[0] if row and row[0] else None
+
+    def append(self, match_id: str, type: str, data: dict | None = None, *,
+               expected_seq: int | None = None, at: str | None = None, check=None) -> dict:
+        """Append one event. ``expected_seq`` is the last seq the writer saw: on a mismatch
+        the write is refused (ConflictError). ``check(event, last_seq)`` may refuse it by
+        raising, and may return a callable ``derive()`` that writes the rows derived from the
+        event (match status, season results); both run inside the write transaction, so nothing
+        can come between and the derived rows commit (or roll back) with the event."""
+        with self.write() as c:
+            if not c.execute("SELECT 1 FROM matches WHERE id=?", (match_id,)).fetchone():
+                raise NotFoundError(f"no match {match_id}", "match_id")
+            last = self.last_seq(match_id, c)
+            if expected_seq is not None and expected_seq != last:
+                raise ConflictError(
+                    f"stale write: the match is at seq {last}, the write expected {expected_seq}", "expected_seq")
+            event = {"seq": last + 1, "id": new_id(), "type": type, "data": data or {},
+                     "at": at or self.clock.now_iso()}
+            derive = check(event, last) if check is not None else None
+            c.execute(
+                "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
+                (match_id, event["seq"], event["id"], type, json.dumps(event["data"]), event["at"]),
+            )
+            if derive is not None:
+                derive()
+        return event
+
+    # -- export / import ---------------------------------------------------
+    def export_match(self, match_id: str) -> dict:
+        m = self.get_match(match_id)
+        doc = {"id": m["id"], "game": m["game"], "players": m["players"], "created_at": m["created_at"]}
+        if m["options"]:
+            doc["options"] = m["options"]
+        doc["events"] = [{"seq": e["seq"], "at": e["at"], "type": e["type"], "data": e["data"]}
+                         for e in self.events(match_id)]
+        return doc
+
+    def import_match(self, doc: dict, status: str = "open", derive=None) -> str:
+        """Insert a whole exported match in one transaction. The caller validates the document;
+        ``derive()``, when given, writes the derived rows in the same transaction."""
+        seqs = [e["seq"] for e in doc["events"]]
+        if seqs != list(range(1, len(seqs) + 1)):
+            raise InputError("event seqs must count 1, 2, 3 ... without gaps", "$.events")
+        with self.write() as c:
+            if c.execute("SELECT 1 FROM matches WHERE id=?", (doc["id"],)).fetchone():
+                raise ConflictError(f"a match with id {doc['id']} exists already", "$.id")
+            c.execute(
+                "INSERT INTO matches(id, game, players, options, created_at, status) VALUES (?,?,?,?,?,?)",
+                (doc["id"], doc["game"], json.dumps(doc["players"]), json.dumps(doc.get("options", {})),
+                 doc["created_at"], status),
+            )
+            c.executemany(
+                "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
+                [(doc["id"], e["seq"], new_id(), e["type"], json.dumps(e.get("data", {})), e["at"])
+                 for e in doc["events"]],
+            )
+            if derive is not None:
+                derive()
+        return doc["id"]

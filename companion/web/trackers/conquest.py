@@ -1,0 +1,142 @@
+"""The conquest tracker's routes: the map, the Pi's deal and dice, turn ends, odds, reinforcements, the
+phone's own secret objective, the final ranking."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from companion.errors import ForbiddenError, InputError, RuleError
+from companion.games import conquest_italy as ci
+from companion.games import conquest_map as cm
+from companion.games import conquest_odds as co
+from companion.web.core import ctx, require, role, seat_for
+from companion.web.trackers import act, game_match, int_query, openapi_read, openapi_write
+
+bp = Blueprint("trackers_conquest", __name__)
+GAME = ci.GAME_ID
+
+
+@bp.get("/api/matches/<match_id>/conquest/map")
+def conquest_map(match_id):
+    """The match's map for the page: cities (region, card symbol, value, neighbours), regions with their
+    bonus, airports, set values, and the SVG drawing."""
+    m = game_match(match_id, GAME)
+    doc = m["options"].get("map")
+    gm = cm.map_of(doc)
+    cities = [{"name": c, "region": gm.city[c]["region"], "card": gm.city[c]["card"], "value": gm.city[c]["value"],
+               "land": sorted(gm.land[c]), "sea": sorted(gm.sea[c]), "airport": c in gm.airports}
+              for c in gm.cities]
+    svg = cm.map_svg(doc if doc is not None else cm.default_map_doc())
+    return jsonify({"name": gm.name, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
+                    "cards": list(gm.cards), "sets": {k: v for k, v in gm.sets.items() if v is not None},
+                    "mixed_set": ci.MIXED_SET, "svg": svg})
+
+
+@bp.post("/api/matches/<match_id>/conquest/deal")
+@require("player")
+def conquest_deal(match_id):
+    """The Pi deals the territory cards (``setup.deal``); the answer lists the swaps of the majority rule."""
+    return act(match_id, GAME, "deal")
+
+
+@bp.post("/api/matches/<match_id>/conquest/combat")
+@require("player")
+def conquest_combat(match_id):
+    """One roll of a combat: ``data`` = ``{from, to, dice?, move?}`` (the Pi rolls both sides) or with
+    ``attack_dice``/``defend_dice`` as rolled at the table. Stores ``combat`` with the dice."""
+    return act(match_id, GAME, "combat")
+
+
+@bp.post("/api/matches/<match_id>/conquest/turn-end")
+@require("player")
+def conquest_turn_end(match_id):
+    """End the turn of ``data.player``; ``conquered`` (needed in the final rounds) is counted from the
+    combats recorded since the last turn end unless given."""
+    return act(match_id, GAME, "turn-end")
+
+
+@bp.get("/api/matches/<match_id>/conquest/odds")
+def conquest_odds(match_id):
+    """The exact odds of going on with the attack from ``from`` to ``to`` with the units on the map (or
+    ``attacker``/``defender`` units given), stopping at ``stop_at`` units (default 1)."""
+    game_match(match_id, GAME)
+    state = ctx().service.fold(match_id).game_state
+    src, dst = request.args.get("from"), request.args.get("to")
+    a = int_query("attacker", 1, co.MAX_UNITS)
+    d = int_query("defender", 1, co.MAX_UNITS)
+    if src is not None or dst is not None:
+        on_map = ci.battle_units(state, src, dst)
+        a = on_map[0] if a is None else a
+        d = on_map[1] if d is None else d
+    if a is None or d is None:
+        raise InputError("give from and to (cities), or attacker and defender (units)", "from")
+    stop_at = int_query("stop_at", 1, co.MAX_UNITS, 1)
+    try:
+        b = co.battle(a, d, stop_at)
+    except co.DiceError as exc:
+        raise InputError(exc.message, exc.field) from None
+    outcomes = sorted(b["outcomes"], key=lambda o: -o["p"])[:8]
+    gm = ci.map_of(state["map"])
+    return jsonify({"attacker": a, "defender": d, "stop_at": stop_at, "p_conquer": b["p_conquer"],
+                    "expected_attacker_remaining": b["expected_attacker_remaining"],
+                    "expected_defender_remaining": b["expected_defender_remaining"],
+                    "attack_dice": co.max_attack_dice(a), "defend_dice": co.defend_dice_count(d),
+                    "likely_outcomes": outcomes,
+                    "via": gm.can_attack(src, dst) if src is not None and dst is not None else None})
+
+
+@bp.get("/api/matches/<match_id>/conquest/reinforcements")
+def conquest_reinforcements(match_id):
+    """The reinforcement calculator: what ``player`` receives now, with the cards ``trade`` (three
+    ``trade`` parameters) if given. Cards the player hasn't recorded are refused."""
+    game_match(match_id, GAME)
+    state = ctx().service.fold(match_id).game_state
+    player = request.args.get("player")
+    trade = request.args.getlist("trade") or None
+    out = ci.reinforcements_now(state, player, trade)
+    return jsonify({"player": player, "hand": list(state["hands"][player]), **out})
+
+
+@bp.get("/api/matches/<match_id>/conquest/objective")
+def conquest_objective(match_id):
+    """The secret objective of the player this phone belongs to (its seat), with its progress. Nobody
+    else's: a phone without a seat gets 403."""
+    game_match(match_id, GAME)
+    seat = seat_for(match_id)
+    if seat is None:
+        raise ForbiddenError("this phone belongs to no player of the match: choose your seat first", "seat")
+    state = ctx().service.fold(match_id).game_state
+    view = ci.public_view(state, seat)
+    mine = state["objectives"].get(seat)
+    return jsonify({"player": seat, "objective": list(mine) if mine is not None else None,
+                    "progress": view.get("objective_progress")})
+
+
+@bp.get("/api/matches/<match_id>/conquest/ranking")
+def conquest_ranking(match_id):
+    """The final ranking (objective points, then other points; shared places) once the match has ended,
+    whatever ended it (objective, final roll, eliminations). Before the end only an organiser may see it:
+    it would reveal the secret objectives."""
+    game_match(match_id, GAME)
+    f = ctx().service.fold(match_id)
+    if not f.ended() and role() != "organiser":
+        raise RuleError("the ranking is shown when the match ends (it would reveal the secret objectives)", "$")
+    return jsonify({"ended": f.ended(), **ci.final_score(f.game_state)})
+
+
+_CITY = {"type": "string"}
+_UNITS = {"type": "integer", "minimum": 1, "maximum": 125}
+OPENAPI_PATHS = {
+    "/api/matches/{match_id}/conquest/map": openapi_read("The conquest match's map (cities, regions, SVG)"),
+    "/api/matches/{match_id}/conquest/deal": openapi_write("The Pi deals the territory cards (setup.deal)"),
+    "/api/matches/{match_id}/conquest/combat": openapi_write("A combat roll, dice rolled by the Pi when not given"),
+    "/api/matches/{match_id}/conquest/turn-end": openapi_write("End a turn; conquests this turn counted by the server"),
+    "/api/matches/{match_id}/conquest/odds": openapi_read("Exact odds of going on with an attack",
+                                                          [("from", _CITY), ("to", _CITY), ("attacker", _UNITS),
+                                                           ("defender", _UNITS), ("stop_at", _UNITS)]),
+    "/api/matches/{match_id}/conquest/reinforcements": openapi_read(
+        "Reinforcement calculator", [("player", {"type": "string"}),
+                                     ("trade", {"type": "array", "items": {"type": "string"}})]),
+    "/api/matches/{match_id}/conquest/objective": openapi_read("This phone's own secret objective and progress"),
+    "/api/matches/{match_id}/conquest/ranking": openapi_read("Final ranking (after the end)"),
+}

@@ -1,0 +1,30 @@
+"""The Richelieu tracker's routes: the preview of an intrigue resolution (nothing stored)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from companion.errors import RuleError
+from companion.games import richelieu as rl
+from companion.web.core import ctx
+from companion.web.trackers import body, engine, game_match, openapi_post_read
+
+bp = Blueprint("trackers_richelieu", __name__)
+GAME = rl.GAME_ID
+
+
+@bp.post("/api/matches/<match_id>/richelieu/preview")
+def richelieu_preview(match_id):
+    """What resolving an intrigue with these two cards would do (``data`` as in ``intrigue.resolve``), with
+    the match's players, Cardinal and neutral colour. Nothing is stored."""
+    game_match(match_id, GAME)
+    doc = body(write=False)
+    f = ctx().service.fold(match_id)
+    if f.ended():
+        raise RuleError("the match has ended", "$")
+    return jsonify(engine(rl.preview, f.game_state, doc["data"]))
+
+
+OPENAPI_PATHS = {
+    "/api/matches/{match_id}/richelieu/preview": openapi_post_read("Preview an intrigue resolution (nothing stored)"),
+}

@@ -1,0 +1,51 @@
+"""The Rome Is Burning tracker's routes: the card catalogue, the Pi's deal and move dice, the scores now."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from companion.games import rome_is_burning as r
+from companion.web.core import ctx, require
+from companion.web.trackers import act, game_match, openapi_read, openapi_static, openapi_write
+
+bp = Blueprint("trackers_rome", __name__)
+GAME = r.GAME_ID
+
+
+@bp.get("/api/games/rome-is-burning/catalogue")
+def rome_catalogue():
+    """The 40 cards of the rule book with their type letters, and what the letters mean."""
+    return jsonify({"cards": [{"name": n, "types": t} for n, t in r.CATALOGUE], "type_names": r.TYPE_NAMES,
+                    "plebeian": {"extra": r.PLEBEIAN_EXTRA, "squares": list(r.PLEBEIAN_SQUARES)},
+                    "emperor": {"extra": r.EMPEROR_EXTRA, "squares": list(r.EMPEROR_SQUARES)},
+                    "ring": r.RING, "palace": r.PALACE, "turns": r.TURNS})
+
+
+@bp.post("/api/matches/<match_id>/rome/deal")
+@require("player")
+def rome_deal(match_id):
+    """The Pi shuffles and deals a turn (``turn.setup``; ``data.first``: who moves first, optional)."""
+    return act(match_id, GAME, "deal")
+
+
+@bp.post("/api/matches/<match_id>/rome/move")
+@require("player")
+def rome_move(match_id):
+    """The Pi rolls 1d6 for ``data.player`` moving ``data.direction`` (cw or ccw); stores ``move``."""
+    return act(match_id, GAME, "move")
+
+
+@bp.get("/api/matches/<match_id>/rome/scores")
+def rome_scores(match_id):
+    """This turn's scores of the hands as they stand, with their breakdown (cards, A/B extras, squares) and
+    who would be elected; during an election, the scoring that is waiting for the old emperor's choice."""
+    game_match(match_id, GAME)
+    return jsonify(r.scores_now(ctx().service.fold(match_id).game_state))
+
+
+OPENAPI_PATHS = {
+    "/api/games/rome-is-burning/catalogue": openapi_static("Rome Is Burning card catalogue"),
+    "/api/matches/{match_id}/rome/deal": openapi_write("The Pi deals a Rome turn (turn.setup)"),
+    "/api/matches/{match_id}/rome/move": openapi_write("The Pi rolls 1d6 for a Rome move"),
+    "/api/matches/{match_id}/rome/scores": openapi_read("This turn's Rome scores with their breakdown"),
+}

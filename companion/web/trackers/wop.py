@@ -1,0 +1,33 @@
+"""The Web of Power tracker's routes: the match's board."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify
+
+from companion.games import web_of_power as wop
+from companion.games import wop_board as wb
+from companion.web.core import ctx
+from companion.web.trackers import game_match, openapi_read
+
+bp = Blueprint("trackers_wop", __name__)
+GAME = wop.GAME_ID
+
+
+@bp.get("/api/matches/<match_id>/wop/board")
+def wop_board(match_id):
+    """The match's board for the page: countries in scoring order, their sites and capacity, whether the
+    roads are known, the alliances, and the SVG drawing (``site_order``: the site ids in the order the
+    SVG draws their circles, so the page can colour them by holder)."""
+    m = game_match(match_id, GAME)
+    doc = m["options"].get("board") or wb.default_board_doc()
+    board = ctx().service.fold(match_id).game_state["board"]
+    site_order = [s if isinstance(s, str) else s["id"] for c in doc["countries"] for s in c["sites"]]
+    return jsonify({"name": board["name"], "status": board["status"], "complete": board["complete"],
+                    "countries": board["countries"], "sites": board["sites"], "capacity": board["capacity"],
+                    "roads_known": board["roads"] is not None, "alliances": board["alliances"],
+                    "site_order": site_order, "svg": wb.map_svg(doc)})
+
+
+OPENAPI_PATHS = {
+    "/api/matches/{match_id}/wop/board": openapi_read("The Web of Power match's board (countries, sites, SVG)"),
+}
