@@ -14,7 +14,6 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.resources import web_dir
-from companion.web import seasons
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +28,7 @@ GAMES = ["conquest-italy", "richelieu", "rome-is-burning", "web-of-power"]
 
 def _catalogue(lang):
     cat = json.loads((web_dir() / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
-    return {**cat, **seasons.STRINGS[lang]}
+    return cat
 
 
 EN, IT = _catalogue("en"), _catalogue("it")

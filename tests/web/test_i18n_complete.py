@@ -16,7 +16,7 @@ import re
 import pytest
 
 from companion.resources import web_dir
-from companion.web import i18n, seasons
+from companion.web import i18n
 
 KEY = r"[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)+"
 # Companion.t / C.t / t / ts with a literal key, closed or followed by arguments
@@ -120,7 +120,7 @@ def test_every_literal_key_exists_in_the_language(lang):
     cat = catalogues()[lang]
     missing = []
     for name, text, season_page in sources():
-        have = set(cat) | (set(seasons.STRINGS[lang]) if season_page else set())
+        have = set(cat)
         missing += [f"{name}: {m.group(2)}" for m in LITERAL.finditer(text) if m.group(2) not in have]
     assert not missing, f"keys missing from {lang}: {missing}"
 
@@ -131,7 +131,7 @@ def test_every_key_built_at_run_time_exists_for_every_value(lang):
     values = dynamic_values()
     unknown, missing = [], []
     for name, text, season_page in sources():
-        have = set(cat) | (set(seasons.STRINGS[lang]) if season_page else set())
+        have = set(cat)
         for m in DYNAMIC.finditer(text):
             prefix = m.group(2)
             if prefix not in values:
@@ -142,22 +142,28 @@ def test_every_key_built_at_run_time_exists_for_every_value(lang):
     assert not missing, f"keys missing from {lang}: {missing}"
 
 
-def test_season_strings_are_complete_in_both_languages():
-    en, it = seasons.STRINGS["en"], seasons.STRINGS["it"]
+def test_every_string_has_the_same_placeholders_in_both_languages():
+    en, it = catalogues()["en"], catalogues()["it"]
     assert set(en) == set(it)
     for key in en:
         assert en[key].strip() and it[key].strip(), key
         assert set(re.findall(r"\{(\w+)\}", en[key])) == set(re.findall(r"\{(\w+)\}", it[key])), key
-    # the season pages' navigation link is on every page, so it is in the app's catalogues too
-    for lang, cat in catalogues().items():
-        assert cat["nav.seasons"] == seasons.STRINGS[lang]["nav.seasons"]
+
+
+def test_no_ui_string_catalogue_in_python():
+    """Every UI string lives in the JSON catalogues: no module keeps a catalogue of its own."""
+    from pathlib import Path
+
+    import companion.web as web
+
+    for path in Path(web.__file__).parent.rglob("*.py"):
+        assert "STRINGS = {" not in path.read_text(encoding="utf-8"), path.name
 
 
 def test_no_english_left_in_the_italian_catalogue():
     """A text identical in both languages is a forgotten translation unless it is a name or a symbol."""
     cats = catalogues()
     same = {k for k in cats["en"] if cats["it"].get(k) == cats["en"][k]}
-    same |= {k for k in seasons.STRINGS["en"] if seasons.STRINGS["it"][k] == seasons.STRINGS["en"][k]}
     assert same - SAME_IN_BOTH == set()
 
 
