@@ -272,7 +272,10 @@ def test_the_launcher_announces_a_real_server_to_systemd(tmp_path):
         while (msg := s.recv(4096)) == b"WATCHDOG=1" or msg.startswith(b"READY=1\n"):
             pass
         assert msg == b"STOPPING=1"
-        assert f"127.0.0.1:{port}" in out.decode()
+        text = out.decode()
+        assert f"127.0.0.1:{port}" in text
+        # the journal: no "Ctrl-C" (nobody has a terminal) and no join token (it lets anyone in as a player)
+        assert "Ctrl-C" not in text and "/j/" not in text and f"127.0.0.1:{port}/join" in text
     finally:
         if p.poll() is None:
             p.kill()

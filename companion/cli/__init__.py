@@ -28,9 +28,11 @@ COMMANDS = [
     "match",
     "season",
     "token",
+    "pin",
     "map",
     "hardware",
     "backup",
+    "bundle",
 ]
 
 
