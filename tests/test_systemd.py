@@ -445,6 +445,15 @@ def test_restore_without_a_file_argument(tmp_path):
 
 # -- install.sh -------------------------------------------------------------------------------------
 
+def clone_snapshot(path: Path) -> tuple[str, list[str]]:
+    """What a checkout looks like to its owner: git's view of it, and every build/ or *.egg-info in it."""
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=path, capture_output=True, text=True,
+                            check=True).stdout
+    leftovers = sorted(str(p.relative_to(path)) for p in path.rglob("*")
+                       if (p.name == "build" or p.name.endswith(".egg-info")) and ".venv" not in p.parts)
+    return status, leftovers
+
+
 @pytest.fixture
 def fake_root(tmp_path):
     """Directories and stand-in commands for running install.sh without touching the machine."""
@@ -452,7 +461,17 @@ def fake_root(tmp_path):
     log = tmp_path / "calls.log"
     users = tmp_path / "users"
     users.write_text("")
-    shims = make_shims(tmp_path, ["systemctl", "groupadd", "userdel", "apt-get"], log)
+    groups = tmp_path / "groups"  # the groups this fake system has: no gpio, no render
+    groups.write_text("video\ninput\n")
+    dpkg = tmp_path / "dpkg"  # installed packages
+    dpkg.write_text("python3-venv\n")
+    available = tmp_path / "apt-available"  # what apt could install
+    available.write_text("python3-venv\npython3-pip\ncage\nchromium\n")
+    shims = make_shims(tmp_path, ["systemctl", "userdel", "chown"], log)
+    (shims / "groupadd").write_text(f'#!/bin/sh\necho "groupadd $*" >> "{log}"\n'
+                                    f'for last; do :; done; echo "$last" >> "{groups}"\n')
+    (shims / "groupdel").write_text(f'#!/bin/sh\necho "groupdel $*" >> "{log}"\n'
+                                    f'grep -vx "$1" "{groups}" > "{groups}.new"; mv "{groups}.new" "{groups}"\n')
     (shims / "useradd").write_text(f'#!/bin/sh\necho "useradd $*" >> "{log}"\n'
                                    f'for last; do :; done; echo "$last" >> "{users}"\n')
     (shims / "usermod").write_text(f'#!/bin/sh\necho "usermod $*" >> "{log}"\n'
@@ -463,46 +482,90 @@ def fake_root(tmp_path):
         f'if [ "$1" = -u ]; then grep -qx "$2" "{users}"; exit $?; fi\n'
         f'if [ "$1" = -nG ]; then echo "$2"; grep -q "^$2:gpio$" "{users}" && echo gpio; exit 0; fi\n'
         'exec /usr/bin/id "$@"\n')
-    (shims / "getent").write_text('#!/bin/sh\n[ "$1" = group ] && [ "$2" = gpio ]\n')
+    (shims / "getent").write_text(f'#!/bin/sh\n[ "$1" = group ] && grep -qx "$2" "{groups}"\n')
     (shims / "hostname").write_text('#!/bin/sh\n[ "$1" = -I ] && echo "192.168.1.50 fd00::5" || echo box\n')
-    # a stand-in python3 that makes a venv whose pip logs and whose python is the test's python
+    # runuser -u USER -- CMD...: runs CMD (as this user: the test is not root)
+    (shims / "runuser").write_text('#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n')
+    # apt: installing chromium brings a dependency along; dpkg-query answers from the fake package list
+    (shims / "apt-get").write_text(
+        f'#!/bin/sh\necho "apt-get $*" >> "{log}"\n'
+        'cmd=$1; shift\n'
+        'case "$cmd" in\n'
+        f'  install) for a; do case "$a" in -*) ;; *) echo "$a" >> "{dpkg}";'
+        f' [ "$a" = chromium ] && echo chromium-common >> "{dpkg}";; esac; done ;;\n'
+        f'  purge) for a; do grep -vx -- "$a" "{dpkg}" > "{dpkg}.new"; mv "{dpkg}.new" "{dpkg}"; done ;;\n'
+        'esac\n')
+    (shims / "dpkg-query").write_text(
+        '#!/bin/sh\n'
+        f'case "$2" in *Status-Abbrev*) sed "s/^/ii /" "{dpkg}"; exit 0 ;; esac\n'
+        f'grep -qx "$3" "{dpkg}" && printf "install ok installed" && exit 0\nexit 1\n')
+    (shims / "apt-cache").write_text(
+        f'#!/bin/sh\nif grep -qx "$2" "{available}"; then echo "  Candidate: 1.0"; else echo "  Candidate: (none)"; fi\n')
+    # a stand-in python3 that makes a venv whose python is the test's python, whose pip logs (and, asked
+    # for a wheel, leaves an empty one where -w says) and whose companion is the real CLI
     (shims / "fakepython").write_text(
         '#!/bin/sh\n'
         f'echo "python3 $*" >> "{log}"\n'
         'for last; do :; done\n'
         'mkdir -p "$last/bin"\n'
         f'printf \'#!/bin/sh\\nexec "{sys.executable}" "$@"\\n\' > "$last/bin/python"\n'
-        'chmod +x "$last/bin/python"\n'
-        f'printf \'#!/bin/sh\\necho "pip $*" >> "{log}"\\n\' > "$last/bin/pip"\n'
+        f'printf \'#!/bin/sh\\nexec "{sys.executable}" -m companion "$@"\\n\' > "$last/bin/companion"\n'
+        'chmod +x "$last/bin/python" "$last/bin/companion"\n'
+        'cat > "$last/bin/pip" <<\'EOF\'\n'
+        '#!/bin/sh\n'
+        f'echo "pip $*" >> "{log}"\n'
+        'if [ "$1" = wheel ]; then while [ $# -gt 0 ]; do [ "$1" = -w ] && : > "$2/companion-0.1.0-py3-none-any.whl";'
+        ' shift; done; fi\n'
+        'EOF\n'
         'chmod +x "$last/bin/pip"\n')
     for p in shims.iterdir():
         p.chmod(0o755)
     env = dict(os.environ, PATH=f"{shims}:{os.environ['PATH']}", COMPANION_ALLOW_NONROOT="1",
                COMPANION_PREFIX=str(root / "opt/companion"), COMPANION_STATE_DIR=str(root / "var/lib/companion"),
                COMPANION_UNIT_DIR=str(root / "etc/systemd/system"), COMPANION_ETC_DIR=str(root / "etc/default"),
-               PYTHON=str(shims / "fakepython"))
+               COMPANION_TIMER_STAMPS=str(root / "var/lib/systemd/timers"), COMPANION_TTY=str(root / "dev/tty1"),
+               COMPANION_DRM=str(root / "sys/class/drm"), PYTHON=str(shims / "fakepython"))
+    for name in ("INVOCATION_ID", "NOTIFY_SOCKET"):
+        env.pop(name, None)
 
-    def run(*args):
+    def run(*args, script=UNITS / "install.sh", extra_env=None):
         if log.exists():
             log.unlink()
-        p = subprocess.run(["bash", str(UNITS / "install.sh"), *args], capture_output=True, text=True, env=env,
-                           timeout=120)
+        p = subprocess.run(["bash"] + (["-x"] if os.environ.get("INSTALL_TRACE") else []) + [str(script), *args], capture_output=True, text=True,
+                           env={**env, **(extra_env or {})}, timeout=120)
         calls = log.read_text().splitlines() if log.exists() else []
         return p, calls
 
+    run.groups = groups
+    run.dpkg = dpkg
+    run.available = available
+    run.env = env
     return root, run
+
+
+def setup_code_of(out: str) -> str:
+    m = re.search(r"with the setup code (\d{8}) ", out)
+    assert m, out
+    return m.group(1)
 
 
 def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     root, run = fake_root
     units = root / "etc/systemd/system"
+    clone_before = clone_snapshot(REPO)
 
     p, calls = run("--no-apt")
     assert p.returncode == 0, p.stderr
     assert "useradd --system --user-group" in "\n".join(calls)
+    assert "groupadd --system gpio" in calls and "created group gpio" in p.stdout
     assert any(c.startswith("usermod -a -G gpio companion") for c in calls)
     assert any(c.startswith("python3 -m venv --system-site-packages") for c in calls)
-    assert any(c.startswith("pip install") and c.endswith(str(REPO)) for c in calls)
+    # companion is built from a copy of the checkout (never the checkout itself), then installed as a wheel
+    wheel_calls = [c for c in calls if c.startswith("pip wheel")]
+    assert len(wheel_calls) == 1 and not wheel_calls[0].endswith(str(REPO))
+    assert any(c.startswith("pip install") and c.endswith("/companion-0.1.0-py3-none-any.whl") for c in calls)
+    assert not any(c.endswith(str(REPO)) for c in calls)
+    assert clone_snapshot(REPO) == clone_before
     assert "systemctl daemon-reload" in calls
     assert "systemctl enable companion.service companion-backup.timer" in calls
     assert "systemctl restart companion.service companion-backup.timer" in calls
@@ -518,6 +581,19 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert "http://192.168.1.50:8080/" in p.stdout
     assert "█" in p.stdout or "▀" in p.stdout or "▄" in p.stdout  # the QR code
     assert (root / "opt/companion/restore.sh").exists()
+    # the first-run setup code, made in the service's database: it sets the PIN at /login
+    assert "choose the organiser PIN at http://192.168.1.50:8080/login" in p.stdout
+    code = setup_code_of(p.stdout)
+    db = root / "var/lib/companion/companion.db"
+    from companion.web.access import Access
+
+    store = Store(db)
+    try:
+        assert Access(store).check_setup_code(code)
+    finally:
+        store.close()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600  # made with the service's umask
+    assert "GPIO: no lgpio" in p.stdout and "kiosk: not installed" in p.stdout
 
     mtimes = {p.name: p.stat().st_mtime_ns for p in units.iterdir()}
     (root / "etc/default/companion").write_text(settings.replace("8080", "9000"))  # an edit to keep
@@ -528,16 +604,75 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert {p.name: p.stat().st_mtime_ns for p in units.iterdir()} == mtimes
     assert "9000" in (root / "etc/default/companion").read_text() and "http://192.168.1.50:9000/" in p.stdout
 
+    store = Store(db)
+    try:
+        Access(store).set_pin("2468")
+    finally:
+        store.close()
+    p, _ = run("--no-apt")
+    assert "the organiser PIN is set" in p.stdout and "companion pin reset" in p.stdout
+    assert "setup code" not in p.stdout
+
     data = root / "var/lib/companion"
-    data.mkdir(parents=True)
-    (data / "companion.db").write_text("matches")
     p, calls = run("--uninstall")
     assert p.returncode == 0, p.stderr
     assert "systemctl disable --now companion.service" in calls
     assert list(units.iterdir()) == [] and not (root / "opt/companion").exists()
-    assert (data / "companion.db").read_text() == "matches"  # the data stays
+    assert db.exists()  # the data stays
+    stamp = root / "var/lib/systemd/timers/stamp-companion-backup.timer"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text("")
     p, calls = run("--uninstall", "--purge")
     assert p.returncode == 0 and not data.exists()
+    assert "groupdel gpio" in calls and "gpio" not in run.groups.read_text().split()  # it made gpio
+    assert not stamp.exists()
+    assert "kept:" in p.stdout and str(REPO) in p.stdout
+    assert not (root / "var/lib/companion.install").exists()
+
+
+def test_purge_leaves_a_gpio_group_it_did_not_create(fake_root):
+    root, run = fake_root
+    run.groups.write_text("video\ninput\ngpio\n")
+    p, calls = run("--no-apt", "--no-start")
+    assert p.returncode == 0 and not any(c.startswith("groupadd") for c in calls)
+    p, calls = run("--uninstall", "--purge")
+    assert p.returncode == 0 and not any(c.startswith("groupdel") for c in calls)
+    assert "gpio" in run.groups.read_text().split()
+
+
+def test_install_goes_on_without_lgpio_and_purge_removes_the_packages_it_added(fake_root):
+    root, run = fake_root
+    (root / "dev").mkdir(parents=True)
+    (root / "dev/tty1").write_text("")
+    p, calls = run("--kiosk", "--no-start")
+    assert p.returncode == 0, p.stderr
+    assert "no python3-lgpio in this system's apt sources: going on without it" in p.stdout
+    assert "apt-get install -y --no-install-recommends python3-pip cage chromium" in calls
+    state = (root / "var/lib/companion.install").read_text()
+    assert "apt=python3-pip cage chromium chromium-common" in state.replace("\n", " ") or \
+        set(re.search(r"^apt=(.*)$", state, re.M).group(1).split()) == {"python3-pip", "cage", "chromium",
+                                                                         "chromium-common"}
+    assert re.search(r"^apt_before=python3-venv$", state, re.M)
+    # a tty but no screen connected: the kiosk's state, and why it will stop trying
+    assert "systemctl is-active companion-kiosk.service" in calls
+    assert "kiosk: companion-kiosk.service is not started (no screen is connected" in p.stdout
+
+    run.dpkg.write_text(run.dpkg.read_text() + "vim\n")  # installed by the owner meanwhile
+    p, calls = run("--uninstall", "--purge")
+    assert p.returncode == 0, p.stderr
+    purge = [c for c in calls if c.startswith("apt-get purge")]
+    assert len(purge) == 1 and set(purge[0].split()[3:]) == {"python3-pip", "cage", "chromium", "chromium-common"}
+    assert sorted(run.dpkg.read_text().split()) == ["python3-venv", "vim"]
+    assert "python3-venv: they were installed before companion" in p.stdout
+
+
+def test_install_stops_with_a_hint_when_apt_fails(fake_root):
+    root, run = fake_root
+    run.available.write_text("python3-venv\npython3-pip\npython3-lgpio\n")
+    shims = Path(run.env["PATH"].split(":")[0])
+    (shims / "apt-get").write_text('#!/bin/sh\necho "E: Unable to locate package" >&2\nexit 100\n')
+    p, calls = run()
+    assert p.returncode == 1 and "--no-apt" in p.stderr.strip().splitlines()[-1]
 
 
 def test_install_kiosk_adds_its_unit_and_user(fake_root):
@@ -546,11 +681,25 @@ def test_install_kiosk_adds_its_unit_and_user(fake_root):
     assert p.returncode == 0, p.stderr
     kiosk = (root / "etc/systemd/system/companion-kiosk.service").read_text()
     assert "User=companion-kiosk" in kiosk
-    assert any(c.startswith("useradd") and c.endswith("companion-kiosk") for c in calls)
+    # the system has no group render: skipped, said, and left out of the user and of the unit
+    assert "kiosk: group render does not exist on this system: skipped" in p.stdout
+    assert any(c.startswith("useradd") and "--groups video,input" in c and c.endswith("companion-kiosk")
+               for c in calls)
+    assert re.search(r"^SupplementaryGroups=video input$", kiosk, re.M)
     assert "systemctl enable companion.service companion-backup.timer companion-kiosk.service" in calls
     assert not any("--now" in c or "restart" in c for c in calls)
     settings = (root / "etc/default/companion").read_text()
     assert "--port 8123" in settings and "COMPANION_KIOSK_URL=http://localhost:8123/display" in settings
+    assert "kiosk: not running: this machine has no" in p.stdout  # no tty1 here
+
+
+def test_kiosk_restarts_are_bounded():
+    u = unit("companion-kiosk.service")
+    assert one(u, "Service", "Restart") == "always"
+    interval, burst = int(one(u, "Unit", "StartLimitIntervalSec")), int(one(u, "Unit", "StartLimitBurst"))
+    restart_sec = int(one(u, "Service", "RestartSec"))
+    # a kiosk that fails at once reaches the limit inside the interval: systemd stops trying
+    assert burst * restart_sec < interval and burst <= 10
 
 
 @pytest.mark.parametrize("args, says", [
@@ -576,6 +725,6 @@ def test_install_needs_root():
 
 
 def test_shell_scripts_parse():
-    for script in ("install.sh", "restore.sh"):
+    for script in ("install.sh", "restore.sh", "build-wheel.sh"):
         assert subprocess.run(["bash", "-n", str(UNITS / script)]).returncode == 0
         assert os.access(UNITS / script, os.X_OK)
