@@ -254,7 +254,7 @@ else
 fi
 code_changed=0
 if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
-    pip_args=(--disable-pip-version-check --quiet)
+    pip_args=(--disable-pip-version-check --quiet --root-user-action=ignore)
     build=$(mktemp -d)
     if [ -n "$bundled" ]; then
         whl=$bundled

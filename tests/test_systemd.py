@@ -728,3 +728,217 @@ def test_shell_scripts_parse():
     for script in ("install.sh", "restore.sh", "build-wheel.sh"):
         assert subprocess.run(["bash", "-n", str(UNITS / script)]).returncode == 0
         assert os.access(UNITS / script, os.X_OK)
+
+
+# -- building companion without touching the checkout; the offline bundle ------------------------------
+
+def make_clone(d: Path) -> Path:
+    """A copy of this checkout (its files as git sees them), committed: an owner's clean clone."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for f in filter(None, files):
+        if (REPO / f).is_file():
+            (d / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / f, d / f)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], cwd=d, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=d, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "clone"], cwd=d, check=True)
+    return d
+
+
+def test_build_wheel_needs_a_checkout(tmp_path):
+    p = subprocess.run([str(UNITS / "build-wheel.sh"), str(tmp_path), str(tmp_path / "o"), "pip"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "pyproject.toml" in p.stderr
+
+
+def test_bundle_platform_tags_and_the_wheel_check(tmp_path):
+    from companion.cli.bundle import foreign_wheels, platform_tags
+
+    tags = platform_tags("aarch64")
+    assert "manylinux_2_36_aarch64" in tags and "manylinux_2_17_aarch64" in tags and "manylinux2014_aarch64" in tags
+    assert not any("x86_64" in t or "2_37" in t for t in tags)
+    for name in ["flask-3.1.3-py3-none-any.whl",
+                 "rpds_py-2026.9.1-cp311-cp311-manylinux_2_17_aarch64.manylinux2014_aarch64.whl",
+                 "markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                 "openskill-6.2.0-cp311-cp311-musllinux_1_2_aarch64.whl"]:
+        (tmp_path / name).write_text("")
+    assert foreign_wheels(tmp_path, "aarch64") == ["markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64."
+                                                   "manylinux2014_x86_64.whl",
+                                                   "openskill-6.2.0-cp311-cp311-musllinux_1_2_aarch64.whl"]
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--for", "sparc", "B"], "--for"),
+    (["--for", "aarch64", "--python-version", "3", "B"], "--python-version"),
+    (["--for", "aarch64", "--source", "/", "B"], "--source"),
+    (["--for", "aarch64", "FULL"], "DIR"),
+])
+def test_bundle_refuses_bad_input_in_one_line(run_cli, tmp_path, args, field):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "something").write_text("")
+    args = [str(full) if a == "FULL" else str(tmp_path / "b") if a == "B" else a for a in args]
+    rc, out, err = run_cli("bundle", *args)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and field in err
+
+
+def make_bundle(tmp_path_factory, platform: str, source: Path = REPO) -> tuple[Path, dict]:
+    import json
+
+    d = tmp_path_factory.mktemp("bundle") / platform
+    p = subprocess.run([sys.executable, "-m", "companion", "bundle", "--for", platform, "--source", str(source),
+                        str(d)], capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 and "pip download failed" in p.stderr:
+        pytest.skip(f"no package index reachable: {p.stderr.strip()}")
+    assert p.returncode == 0, p.stderr
+    return d, json.loads(p.stdout)
+
+
+@pytest.fixture(scope="module")
+def native_bundle(tmp_path_factory):
+    """A bundle for this machine (x86_64), so that it can be installed here; built from a clean clone."""
+    import platform
+
+    if platform.machine() != "x86_64" or sys.version_info[:2] != (3, 11):
+        pytest.skip("the native bundle test needs an x86_64 machine with Python 3.11")
+    clone = make_clone(tmp_path_factory.mktemp("clone"))
+    assert clone_snapshot(clone) == ("", [])
+    d, doc = make_bundle(tmp_path_factory, "x86_64", clone)
+    return d, doc, clone
+
+
+def test_the_build_step_leaves_the_clone_clean(native_bundle):
+    """The bundle's wheel came from systemd/build-wheel.sh, the build step install.sh uses too."""
+    d, doc, clone = native_bundle
+    import zipfile
+
+    names = zipfile.ZipFile(d / doc["companion"]).namelist()
+    assert "companion/cli/bundle.py" in names and "companion/web_files/templates/login.html" in names
+    assert clone_snapshot(clone) == ("", [])  # nothing written into the clone: no build/, no egg-info
+    # the check can fail: what an in-place build (`pip install .` in the clone) leaves behind shows
+    (clone / "build").mkdir()
+    (clone / "companion.egg-info").mkdir()
+    (clone / "companion.egg-info" / "PKG-INFO").write_text("")
+    status, leftovers = clone_snapshot(clone)
+    assert leftovers == ["build", "companion.egg-info"] and status
+    shutil.rmtree(clone / "build")
+    shutil.rmtree(clone / "companion.egg-info")
+
+
+def test_a_native_bundle_installs_with_no_index_into_a_fresh_venv(native_bundle, fake_root):
+    """The bundle's own installer, no checkout: a fresh venv, companion and its dependencies from the bundle
+    alone (pip with --no-index and no configuration of this machine); systemctl and users stand-ins."""
+    d, doc, _ = native_bundle
+    names = set(doc["wheels"])
+    assert doc["companion"] in names and any(n.startswith("setuptools-") for n in names)
+    assert any(n.startswith("wheel-") for n in names)  # the build requirements travel too
+    assert (d / "systemd" / "install.sh").is_file() and (d / "BUNDLE.txt").is_file()
+    assert not (d / "pyproject.toml").exists()  # no checkout: the bundle's wheel is all there is
+    root, run = fake_root
+    pip_env = {k: "" for k in os.environ if k.startswith("PIP_")}  # no extra index or find-links of this machine
+    p, calls = run("--no-apt", "--wheels", str(d), script=d / "systemd" / "install.sh",
+                   extra_env={**pip_env, "PIP_CONFIG_FILE": os.devnull, "PYTHON": sys.executable})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"installing {doc['companion']} from {d}" in p.stdout
+    companion = root / "opt/companion/venv/bin/companion"
+    r = subprocess.run([str(companion), "--version"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("companion ")
+    setup_code_of(p.stdout)
+    assert (root / "opt/companion/restore.sh").is_file()
+    p, calls = run("--no-apt", "--wheels", str(d), script=d / "systemd" / "install.sh")
+    assert p.returncode == 0 and calls == ["systemctl enable --now companion.service companion-backup.timer"]
+    p, calls = run("--uninstall", "--purge", script=d / "systemd" / "install.sh")
+    assert p.returncode == 0 and not (root / "opt/companion").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("COMPANION_SOAK"), reason="downloads for a Pi (~30 s): `make soak` runs it")
+def test_an_aarch64_bundle_holds_only_aarch64_or_pure_wheels(tmp_path_factory):
+    from companion.cli.bundle import wheel_platforms
+
+    d, doc = make_bundle(tmp_path_factory, "aarch64")
+    wheels = sorted(p.name for p in d.glob("*.whl"))
+    assert wheels == doc["wheels"] and doc["companion"] in wheels
+    for name in wheels:
+        plats = wheel_platforms(name)
+        assert plats == ["any"] or all(p.startswith("manylinux") and p.endswith("_aarch64") for p in plats), name
+    compiled = {n.split("-")[0].lower() for n in wheels if not n.endswith("-any.whl")}
+    assert {"markupsafe", "rpds_py"} <= compiled  # the compiled dependencies, built for the Pi
+    assert all("-cp311-" in n for n in wheels if not n.endswith("-any.whl"))
+    assert {n.split("-")[0] for n in wheels} >= {"setuptools", "wheel", "flask", "waitress", "gpiozero"}
+
+
+# -- install.sh against a real systemd ---------------------------------------------------------------
+
+def systemd_container_unavailable() -> str | None:
+    """Why install.sh cannot run against a real systemd here (None: it can). It runs in a container booted
+    with systemd: a Debian 12 image with systemd as init and python3, python3-venv, named by
+    $COMPANION_SYSTEMD_IMAGE (never against this machine's own systemd)."""
+    image = os.environ.get("COMPANION_SYSTEMD_IMAGE")
+    if not image:
+        return ("no container booted with systemd: set COMPANION_SYSTEMD_IMAGE to a Debian 12 image whose init "
+                "is systemd (with python3 and python3-venv) and have a docker engine")
+    docker = shutil.which("docker")
+    if docker is None:
+        return "no docker command"
+    p = subprocess.run([docker, "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        return f"no docker engine: {(p.stderr.strip().splitlines() or ['docker info failed'])[-1]}"
+    return None
+
+
+def test_install_sh_against_a_real_systemd(request):
+    """install.sh --wheels (the bundle), a re-run that changes nothing, --uninstall and --purge, in a
+    container booted with systemd: the service answers /healthz, its setup code works, purge leaves
+    no group, stamp or data behind."""
+    reason = systemd_container_unavailable()
+    if reason:
+        pytest.skip(reason)
+    d, doc, _ = request.getfixturevalue("native_bundle")
+    docker = shutil.which("docker")
+    name = f"companion-systemd-test-{os.getpid()}"
+    run = subprocess.run([docker, "run", "-d", "--name", name, "--privileged", "--cgroupns=host",
+                          "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw", "--tmpfs", "/run", "--tmpfs", "/run/lock",
+                          "-v", f"{d}:/bundle:ro", os.environ["COMPANION_SYSTEMD_IMAGE"], "/sbin/init"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+
+    def sh(cmd: str, timeout: int = 600) -> subprocess.CompletedProcess:
+        return subprocess.run([docker, "exec", name, "bash", "-c", cmd], capture_output=True, text=True,
+                              timeout=timeout)
+
+    try:
+        booted = sh("systemctl is-system-running --wait", timeout=300).stdout.strip()
+        assert booted in ("running", "degraded"), booted
+        p = sh("/bundle/systemd/install.sh --wheels /bundle --no-apt")
+        assert p.returncode == 0, p.stdout + p.stderr
+        code = setup_code_of(p.stdout)
+        assert sh("systemctl is-active companion.service").stdout.strip() == "active"
+        assert sh("systemctl is-enabled companion-backup.timer").stdout.strip() == "enabled"
+        health = sh("/opt/companion/venv/bin/python -c \"import urllib.request;"
+                    "print(urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=30).status)\"")
+        assert health.stdout.strip() == "200", health.stderr
+        check = sh("cd /var/lib/companion && runuser -u companion -- /opt/companion/venv/bin/python -c "
+                   f"\"from companion.store import Store; from companion.web.access import Access;"
+                   f"print(Access(Store('/var/lib/companion/companion.db')).check_setup_code('{code}'))\"")
+        assert check.stdout.strip() == "True", check.stderr
+        journal = sh("journalctl -u companion.service --no-pager").stdout
+        assert "Ctrl-C" not in journal and "/j/" not in journal
+        pid = sh("systemctl show -p MainPID --value companion.service").stdout.strip()
+        p = sh("/bundle/systemd/install.sh --wheels /bundle --no-apt")
+        assert p.returncode == 0 and sh("systemctl show -p MainPID --value companion.service").stdout.strip() == pid
+        p = sh("/bundle/systemd/install.sh --uninstall")
+        assert p.returncode == 0 and sh("test -e /var/lib/companion/companion.db").returncode == 0
+        assert sh("systemctl cat companion.service").returncode != 0
+        created_gpio = sh("grep -q '^groups=.*gpio' /var/lib/companion.install").returncode == 0
+        p = sh("/bundle/systemd/install.sh --uninstall --purge")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert sh("test -e /var/lib/companion").returncode != 0
+        assert sh("test -e /var/lib/systemd/timers/stamp-companion-backup.timer").returncode != 0
+        assert sh("id -u companion").returncode != 0
+        if created_gpio:
+            assert sh("getent group gpio").returncode != 0
+    finally:
+        subprocess.run([docker, "rm", "-f", name], capture_output=True, timeout=120)
