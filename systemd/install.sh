@@ -261,7 +261,11 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
         say "installing $(basename "$whl") from $wheels into $PREFIX/venv"
     else
         say "building companion from a copy of $SRC (the checkout is left as it is)"
-        whl=$("$SRC/systemd/build-wheel.sh" "$SRC" "$build" "$PREFIX/venv/bin/pip" "${index[@]}" | tail -n1)
+        whl=$("$SRC/systemd/build-wheel.sh" "$SRC" "$build" "$PREFIX/venv/bin/pip" "${index[@]}" | tail -n1) || {
+            echo "install.sh: could not build companion${wheels:+ offline from $wheels (a folder made by" \
+                 "companion bundle --for $(uname -m) DIR has what it needs)}" >&2
+            exit 1
+        }
         say "installing $(basename "$whl") into $PREFIX/venv"
     fi
     "$PREFIX/venv/bin/pip" install "${pip_args[@]}" "${index[@]}" --upgrade "$whl"

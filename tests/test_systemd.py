@@ -514,6 +514,7 @@ def fake_root(tmp_path):
         'cat > "$last/bin/pip" <<\'EOF\'\n'
         '#!/bin/sh\n'
         f'echo "pip $*" >> "{log}"\n'
+        'if [ "$1" = wheel ] && [ -n "$FAKE_PIP_WHEEL_FAILS" ]; then echo "ERROR: no setuptools" >&2; exit 1; fi\n'
         'if [ "$1" = wheel ]; then while [ $# -gt 0 ]; do [ "$1" = -w ] && : > "$2/companion-0.1.0-py3-none-any.whl";'
         ' shift; done; fi\n'
         'EOF\n'
@@ -664,6 +665,16 @@ def test_install_goes_on_without_lgpio_and_purge_removes_the_packages_it_added(f
     assert len(purge) == 1 and set(purge[0].split()[3:]) == {"python3-pip", "cage", "chromium", "chromium-common"}
     assert sorted(run.dpkg.read_text().split()) == ["python3-venv", "vim"]
     assert "python3-venv: they were installed before companion" in p.stdout
+
+
+def test_an_offline_build_without_the_build_requirements_points_to_the_bundle(fake_root, tmp_path):
+    root, run = fake_root
+    wheels = tmp_path / "wheels"  # what `pip download -d DIR .` made: no setuptools, no companion wheel
+    wheels.mkdir()
+    (wheels / "flask-3.1.3-py3-none-any.whl").write_text("")
+    p, calls = run("--no-apt", "--wheels", str(wheels), extra_env={"FAKE_PIP_WHEEL_FAILS": "1"})
+    assert p.returncode == 1 and "companion bundle --for" in p.stderr.strip().splitlines()[-1]
+    assert any(c.startswith("pip wheel") and f"--no-index --find-links {wheels}" in c for c in calls)
 
 
 def test_install_stops_with_a_hint_when_apt_fails(fake_root):
