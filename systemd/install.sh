@@ -20,7 +20,7 @@
 # COMPANION_STATE_DIR (/var/lib/companion), COMPANION_UNIT_DIR (/etc/systemd/system),
 # COMPANION_ETC_DIR (/etc/default), COMPANION_USER (companion), SYSTEMCTL (systemctl), PYTHON (python3),
 # RUNUSER (runuser), COMPANION_TIMER_STAMPS (/var/lib/systemd/timers), COMPANION_TTY (/dev/tty1),
-# COMPANION_DRM (/sys/class/drm).
+# COMPANION_DRM (/sys/class/drm), COMPANION_KIOSK_SETTLE (5: seconds before the kiosk's state is read).
 set -euo pipefail
 
 PREFIX=${COMPANION_PREFIX:-/opt/companion}
@@ -356,7 +356,11 @@ if [ "$kiosk" = 1 ]; then
     if [ ! -e "$TTY" ]; then
         say "kiosk: not running: this machine has no $TTY (systemd skips companion-kiosk.service)"
     else
+        # cage fails within a second or two without a screen: look once it had the time to
+        [ "$start" = 1 ] && sleep "${COMPANION_KIOSK_SETTLE:-5}"
         state=$("$SYSTEMCTL" is-active "$KIOSK_UNIT" 2>/dev/null || true)
+        restarts=$("$SYSTEMCTL" show -p NRestarts --value "$KIOSK_UNIT" 2>/dev/null || true)
+        [[ "${restarts:-0}" =~ ^[1-9][0-9]*$ ]] && state+=", restarted ${restarts} times"
         note=""
         if ! grep -qsx connected "$DRM"/card*-*/status; then
             note=" (no screen is connected: after 5 failed starts in 2 minutes systemd stops trying;"

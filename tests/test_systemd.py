@@ -283,6 +283,18 @@ def test_the_launcher_announces_a_real_server_to_systemd(tmp_path):
         s.close()
 
 
+@pytest.mark.parametrize("env, expected", [
+    ({}, False),
+    ({"INVOCATION_ID": "0f3c"}, True),  # any service, Type=notify or not
+    ({"NOTIFY_SOCKET": "/run/systemd/notify"}, True),
+    ({"INVOCATION_ID": ""}, False),
+])
+def test_serve_knows_when_systemd_runs_it(env, expected):
+    from companion.cli.serve import under_systemd
+
+    assert under_systemd(env) is expected
+
+
 def test_the_launcher_without_serve_is_a_usage_error(run_cli):
     p = subprocess.run([sys.executable, "-m", "companion.systemd_notify", "score"], capture_output=True, text=True,
                        timeout=60)
@@ -525,7 +537,7 @@ def fake_root(tmp_path):
                COMPANION_PREFIX=str(root / "opt/companion"), COMPANION_STATE_DIR=str(root / "var/lib/companion"),
                COMPANION_UNIT_DIR=str(root / "etc/systemd/system"), COMPANION_ETC_DIR=str(root / "etc/default"),
                COMPANION_TIMER_STAMPS=str(root / "var/lib/systemd/timers"), COMPANION_TTY=str(root / "dev/tty1"),
-               COMPANION_DRM=str(root / "sys/class/drm"), PYTHON=str(shims / "fakepython"))
+               COMPANION_DRM=str(root / "sys/class/drm"), COMPANION_KIOSK_SETTLE="0", PYTHON=str(shims / "fakepython"))
     for name in ("INVOCATION_ID", "NOTIFY_SOCKET"):
         env.pop(name, None)
 
@@ -702,6 +714,22 @@ def test_install_kiosk_adds_its_unit_and_user(fake_root):
     settings = (root / "etc/default/companion").read_text()
     assert "--port 8123" in settings and "COMPANION_KIOSK_URL=http://localhost:8123/display" in settings
     assert "kiosk: not running: this machine has no" in p.stdout  # no tty1 here
+
+
+def test_the_kiosk_state_is_reported_with_its_restarts(fake_root):
+    root, run = fake_root
+    (root / "dev").mkdir(parents=True)
+    (root / "dev/tty1").write_text("")
+    hdmi = root / "sys/class/drm/card1-HDMI-A-1"
+    hdmi.mkdir(parents=True)
+    (hdmi / "status").write_text("connected\n")
+    shims = Path(run.env["PATH"].split(":")[0])
+    (shims / "systemctl").write_text(
+        '#!/bin/sh\ncase "$1" in is-active) echo activating ;; show) echo 2 ;; esac\n')
+    p, calls = run("--no-apt", "--kiosk")
+    assert p.returncode == 0, p.stderr
+    assert "kiosk: companion-kiosk.service is activating, restarted 2 times" in p.stdout
+    assert "no screen" not in p.stdout
 
 
 def test_kiosk_restarts_are_bounded():
