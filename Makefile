@@ -32,7 +32,7 @@ soak: $(VENV)/.installed-dev
 	COMPANION_SOAK=1 $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
 
 wheel: $(VENV)/.installed-dev
-	$(BIN)/python -m pip wheel --no-deps -w dist .
+	systemd/build-wheel.sh . dist "$(BIN)/python -m pip"
 
 clean:
 	rm -rf build dist *.egg-info test-artifacts

@@ -26,6 +26,7 @@ PLAYER_SESSION_HOURS = 14 * 24
 ORGANISER_SESSION_HOURS = 12
 JOIN_TOKEN_HOURS = 12
 PIN_ITERATIONS = 120_000  # PBKDF2-SHA256: a fraction of a second on a Pi Zero 2 W
+SETUP_CODE_HOURS = 24  # a one-time setup code from ``companion pin reset`` (run on the box) lasts this long
 
 # Failed sign-ins: at most FAIL_LIMIT per client and FAIL_GLOBAL_LIMIT overall per window.
 FAIL_WINDOW_SECONDS = 15 * 60
@@ -150,6 +151,7 @@ class Access:
         salt = secrets.token_hex(16)
         digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(salt), PIN_ITERATIONS).hex()
         self.store.set_setting("web.pin", {"salt": salt, "iterations": PIN_ITERATIONS, "hash": digest})
+        self.store.set_setting("web.setup_code", None)  # a one-time setup code is used up by any new PIN
 
     def check_pin(self, pin) -> bool:
         stored = self.store.get_setting("web.pin")
@@ -158,6 +160,26 @@ class Access:
         digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(stored["salt"]),
                                      int(stored["iterations"])).hex()
         return hmac.compare_digest(digest, stored["hash"])
+
+    # -- one-time setup codes: ``companion pin reset``, run on the box (it needs the database file) ----
+    def reset_pin(self, hours: float = SETUP_CODE_HOURS) -> dict:
+        """Forget the PIN, sign out every organiser, and return a new one-time setup code (only its hash
+        is stored) with which /login sets a new PIN. A newer code replaces an older one."""
+        was_set = self.pin_is_set()
+        code = "".join(secrets.choice("0123456789") for _ in range(8))
+        expires_at = self._later(hours)
+        self.store.set_setting("web.setup_code", {"hash": hash_secret(code), "expires_at": expires_at})
+        if was_set:
+            self.store.set_setting("web.pin", None)
+            self.store.delete_sessions_of_role("organiser")
+        return {"setup_code": code, "expires_at": expires_at, "pin_was_set": was_set}
+
+    def check_setup_code(self, code) -> bool:
+        """Whether ``code`` is the live one-time setup code of ``reset_pin``."""
+        stored = self.store.get_setting("web.setup_code")
+        if not stored or not isinstance(code, str) or len(code) > 64 or self._expired(stored.get("expires_at")):
+            return False
+        return hmac.compare_digest(hash_secret(code), stored["hash"])
 
     # -- rate limiting of failed attempts ------------------------------------------
     def _window_start(self) -> str:

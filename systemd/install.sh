@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
 # Install companion on a Raspberry Pi (Raspberry Pi OS / Debian 12, any 40-pin Pi from the Zero 2 W up)
 # as a systemd service. Idempotent: run it again after `git pull` to upgrade; nothing is duplicated and
-# the database in /var/lib/companion is never touched. See README.md, "Pi set-up".
+# the database in /var/lib/companion is never touched. The checkout is only read: companion is built
+# from a copy of it (or comes as a wheel in --wheels DIR). See README.md, "Pi set-up".
 #
 #   sudo systemd/install.sh [--kiosk] [--port N] [--wheels DIR] [--no-apt] [--no-start]
 #   sudo systemd/install.sh --uninstall [--purge]
 #
 # --kiosk       also show the display page on an HDMI screen (installs cage + chromium, companion-kiosk.service)
 # --port N      the port phones use (default 8080); written to /etc/default/companion on first install only
-# --wheels DIR  install offline from a folder of wheels (pip download -d DIR . on a machine with internet)
-# --no-apt      do not apt-get install anything (python3-venv and python3-lgpio must be there)
+# --wheels DIR  install offline from a bundle made by `companion bundle --for aarch64|armv7l DIR`
+# --no-apt      do not apt-get install anything (python3-venv must be there; python3-lgpio is optional)
 # --no-start    install and enable, but do not start or restart now
 # --uninstall   stop and remove the units and /opt/companion; keeps the data in /var/lib/companion
-# --purge       with --uninstall: also delete the data (every match!) and the users
+# --purge       with --uninstall: also delete the data (every match!), the users, and what this installer
+#               added (the gpio group, apt packages, the timer's stamp); it lists what it keeps and why
 #
 # Environment (for other layouts and for the tests): COMPANION_PREFIX (/opt/companion),
 # COMPANION_STATE_DIR (/var/lib/companion), COMPANION_UNIT_DIR (/etc/systemd/system),
-# COMPANION_ETC_DIR (/etc/default), COMPANION_USER (companion), SYSTEMCTL (systemctl), PYTHON (python3).
+# COMPANION_ETC_DIR (/etc/default), COMPANION_USER (companion), SYSTEMCTL (systemctl), PYTHON (python3),
+# RUNUSER (runuser), COMPANION_TIMER_STAMPS (/var/lib/systemd/timers), COMPANION_TTY (/dev/tty1),
+# COMPANION_DRM (/sys/class/drm), COMPANION_KIOSK_SETTLE (5: seconds before the kiosk's state is read).
 set -euo pipefail
 
 PREFIX=${COMPANION_PREFIX:-/opt/companion}
@@ -27,6 +31,12 @@ SERVICE_USER=${COMPANION_USER:-companion}
 KIOSK_USER=${SERVICE_USER}-kiosk
 SYSTEMCTL=${SYSTEMCTL:-systemctl}
 PYTHON=${PYTHON:-python3}
+RUNUSER=${RUNUSER:-runuser}
+TIMER_STAMPS=${COMPANION_TIMER_STAMPS:-/var/lib/systemd/timers}
+TTY=${COMPANION_TTY:-/dev/tty1}
+DRM=${COMPANION_DRM:-/sys/class/drm}
+# what this installer added (groups, users, apt packages): --purge removes that and nothing else
+INSTALL_STATE=${STATE_DIR}.install
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UNITS=(companion.service companion-backup.service companion-backup.timer)
 KIOSK_UNIT=companion-kiosk.service
@@ -38,12 +48,13 @@ while [ $# -gt 0 ]; do
         --port) shift; port=${1:-}; [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
                     || { echo "install.sh: --port: must be a port number (1-65535)" >&2; exit 2; } ;;
         --wheels) shift; wheels=${1:-}; [ -d "$wheels" ] \
-                    || { echo "install.sh: --wheels: not a folder: ${wheels}" >&2; exit 2; } ;;
+                    || { echo "install.sh: --wheels: not a folder: ${wheels}" >&2; exit 2; }
+                  wheels=$(cd "$wheels" && pwd) ;;
         --no-apt) apt=0 ;;
         --no-start) start=0 ;;
         --uninstall) uninstall=1 ;;
         --purge) purge=1 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -58,6 +69,29 @@ fi
 
 say() { printf '==> %s\n' "$*"; }
 
+state_get() { [ ! -e "$INSTALL_STATE" ] || sed -n "s/^$1=//p" "$INSTALL_STATE" | tail -n1; }
+state_add() {  # state_add KEY WORD...: remember the words under KEY (a space-separated list)
+    local key=$1 cur w
+    shift
+    cur=$(state_get "$key")
+    for w in "$@"; do
+        case " $cur " in *" $w "*) ;; *) cur="${cur:+$cur }$w" ;; esac
+    done
+    mkdir -p "$(dirname "$INSTALL_STATE")"
+    { grep -v "^$key=" "$INSTALL_STATE" 2>/dev/null || true; printf '%s=%s\n' "$key" "$cur"; } >"$INSTALL_STATE.new"
+    mv "$INSTALL_STATE.new" "$INSTALL_STATE"
+}
+is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+installed_pkgs() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 ~ /^.i/ {print $2}' | sort -u; }
+apt_has() { apt-cache policy "$1" 2>/dev/null | grep -q '^ *Candidate: [^(]'; }
+
+# the kiosk's groups (cage needs the screen, the GPU and the input devices): those this system has
+kiosk_groups=()
+kiosk_groups_missing=()
+for g in video render input; do
+    if getent group "$g" >/dev/null 2>&1; then kiosk_groups+=("$g"); else kiosk_groups_missing+=("$g"); fi
+done
+
 # the unit text for this layout (the files in systemd/ are written for the default paths)
 render_unit() {
     sed -e "s#/opt/companion#${PREFIX}#g" \
@@ -68,6 +102,8 @@ render_unit() {
         -e "s#^User=companion\$#User=${SERVICE_USER}#" -e "s#^Group=companion\$#Group=${SERVICE_USER}#" \
         -e "s#^StateDirectory=companion-kiosk\$#StateDirectory=$(basename "${STATE_DIR}")-kiosk#" \
         -e "s#^StateDirectory=companion\$#StateDirectory=$(basename "${STATE_DIR}")#" \
+        -e "s#^SupplementaryGroups=video render input\$#SupplementaryGroups=${kiosk_groups[*]:-}#" \
+        -e '/^SupplementaryGroups=$/d' \
         "$SRC/systemd/$1"
 }
 
@@ -95,45 +131,103 @@ if [ "$uninstall" = 1 ]; then
     "$SYSTEMCTL" daemon-reload || true
     rm -rf "$PREFIX"
     say "removed $PREFIX"
-    if [ "$purge" = 1 ]; then
-        rm -rf "$STATE_DIR" "${STATE_DIR}-kiosk" "$ETC_DIR/companion"
-        for u in "$KIOSK_USER" "$SERVICE_USER"; do
-            if id -u "$u" >/dev/null 2>&1; then userdel "$u" || true; fi
-        done
-        say "purged the data, /etc/default/companion and the users"
-    else
+    if [ "$purge" = 0 ]; then
         say "kept the data in $STATE_DIR (backups in $STATE_DIR/backups) and $ETC_DIR/companion;" \
             "--uninstall --purge deletes them"
+        exit 0
     fi
+    rm -rf "$STATE_DIR" "${STATE_DIR}-kiosk" "$ETC_DIR/companion"
+    rm -f "$TIMER_STAMPS/stamp-companion-backup.timer"
+    say "purged the data, $ETC_DIR/companion and the backup timer's stamp"
+    for u in "$KIOSK_USER" "$SERVICE_USER"; do
+        if id -u "$u" >/dev/null 2>&1; then userdel "$u" || true; say "removed user $u"; fi
+    done
+    for g in $(state_get groups); do
+        if getent group "$g" >/dev/null 2>&1; then groupdel "$g" || true; say "removed group $g"; fi
+    done
+    kept=()
+    pkgs=()
+    for p in $(state_get apt); do is_installed "$p" && pkgs+=("$p"); done
+    if [ "${#pkgs[@]}" -gt 0 ]; then
+        if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
+            # only when removing them takes nothing else along (a package installed since may need them)
+            others=$(apt-get -s purge "${pkgs[@]}" 2>/dev/null | sed -n 's/^Purg \([^ :]*\).*/\1/p' \
+                     | grep -vxF -f <(printf '%s\n' "${pkgs[@]}") || true)
+            if [ -z "$others" ]; then
+                apt-get purge -y "${pkgs[@]}"
+                say "removed the apt packages this installer added: ${pkgs[*]}"
+            else
+                kept+=("apt packages ${pkgs[*]}: removing them would also remove $(echo $others)," \
+                       "installed since (apt-get purge them yourself if unused)")
+            fi
+        else
+            kept+=("apt packages ${pkgs[*]}: --no-apt (apt-get purge them yourself if unused)")
+        fi
+    fi
+    before=$(state_get apt_before)
+    [ -n "$before" ] && kept+=("apt packages ${before}: they were installed before companion")
+    kept+=("groups video, render, input, and gpio unless this installer created it: the system's own")
+    kept+=("$SRC: the checkout or bundle this ran from (yours: delete it yourself)")
+    rm -f "$INSTALL_STATE"
+    say "kept:"
+    for k in "${kept[@]}"; do printf '      %s\n' "$k"; done
     exit 0
 fi
 
-# 1. system packages: a venv, and lgpio (gpiozero's pin library; comes with Raspberry Pi OS)
+# 1. system packages: a venv; lgpio (gpiozero's pin library) where this system's apt has it (Raspberry
+#    Pi OS does; elsewhere companion runs without the pins: --gpio auto says so in its log)
 if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
-    pkgs=(python3-venv python3-pip python3-lgpio)
+    pkgs=(python3-venv python3-pip)
+    if is_installed python3-lgpio || apt_has python3-lgpio; then
+        pkgs+=(python3-lgpio)
+    else
+        say "GPIO: no python3-lgpio in this system's apt sources: going on without it (the box's pins stay off)"
+    fi
     [ "$kiosk" = 1 ] && pkgs+=(cage chromium)
-    missing=()
+    missing=() present=()
     for p in "${pkgs[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+        if is_installed "$p"; then present+=("$p"); else missing+=("$p"); fi
     done
+    [ "${#present[@]}" -gt 0 ] && [ ! -e "$INSTALL_STATE" ] && state_add apt_before "${present[@]}"
     if [ "${#missing[@]}" -gt 0 ]; then
         say "apt-get install ${missing[*]}"
-        apt-get install -y --no-install-recommends "${missing[@]}"
+        before=$(installed_pkgs)
+        apt-get install -y --no-install-recommends "${missing[@]}" || {
+            echo "install.sh: apt-get install ${missing[*]} failed: install them yourself (or do without)," \
+                 "then run again with --no-apt" >&2
+            exit 1
+        }
+        # every package that came with them (chromium brings hundreds of MB): --purge removes exactly these
+        added=$(comm -13 <(printf '%s\n' "$before") <(installed_pkgs))
+        [ -z "$added" ] || state_add apt $added
     fi
 fi
 
 # 2. the users: companion owns the database and may use the GPIO chips (group gpio)
-getent group gpio >/dev/null || { groupadd --system gpio; say "created group gpio"; }
+if ! getent group gpio >/dev/null 2>&1; then
+    groupadd --system gpio
+    state_add groups gpio
+    say "created group gpio (Raspberry Pi OS has one; --purge removes this one)"
+fi
 if ! id -u "$SERVICE_USER" >/dev/null 2>&1; then
     useradd --system --user-group --home-dir "$STATE_DIR" --no-create-home --shell /usr/sbin/nologin \
         --comment "companion board-game service" "$SERVICE_USER"
+    state_add users "$SERVICE_USER"
     say "created user $SERVICE_USER"
 fi
 id -nG "$SERVICE_USER" | tr ' ' '\n' | grep -qx gpio || { usermod -a -G gpio "$SERVICE_USER"; say "added $SERVICE_USER to gpio"; }
-if [ "$kiosk" = 1 ] && ! id -u "$KIOSK_USER" >/dev/null 2>&1; then
-    useradd --system --user-group --home-dir "${STATE_DIR}-kiosk" --no-create-home --shell /usr/sbin/nologin \
-        --groups video,render,input --comment "companion kiosk screen" "$KIOSK_USER"
-    say "created user $KIOSK_USER"
+if [ "$kiosk" = 1 ]; then
+    for g in "${kiosk_groups_missing[@]}"; do
+        say "kiosk: group $g does not exist on this system: skipped (the kiosk goes without it)"
+    done
+    if ! id -u "$KIOSK_USER" >/dev/null 2>&1; then
+        groups_arg=()
+        [ "${#kiosk_groups[@]}" -gt 0 ] && groups_arg=(--groups "$(IFS=,; echo "${kiosk_groups[*]}")")
+        useradd --system --user-group --home-dir "${STATE_DIR}-kiosk" --no-create-home --shell /usr/sbin/nologin \
+            "${groups_arg[@]}" --comment "companion kiosk screen" "$KIOSK_USER"
+        state_add users "$KIOSK_USER"
+        say "created user $KIOSK_USER${kiosk_groups[*]:+ (groups ${kiosk_groups[*]})}"
+    fi
 fi
 
 # 3. the virtualenv in $PREFIX (system site packages: python3-lgpio comes from apt)
@@ -142,15 +236,42 @@ if [ ! -x "$PREFIX/venv/bin/python" ]; then
     "$PYTHON" -m venv --system-site-packages "$PREFIX/venv"
     say "created $PREFIX/venv"
 fi
-# install the code only when the source changed since the last run (a stamp of every source file)
-stamp=$(cd "$SRC" && find companion web schemas hardware systemd pyproject.toml README.md -type f \
-            ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum)
+# what to install: the bundle's own companion wheel (built where there was internet: the Pi builds
+# nothing), else a wheel built from a copy of the checkout (the checkout itself is never written to)
+index=()
+[ -n "$wheels" ] && index=(--no-index --find-links "$wheels")
+bundled=""
+[ -n "$wheels" ] && bundled=$(find "$wheels" -maxdepth 1 -name 'companion-*.whl' | sort -V | tail -n1)
+if [ -z "$bundled" ] && [ ! -f "$SRC/pyproject.toml" ]; then
+    echo "install.sh: no companion wheel in ${wheels:-(no --wheels DIR)} and no checkout in $SRC" >&2; exit 2
+fi
+# install the code only when it changed since the last run (a stamp of the wheel or of every source file)
+if [ -n "$bundled" ]; then
+    stamp=$(sha256sum "$bundled" "$SRC/systemd/restore.sh" "$SRC/README.md" | awk '{print $1}' | sha256sum)
+else
+    stamp=$(cd "$SRC" && find companion web schemas hardware systemd pyproject.toml README.md -type f \
+                ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum)
+fi
 code_changed=0
 if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
-    pip_args=(--disable-pip-version-check --quiet)
-    [ -n "$wheels" ] && pip_args+=(--no-index --find-links "$wheels")
-    say "pip install $SRC into $PREFIX/venv"
-    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" --upgrade "$SRC"
+    pip_args=(--disable-pip-version-check --quiet --root-user-action=ignore)
+    build=$(mktemp -d)
+    if [ -n "$bundled" ]; then
+        whl=$bundled
+        say "installing $(basename "$whl") from $wheels into $PREFIX/venv"
+    else
+        say "building companion from a copy of $SRC (the checkout is left as it is)"
+        whl=$("$SRC/systemd/build-wheel.sh" "$SRC" "$build" "$PREFIX/venv/bin/pip" "${index[@]}" | tail -n1) || {
+            echo "install.sh: could not build companion${wheels:+ offline from $wheels (a folder made by" \
+                 "companion bundle --for $(uname -m) DIR has what it needs)}" >&2
+            exit 1
+        }
+        say "installing $(basename "$whl") into $PREFIX/venv"
+    fi
+    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" "${index[@]}" --upgrade "$whl"
+    # the same version number with new code: replace companion itself (its dependencies stay)
+    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"
+    rm -rf "$build"
     install -m 0644 "$SRC/README.md" "$PREFIX/README.md"
     install -m 0755 "$SRC/systemd/restore.sh" "$PREFIX/restore.sh"
     printf '%s\n' "$stamp" >"$PREFIX/.source-stamp"
@@ -173,7 +294,31 @@ else
     port=${port:-8080}
 fi
 
-# 5. the units
+# 5. the organiser PIN: at first run a one-time setup code, made now by the service user (before the
+#    service starts, so that one process alone creates the database)
+ip=$(hostname -I 2>/dev/null | awk '{print $1}')
+url="http://${ip:-$(hostname).local}:${port}/"
+if [ ! -d "$STATE_DIR" ]; then
+    mkdir -p "$STATE_DIR"
+    chown "$SERVICE_USER:$SERVICE_USER" "$STATE_DIR"
+    chmod 0750 "$STATE_DIR"
+fi
+as_service() {  # the companion CLI on the service's database, as the service user
+    (umask 077; cd "$STATE_DIR" && "$RUNUSER" -u "$SERVICE_USER" -- \
+        env COMPANION_DATA="$STATE_DIR" "$PREFIX/venv/bin/companion" "$@")
+}
+reset_hint="sudo -u $SERVICE_USER env COMPANION_DATA=$STATE_DIR $PREFIX/venv/bin/companion pin reset"
+if ! pin=$(as_service pin status 2>&1); then
+    pin_msg="could not read the organiser PIN's state ($(printf '%s' "$pin" | tail -n1)); later: $reset_hint"
+elif printf '%s' "$pin" | grep -q '"pin_set": *false'; then
+    code=$(as_service pin reset | tail -n1)
+    pin_msg="first run: choose the organiser PIN at ${url}login with the setup code ${code}"
+    pin_msg+=" (one use, valid 24 hours; a new one: $reset_hint)"
+else
+    pin_msg="the organiser PIN is set (forgotten? $reset_hint)"
+fi
+
+# 6. the units
 mkdir -p "$UNIT_DIR"
 for u in "${UNITS[@]}"; do install_unit "$u"; done
 [ "$kiosk" = 1 ] && install_unit "$KIOSK_UNIT"
@@ -192,9 +337,7 @@ else
     "$SYSTEMCTL" enable "${enable[@]}"
 fi
 
-# 6. where the phones go
-ip=$(hostname -I 2>/dev/null | awk '{print $1}')
-url="http://${ip:-$(hostname).local}:${port}/"
+# 7. what there is now: where the phones go, the setup code, the pins, the kiosk
 say "companion is installed; phones open ${url}"
 "$PREFIX/venv/bin/python" - "$url" <<'EOF' || true
 import sys
@@ -203,5 +346,30 @@ qr = qrcode.QRCode(border=1)
 qr.add_data(sys.argv[1])
 qr.print_ascii(invert=True)
 EOF
+say "$pin_msg"
+if "$PREFIX/venv/bin/python" -c "import lgpio" >/dev/null 2>&1; then
+    say "GPIO: lgpio is there: the box's buttons and LEDs work on a Pi (companion serve --gpio auto)"
+else
+    say "GPIO: no lgpio (python3-lgpio): companion runs without the box's pins (its log and /api/hardware say so)"
+fi
+if [ "$kiosk" = 1 ]; then
+    if [ ! -e "$TTY" ]; then
+        say "kiosk: not running: this machine has no $TTY (systemd skips companion-kiosk.service)"
+    else
+        # cage fails within a second or two without a screen: look once it had the time to
+        [ "$start" = 1 ] && sleep "${COMPANION_KIOSK_SETTLE:-5}"
+        state=$("$SYSTEMCTL" is-active "$KIOSK_UNIT" 2>/dev/null || true)
+        restarts=$("$SYSTEMCTL" show -p NRestarts --value "$KIOSK_UNIT" 2>/dev/null || true)
+        [[ "${restarts:-0}" =~ ^[1-9][0-9]*$ ]] && state+=", restarted ${restarts} times"
+        note=""
+        if ! grep -qsx connected "$DRM"/card*-*/status; then
+            note=" (no screen is connected: after 5 failed starts in 2 minutes systemd stops trying;"
+            note+=" plug one in, then: systemctl restart companion-kiosk)"
+        fi
+        say "kiosk: companion-kiosk.service is ${state:-not started}${note}"
+    fi
+else
+    say "kiosk: not installed (--kiosk adds the display page on an HDMI screen)"
+fi
 say "status: systemctl status companion   logs: journalctl -u companion -f"
 say "box check: sudo -u ${SERVICE_USER} ${PREFIX}/venv/bin/companion hardware check  (stop the service first)"

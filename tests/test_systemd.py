@@ -272,12 +272,27 @@ def test_the_launcher_announces_a_real_server_to_systemd(tmp_path):
         while (msg := s.recv(4096)) == b"WATCHDOG=1" or msg.startswith(b"READY=1\n"):
             pass
         assert msg == b"STOPPING=1"
-        assert f"127.0.0.1:{port}" in out.decode()
+        text = out.decode()
+        assert f"127.0.0.1:{port}" in text
+        # the journal: no "Ctrl-C" (nobody has a terminal) and no join token (it lets anyone in as a player)
+        assert "Ctrl-C" not in text and "/j/" not in text and f"127.0.0.1:{port}/join" in text
     finally:
         if p.poll() is None:
             p.kill()
             p.communicate()
         s.close()
+
+
+@pytest.mark.parametrize("env, expected", [
+    ({}, False),
+    ({"INVOCATION_ID": "0f3c"}, True),  # any service, Type=notify or not
+    ({"NOTIFY_SOCKET": "/run/systemd/notify"}, True),
+    ({"INVOCATION_ID": ""}, False),
+])
+def test_serve_knows_when_systemd_runs_it(env, expected):
+    from companion.cli.serve import under_systemd
+
+    assert under_systemd(env) is expected
 
 
 def test_the_launcher_without_serve_is_a_usage_error(run_cli):
@@ -442,6 +457,15 @@ def test_restore_without_a_file_argument(tmp_path):
 
 # -- install.sh -------------------------------------------------------------------------------------
 
+def clone_snapshot(path: Path) -> tuple[str, list[str]]:
+    """What a checkout looks like to its owner: git's view of it, and every build/ or *.egg-info in it."""
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=path, capture_output=True, text=True,
+                            check=True).stdout
+    leftovers = sorted(str(p.relative_to(path)) for p in path.rglob("*")
+                       if (p.name == "build" or p.name.endswith(".egg-info")) and ".venv" not in p.parts)
+    return status, leftovers
+
+
 @pytest.fixture
 def fake_root(tmp_path):
     """Directories and stand-in commands for running install.sh without touching the machine."""
@@ -449,7 +473,17 @@ def fake_root(tmp_path):
     log = tmp_path / "calls.log"
     users = tmp_path / "users"
     users.write_text("")
-    shims = make_shims(tmp_path, ["systemctl", "groupadd", "userdel", "apt-get"], log)
+    groups = tmp_path / "groups"  # the groups this fake system has: no gpio, no render
+    groups.write_text("video\ninput\n")
+    dpkg = tmp_path / "dpkg"  # installed packages
+    dpkg.write_text("python3-venv\n")
+    available = tmp_path / "apt-available"  # what apt could install
+    available.write_text("python3-venv\npython3-pip\ncage\nchromium\n")
+    shims = make_shims(tmp_path, ["systemctl", "userdel", "chown"], log)
+    (shims / "groupadd").write_text(f'#!/bin/sh\necho "groupadd $*" >> "{log}"\n'
+                                    f'for last; do :; done; echo "$last" >> "{groups}"\n')
+    (shims / "groupdel").write_text(f'#!/bin/sh\necho "groupdel $*" >> "{log}"\n'
+                                    f'grep -vx "$1" "{groups}" > "{groups}.new"; mv "{groups}.new" "{groups}"\n')
     (shims / "useradd").write_text(f'#!/bin/sh\necho "useradd $*" >> "{log}"\n'
                                    f'for last; do :; done; echo "$last" >> "{users}"\n')
     (shims / "usermod").write_text(f'#!/bin/sh\necho "usermod $*" >> "{log}"\n'
@@ -460,46 +494,91 @@ def fake_root(tmp_path):
         f'if [ "$1" = -u ]; then grep -qx "$2" "{users}"; exit $?; fi\n'
         f'if [ "$1" = -nG ]; then echo "$2"; grep -q "^$2:gpio$" "{users}" && echo gpio; exit 0; fi\n'
         'exec /usr/bin/id "$@"\n')
-    (shims / "getent").write_text('#!/bin/sh\n[ "$1" = group ] && [ "$2" = gpio ]\n')
+    (shims / "getent").write_text(f'#!/bin/sh\n[ "$1" = group ] && grep -qx "$2" "{groups}"\n')
     (shims / "hostname").write_text('#!/bin/sh\n[ "$1" = -I ] && echo "192.168.1.50 fd00::5" || echo box\n')
-    # a stand-in python3 that makes a venv whose pip logs and whose python is the test's python
+    # runuser -u USER -- CMD...: runs CMD (as this user: the test is not root)
+    (shims / "runuser").write_text('#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n')
+    # apt: installing chromium brings a dependency along; dpkg-query answers from the fake package list
+    (shims / "apt-get").write_text(
+        f'#!/bin/sh\necho "apt-get $*" >> "{log}"\n'
+        'cmd=$1; shift\n'
+        'case "$cmd" in\n'
+        f'  install) for a; do case "$a" in -*) ;; *) echo "$a" >> "{dpkg}";'
+        f' [ "$a" = chromium ] && echo chromium-common >> "{dpkg}";; esac; done ;;\n'
+        f'  purge) for a; do grep -vx -- "$a" "{dpkg}" > "{dpkg}.new"; mv "{dpkg}.new" "{dpkg}"; done ;;\n'
+        'esac\n')
+    (shims / "dpkg-query").write_text(
+        '#!/bin/sh\n'
+        f'case "$2" in *Status-Abbrev*) sed "s/^/ii /" "{dpkg}"; exit 0 ;; esac\n'
+        f'grep -qx "$3" "{dpkg}" && printf "install ok installed" && exit 0\nexit 1\n')
+    (shims / "apt-cache").write_text(
+        f'#!/bin/sh\nif grep -qx "$2" "{available}"; then echo "  Candidate: 1.0"; else echo "  Candidate: (none)"; fi\n')
+    # a stand-in python3 that makes a venv whose python is the test's python, whose pip logs (and, asked
+    # for a wheel, leaves an empty one where -w says) and whose companion is the real CLI
     (shims / "fakepython").write_text(
         '#!/bin/sh\n'
         f'echo "python3 $*" >> "{log}"\n'
         'for last; do :; done\n'
         'mkdir -p "$last/bin"\n'
         f'printf \'#!/bin/sh\\nexec "{sys.executable}" "$@"\\n\' > "$last/bin/python"\n'
-        'chmod +x "$last/bin/python"\n'
-        f'printf \'#!/bin/sh\\necho "pip $*" >> "{log}"\\n\' > "$last/bin/pip"\n'
+        f'printf \'#!/bin/sh\\nexec "{sys.executable}" -m companion "$@"\\n\' > "$last/bin/companion"\n'
+        'chmod +x "$last/bin/python" "$last/bin/companion"\n'
+        'cat > "$last/bin/pip" <<\'EOF\'\n'
+        '#!/bin/sh\n'
+        f'echo "pip $*" >> "{log}"\n'
+        'if [ "$1" = wheel ] && [ -n "$FAKE_PIP_WHEEL_FAILS" ]; then echo "ERROR: no setuptools" >&2; exit 1; fi\n'
+        'if [ "$1" = wheel ]; then while [ $# -gt 0 ]; do [ "$1" = -w ] && : > "$2/companion-0.1.0-py3-none-any.whl";'
+        ' shift; done; fi\n'
+        'EOF\n'
         'chmod +x "$last/bin/pip"\n')
     for p in shims.iterdir():
         p.chmod(0o755)
     env = dict(os.environ, PATH=f"{shims}:{os.environ['PATH']}", COMPANION_ALLOW_NONROOT="1",
                COMPANION_PREFIX=str(root / "opt/companion"), COMPANION_STATE_DIR=str(root / "var/lib/companion"),
                COMPANION_UNIT_DIR=str(root / "etc/systemd/system"), COMPANION_ETC_DIR=str(root / "etc/default"),
-               PYTHON=str(shims / "fakepython"))
+               COMPANION_TIMER_STAMPS=str(root / "var/lib/systemd/timers"), COMPANION_TTY=str(root / "dev/tty1"),
+               COMPANION_DRM=str(root / "sys/class/drm"), COMPANION_KIOSK_SETTLE="0", PYTHON=str(shims / "fakepython"))
+    for name in ("INVOCATION_ID", "NOTIFY_SOCKET"):
+        env.pop(name, None)
 
-    def run(*args):
+    def run(*args, script=UNITS / "install.sh", extra_env=None):
         if log.exists():
             log.unlink()
-        p = subprocess.run(["bash", str(UNITS / "install.sh"), *args], capture_output=True, text=True, env=env,
-                           timeout=120)
+        p = subprocess.run(["bash"] + (["-x"] if os.environ.get("INSTALL_TRACE") else []) + [str(script), *args], capture_output=True, text=True,
+                           env={**env, **(extra_env or {})}, timeout=120)
         calls = log.read_text().splitlines() if log.exists() else []
         return p, calls
 
+    run.groups = groups
+    run.dpkg = dpkg
+    run.available = available
+    run.env = env
     return root, run
+
+
+def setup_code_of(out: str) -> str:
+    m = re.search(r"with the setup code (\d{8}) ", out)
+    assert m, out
+    return m.group(1)
 
 
 def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     root, run = fake_root
     units = root / "etc/systemd/system"
+    clone_before = clone_snapshot(REPO)
 
     p, calls = run("--no-apt")
     assert p.returncode == 0, p.stderr
     assert "useradd --system --user-group" in "\n".join(calls)
+    assert "groupadd --system gpio" in calls and "created group gpio" in p.stdout
     assert any(c.startswith("usermod -a -G gpio companion") for c in calls)
     assert any(c.startswith("python3 -m venv --system-site-packages") for c in calls)
-    assert any(c.startswith("pip install") and c.endswith(str(REPO)) for c in calls)
+    # companion is built from a copy of the checkout (never the checkout itself), then installed as a wheel
+    wheel_calls = [c for c in calls if c.startswith("pip wheel")]
+    assert len(wheel_calls) == 1 and not wheel_calls[0].endswith(str(REPO))
+    assert any(c.startswith("pip install") and c.endswith("/companion-0.1.0-py3-none-any.whl") for c in calls)
+    assert not any(c.endswith(str(REPO)) for c in calls)
+    assert clone_snapshot(REPO) == clone_before
     assert "systemctl daemon-reload" in calls
     assert "systemctl enable companion.service companion-backup.timer" in calls
     assert "systemctl restart companion.service companion-backup.timer" in calls
@@ -515,6 +594,19 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert "http://192.168.1.50:8080/" in p.stdout
     assert "█" in p.stdout or "▀" in p.stdout or "▄" in p.stdout  # the QR code
     assert (root / "opt/companion/restore.sh").exists()
+    # the first-run setup code, made in the service's database: it sets the PIN at /login
+    assert "choose the organiser PIN at http://192.168.1.50:8080/login" in p.stdout
+    code = setup_code_of(p.stdout)
+    db = root / "var/lib/companion/companion.db"
+    from companion.web.access import Access
+
+    store = Store(db)
+    try:
+        assert Access(store).check_setup_code(code)
+    finally:
+        store.close()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600  # made with the service's umask
+    assert "GPIO: no lgpio" in p.stdout and "kiosk: not installed" in p.stdout
 
     mtimes = {p.name: p.stat().st_mtime_ns for p in units.iterdir()}
     (root / "etc/default/companion").write_text(settings.replace("8080", "9000"))  # an edit to keep
@@ -525,16 +617,85 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert {p.name: p.stat().st_mtime_ns for p in units.iterdir()} == mtimes
     assert "9000" in (root / "etc/default/companion").read_text() and "http://192.168.1.50:9000/" in p.stdout
 
+    store = Store(db)
+    try:
+        Access(store).set_pin("2468")
+    finally:
+        store.close()
+    p, _ = run("--no-apt")
+    assert "the organiser PIN is set" in p.stdout and "companion pin reset" in p.stdout
+    assert "setup code" not in p.stdout
+
     data = root / "var/lib/companion"
-    data.mkdir(parents=True)
-    (data / "companion.db").write_text("matches")
     p, calls = run("--uninstall")
     assert p.returncode == 0, p.stderr
     assert "systemctl disable --now companion.service" in calls
     assert list(units.iterdir()) == [] and not (root / "opt/companion").exists()
-    assert (data / "companion.db").read_text() == "matches"  # the data stays
+    assert db.exists()  # the data stays
+    stamp = root / "var/lib/systemd/timers/stamp-companion-backup.timer"
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text("")
     p, calls = run("--uninstall", "--purge")
     assert p.returncode == 0 and not data.exists()
+    assert "groupdel gpio" in calls and "gpio" not in run.groups.read_text().split()  # it made gpio
+    assert not stamp.exists()
+    assert "kept:" in p.stdout and str(REPO) in p.stdout
+    assert not (root / "var/lib/companion.install").exists()
+
+
+def test_purge_leaves_a_gpio_group_it_did_not_create(fake_root):
+    root, run = fake_root
+    run.groups.write_text("video\ninput\ngpio\n")
+    p, calls = run("--no-apt", "--no-start")
+    assert p.returncode == 0 and not any(c.startswith("groupadd") for c in calls)
+    p, calls = run("--uninstall", "--purge")
+    assert p.returncode == 0 and not any(c.startswith("groupdel") for c in calls)
+    assert "gpio" in run.groups.read_text().split()
+
+
+def test_install_goes_on_without_lgpio_and_purge_removes_the_packages_it_added(fake_root):
+    root, run = fake_root
+    (root / "dev").mkdir(parents=True)
+    (root / "dev/tty1").write_text("")
+    p, calls = run("--kiosk", "--no-start")
+    assert p.returncode == 0, p.stderr
+    assert "no python3-lgpio in this system's apt sources: going on without it" in p.stdout
+    assert "apt-get install -y --no-install-recommends python3-pip cage chromium" in calls
+    state = (root / "var/lib/companion.install").read_text()
+    # what apt installed, its dependency (chromium-common) included
+    assert set(re.search(r"^apt=(.*)$", state, re.M).group(1).split()) == {"python3-pip", "cage", "chromium",
+                                                                           "chromium-common"}
+    assert re.search(r"^apt_before=python3-venv$", state, re.M)
+    # a tty but no screen connected: the kiosk's state, and why it will stop trying
+    assert "systemctl is-active companion-kiosk.service" in calls
+    assert "kiosk: companion-kiosk.service is not started (no screen is connected" in p.stdout
+
+    run.dpkg.write_text(run.dpkg.read_text() + "vim\n")  # installed by the owner meanwhile
+    p, calls = run("--uninstall", "--purge")
+    assert p.returncode == 0, p.stderr
+    purge = [c for c in calls if c.startswith("apt-get purge")]
+    assert len(purge) == 1 and set(purge[0].split()[3:]) == {"python3-pip", "cage", "chromium", "chromium-common"}
+    assert sorted(run.dpkg.read_text().split()) == ["python3-venv", "vim"]
+    assert "python3-venv: they were installed before companion" in p.stdout
+
+
+def test_an_offline_build_without_the_build_requirements_points_to_the_bundle(fake_root, tmp_path):
+    root, run = fake_root
+    wheels = tmp_path / "wheels"  # what `pip download -d DIR .` made: no setuptools, no companion wheel
+    wheels.mkdir()
+    (wheels / "flask-3.1.3-py3-none-any.whl").write_text("")
+    p, calls = run("--no-apt", "--wheels", str(wheels), extra_env={"FAKE_PIP_WHEEL_FAILS": "1"})
+    assert p.returncode == 1 and "companion bundle --for" in p.stderr.strip().splitlines()[-1]
+    assert any(c.startswith("pip wheel") and f"--no-index --find-links {wheels}" in c for c in calls)
+
+
+def test_install_stops_with_a_hint_when_apt_fails(fake_root):
+    root, run = fake_root
+    run.available.write_text("python3-venv\npython3-pip\npython3-lgpio\n")
+    shims = Path(run.env["PATH"].split(":")[0])
+    (shims / "apt-get").write_text('#!/bin/sh\necho "E: Unable to locate package" >&2\nexit 100\n')
+    p, calls = run()
+    assert p.returncode == 1 and "--no-apt" in p.stderr.strip().splitlines()[-1]
 
 
 def test_install_kiosk_adds_its_unit_and_user(fake_root):
@@ -543,11 +704,41 @@ def test_install_kiosk_adds_its_unit_and_user(fake_root):
     assert p.returncode == 0, p.stderr
     kiosk = (root / "etc/systemd/system/companion-kiosk.service").read_text()
     assert "User=companion-kiosk" in kiosk
-    assert any(c.startswith("useradd") and c.endswith("companion-kiosk") for c in calls)
+    # the system has no group render: skipped, said, and left out of the user and of the unit
+    assert "kiosk: group render does not exist on this system: skipped" in p.stdout
+    assert any(c.startswith("useradd") and "--groups video,input" in c and c.endswith("companion-kiosk")
+               for c in calls)
+    assert re.search(r"^SupplementaryGroups=video input$", kiosk, re.M)
     assert "systemctl enable companion.service companion-backup.timer companion-kiosk.service" in calls
     assert not any("--now" in c or "restart" in c for c in calls)
     settings = (root / "etc/default/companion").read_text()
     assert "--port 8123" in settings and "COMPANION_KIOSK_URL=http://localhost:8123/display" in settings
+    assert "kiosk: not running: this machine has no" in p.stdout  # no tty1 here
+
+
+def test_the_kiosk_state_is_reported_with_its_restarts(fake_root):
+    root, run = fake_root
+    (root / "dev").mkdir(parents=True)
+    (root / "dev/tty1").write_text("")
+    hdmi = root / "sys/class/drm/card1-HDMI-A-1"
+    hdmi.mkdir(parents=True)
+    (hdmi / "status").write_text("connected\n")
+    shims = Path(run.env["PATH"].split(":")[0])
+    (shims / "systemctl").write_text(
+        '#!/bin/sh\ncase "$1" in is-active) echo activating ;; show) echo 2 ;; esac\n')
+    p, calls = run("--no-apt", "--kiosk")
+    assert p.returncode == 0, p.stderr
+    assert "kiosk: companion-kiosk.service is activating, restarted 2 times" in p.stdout
+    assert "no screen" not in p.stdout
+
+
+def test_kiosk_restarts_are_bounded():
+    u = unit("companion-kiosk.service")
+    assert one(u, "Service", "Restart") == "always"
+    interval, burst = int(one(u, "Unit", "StartLimitIntervalSec")), int(one(u, "Unit", "StartLimitBurst"))
+    restart_sec = int(one(u, "Service", "RestartSec"))
+    # a kiosk that fails at once reaches the limit inside the interval: systemd stops trying
+    assert burst * restart_sec < interval and burst <= 10
 
 
 @pytest.mark.parametrize("args, says", [
@@ -573,6 +764,220 @@ def test_install_needs_root():
 
 
 def test_shell_scripts_parse():
-    for script in ("install.sh", "restore.sh"):
+    for script in ("install.sh", "restore.sh", "build-wheel.sh"):
         assert subprocess.run(["bash", "-n", str(UNITS / script)]).returncode == 0
         assert os.access(UNITS / script, os.X_OK)
+
+
+# -- building companion without touching the checkout; the offline bundle ------------------------------
+
+def make_clone(d: Path) -> Path:
+    """A copy of this checkout (its files as git sees them), committed: an owner's clean clone."""
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for f in filter(None, files):
+        if (REPO / f).is_file():
+            (d / f).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / f, d / f)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], cwd=d, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=d, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "clone"], cwd=d, check=True)
+    return d
+
+
+def test_build_wheel_needs_a_checkout(tmp_path):
+    p = subprocess.run([str(UNITS / "build-wheel.sh"), str(tmp_path), str(tmp_path / "o"), "pip"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "pyproject.toml" in p.stderr
+
+
+def test_bundle_platform_tags_and_the_wheel_check(tmp_path):
+    from companion.cli.bundle import foreign_wheels, platform_tags
+
+    tags = platform_tags("aarch64")
+    assert "manylinux_2_36_aarch64" in tags and "manylinux_2_17_aarch64" in tags and "manylinux2014_aarch64" in tags
+    assert not any("x86_64" in t or "2_37" in t for t in tags)
+    for name in ["flask-3.1.3-py3-none-any.whl",
+                 "rpds_py-2026.9.1-cp311-cp311-manylinux_2_17_aarch64.manylinux2014_aarch64.whl",
+                 "markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+                 "openskill-6.2.0-cp311-cp311-musllinux_1_2_aarch64.whl"]:
+        (tmp_path / name).write_text("")
+    assert foreign_wheels(tmp_path, "aarch64") == ["markupsafe-3.0.4-cp311-cp311-manylinux_2_17_x86_64."
+                                                   "manylinux2014_x86_64.whl",
+                                                   "openskill-6.2.0-cp311-cp311-musllinux_1_2_aarch64.whl"]
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--for", "sparc", "B"], "--for"),
+    (["--for", "aarch64", "--python-version", "3", "B"], "--python-version"),
+    (["--for", "aarch64", "--source", "/", "B"], "--source"),
+    (["--for", "aarch64", "FULL"], "DIR"),
+])
+def test_bundle_refuses_bad_input_in_one_line(run_cli, tmp_path, args, field):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "something").write_text("")
+    args = [str(full) if a == "FULL" else str(tmp_path / "b") if a == "B" else a for a in args]
+    rc, out, err = run_cli("bundle", *args)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and field in err
+
+
+def make_bundle(tmp_path_factory, platform: str, source: Path = REPO) -> tuple[Path, dict]:
+    import json
+
+    d = tmp_path_factory.mktemp("bundle") / platform
+    p = subprocess.run([sys.executable, "-m", "companion", "bundle", "--for", platform, "--source", str(source),
+                        str(d)], capture_output=True, text=True, timeout=600)
+    if p.returncode != 0 and "pip download failed" in p.stderr:
+        pytest.skip(f"no package index reachable: {p.stderr.strip()}")
+    assert p.returncode == 0, p.stderr
+    return d, json.loads(p.stdout)
+
+
+@pytest.fixture(scope="module")
+def native_bundle(tmp_path_factory):
+    """A bundle for this machine (x86_64), so that it can be installed here; built from a clean clone."""
+    import platform
+
+    if platform.machine() != "x86_64" or sys.version_info[:2] != (3, 11):
+        pytest.skip("the native bundle test needs an x86_64 machine with Python 3.11")
+    clone = make_clone(tmp_path_factory.mktemp("clone"))
+    assert clone_snapshot(clone) == ("", [])
+    d, doc = make_bundle(tmp_path_factory, "x86_64", clone)
+    return d, doc, clone
+
+
+def test_the_build_step_leaves_the_clone_clean(native_bundle):
+    """The bundle's wheel came from systemd/build-wheel.sh, the build step install.sh uses too."""
+    d, doc, clone = native_bundle
+    import zipfile
+
+    names = zipfile.ZipFile(d / doc["companion"]).namelist()
+    assert "companion/cli/bundle.py" in names and "companion/web_files/templates/login.html" in names
+    assert clone_snapshot(clone) == ("", [])  # nothing written into the clone: no build/, no egg-info
+    # the check can fail: what an in-place build (`pip install .` in the clone) leaves behind shows
+    (clone / "build").mkdir()
+    (clone / "companion.egg-info").mkdir()
+    (clone / "companion.egg-info" / "PKG-INFO").write_text("")
+    status, leftovers = clone_snapshot(clone)
+    assert leftovers == ["build", "companion.egg-info"] and status
+    shutil.rmtree(clone / "build")
+    shutil.rmtree(clone / "companion.egg-info")
+
+
+def test_a_native_bundle_installs_with_no_index_into_a_fresh_venv(native_bundle, fake_root):
+    """The bundle's own installer, no checkout: a fresh venv, companion and its dependencies from the bundle
+    alone (pip with --no-index and no configuration of this machine); systemctl and users stand-ins."""
+    d, doc, _ = native_bundle
+    names = set(doc["wheels"])
+    assert doc["companion"] in names and any(n.startswith("setuptools-") for n in names)
+    assert any(n.startswith("wheel-") for n in names)  # the build requirements travel too
+    assert (d / "systemd" / "install.sh").is_file() and (d / "BUNDLE.txt").is_file()
+    assert not (d / "pyproject.toml").exists()  # no checkout: the bundle's wheel is all there is
+    root, run = fake_root
+    pip_env = {k: "" for k in os.environ if k.startswith("PIP_")}  # no extra index or find-links of this machine
+    p, calls = run("--no-apt", "--wheels", str(d), script=d / "systemd" / "install.sh",
+                   extra_env={**pip_env, "PIP_CONFIG_FILE": os.devnull, "PYTHON": sys.executable})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert f"installing {doc['companion']} from {d}" in p.stdout
+    companion = root / "opt/companion/venv/bin/companion"
+    r = subprocess.run([str(companion), "--version"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("companion ")
+    setup_code_of(p.stdout)
+    assert (root / "opt/companion/restore.sh").is_file()
+    p, calls = run("--no-apt", "--wheels", str(d), script=d / "systemd" / "install.sh")
+    assert p.returncode == 0 and calls == ["systemctl enable --now companion.service companion-backup.timer"]
+    p, calls = run("--uninstall", "--purge", script=d / "systemd" / "install.sh")
+    assert p.returncode == 0 and not (root / "opt/companion").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("COMPANION_SOAK"), reason="downloads for a Pi (~30 s): `make soak` runs it")
+def test_an_aarch64_bundle_holds_only_aarch64_or_pure_wheels(tmp_path_factory):
+    from companion.cli.bundle import wheel_platforms
+
+    d, doc = make_bundle(tmp_path_factory, "aarch64")
+    wheels = sorted(p.name for p in d.glob("*.whl"))
+    assert wheels == doc["wheels"] and doc["companion"] in wheels
+    for name in wheels:
+        plats = wheel_platforms(name)
+        assert plats == ["any"] or all(p.startswith("manylinux") and p.endswith("_aarch64") for p in plats), name
+    compiled = {n.split("-")[0].lower() for n in wheels if not n.endswith("-any.whl")}
+    assert {"markupsafe", "rpds_py"} <= compiled  # the compiled dependencies, built for the Pi
+    assert all("-cp311-" in n for n in wheels if not n.endswith("-any.whl"))
+    assert {n.split("-")[0] for n in wheels} >= {"setuptools", "wheel", "flask", "waitress", "gpiozero"}
+
+
+# -- install.sh against a real systemd ---------------------------------------------------------------
+
+def systemd_container_unavailable() -> str | None:
+    """Why install.sh cannot run against a real systemd here (None: it can). It runs in a container booted
+    with systemd: a Debian 12 image with systemd as init and python3, python3-venv, named by
+    $COMPANION_SYSTEMD_IMAGE (never against this machine's own systemd)."""
+    image = os.environ.get("COMPANION_SYSTEMD_IMAGE")
+    if not image:
+        return ("no container booted with systemd: set COMPANION_SYSTEMD_IMAGE to a Debian 12 image whose init "
+                "is systemd (with python3 and python3-venv) and have a docker engine")
+    docker = shutil.which("docker")
+    if docker is None:
+        return "no docker command"
+    p = subprocess.run([docker, "info", "--format", "{{.ServerVersion}}"], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        return f"no docker engine: {(p.stderr.strip().splitlines() or ['docker info failed'])[-1]}"
+    return None
+
+
+def test_install_sh_against_a_real_systemd(request):
+    """install.sh --wheels (the bundle), a re-run that changes nothing, --uninstall and --purge, in a
+    container booted with systemd: the service answers /healthz, its setup code works, purge leaves
+    no group, stamp or data behind."""
+    reason = systemd_container_unavailable()
+    if reason:
+        pytest.skip(reason)
+    d, doc, _ = request.getfixturevalue("native_bundle")
+    docker = shutil.which("docker")
+    name = f"companion-systemd-test-{os.getpid()}"
+    run = subprocess.run([docker, "run", "-d", "--name", name, "--privileged", "--cgroupns=host",
+                          "-v", "/sys/fs/cgroup:/sys/fs/cgroup:rw", "--tmpfs", "/run", "--tmpfs", "/run/lock",
+                          "-v", f"{d}:/bundle:ro", os.environ["COMPANION_SYSTEMD_IMAGE"], "/sbin/init"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+
+    def sh(cmd: str, timeout: int = 600) -> subprocess.CompletedProcess:
+        return subprocess.run([docker, "exec", name, "bash", "-c", cmd], capture_output=True, text=True,
+                              timeout=timeout)
+
+    try:
+        booted = sh("systemctl is-system-running --wait", timeout=300).stdout.strip()
+        assert booted in ("running", "degraded"), booted
+        p = sh("/bundle/systemd/install.sh --wheels /bundle --no-apt")
+        assert p.returncode == 0, p.stdout + p.stderr
+        code = setup_code_of(p.stdout)
+        assert sh("systemctl is-active companion.service").stdout.strip() == "active"
+        assert sh("systemctl is-enabled companion-backup.timer").stdout.strip() == "enabled"
+        health = sh("/opt/companion/venv/bin/python -c \"import urllib.request;"
+                    "print(urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=30).status)\"")
+        assert health.stdout.strip() == "200", health.stderr
+        check = sh("cd /var/lib/companion && runuser -u companion -- /opt/companion/venv/bin/python -c "
+                   f"\"from companion.store import Store; from companion.web.access import Access;"
+                   f"print(Access(Store('/var/lib/companion/companion.db')).check_setup_code('{code}'))\"")
+        assert check.stdout.strip() == "True", check.stderr
+        journal = sh("journalctl -u companion.service --no-pager").stdout
+        assert "Ctrl-C" not in journal and "/j/" not in journal
+        pid = sh("systemctl show -p MainPID --value companion.service").stdout.strip()
+        p = sh("/bundle/systemd/install.sh --wheels /bundle --no-apt")
+        assert p.returncode == 0 and sh("systemctl show -p MainPID --value companion.service").stdout.strip() == pid
+        p = sh("/bundle/systemd/install.sh --uninstall")
+        assert p.returncode == 0 and sh("test -e /var/lib/companion/companion.db").returncode == 0
+        assert sh("systemctl cat companion.service").returncode != 0
+        created_gpio = sh("grep -q '^groups=.*gpio' /var/lib/companion.install").returncode == 0
+        p = sh("/bundle/systemd/install.sh --uninstall --purge")
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert sh("test -e /var/lib/companion").returncode != 0
+        assert sh("test -e /var/lib/systemd/timers/stamp-companion-backup.timer").returncode != 0
+        assert sh("id -u companion").returncode != 0
+        if created_gpio:
+            assert sh("getent group gpio").returncode != 0
+    finally:
+        subprocess.run([docker, "rm", "-f", name], capture_output=True, timeout=120)

@@ -27,10 +27,12 @@ COMMANDS = [
     "match",
     "season",
     "token",
+    "pin",
     "map",
     "hardware",
     "backup",
     "db",
+    "bundle",
 ]
 
 

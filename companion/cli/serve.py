@@ -14,7 +14,8 @@ def register(sub):
         "serve", help="the phone web app (prints the LAN URL and a QR code of the join link)",
         description="Serve the phone web app. Prints the address on the LAN, the join link for players and its "
                     "QR code, and (at first run) the setup code for choosing the organiser PIN. "
-                    "Stop with Ctrl-C.")
+                    "Stop with Ctrl-C. Under systemd (INVOCATION_ID or NOTIFY_SOCKET set) the join link "
+                    "and its QR code stay out of the journal: organisers show them at /join.")
     p.add_argument("--host", default="0.0.0.0",
                    help="address or name to listen on (default 0.0.0.0: every interface); a name is also "
                         "accepted in the Host header")
@@ -39,6 +40,15 @@ def print_qr(text: str, out) -> None:
     qr.add_data(text)
     qr.make(fit=True)
     qr.print_ascii(out=out, invert=True)
+
+
+def under_systemd(env=None) -> bool:
+    """Whether systemd runs this process as a service (it sets INVOCATION_ID; NOTIFY_SOCKET for
+    Type=notify): the output goes to the journal, not to a terminal."""
+    import os
+
+    env = os.environ if env is None else env
+    return bool(env.get("INVOCATION_ID") or env.get("NOTIFY_SOCKET"))
 
 
 def limit_malloc_arenas(n: int = 2) -> bool:
@@ -109,12 +119,16 @@ def run(args):
     with app.test_request_context("/", base_url=base):
         join = current_join(base)
 
+    service = under_systemd()
     out = sys.stdout
     out.write(f"companion serving {c.store.path}\n")
     out.write(f"Open on the LAN: {base}/\n")
-    out.write(f"Join link for players (valid until {join['expires_at']}): {join['url']}\n")
-    if not args.no_qr:
-        print_qr(join["url"], out)
+    if service:  # the journal keeps every line: no join token in it (organisers show the code at /join)
+        out.write(f"Join link for players: the QR code at {base}/join (organiser, or the Pi's own screen)\n")
+    else:
+        out.write(f"Join link for players (valid until {join['expires_at']}): {join['url']}\n")
+        if not args.no_qr:
+            print_qr(join["url"], out)
     if not c.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
                   f"{c.extra['setup_code']}\n")
@@ -124,7 +138,7 @@ def run(args):
             out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
         except Exception:
             pass
-    out.write("Ctrl-C stops the server.\n")
+    out.write("systemctl stops the server.\n" if service else "Ctrl-C stops the server.\n")
     out.flush()
     try:  # under systemd (Type=notify): ready now; a no-op elsewhere
         from companion.systemd_notify import notify_ready

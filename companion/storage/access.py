@@ -34,6 +34,10 @@ class AccessRows:
         with self.write() as c:
             c.execute("DELETE FROM web_sessions WHERE sid_hash=?", (key,))
 
+    def delete_sessions_of_role(self, role: str) -> None:
+        with self.write() as c:
+            c.execute("DELETE FROM web_sessions WHERE role=?", (role,))
+
     # -- bearer tokens -------------------------------------------------------
     def insert_api_token(self, info: dict, token_hash: str) -> None:
         with self.write() as c:

@@ -80,8 +80,10 @@ def set_pin():
     if not c.access.pin_is_set():
         code = doc.get("setup_code")
         if code is None:
-            raise InputError("the setup code printed by `companion serve` is required at first run", "$.setup_code")
-        if not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+            raise InputError("the setup code printed by `companion serve` (or `companion pin reset`) is required "
+                             "at first run", "$.setup_code")
+        if not (hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode())
+                or c.access.check_setup_code(str(code))):
             c.access.record_failure("pin", client_address())
             raise AuthError("wrong setup code", "$.setup_code")
     else:

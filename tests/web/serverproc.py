@@ -15,6 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 class Server:
     def __init__(self, data_dir, extra_env=None, args=()):
         env = dict(os.environ, COMPANION_DATA=str(data_dir), PYTHONUNBUFFERED="1")
+        for name in ("INVOCATION_ID", "NOTIFY_SOCKET"):  # a terminal's output, even when pytest runs under systemd
+            env.pop(name, None)
         env.update(extra_env or {})
         self.data_dir = data_dir
         self.proc = subprocess.Popen(
