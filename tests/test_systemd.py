@@ -598,7 +598,7 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert "choose the organiser PIN at http://192.168.1.50:8080/login" in p.stdout
     code = setup_code_of(p.stdout)
     db = root / "var/lib/companion/companion.db"
-    from companion.web.access import Access
+    from companion.access import Access
 
     store = Store(db)
     try:
@@ -960,7 +960,7 @@ def test_install_sh_against_a_real_systemd(request):
                     "print(urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=30).status)\"")
         assert health.stdout.strip() == "200", health.stderr
         check = sh("cd /var/lib/companion && runuser -u companion -- /opt/companion/venv/bin/python -c "
-                   f"\"from companion.store import Store; from companion.web.access import Access;"
+                   f"\"from companion.storage import Store; from companion.access import Access;"
                    f"print(Access(Store('/var/lib/companion/companion.db')).check_setup_code('{code}'))\"")
         assert check.stdout.strip() == "True", check.stderr
         journal = sh("journalctl -u companion.service --no-pager").stdout

@@ -28,7 +28,7 @@ def register(sub):
 
 
 def run_status(args):
-    from companion.web.access import Access
+    from companion.access import Access
 
     with open_store(args) as store:
         access = Access(store)
@@ -37,7 +37,7 @@ def run_status(args):
 
 def run_reset(args):
     from companion.errors import InputError
-    from companion.web.access import SETUP_CODE_HOURS, Access
+    from companion.access import SETUP_CODE_HOURS, Access
 
     hours = SETUP_CODE_HOURS if args.hours is None else args.hours
     if not 0 < hours <= 24 * 30:

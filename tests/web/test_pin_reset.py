@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from companion.web.access import Access
+from companion.access import Access
 from tests.web.conftest import Api
 
 
@@ -13,7 +13,7 @@ def last_line(out: str) -> str:
 
 
 def test_pin_reset_code_sets_the_first_pin_through_the_web(run_cli, tmp_path):
-    from companion.store import Store
+    from companion.storage import Store
     from companion.web.app import create_app
 
     rc, out, err = run_cli("pin", "status")
