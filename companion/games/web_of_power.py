@@ -480,10 +480,12 @@ def _seat_after(state, player):
     return ps[(ps.index(player) + 1) % len(ps)]
 
 
-def _warn(state, seq, player, message):
-    # warnings come while a turn is open: its number is the turns closed so far + 1
+def _warn(state, seq, player, message, kind, **values):
+    # warnings come while a turn is open: its number is the turns closed so far + 1. ``kind`` and
+    # ``values`` let a page say it in its own language (``message`` is the English text).
     state["warnings"] = state["warnings"] + [{"seq": seq, "turn": state["turns"] + 1, "player": player,
-                                              "message": message}]
+                                              "message": message, "kind": kind,
+                                              "values": {"player": player, **values}}]
 
 
 def _close_turn(state):
@@ -496,7 +498,8 @@ def _close_turn(state):
 
 def _open_turn(state, player, seq):
     if player != state["next_player"]:
-        _warn(state, seq, player, f"{player} played out of turn: it was {state['next_player']}'s turn")
+        _warn(state, seq, player, f"{player} played out of turn: it was {state['next_player']}'s turn",
+              "out_of_turn", expected=state["next_player"])
     state["turn"] = {"player": player, "placements": [], "before": {}, "warned": []}
 
 
@@ -739,30 +742,34 @@ def _place(new, data, seq):
     turn["warned"] = list(turn["warned"])
     new["turn"] = turn
 
-    def warn_once(code, message):
+    def warn_once(code, message, **values):
         if code not in turn["warned"]:
             turn["warned"].append(code)
-            _warn(new, seq, player, message)
+            _warn(new, seq, player, message, code.split(":")[0].replace("-", "_"), **values)
 
     variants = new["variants"]
     countries = list(dict.fromkeys(pl["country"] for pl in turn["placements"]))
     limit = 2 if variants["two_countries_per_turn"] else 1
     if len(countries) > limit:
         warn_once("countries", f"{player} placed in {len(countries)} countries in one turn "
-                               f"(at most {limit}): {', '.join(countries)}")
+                               f"(at most {limit}): {', '.join(countries)}",
+                  n=len(countries), limit=limit, countries=", ".join(countries))
     pieces = sum(pl["count"] for pl in turn["placements"])
     if pieces > 2:
-        warn_once("pieces", f"{player} placed {pieces} pieces in one turn (at most 2)")
+        warn_once("pieces", f"{player} placed {pieces} pieces in one turn (at most 2)", n=pieces, limit=2)
     if before[country] == 0:
         here = [pl for pl in turn["placements"] if pl["country"] == country]
         n_here = sum(pl["count"] for pl in here)
         allowed = 2 if variants["two_monasteries_in_empty_country"] else 1
         if any(pl["piece"] == "councillor" for pl in here):
             warn_once(f"empty-councillor:{country}",
-                      f"{country} had no monastery: only monasteries may be placed there this turn")
+                      f"{country} had no monastery: only monasteries may be placed there this turn",
+                      country=country)
         elif n_here > allowed:
             warn_once(f"empty-count:{country}",
-                      f"{country} had no monastery: at most {allowed} monastery(ies) there this turn")
+                      f"{country} had no monastery: at most {allowed} "
+                      f"{'monastery' if allowed == 1 else 'monasteries'} there this turn",
+                      country=country, limit=allowed)
 
     # the pieces
     placed = dict(placed)
@@ -785,7 +792,8 @@ def _place(new, data, seq):
         total = sum(cons.values())
         if total > cap:
             warn_once(f"cap:{country}", f"{country}: {total} councillor(s), more than the {cap} allowed "
-                                        f"(the most monasteries of one player there)")
+                                        f"(the most monasteries of one player there)",
+                      country=country, n=total, limit=cap)
 
 
 def is_ended(state) -> bool:

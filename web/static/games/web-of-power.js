@@ -53,7 +53,7 @@
     box.textContent = "";
     var head = el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
       el("th", { class: "num", text: t("wop.col_intermediate") }), el("th", { class: "num", text: t("wop.col_final") }),
-      el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num", text: t("wop.col_now") }));
+      el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num wop-now", text: t("wop.col_now") }));
     var rows = sc.ranking.map(function (r) {
       var p = r.player;
       var lead = place[p] === 1 && (s.phase === "ended" || (s.phase === "play" && sc.intermediate));
@@ -73,7 +73,8 @@
   }
 
   function describeEntry(e) {
-    if (e.kind === "monasteries") return t("wop.bd_country", { country: e.country, n: e.monasteries, rank: e.rank, points: e.points });
+    if (e.kind === "monasteries") return e.monasteries === 1 ? t("wop.bd_country_one", { country: e.country, n: 1, rank: e.rank, points: e.points })
+      : t("wop.bd_country", { country: e.country, n: e.monasteries, rank: e.rank, points: e.points });
     if (e.kind === "alliance" && !e.countries) return t("wop.bd_alliance_players", { number: e.number, points: e.points });
     if (e.kind === "alliance") return t(e.hand ? "wop.bd_alliance_hand" : "wop.bd_alliance", { number: e.number, a: e.countries[0], b: e.countries[1], points: e.points });
     if (e.kind === "chain") return t("wop.bd_chain", { n: e.sites ? e.sites.length : e.length, points: e.points });
@@ -89,7 +90,8 @@
       if (res.complete === false) sec.appendChild(el("p", { class: "trk-warn small wop-incomplete", text: t("wop.final_incomplete") }));
       res.players.forEach(function (r) {
         sec.appendChild(el("details", { class: "trk-details", "data-player": r.player },
-          el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }), " " + t("wop.points")),
+          el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }),
+            " " + (r.total === 1 ? t("wop.points_one") : t("wop.points"))),
           el("ul", { class: "small" }, r.breakdown.map(function (e) { return el("li", { "data-kind": e.kind, text: describeEntry(e) }); }))));
       });
       (res.warnings || []).forEach(function (w) { sec.appendChild(el("p", { class: "trk-warn small", text: w })); });
@@ -146,12 +148,26 @@
     renderWarnings(s);
   }
 
+  // a warning in the page's language (the engine's English message when the kind is unknown)
+  function warnText(w) {
+    var v = w.values || {};
+    switch (w.kind) {
+      case "out_of_turn": return t("wop.warn_out_of_turn", v);
+      case "countries": return t("wop.warn_countries", v);
+      case "pieces": return t("wop.warn_pieces", v);
+      case "empty_councillor": return t("wop.warn_empty_councillor", v);
+      case "empty_count": return v.limit === 1 ? t("wop.warn_empty_count_one", v) : t("wop.warn_empty_count_other", v);
+      case "cap": return v.n === 1 ? t("wop.warn_cap_one", v) : t("wop.warn_cap_other", v);
+    }
+    return w.message;
+  }
+
   // the warnings of the current turn in the turn box; the earlier ones folded away below, each with its turn
   function renderWarnings(s) {
     var all = s.warnings || [], now = all.filter(function (w) { return w.current; }),
       old = all.filter(function (w) { return !w.current; }).reverse();
     function item(w, cls) {
-      return el("li", { class: cls, "data-turn": String(w.turn), "data-seq": String(w.seq), text: t("wop.warn_turn", { turn: w.turn, message: w.message }) });
+      return el("li", { class: cls, "data-turn": String(w.turn), "data-seq": String(w.seq), text: t("wop.warn_turn", { turn: w.turn, message: warnText(w) }) });
     }
     var warn = $("wop-warnings");
     warn.textContent = "";
@@ -236,8 +252,8 @@
         el("label", { class: "trk-inline" }, t("wop.al_points") + " ", el("input", { type: "number", class: "wop-al-points", min: "2", inputmode: "numeric" })),
         el("p", { class: "small muted", text: t("wop.al_points_hint") }));
       how.addEventListener("change", function () { pair.hidden = how.value !== "countries"; who.hidden = how.value !== "players"; });
-      al.appendChild(el("fieldset", { class: "wop-al", "data-number": String(n) },
-        el("legend", { text: t("wop.alliance_n", { number: n }) }), how, pair, who));
+      al.appendChild(el("div", { class: "wop-al", role: "group", "aria-label": t("wop.alliance_n", { number: n }), "data-number": String(n) },
+        el("span", { class: "wop-al-name", text: t("wop.alliance_n", { number: n }) }), how, pair, who));
     });
     var ch = $("wop-hand-chains");
     ch.textContent = "";
