@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_trackers_conquest import tokens  # noqa: F401  (module fixture)
+from tests.browser.test_ui_review import CHECKS
 from tests.browser.trackers_kit import Api, joined_page, open_match, seq, wait_seq
 
 pytestmark = pytest.mark.browser
@@ -89,6 +90,8 @@ def test_no_winner_until_the_missing_parts_are_entered_by_hand(new_context, serv
     al2.locator(".wop-al-player[value=Anna]").check()
     al2.locator(".wop-al-points").fill("2")
     al2.screenshot(path=str(artifacts_dir / "wop-scoring-alliance-by-players-390.png"))
+    found = page.evaluate(CHECKS)  # the review every page passes: nothing too wide, too small or too faint
+    assert found == {"overflow": [], "small": [], "contrast": []}, found
     for k in range(3, 14):
         page.locator(f".wop-al[data-number='{k}'] .wop-al-how").select_option("nobody")
     page.fill("#wop-hand-chains input[data-player=Anna]", "4")
