@@ -289,7 +289,7 @@ def quick_valid_score(doc) -> bool:
     if not isinstance(doc, dict) or not {"players", "scoring"} <= doc.keys():
         return False
     if not doc.keys() <= {"players", "scoring", "map", "monasteries", "councillors", "chains"}:
-        return False
+        return False  # ("alliances" entered by hand: rare, left to the schema)
     ps = doc["players"]
     if not isinstance(ps, list) or not 1 <= len(ps) <= 5 or not all(map(name, ps)):
         return False
@@ -398,8 +398,18 @@ def score(doc) -> dict:
         hand[p] = list(lengths)
     if hand and kind != "final":
         warnings.append("chains are scored only at the final scoring: ignored")
+    hand_alliances = {}
+    if "alliances" in doc:
+        position = {"board": board, "councillors": councillors, "players": players}
+        try:
+            hand_alliances = _hand_alliances(position, doc["alliances"], "$.alliances")
+        except RuleError as exc:  # the same checks as at a match's scoring step; here the input is wrong
+            raise InputError(exc.message, exc.field) from None
+        if kind != "final":
+            warnings.append("alliances are scored only at the final scoring: ignored")
+            hand_alliances = {}
 
-    result = evaluate(board, players, counts, player_sites, councillors, hand, kind, by_country)
+    result = evaluate(board, players, counts, player_sites, councillors, hand, kind, by_country, hand_alliances)
     totals = {r["player"]: r["total"] for r in result["players"]}
     unplayed = {p: MONASTERIES + COUNCILLORS - placed_m[p] - placed_c[p] for p in players}
     rank = ranking(players, totals, unplayed, tie_break=kind == "final")

@@ -4,6 +4,7 @@ chains by hand at the scoring step (``scoring.hand``, or ``chains``), then the m
 gets the complete result. Also: warnings carry their turn; the "monasteries now" preview is points."""
 
 import copy
+import json
 
 import pytest
 
@@ -298,3 +299,26 @@ def test_the_monasteries_now_preview_is_points_with_the_pieces_beside():
     assert prev["unit"] == "points"
     anna = next(r for r in prev["players"] if r["player"] == "Anna")
     assert anna == {"player": "Anna", "points": 1, "monasteries": 1}
+
+
+def test_score_takes_hand_entered_alliances_like_the_match():
+    from companion.resources import schemas_dir
+
+    doc = json.loads((schemas_dir() / "examples" / "web-of-power.score" / "template-complete-by-hand.json").read_text())
+    res = wop.score(doc)
+    assert res["complete"] is True and res["winners"] == ["Barbara"]
+    assert {p["player"]: p["total"] for p in res["players"]} == {"Anna": 5, "Barbara": 22, "Chris": 19, "Dan": 20}
+    # the same position and entries through a match give the same final scoring
+    m = Match().run(position(doc["monasteries"], doc["councillors"]))
+    m("deck.out")
+    m("deck.out")
+    m("scoring.hand", {"alliances": doc["alliances"], "chains": doc["chains"]})
+    assert [r["breakdown"] for r in m.state["scorings"]["final"]["players"]] == [r["breakdown"] for r in res["players"]]
+    # the match's checks, as input errors naming the path
+    bad = {**doc, "alliances": [{"number": 1, "players": ["Chris"], "points": 4}]}
+    with pytest.raises(InputError) as err:
+        wop.score(bad)
+    assert err.value.field == "$.alliances[0].players[0]"
+    with pytest.raises(InputError) as err:
+        wop.score({**doc, "alliances": [{"number": 14, "countries": ["Italien", "Bayern"]}]})
+    assert err.value.field == "$.alliances[0].number"
