@@ -235,6 +235,7 @@
     var key = JSON.stringify(miss);
     if (key === handKey) return; // keep what the table is typing
     handKey = key;
+    var typed = handTyped(); // another phone entered a part: rebuild, keeping what is typed here
     var names = s.countries.map(function (c) { return c.country; }), lead = leaders();
     function countrySelect(cls) {
       return el("select", { class: cls, "aria-label": t("wop.country") }, el("option", { value: "", text: "—" }),
@@ -261,6 +262,34 @@
     miss.chains.forEach(function (p) {
       ch.appendChild(el("label", { class: "field" }, t("wop.chains_of", { player: p }) + " ",
         el("input", { type: "text", class: "wop-hand-chain", "data-player": p, inputmode: "numeric", placeholder: "5, 4" })));
+    });
+    handRestore(typed);
+  }
+  function handTyped() {
+    var out = { alliances: {}, chains: {} };
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-alliances .wop-al"), function (f) {
+      out.alliances[f.dataset.number] = {
+        how: f.querySelector(".wop-al-how").value, a: f.querySelector(".wop-al-a").value, b: f.querySelector(".wop-al-b").value,
+        players: Array.prototype.filter.call(f.querySelectorAll(".wop-al-player"), function (c) { return c.checked; }).map(function (c) { return c.value; }),
+        points: f.querySelector(".wop-al-points").value };
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-chains .wop-hand-chain"), function (i) { out.chains[i.dataset.player] = i.value; });
+    return out;
+  }
+  function handRestore(typed) {
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-alliances .wop-al"), function (f) {
+      var v = typed.alliances[f.dataset.number];
+      if (!v) return;
+      var how = f.querySelector(".wop-al-how");
+      how.value = v.how;
+      f.querySelector(".wop-al-a").value = v.a;
+      f.querySelector(".wop-al-b").value = v.b;
+      Array.prototype.forEach.call(f.querySelectorAll(".wop-al-player"), function (c) { c.checked = v.players.indexOf(c.value) >= 0; });
+      f.querySelector(".wop-al-points").value = v.points;
+      how.dispatchEvent(new Event("change"));
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-chains .wop-hand-chain"), function (i) {
+      if (typed.chains[i.dataset.player] !== undefined) i.value = typed.chains[i.dataset.player];
     });
   }
   function readHand() {
