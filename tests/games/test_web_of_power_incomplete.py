@@ -7,6 +7,8 @@ import copy
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.bench.bench_web_of_power import synthetic_board
 from companion.errors import InputError, RuleError
@@ -322,3 +324,24 @@ def test_score_takes_hand_entered_alliances_like_the_match():
     with pytest.raises(InputError) as err:
         wop.score({**doc, "alliances": [{"number": 14, "countries": ["Italien", "Bayern"]}]})
     assert err.value.field == "$.alliances[0].number"
+
+
+COUNTRIES = ["England", "Franken", "Bayern", "Italien", "Aragon", "Frankreich", "Lothringen", "Schwaben", "Burgund"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.sampled_from(COUNTRIES), st.dictionaries(st.sampled_from(P3), st.integers(0, 2)), max_size=5),
+       st.lists(st.lists(st.sampled_from(COUNTRIES), min_size=2, max_size=2, unique=True), min_size=13, max_size=13))
+def test_alliances_entered_by_countries_score_as_on_a_board_that_has_them(councillors, pairs):
+    """Independent of the hand-entry code: the same alliances written into the board itself."""
+    from companion.games import wop_board
+
+    board = wop_board.default_board_doc()
+    for a, pair in zip(board["alliances"], pairs):
+        a["countries"] = pair
+    base = {"players": P3, "scoring": "final", "councillors": councillors}
+    on_board = wop.score({**base, "map": board})
+    by_hand = wop.score({**base, "alliances": [{"number": n, "countries": p} for n, p in enumerate(pairs, 1)]})
+    strip = [[{k: v for k, v in e.items() if k != "hand"} for e in r["breakdown"]] for r in by_hand["players"]]
+    assert strip == [r["breakdown"] for r in on_board["players"]]
+    assert by_hand["complete"] and on_board["complete"] and by_hand["winners"] == on_board["winners"]
