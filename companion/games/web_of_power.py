@@ -33,8 +33,9 @@ Match events (``EVENT_TYPES``; their ``data`` is in ``schemas/web-of-power.event
   placements (a card swapped) by ``player`` (default: the player whose turn is next).
 - ``deck.out`` ``{"chains"?: {player: [lengths]}}``: the draw deck ran out. The first time: the
   intermediate scoring (monasteries). The second time: the final scoring (monasteries, alliances,
-  chains) and the match ends (when the scoring is complete; see below). The rule book lets everyone finish the round after the deck runs out
-  the second time (up to the player right of the first player): record those turns, then send it.
+  chains) and the match ends (when the scoring is complete; see below). The rule book lets everyone
+  finish the round after the deck runs out the second time (up to the player right of the first
+  player): record those turns, then send it.
 - ``game.end`` ``{"chains"?}``: the game ends early because no piece can be placed any more (all
   sites taken and councillors capped, or all pieces used): the final scoring now.
 - ``chains`` ``{"player", "lengths": [int >= 4, ...]}``: a player's chain lengths counted by hand
@@ -53,9 +54,10 @@ An incomplete final scoring names no winner: the state waits at the scoring step
 season) when the last missing part is entered.
 
 Legality problems are recorded as warnings in the state (``warnings``: ``{"seq", "turn", "player",
-"message"}``; the summary marks those of the latest turn ``current``), never silently and never refused: more than one country in a turn (two with the
-``two_countries_per_turn`` variant), more than two pieces in a turn, anything but one monastery into a
-country that had none at the start of the turn (two monasteries with
+"message", "kind", "values"}``: ``kind`` and ``values`` let a page word it in its language; the summary
+marks those of the latest turn ``current``), never silently and never refused: more than one country
+in a turn (two with the ``two_countries_per_turn`` variant), more than two pieces in a turn, anything
+but one monastery into a country that had none at the start of the turn (two monasteries with
 ``two_monasteries_in_empty_country``), more councillors in a country than the most monasteries of one
 player there, turns out of seat order.
 
