@@ -344,7 +344,7 @@ def _flag(entry: dict, *keys) -> bool | None:
 
 def results_from_fold(fold) -> list[dict] | None:
     """Season results of an ended match: places from the game's ``final_ranking(state)``, the objective
-    bonus and the eliminations. None when the game has no final ranking.
+    bonus and the eliminations. None when the game has no final ranking (or gives None: no result yet).
 
     ``final_ranking`` may give ``[{"player", "place", "objective"?, "eliminated"?}]`` (ties share a
     place), or the players best first (no ties). Missing flags come from the match: the player whose
@@ -354,6 +354,8 @@ def results_from_fold(fold) -> list[dict] | None:
     if final_ranking is None:
         return None
     ranking = final_ranking(fold.game_state)
+    if ranking is None:  # the game has no result yet (e.g. a scoring still missing parts)
+        return None
     clock = fold.clock_state or {}
     ended_by = clock.get("ended_by") or {}
     objective_player = ended_by.get("player") if ended_by.get("reason") == "objective" else None

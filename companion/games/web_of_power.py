@@ -10,7 +10,7 @@ Scoring (rulings of issue 3 win over the rule book's wording):
 - **Alliances** (final scoring only), in numeric order: a player with the most councillors (ties
   included, at least one) in *each* of the two countries scores the total number of councillors of
   all colours in both. No second place. Alliances whose countries are unknown (the template board)
-  score nothing and are reported as warnings.
+  are missing parts of the final scoring until entered by hand.
 - **Chains** (final scoring only): the largest total number of monasteries over sets of disjoint
   simple paths of >= 4 of the player's monasteries along roads (``wop_chains``). Without roads on the
   board, chain lengths are entered by hand (each >= 4, together at most the player's monasteries).
@@ -33,18 +33,31 @@ Match events (``EVENT_TYPES``; their ``data`` is in ``schemas/web-of-power.event
   placements (a card swapped) by ``player`` (default: the player whose turn is next).
 - ``deck.out`` ``{"chains"?: {player: [lengths]}}``: the draw deck ran out. The first time: the
   intermediate scoring (monasteries). The second time: the final scoring (monasteries, alliances,
-  chains) and the match ends. The rule book lets everyone finish the round after the deck runs out
-  the second time (up to the player right of the first player): record those turns, then send it.
+  chains) and the match ends (when the scoring is complete; see below). The rule book lets everyone
+  finish the round after the deck runs out the second time (up to the player right of the first
+  player): record those turns, then send it.
 - ``game.end`` ``{"chains"?}``: the game ends early because no piece can be placed any more (all
   sites taken and councillors capped, or all pieces used): the final scoring now.
 - ``chains`` ``{"player", "lengths": [int >= 4, ...]}``: a player's chain lengths counted by hand
   (only when the board has no roads, or the player placed by country, not by site); replaces
   earlier ones; used by the final scoring.
+- ``scoring.hand`` ``{"alliances"?: [{"number", "countries": [a, b]} | {"number", "players": [...],
+  "points"}], "chains"?: {player: [lengths]}}``: the parts of the final scoring the board cannot tell,
+  entered by hand at the scoring step (docs/rulings.md, "Web of Power: incomplete scoring").
 
-Legality problems are recorded as warnings in the state (``warnings``: ``{"seq", "player",
-"message"}``), never silently and never refused: more than one country in a turn (two with the
-``two_countries_per_turn`` variant), more than two pieces in a turn, anything but one monastery into a
-country that had none at the start of the turn (two monasteries with
+**Incomplete scoring.** A final scoring is complete when every part is known: each alliance's two
+countries (from the board or entered by hand; not needed when no player leads in two countries) and
+each player's chains (computed from the roads, or entered by hand; not needed under 4 monasteries).
+An incomplete final scoring names no winner: the state waits at the scoring step
+(``scoring_step``; summary ``phase: "scoring"`` and ``missing: {"alliances", "chains"}``), takes only
+``scoring.hand``/``chains`` (and undo), and the match ends (``is_ended``, ``final_ranking`` for the
+season) when the last missing part is entered.
+
+Legality problems are recorded as warnings in the state (``warnings``: ``{"seq", "turn", "player",
+"message", "kind", "values"}``: ``kind`` and ``values`` let a page word it in its language; the summary
+marks those of the latest turn ``current``), never silently and never refused: more than one country
+in a turn (two with the ``two_countries_per_turn`` variant), more than two pieces in a turn, anything
+but one monastery into a country that had none at the start of the turn (two monasteries with
 ``two_monasteries_in_empty_country``), more councillors in a country than the most monasteries of one
 player there, turns out of seat order.
 
@@ -61,7 +74,7 @@ from companion.games import wop_board
 from companion.games.wop_chains import MIN_CHAIN, SEARCH_BUDGET, SearchTooLong, best_chains
 
 GAME_ID = "web-of-power"
-EVENT_TYPES = frozenset({"place", "turn.end", "deck.out", "game.end", "chains"})
+EVENT_TYPES = frozenset({"place", "turn.end", "deck.out", "game.end", "chains", "scoring.hand"})
 
 MONASTERIES = 20
 COUNCILLORS = 8
@@ -126,19 +139,59 @@ def alliance_winners(councillors: dict, a: str, b: str) -> tuple[list, int]:
     return sorted(both), points
 
 
+def leaders_in_two(councillors: dict, players: list) -> list:
+    """Players who have the most councillors (ties included, at least one) in two countries or
+    more: only they can score an alliance, whichever two countries it joins."""
+    lead = {p: 0 for p in players}
+    for cs in councillors.values():
+        cs = {p: n for p, n in (cs or {}).items() if n > 0}
+        if cs:
+            top = max(cs.values())
+            for p, n in cs.items():
+                if n == top and p in lead:
+                    lead[p] += 1
+    return [p for p in players if lead[p] >= 2]
+
+
+def missing_parts(board: dict, players: list, counts: dict, councillors: dict, hand_chains: dict,
+                  hand_alliances: dict, counted_by_country: set | frozenset = frozenset()) -> dict:
+    """What the final scoring cannot know from the board and the pieces (docs/rulings.md, "Web of
+    Power: incomplete scoring"): ``{"alliances": [numbers], "chains": [players]}``.
+
+    An alliance is missing when the board does not say which two countries it joins, nobody entered
+    it by hand, and some player leads in two countries (otherwise nobody can score it, whatever its
+    countries). A player's chains are missing when the player has 4 monasteries or more, nobody
+    entered their lengths, and the roads cannot tell (no roads on the board, or monasteries placed
+    by country instead of on sites)."""
+    alliances = []
+    if leaders_in_two(councillors, players):
+        alliances = [a["number"] for a in board["alliances"]
+                     if a["countries"] is None and str(a["number"]) not in hand_alliances]
+    chains = [p for p in players if p not in hand_chains
+              and sum((counts.get(c) or {}).get(p, 0) for c in counts) >= MIN_CHAIN
+              and (board["roads"] is None or p in counted_by_country)]
+    return {"alliances": alliances, "chains": chains}
+
+
 def evaluate(board: dict, players: list, counts: dict, player_sites: dict, councillors: dict,
-             hand_chains: dict, kind: str, counted_by_country: set | frozenset = frozenset()) -> dict:
+             hand_chains: dict, kind: str, counted_by_country: set | frozenset = frozenset(),
+             hand_alliances: dict | None = None) -> dict:
     """Score a position.
 
     ``counts``: ``{country: {player: monasteries}}`` (all monasteries, with or without site);
     ``player_sites``: ``{player: [site ids]}`` (for chains); ``councillors``: ``{country: {player: n}}``;
     ``hand_chains``: ``{player: [lengths]}``; ``kind``: intermediate | final;
     ``counted_by_country``: players with monasteries not on a known site (their chains can't be
-    computed from roads). Returns ``{"scoring", "players": [{"player", "total", "breakdown"}],
-    "warnings": [str]}``."""
+    computed from roads); ``hand_alliances``: ``{"number": {"countries": [a, b]} | {"players": [..],
+    "points": n}}`` entered by hand for alliances the board does not know.
+    Returns ``{"scoring", "players": [{"player", "total", "breakdown"}], "warnings": [str],
+    "complete": bool, "missing": {"alliances": [numbers], "chains": [players]}}``: a final scoring
+    with missing parts is not complete and names no winner."""
     breakdown = {p: [] for p in players}
     warnings: list[str] = []
     final = kind == "final"
+    hand_alliances = hand_alliances or {}
+    missing = {"alliances": [], "chains": []}
 
     for country in board["countries"]:
         pts = monastery_points(counts.get(country) or {})
@@ -153,17 +206,24 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
                             f"(the most monasteries of one player there)")
 
     if final:
-        unknown = []
+        missing = missing_parts(board, players, counts, councillors, hand_chains, hand_alliances,
+                                counted_by_country)
         for a in board["alliances"]:
-            if a["countries"] is None:
-                unknown.append(a["number"])
+            entry = hand_alliances.get(str(a["number"])) if a["countries"] is None else None
+            if entry is not None and "players" in entry:
+                for p in entry["players"]:
+                    breakdown[p].append({"kind": "alliance", "number": a["number"], "countries": None,
+                                         "points": entry["points"], "hand": True})
                 continue
-            winners, points = alliance_winners(councillors, *a["countries"])
+            pair = a["countries"] or (entry or {}).get("countries")
+            if pair is None:
+                continue
+            winners, points = alliance_winners(councillors, *pair)
             for p in winners:
-                breakdown[p].append({"kind": "alliance", "number": a["number"],
-                                     "countries": list(a["countries"]), "points": points})
-        if unknown and any(sum(c.values()) for c in councillors.values()):
-            warnings.append("alliance(s) " + ", ".join(map(str, unknown))
+                breakdown[p].append({"kind": "alliance", "number": a["number"], "countries": list(pair),
+                                     "points": points, **({"hand": True} if entry else {})})
+        if missing["alliances"]:
+            warnings.append("alliance(s) " + ", ".join(map(str, missing["alliances"]))
                             + " not scored: their countries are unknown on this board")
 
         roads = board["roads"]
@@ -175,7 +235,9 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
             if roads is None:
                 continue
             if p in counted_by_country:
-                warnings.append(f"{p}: chains not computed (monasteries given by country, not by site)")
+                if p in missing["chains"]:
+                    warnings.append(f"{p}: chains not computed (monasteries given by country, not by site)")
+                continue
             sites = player_sites.get(p) or []
             if len(sites) >= MIN_CHAIN:
                 mine = set(sites)
@@ -189,16 +251,14 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
                                      "check the board", "$.map.roads") from None
                 for chain in chains:
                     breakdown[p].append({"kind": "chain", "sites": chain, "points": len(chain)})
-        if roads is None:
-            missing = [p for p in players if p not in hand_chains
-                       and sum((counts.get(c) or {}).get(p, 0) for c in counts) >= MIN_CHAIN]
-            if missing:
-                warnings.append("the board's roads are unknown: chains count only when entered by hand "
-                                "(none entered for " + ", ".join(missing) + ")")
+        if roads is None and missing["chains"]:
+            warnings.append("the board's roads are unknown: chains count only when entered by hand "
+                            "(none entered for " + ", ".join(missing["chains"]) + ")")
 
     results = [{"player": p, "total": sum(e["points"] for e in breakdown[p]), "breakdown": breakdown[p]}
                for p in players]
-    return {"scoring": kind, "players": results, "warnings": warnings}
+    complete = not (missing["alliances"] or missing["chains"])
+    return {"scoring": kind, "players": results, "warnings": warnings, "complete": complete, "missing": missing}
 
 
 def ranking(players: list, totals: dict, unplayed: dict, tie_break: bool) -> list:
@@ -231,7 +291,7 @@ def quick_valid_score(doc) -> bool:
     if not isinstance(doc, dict) or not {"players", "scoring"} <= doc.keys():
         return False
     if not doc.keys() <= {"players", "scoring", "map", "monasteries", "councillors", "chains"}:
-        return False
+        return False  # ("alliances" entered by hand: rare, left to the schema)
     ps = doc["players"]
     if not isinstance(ps, list) or not 1 <= len(ps) <= 5 or not all(map(name, ps)):
         return False
@@ -340,15 +400,29 @@ def score(doc) -> dict:
         hand[p] = list(lengths)
     if hand and kind != "final":
         warnings.append("chains are scored only at the final scoring: ignored")
+    hand_alliances = {}
+    if "alliances" in doc:
+        position = {"board": board, "councillors": councillors, "players": players}
+        try:
+            hand_alliances = _hand_alliances(position, doc["alliances"], "$.alliances")
+        except RuleError as exc:  # the same checks as at a match's scoring step; here the input is wrong
+            raise InputError(exc.message, exc.field) from None
+        if kind != "final":
+            warnings.append("alliances are scored only at the final scoring: ignored")
+            hand_alliances = {}
 
-    result = evaluate(board, players, counts, player_sites, councillors, hand, kind, by_country)
+    result = evaluate(board, players, counts, player_sites, councillors, hand, kind, by_country, hand_alliances)
     totals = {r["player"]: r["total"] for r in result["players"]}
     unplayed = {p: MONASTERIES + COUNCILLORS - placed_m[p] - placed_c[p] for p in players}
     rank = ranking(players, totals, unplayed, tie_break=kind == "final")
     out = {"game": GAME_ID, "scoring": kind, "board": board["name"], "players": result["players"],
            "ranking": rank, "warnings": warnings + result["warnings"]}
     if kind == "final":
-        out["winners"] = [r["player"] for r in rank if r["place"] == 1]
+        # a winner only from a complete scoring (docs/rulings.md, "Web of Power: incomplete scoring")
+        out["complete"] = result["complete"]
+        out["missing"] = result["missing"]
+        if result["complete"]:
+            out["winners"] = [r["player"] for r in rank if r["place"] == 1]
     return out
 
 
@@ -406,6 +480,8 @@ def initial_state(players, options) -> dict:
         "deck_outs": 0,
         "scorings": {"intermediate": None, "final": None},
         "hand_chains": {},
+        "hand_alliances": {},
+        "scoring_step": None,
         "warnings": [],
         "ended": False,
     }
@@ -416,8 +492,12 @@ def _seat_after(state, player):
     return ps[(ps.index(player) + 1) % len(ps)]
 
 
-def _warn(state, seq, player, message):
-    state["warnings"] = state["warnings"] + [{"seq": seq, "player": player, "message": message}]
+def _warn(state, seq, player, message, kind, **values):
+    # warnings come while a turn is open: its number is the turns closed so far + 1. ``kind`` and
+    # ``values`` let a page say it in its own language (``message`` is the English text).
+    state["warnings"] = state["warnings"] + [{"seq": seq, "turn": state["turns"] + 1, "player": player,
+                                              "message": message, "kind": kind,
+                                              "values": {"player": player, **values}}]
 
 
 def _close_turn(state):
@@ -430,7 +510,8 @@ def _close_turn(state):
 
 def _open_turn(state, player, seq):
     if player != state["next_player"]:
-        _warn(state, seq, player, f"{player} played out of turn: it was {state['next_player']}'s turn")
+        _warn(state, seq, player, f"{player} played out of turn: it was {state['next_player']}'s turn",
+              "out_of_turn", expected=state["next_player"])
     state["turn"] = {"player": player, "placements": [], "before": {}, "warned": []}
 
 
@@ -469,16 +550,88 @@ def _chain_lengths(state, p, lengths, field):
 
 def _score_now(state, kind, seq):
     players = state["players"]
+    final = kind == "final"
     try:
         result = evaluate(state["board"], players, state["monasteries"], state["player_sites"],
-                          state["councillors"], state["hand_chains"] if kind == "final" else {}, kind,
-                          set(state["by_country"]))
+                          state["councillors"], state["hand_chains"] if final else {}, kind,
+                          set(state["by_country"]), state["hand_alliances"] if final else {})
     except InputError as exc:  # the match's board has a road graph too dense for the chain search
         raise RuleError(exc.message, "options.board.roads") from None
     result["seq"] = seq
     scorings = dict(state["scorings"])
     scorings[kind] = result
     state["scorings"] = scorings
+    if final:
+        # the match ends only when every part of the final scoring is known; until then the table
+        # enters the missing parts at the scoring step (docs/rulings.md, "Web of Power: incomplete scoring")
+        state["ended"] = result["complete"]
+        state["scoring_step"] = None if result["complete"] else {"seq": seq, "missing": result["missing"]}
+
+
+def _hand_alliances(state, entries, field):
+    """``scoring.hand`` alliances: ``[{"number", "countries": [a, b]} | {"number", "players": [..],
+    "points": n}]`` for alliances whose countries the board does not know."""
+    board = state["board"]
+    if not isinstance(entries, list):
+        raise InputError("must be a list of alliances", field)
+    by_number = {a["number"]: a for a in board["alliances"]}
+    cons = state["councillors"]
+    leaders = set(leaders_in_two(cons, state["players"]))
+    totals = sorted((sum(c.values()) for c in cons.values()), reverse=True)
+    most = sum(totals[:2])
+    out, seen = {}, set()
+    for i, e in enumerate(entries):
+        at = f"{field}[{i}]"
+        if not isinstance(e, dict):
+            raise InputError("must be an object", at)
+        extra = set(e) - {"number", "countries", "players", "points"}
+        if extra:
+            raise InputError(f"unknown field {sorted(extra)[0]!r}", f"{at}.{sorted(extra)[0]}")
+        n = e.get("number")
+        if not _is_count(n) or n not in by_number:
+            raise InputError(f"no alliance {n!r} on this board", f"{at}.number")
+        if n in seen:
+            raise InputError(f"alliance {n} is given twice", f"{at}.number")
+        seen.add(n)
+        if by_number[n]["countries"] is not None:
+            a, b = by_number[n]["countries"]
+            raise InputError(f"the board says alliance {n} joins {a} and {b}: it is scored from the board",
+                             f"{at}.number")
+        if ("countries" in e) == ("players" in e):
+            raise InputError("give either the two countries it joins or the players who score it", at)
+        if "countries" in e:
+            pair = e["countries"]
+            if "points" in e:
+                raise InputError("the points follow from the countries", f"{at}.points")
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise InputError("must be the two countries the alliance joins", f"{at}.countries")
+            for j, c in enumerate(pair):
+                if not isinstance(c, str) or c not in board["capacity"]:
+                    raise InputError(f"unknown country {c!r}", f"{at}.countries[{j}]")
+            if pair[0] == pair[1]:
+                raise InputError("an alliance joins two different countries", f"{at}.countries[1]")
+            out[str(n)] = {"countries": list(pair)}
+            continue
+        who, points = e["players"], e.get("points", 0)
+        if not isinstance(who, list):
+            raise InputError("must be a list of players", f"{at}.players")
+        for j, p in enumerate(who):
+            if not isinstance(p, str) or p not in state["players"]:
+                raise InputError(f"unknown player {p!r}", f"{at}.players[{j}]")
+            if p in who[:j]:
+                raise InputError(f"{p} is named twice", f"{at}.players[{j}]")
+            if p not in leaders:
+                raise RuleError(f"{p} does not have the most councillors in two countries: "
+                                "no alliance can score for them", f"{at}.players[{j}]")
+        if not _is_count(points):
+            raise InputError("must be a whole number of points", f"{at}.points")
+        if not who and points:
+            raise InputError("nobody scores it: 0 points", f"{at}.points")
+        if who and not 2 <= points <= most:
+            raise RuleError(f"an alliance is worth the councillors in its two countries: between 2 and {most} "
+                            "here", f"{at}.points")
+        out[str(n)] = {"players": [p for p in state["players"] if p in who], "points": points}
+    return out
 
 
 def apply(state, event) -> dict:
@@ -491,6 +644,9 @@ def apply(state, event) -> dict:
         raise InputError("must be an object", "data")
     if state["ended"]:
         raise RuleError("the match has ended (final scoring done)", "type")
+    step = state.get("scoring_step")
+    if step is not None and t not in ("chains", "scoring.hand"):
+        raise RuleError("the final scoring is waiting for its missing parts: enter them (or undo)", "type")
     new = dict(state)
     if t == "place":
         _place(new, data, seq)
@@ -510,6 +666,22 @@ def apply(state, event) -> dict:
         p = _player(new, data)
         lengths = _chain_lengths(new, p, data.get("lengths"), "lengths")
         new["hand_chains"] = {**new["hand_chains"], p: lengths}
+        if step is not None:
+            _score_now(new, "final", step["seq"])
+    elif t == "scoring.hand":
+        if step is None:
+            raise RuleError("parts of the scoring are entered by hand at the final scoring, when they are "
+                            "missing", "type")
+        extra = set(data) - {"alliances", "chains"}
+        if extra:
+            raise InputError(f"unknown field {sorted(extra)[0]!r}", sorted(extra)[0])
+        if not data:
+            raise InputError("say the alliances or the chains", "alliances")
+        if "alliances" in data:
+            new["hand_alliances"] = {**new["hand_alliances"], **_hand_alliances(new, data["alliances"], "alliances")}
+        if "chains" in data:
+            new["hand_chains"] = {**new["hand_chains"], **_chains_data(new, data["chains"], "chains")}
+        _score_now(new, "final", step["seq"])
     elif t in ("deck.out", "game.end"):
         if "chains" in data:
             if t == "deck.out" and new["deck_outs"] == 0:
@@ -523,8 +695,6 @@ def apply(state, event) -> dict:
         else:
             kind = "final"
         _score_now(new, kind, seq)
-        if kind == "final":
-            new["ended"] = True
     return new
 
 
@@ -584,30 +754,34 @@ def _place(new, data, seq):
     turn["warned"] = list(turn["warned"])
     new["turn"] = turn
 
-    def warn_once(code, message):
+    def warn_once(code, message, **values):
         if code not in turn["warned"]:
             turn["warned"].append(code)
-            _warn(new, seq, player, message)
+            _warn(new, seq, player, message, code.split(":")[0].replace("-", "_"), **values)
 
     variants = new["variants"]
     countries = list(dict.fromkeys(pl["country"] for pl in turn["placements"]))
     limit = 2 if variants["two_countries_per_turn"] else 1
     if len(countries) > limit:
         warn_once("countries", f"{player} placed in {len(countries)} countries in one turn "
-                               f"(at most {limit}): {', '.join(countries)}")
+                               f"(at most {limit}): {', '.join(countries)}",
+                  n=len(countries), limit=limit, countries=", ".join(countries))
     pieces = sum(pl["count"] for pl in turn["placements"])
     if pieces > 2:
-        warn_once("pieces", f"{player} placed {pieces} pieces in one turn (at most 2)")
+        warn_once("pieces", f"{player} placed {pieces} pieces in one turn (at most 2)", n=pieces, limit=2)
     if before[country] == 0:
         here = [pl for pl in turn["placements"] if pl["country"] == country]
         n_here = sum(pl["count"] for pl in here)
         allowed = 2 if variants["two_monasteries_in_empty_country"] else 1
         if any(pl["piece"] == "councillor" for pl in here):
             warn_once(f"empty-councillor:{country}",
-                      f"{country} had no monastery: only monasteries may be placed there this turn")
+                      f"{country} had no monastery: only monasteries may be placed there this turn",
+                      country=country)
         elif n_here > allowed:
             warn_once(f"empty-count:{country}",
-                      f"{country} had no monastery: at most {allowed} monastery(ies) there this turn")
+                      f"{country} had no monastery: at most {allowed} "
+                      f"{'monastery' if allowed == 1 else 'monasteries'} there this turn",
+                      country=country, limit=allowed)
 
     # the pieces
     placed = dict(placed)
@@ -630,11 +804,39 @@ def _place(new, data, seq):
         total = sum(cons.values())
         if total > cap:
             warn_once(f"cap:{country}", f"{country}: {total} councillor(s), more than the {cap} allowed "
-                                        f"(the most monasteries of one player there)")
+                                        f"(the most monasteries of one player there)",
+                      country=country, n=total, limit=cap)
 
 
 def is_ended(state) -> bool:
+    """Ended: the final scoring is done and complete (a final scoring with missing parts waits for
+    them at the scoring step)."""
     return bool(state.get("ended"))
+
+
+def _totals(state) -> dict:
+    totals = {p: 0 for p in state["players"]}
+    for kind in ("intermediate", "final"):
+        res = state["scorings"][kind]
+        if res:
+            for r in res["players"]:
+                totals[r["player"]] += r["total"]
+    return totals
+
+
+def _unplayed(state) -> dict:
+    return {p: MONASTERIES + COUNCILLORS - state["placed"][p]["monasteries"] - state["placed"][p]["councillors"]
+            for p in state["players"]}
+
+
+def final_ranking(state) -> list | None:
+    """The season's result: ``[{"player", "place"}]`` once the match has ended with a complete final
+    scoring (ties on points go to the most unplayed pieces; players still level share the place);
+    None before."""
+    if not is_ended(state):
+        return None
+    return [{"player": r["player"], "place": r["place"]}
+            for r in ranking(state["players"], _totals(state), _unplayed(state), tie_break=True)]
 
 
 def summary(state) -> dict:
@@ -660,20 +862,24 @@ def summary(state) -> dict:
         })
     supply = {p: {"monasteries": MONASTERIES - state["placed"][p]["monasteries"],
                   "councillors": COUNCILLORS - state["placed"][p]["councillors"]} for p in players}
-    unplayed = {p: supply[p]["monasteries"] + supply[p]["councillors"] for p in players}
-    totals = {p: 0 for p in players}
-    for kind in ("intermediate", "final"):
-        res = state["scorings"][kind]
-        if res:
-            for r in res["players"]:
-                totals[r["player"]] += r["total"]
+    unplayed = _unplayed(state)
+    totals = _totals(state)
+    ended = bool(state["ended"])
+    step = state.get("scoring_step")
+    rank = ranking(players, totals, unplayed, tie_break=ended)
+    # the turn warnings belong to: the open one, or the last one played
+    current_turn = state["turns"] + (1 if state["turn"] is not None else 0)
     preview = evaluate(board, players, state["monasteries"], state["player_sites"], state["councillors"],
                        {}, "intermediate")
     turn = state["turn"]
     return {
-        "phase": "ended" if state["ended"] else "play",
+        "phase": "ended" if ended else ("scoring" if step else "play"),
         "deck_outs": state["deck_outs"],
-        "next_scoring": None if state["ended"] else ("intermediate" if state["deck_outs"] == 0 else "final"),
+        "next_scoring": None if ended or step else ("intermediate" if state["deck_outs"] == 0 else "final"),
+        # the parts the final scoring waits for, at the scoring step (else None)
+        "missing": state["scorings"]["final"]["missing"] if step else None,
+        # named only from a complete final scoring
+        "winners": [r["player"] for r in rank if r["place"] == 1] if ended else None,
         "turn": None if turn is None else {"player": turn["player"], "placements": turn["placements"]},
         "next_player": state["next_player"],
         "turns": state["turns"],
@@ -684,13 +890,20 @@ def summary(state) -> dict:
         "countries": countries,
         "supply": supply,
         "hand_chains": state["hand_chains"],
+        "hand_alliances": state.get("hand_alliances", {}),
         "scores": {
             "intermediate": state["scorings"]["intermediate"],
             "final": state["scorings"]["final"],
             "totals": totals,
-            "ranking": ranking(players, totals, unplayed, tie_break=state["ended"]),
-            "preview": {"scoring": "monasteries now",
-                        "players": [{"player": r["player"], "points": r["total"]} for r in preview["players"]]},
+            "complete": ended,
+            "ranking": rank,
+            # points (not pieces) each player's monasteries would score if the deck ran out now
+            "preview": {"scoring": "monasteries now", "unit": "points",
+                        "players": [{"player": r["player"], "points": r["total"],
+                                     "monasteries": sum(state["monasteries"][c].get(r["player"], 0)
+                                                        for c in board["countries"])}
+                                    for r in preview["players"]]},
         },
-        "warnings": state["warnings"],
+        "current_turn": current_turn,
+        "warnings": [{**w, "current": not ended and w.get("turn") == current_turn} for w in state["warnings"]],
     }

@@ -265,6 +265,12 @@ def test_valid_event_examples_apply(path):
         state = run([place("Anna", site="Chorin"), ("turn.end", {})])
     if event["type"] == "deck.out" and "chains" in event["data"]:
         state = run([place(p, country="Italien", count=2) for p in P4 for _ in range(4)] + [("deck.out", {})])
+    if event["type"] == "scoring.hand":  # the final scoring waits for the template's unknown parts
+        state = run([place("Barbara", country="Italien", count=2) for _ in range(5)]
+                    + [place("Anna", "councillor", country=c, count=n) for c, n in (("Italien", 2), ("Italien", 1),
+                                                                                  ("Bayern", 2))]
+                    + [("deck.out", {}), ("deck.out", {})])
+        assert wop.summary(state)["phase"] == "scoring"
     wop.apply(state, {"seq": 100, **event})
 
 

@@ -3,7 +3,10 @@
  * councillor caps, remaining supply, the engine's warnings for illegal turns; "the deck ran out" runs the
  * intermediate scoring the first time and the final one the second, with the per-country, per-alliance
  * and per-chain breakdown; totals add up across both. With roads on the board the SVG shows the pieces;
- * without, chain lengths are entered by hand. Numbers come from companion/games/web_of_power.py. */
+ * without, chain lengths are entered by hand. A final scoring with parts the board cannot tell (unknown
+ * alliances, chains without roads) names no winner: the page lists what is missing and offers a form to
+ * enter it by hand ("scoring.hand"), then the match ends. Warnings show their turn, the current turn's
+ * apart from the earlier ones. Numbers come from companion/games/web_of_power.py. */
 (function () {
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
@@ -14,6 +17,18 @@
   var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
   var st = K.st, sm = K.sm;
   function players() { return client.match.players; }
+  function playing() { return sm().phase === "play"; }
+  // "1–3, 5" from [1, 2, 3, 5]
+  function ranges(ns) {
+    var out = [], i = 0;
+    while (i < ns.length) {
+      var j = i;
+      while (j + 1 < ns.length && ns[j + 1] === ns[j] + 1) j++;
+      out.push(j - i >= 2 ? ns[i] + "–" + ns[j] : ns.slice(i, j + 1).join(", "));
+      i = j + 1;
+    }
+    return out.join(", ");
+  }
 
   function loadBoard() {
     if (boardReq) return boardReq;
@@ -38,10 +53,11 @@
     box.textContent = "";
     var head = el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
       el("th", { class: "num", text: t("wop.col_intermediate") }), el("th", { class: "num", text: t("wop.col_final") }),
-      el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num", text: t("wop.col_now") }));
+      el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num wop-now", text: t("wop.col_now") }));
     var rows = sc.ranking.map(function (r) {
       var p = r.player;
-      return el("tr", { "data-player": p, class: place[p] === 1 && (sc.intermediate || sc.final) ? "leader" : null },
+      var lead = place[p] === 1 && (s.phase === "ended" || (s.phase === "play" && sc.intermediate));
+      return el("tr", { "data-player": p, class: lead ? "leader" : null },
         el("td", { class: "trk-place", text: String(place[p]) }),
         el("td", null, who(p)),
         el("td", { class: "num", "data-col": "intermediate", text: inter[p] === undefined ? "—" : String(inter[p]) }),
@@ -51,11 +67,16 @@
     });
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-totals" },
       el("thead", null, head), el("tbody", null, rows))));
+    // points, not pieces: say so under the table
+    box.appendChild(el("p", { class: "small muted", id: "wop-now-note", text: t("wop.now_note") }));
+    if (s.phase === "scoring") box.appendChild(el("p", { class: "trk-warn small", id: "wop-provisional", text: t("wop.provisional") }));
   }
 
   function describeEntry(e) {
-    if (e.kind === "monasteries") return t("wop.bd_country", { country: e.country, n: e.monasteries, rank: e.rank, points: e.points });
-    if (e.kind === "alliance") return t("wop.bd_alliance", { number: e.number, a: e.countries[0], b: e.countries[1], points: e.points });
+    if (e.kind === "monasteries") return e.monasteries === 1 ? t("wop.bd_country_one", { country: e.country, n: 1, rank: e.rank, points: e.points })
+      : t("wop.bd_country", { country: e.country, n: e.monasteries, rank: e.rank, points: e.points });
+    if (e.kind === "alliance" && !e.countries) return t("wop.bd_alliance_players", { number: e.number, points: e.points });
+    if (e.kind === "alliance") return t(e.hand ? "wop.bd_alliance_hand" : "wop.bd_alliance", { number: e.number, a: e.countries[0], b: e.countries[1], points: e.points });
     if (e.kind === "chain") return t("wop.bd_chain", { n: e.sites ? e.sites.length : e.length, points: e.points });
     return e.kind + " " + e.points;
   }
@@ -66,9 +87,11 @@
       var res = sc[kind];
       if (!res) return;
       var sec = el("div", { class: "wop-scoring", "data-scoring": kind }, el("h4", { text: t("wop.scoring_" + kind) }));
+      if (res.complete === false) sec.appendChild(el("p", { class: "trk-warn small wop-incomplete", text: t("wop.final_incomplete") }));
       res.players.forEach(function (r) {
         sec.appendChild(el("details", { class: "trk-details", "data-player": r.player },
-          el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }), " " + t("wop.points")),
+          el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }),
+            " " + (r.total === 1 ? t("wop.points_one") : t("wop.points"))),
           el("ul", { class: "small" }, r.breakdown.map(function (e) { return el("li", { "data-kind": e.kind, text: describeEntry(e) }); }))));
       });
       (res.warnings || []).forEach(function (w) { sec.appendChild(el("p", { class: "trk-warn small", text: w })); });
@@ -80,9 +103,10 @@
   function renderStatus() {
     var s = sm(), text;
     if (s.phase === "ended") {
-      var win = s.scores.ranking.filter(function (r) { return r.place === 1; }).map(function (r) { return r.player; });
-      text = t("wop.ended", { players: win.join(", ") });
-    } else if (s.turn) text = t("wop.status_turn", { player: s.turn.player, n: s.turn.placements.length });
+      var win = s.winners || [];
+      text = win.length === 1 ? t("wop.ended", { players: win[0] }) : t("wop.ended_tie", { players: win.join(", ") });
+    } else if (s.phase === "scoring") text = t("wop.status_scoring");
+    else if (s.turn) text = t("wop.status_turn", { player: s.turn.player, n: s.turn.placements.length });
     else text = t("wop.status_next", { player: s.next_player });
     $("wop-status").textContent = text;
     var note = $("wop-board-note");
@@ -91,7 +115,7 @@
   }
 
   function renderTurn() {
-    var s = sm(), v = st(), ended = s.phase === "ended";
+    var s = sm(), v = st(), ended = !playing();
     $("wop-turn").hidden = ended;
     if (ended || !board) return;
     var sel = $("wop-player");
@@ -121,13 +145,43 @@
     $("wop-turn-end").textContent = s.turn ? t("wop.turn_end", { player: s.turn.player }) : "";
     $("wop-swap").hidden = !!s.turn;
     $("wop-swap").textContent = t("wop.swap", { player: s.next_player });
+    renderWarnings(s);
+  }
+
+  // a warning in the page's language (the engine's English message when the kind is unknown)
+  function warnText(w) {
+    var v = w.values || {};
+    switch (w.kind) {
+      case "out_of_turn": return t("wop.warn_out_of_turn", v);
+      case "countries": return t("wop.warn_countries", v);
+      case "pieces": return t("wop.warn_pieces", v);
+      case "empty_councillor": return t("wop.warn_empty_councillor", v);
+      case "empty_count": return v.limit === 1 ? t("wop.warn_empty_count_one", v) : t("wop.warn_empty_count_other", v);
+      case "cap": return v.n === 1 ? t("wop.warn_cap_one", v) : t("wop.warn_cap_other", v);
+    }
+    return w.message;
+  }
+
+  // the warnings of the current turn in the turn box; the earlier ones folded away below, each with its turn
+  function renderWarnings(s) {
+    var all = s.warnings || [], now = all.filter(function (w) { return w.current; }),
+      old = all.filter(function (w) { return !w.current; }).reverse();
+    function item(w, cls) {
+      return el("li", { class: cls, "data-turn": String(w.turn), "data-seq": String(w.seq), text: t("wop.warn_turn", { turn: w.turn, message: warnText(w) }) });
+    }
     var warn = $("wop-warnings");
     warn.textContent = "";
-    (s.warnings || []).slice(-5).forEach(function (w) { warn.appendChild(el("li", { class: "trk-bad", text: "#" + w.seq + " " + w.message })); });
+    now.forEach(function (w) { warn.appendChild(item(w, "trk-bad")); });
+    var box = $("wop-warnings-old"), list = $("wop-warnings-old-list");
+    box.hidden = !old.length;
+    $("wop-warnings-old-title").textContent = old.length === 1 ? t("wop.warnings_old_one", { n: 1 })
+      : t("wop.warnings_old_other", { n: old.length });
+    list.textContent = "";
+    old.forEach(function (w) { list.appendChild(item(w, "muted")); });
   }
 
   function renderDeck() {
-    var s = sm(), ended = s.phase === "ended";
+    var s = sm(), ended = !playing();
     $("wop-deck").hidden = ended;
     if (ended) return;
     $("wop-deck-info").textContent = t("wop.deck_info", { cards: s.deck.cards, removed: s.deck.removed_per_colour, outs: s.deck_outs });
@@ -153,6 +207,121 @@
     });
     if (bad) { C.toast(t("wop.chains_bad", { player: bad }), true); return null; }
     return out;
+  }
+
+  // -- the scoring step: what the board cannot tell, entered by hand -------------------------------------
+  var handKey = null;
+  function leaders() {
+    // players with the most councillors (ties included) in two countries or more: only they can score an alliance
+    var lead = {};
+    sm().countries.forEach(function (c) {
+      var top = 0;
+      Object.keys(c.councillors).forEach(function (p) { top = Math.max(top, c.councillors[p]); });
+      if (top > 0) Object.keys(c.councillors).forEach(function (p) { if (c.councillors[p] === top) lead[p] = (lead[p] || 0) + 1; });
+    });
+    return players().filter(function (p) { return lead[p] >= 2; });
+  }
+  function renderHand() {
+    var s = sm(), box = $("wop-hand"), miss = s.phase === "scoring" ? s.missing : null;
+    box.hidden = !miss;
+    if (!miss) { handKey = null; return; }
+    var ul = $("wop-missing");
+    ul.textContent = "";
+    var na = miss.alliances.length, nc = miss.chains.length;
+    if (na) ul.appendChild(el("li", { id: "wop-missing-alliances", text: na === 1 ? t("wop.missing_alliances_one", { list: ranges(miss.alliances) })
+      : t("wop.missing_alliances_other", { n: na, list: ranges(miss.alliances) }) }));
+    if (nc) ul.appendChild(el("li", { id: "wop-missing-chains", text: nc === 1 ? t("wop.missing_chains_one", { list: miss.chains[0] })
+      : t("wop.missing_chains_other", { n: nc, list: miss.chains.join(", ") }) }));
+    var key = JSON.stringify(miss);
+    if (key === handKey) return; // keep what the table is typing
+    handKey = key;
+    var typed = handTyped(); // another phone entered a part: rebuild, keeping what is typed here
+    var names = s.countries.map(function (c) { return c.country; }), lead = leaders();
+    function countrySelect(cls) {
+      return el("select", { class: cls, "aria-label": t("wop.country") }, el("option", { value: "", text: "—" }),
+        names.map(function (c) { return el("option", { value: c, text: c }); }));
+    }
+    var al = $("wop-hand-alliances");
+    al.textContent = "";
+    miss.alliances.forEach(function (n) {
+      var how = el("select", { class: "wop-al-how", "aria-label": t("wop.alliance_n", { number: n }) },
+        [["", t("wop.al_how_unset")], ["countries", t("wop.al_how_countries")], ["players", t("wop.al_how_players")],
+          ["nobody", t("wop.al_how_nobody")]].map(function (o) { return el("option", { value: o[0], text: o[1] }); }));
+      var pair = el("div", { class: "trk-row wop-al-countries", hidden: true }, countrySelect("wop-al-a"), " + ", countrySelect("wop-al-b"));
+      var who = el("div", { class: "wop-al-players", hidden: true },
+        lead.map(function (p) { return el("label", { class: "trk-inline" }, el("input", { type: "checkbox", class: "wop-al-player", value: p }), " ", p); }),
+        el("label", { class: "trk-inline" }, t("wop.al_points") + " ", el("input", { type: "number", class: "wop-al-points", min: "2", inputmode: "numeric" })),
+        el("p", { class: "small muted", text: t("wop.al_points_hint") }));
+      how.addEventListener("change", function () { pair.hidden = how.value !== "countries"; who.hidden = how.value !== "players"; });
+      al.appendChild(el("div", { class: "wop-al", role: "group", "aria-label": t("wop.alliance_n", { number: n }), "data-number": String(n) },
+        el("span", { class: "wop-al-name", text: t("wop.alliance_n", { number: n }) }), how, pair, who));
+    });
+    var ch = $("wop-hand-chains");
+    ch.textContent = "";
+    if (miss.chains.length) ch.appendChild(el("p", { class: "small", text: t("wop.chains_hand_hint") }));
+    miss.chains.forEach(function (p) {
+      ch.appendChild(el("label", { class: "field" }, t("wop.chains_of", { player: p }) + " ",
+        el("input", { type: "text", class: "wop-hand-chain", "data-player": p, inputmode: "numeric", placeholder: "5, 4" })));
+    });
+    handRestore(typed);
+  }
+  function handTyped() {
+    var out = { alliances: {}, chains: {} };
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-alliances .wop-al"), function (f) {
+      out.alliances[f.dataset.number] = {
+        how: f.querySelector(".wop-al-how").value, a: f.querySelector(".wop-al-a").value, b: f.querySelector(".wop-al-b").value,
+        players: Array.prototype.filter.call(f.querySelectorAll(".wop-al-player"), function (c) { return c.checked; }).map(function (c) { return c.value; }),
+        points: f.querySelector(".wop-al-points").value };
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-chains .wop-hand-chain"), function (i) { out.chains[i.dataset.player] = i.value; });
+    return out;
+  }
+  function handRestore(typed) {
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-alliances .wop-al"), function (f) {
+      var v = typed.alliances[f.dataset.number];
+      if (!v) return;
+      var how = f.querySelector(".wop-al-how");
+      how.value = v.how;
+      f.querySelector(".wop-al-a").value = v.a;
+      f.querySelector(".wop-al-b").value = v.b;
+      Array.prototype.forEach.call(f.querySelectorAll(".wop-al-player"), function (c) { c.checked = v.players.indexOf(c.value) >= 0; });
+      f.querySelector(".wop-al-points").value = v.points;
+      how.dispatchEvent(new Event("change"));
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-chains .wop-hand-chain"), function (i) {
+      if (typed.chains[i.dataset.player] !== undefined) i.value = typed.chains[i.dataset.player];
+    });
+  }
+  function readHand() {
+    var alliances = [], chains = {}, bad = null;
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-alliances .wop-al"), function (f) {
+      if (bad) return;
+      var n = parseInt(f.dataset.number, 10), how = f.querySelector(".wop-al-how").value;
+      if (how === "countries") {
+        var a = f.querySelector(".wop-al-a").value, b = f.querySelector(".wop-al-b").value;
+        if (!a || !b || a === b) bad = t("wop.hand_pick_two", { number: n });
+        else alliances.push({ number: n, countries: [a, b] });
+      } else if (how === "players") {
+        var who = Array.prototype.filter.call(f.querySelectorAll(".wop-al-player"), function (c) { return c.checked; })
+          .map(function (c) { return c.value; });
+        var pts = parseInt(f.querySelector(".wop-al-points").value, 10);
+        if (!who.length || !(pts >= 2)) bad = t("wop.hand_pick_players", { number: n });
+        else alliances.push({ number: n, players: who, points: pts });
+      } else if (how === "nobody") alliances.push({ number: n, players: [] });
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("#wop-hand-chains .wop-hand-chain"), function (i) {
+      var text = i.value.trim();
+      if (bad || !text) return;
+      var lengths = text === "0" ? [] : text.split(/[ ,;]+/).filter(Boolean).map(function (x) { return parseInt(x, 10); });
+      if (lengths.some(function (x) { return !(x >= 4); })) bad = t("wop.chains_bad", { player: i.dataset.player });
+      chains[i.dataset.player] = lengths;
+    });
+    if (bad) { C.toast(bad, true); return null; }
+    var data = {};
+    if (alliances.length) data.alliances = alliances;
+    if (Object.keys(chains).length) data.chains = chains;
+    if (!Object.keys(data).length) { C.toast(t("wop.hand_nothing"), true); return null; }
+    return data;
   }
 
   function renderCountries() {
@@ -196,6 +365,7 @@
     renderStatus();
     renderTurn();
     renderDeck();
+    renderHand();
     renderBreakdown();
     renderCountries();
     $("wop-board").hidden = !(sm().board && sm().board.roads_known);
@@ -222,6 +392,10 @@
       if (!$("wop-chains").hidden) { var ch = readChains(); if (!ch) return; if (Object.keys(ch).length) data.chains = ch; }
       send("deck.out", data);
     });
+    $("wop-hand-finish").addEventListener("click", function () {
+      var data = readHand();
+      if (data) send("scoring.hand", data);
+    });
     $("wop-game-end").addEventListener("click", function () {
       if (!window.confirm(t("wop.game_end_confirm"))) return;
       var data = {};
@@ -231,6 +405,8 @@
     loadBoard();
   }
 
+  function chainList(lengths) { return lengths && lengths.length ? lengths.join(", ") : t("wop.no_chain"); }
+
   function describe(e) {
     var d = e.data || {};
     switch (e.type) {
@@ -238,7 +414,16 @@
       case "turn.end": return t("wop.ev_turn_end", { player: d.player || "" });
       case "deck.out": return t("wop.ev_deck_out");
       case "game.end": return t("wop.ev_game_end");
-      case "chains": return t("wop.ev_chains", { player: d.player, list: (d.lengths || []).join(", ") });
+      case "chains": return t("wop.ev_chains", { player: d.player, list: chainList(d.lengths) });
+      case "scoring.hand": {
+        var parts = (d.alliances || []).map(function (a) {
+          if (a.countries) return t("wop.ev_al_countries", { number: a.number, a: a.countries[0], b: a.countries[1] });
+          if (a.players && a.players.length) return t("wop.ev_al_players", { number: a.number, players: a.players.join(", "), points: a.points });
+          return t("wop.ev_al_nobody", { number: a.number });
+        });
+        Object.keys(d.chains || {}).forEach(function (p) { parts.push(t("wop.ev_chains", { player: p, list: chainList(d.chains[p]) })); });
+        return t("wop.ev_hand", { list: parts.join("; ") });
+      }
     }
     return null;
   }
