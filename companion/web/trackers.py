@@ -218,33 +218,23 @@ def conquest_reinforcements(match_id):
 
 
 def _conquests_this_turn(f, player: str) -> int:
-    """Territories ``player`` conquered since the last ``turn.end`` in effect (undo-aware: it walks the
-    events still in effect through the conquest reducer)."""
-    ci = _conquest()
-    state = ci.initial_state(f.players, f.options)
-    at_turn_start = 0
-    for e in f.effective:
-        if e["type"] == "turn.end":
-            at_turn_start = state["conquests"].get(player, 0)
-        elif e["type"] in ci.EVENT_TYPES:
-            state = ci.apply(state, e)
-    return state["conquests"].get(player, 0) - at_turn_start
+    """Territories ``player`` conquered in the turn in progress (the game keeps the count)."""
+    return _conquest().conquests_this_turn(f.game_state, player)
 
 
 @bp.post("/api/matches/<match_id>/conquest/turn-end")
 @require("player")
 def conquest_turn_end(match_id):
-    """End the turn of ``data.player``; ``conquered`` (needed in the final rounds) is counted from the
-    combats recorded since the last turn end unless given."""
+    """End the turn of ``data.player``; ``conquered`` (needed in the final rounds) is the game's count of
+    the turn's conquests unless given, and the turn's card (one after a conquest) is drawn by the Pi
+    unless ``data.card`` records the card drawn at the table."""
     _match(match_id, CONQUEST)
     doc = _body()
     f = _fresh_fold(match_id, doc["expected_seq"])
-    data = dict(doc["data"])
-    player = data.get("player")
+    player = doc["data"].get("player")
     if not isinstance(player, str) or player not in f.players:
         raise InputError(f"unknown player {player!r}", "$.data.player")
-    if "conquered" not in data:
-        data["conquered"] = _conquests_this_turn(f, player)
+    data = _engine(_conquest().fill_turn_end, f.game_state, doc["data"], _rng())
     return _store(match_id, "turn.end", data, doc["expected_seq"])
 
 
