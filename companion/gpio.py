@@ -609,7 +609,15 @@ class Box:
             data = {"player": player, "conquered": 2}
         else:
             data = {"player": player}
-        return self._command("next", lambda: self._append(mid, "turn.end", data))
+        return self._command("next", lambda: self._append(mid, "turn.end", self._turn_end_data(view, data)))
+
+    def _turn_end_data(self, view, data):
+        """The game completes its own turn end where it keeps the turn (conquest-italy: the turn's count,
+        and the turn's card drawn by the box after a conquest)."""
+        from companion.games import game_module
+
+        fill = getattr(game_module(view["game"]), "fill_turn_end", None) if view.get("game") else None
+        return fill(view["state"], data, self.rng) if fill is not None and view.get("state") else data
 
     def _append(self, mid, type, data=None):
         """Through the runner when there is one: it stamps events by the server's clock, never
