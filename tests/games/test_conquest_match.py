@@ -627,3 +627,83 @@ def test_objective_completed_without_territory_tracking_is_taken_on_the_table_s_
     assert ci.is_ended(s) and s["objective_completed"] == PLAYERS[1]
     with pytest.raises(InputError):
         ci.apply(ci.initial_state(PLAYERS, {}), ev("objective.completed", player="nobody"))
+
+
+# -- the turn (docs/rulings.md, "Conquest: the turn") -----------------------------------------------------
+
+def test_the_turn_s_steps_and_what_each_allows():
+    s = started()
+    with pytest.raises(RuleError) as err:  # before clock.start nobody's turn has begun
+        ci.apply(s, ev("reinforce", player="Anna", placements={}))
+    assert err.value.field == "type" and "clock.start" in err.value.message
+    assert ci.current_turn(s) is None
+    s = playing(s)
+    assert ci.current_turn(s) == {"player": "Anna", "step": "reinforce", "conquests": 0, "card": None,
+                                  "card_owed": False, "actions": ["reinforce"]}
+    s = fighting()
+    assert ci.current_turn(s)["actions"] == ["combat", "move", "turn.end"]
+    s = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6], "defend_dice": [1]}))
+    s = ci.apply(s, ev("combat", **{"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 6, 6],
+                                     "defend_dice": [1, 1]}))
+    assert ci.conquests_this_turn(s, "Anna") == 2 and ci.conquests_this_turn(s, "Bruno") == 0
+    assert ci.current_turn(s)["actions"] == ["combat", "move", "card.draw", "turn.end"]
+    s = ci.apply(s, ev("move", **{"from": "Roma", "to": "Perugia", "units": 1}))
+    assert ci.current_turn(s)["actions"] == ["card.draw", "turn.end"]
+    # conquered must agree with the count; "2 or more" agrees with any count of 2 or more
+    for claim in (0, 1):
+        with pytest.raises(RuleError) as err:
+            ci.apply(s, ev("turn.end", player="Anna", conquered=claim, card="Bari"))
+        assert err.value.field == "conquered" and "conquered 2" in err.value.message
+    s2 = ci.apply(s, ev("turn.end", player="Anna", conquered=3, card="Bari"))
+    assert s2["turn"] == {"player": "Bruno", "step": "reinforce", "card": None} and s2["turn_conquests"] == 0
+    assert s2["hands"]["Anna"] == ["Bari"] and s2["conquests"]["Anna"] == 2
+
+
+def test_the_box_fills_the_turn_end():
+    s = fighting()
+    assert ci.fill_turn_end(s, {"player": "Anna"}, random.Random(1)) == {"player": "Anna", "conquered": 0}
+    s = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6], "defend_dice": [1]}))
+    data = ci.fill_turn_end(s, {"player": "Anna"}, random.Random(1))
+    assert data["conquered"] == 1 and data["card"] in GM.cards
+    assert data == ci.fill_turn_end(s, {"player": "Anna"}, random.Random(1))  # the rng decides
+    assert ci.fill_turn_end(s, {"player": "Anna", "card": "Bari"})["card"] == "Bari"  # recorded at the table
+    assert ci.apply(s, ev("turn.end", **data))["hands"]["Anna"] == [data["card"]]
+
+
+def test_a_correction_that_puts_the_current_player_out_passes_the_turn():
+    s = fighting()
+    s = with_cities(s, {c: ("Bruno", 1) for c in ci.held(s, "Anna")})
+    assert s["eliminated"] == ["Anna"] and s["turn"]["player"] == "Bruno"
+    assert s["turn"]["step"] == "reinforce" and ci.out_of_turn(s) == ["Anna"]
+
+
+def test_the_clock_ending_the_match_ends_the_game():
+    s = fighting()
+    s2 = ci.end_by_clock(s, {"reason": "final-roll", "player": "Bruno"})
+    assert ci.is_ended(s2) and not ci.is_ended(s)
+    sm = ci.summary(s2)
+    assert sm["ended"] and sm["ended_by"] == {"reason": "final-roll", "player": "Bruno"} and sm["turn"] is None
+    assert sm["ranking"]["players"] == ci.final_ranking(s2)
+    assert ci.end_by_clock(s2, {"reason": "x", "player": None}) is s2
+
+
+def test_clock_start_waits_for_the_set_up_unless_overridden():
+    s = dealt()
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("clock.start"))
+    assert err.value.field == "type" and "override" in err.value.message
+    with pytest.raises(InputError) as err:
+        ci.apply(s, ev("clock.start", override="yes"))
+    assert err.value.field == "override"
+    s2 = ci.apply(s, ev("clock.start", override=True))
+    assert s2["phase"] == "play" and s2["override"] and s2["turn"]["player"] == "Anna"
+    with pytest.raises(RuleError):
+        ci.apply(s2, ev("clock.start"))
+    # a table that records no deal keeps only the clock: it starts freely, and a deal after it is refused
+    s3 = ci.apply(ci.initial_state(PLAYERS, {}), ev("clock.start"))
+    assert s3["started"] and s3["turn"] is None
+    assert ci.apply(s3, ev("turn.end", player="Dario")) == s3  # not tracked: the clock keeps the turns
+    owner, _ = ci.deal(PLAYERS, GM, random.Random(1))
+    with pytest.raises(RuleError) as err:
+        ci.apply(s3, ev("setup.deal", owner=owner))
+    assert "before clock.start" in err.value.message
