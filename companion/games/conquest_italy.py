@@ -56,8 +56,6 @@ EVENT_TYPES = frozenset({
 })
 # the events of one player's turn: refused out of turn (and, by the match fold, while a final roll is owed)
 TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
-# the organiser's corrections: taken at any time, whoever's turn it is (the history marks them)
-CORRECTION_EVENT_TYPES = frozenset({"territory.set"})
 # the steps of a turn
 REINFORCE, ATTACK, MOVED, CARD = "reinforce", "attack", "moved", "card"
 STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
