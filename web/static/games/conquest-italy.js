@@ -103,7 +103,7 @@
     } else if (s.phase === "deal") text = t("ci.phase_deal");
     else if (s.phase === "place") text = t("ci.phase_place", { player: sm.next_placer, n: sm.placement_due });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
-    else if (v.current_player) text = t("clock.turn", { player: v.current_player });
+    else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
     else text = t("ci.phase_play");
     $("ci-status").textContent = text;
@@ -321,7 +321,11 @@
     $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (hand.length ? hand.map(cardLabel).join(", ") : "—");
     var taken = {};
     Object.keys(s.hands).forEach(function (q) { s.hands[q].forEach(function (c) { taken[c] = q; }); });
-    fill($("ci-card"), map.cards.filter(function (c) { return !taken[c]; }).map(function (c) { return { value: c, label: cardLabel(c) }; }));
+    // traded cards went under the deck: they come up only once the cards above them are drawn
+    var under = (s.under || []).filter(function (c) { return !taken[c]; });
+    var deck = map.cards.filter(function (c) { return !taken[c] && under.indexOf(c) < 0; });
+    if (!deck.length && under.length) deck = [under[0]];
+    fill($("ci-card"), deck.map(function (c) { return { value: c, label: cardLabel(c) }; }));
   }
 
   function renderFix() {
