@@ -419,7 +419,7 @@ def _openapi() -> dict:
         "/api/matches/{match_id}/conquest/map": read("The conquest match's map (cities, regions, SVG)"),
         "/api/matches/{match_id}/conquest/deal": write("The Pi deals the territory cards (setup.deal)"),
         "/api/matches/{match_id}/conquest/combat": write("A combat roll, dice rolled by the Pi when not given"),
-        "/api/matches/{match_id}/conquest/turn-end": write("End a turn; conquests this turn counted by the server"),
+        "/api/matches/{match_id}/conquest/turn-end": write("End a turn; its conquests counted and its card drawn by the server"),
         "/api/matches/{match_id}/conquest/odds": read("Exact odds of going on with an attack",
                                                       [("from", city), ("to", city), ("attacker", units),
                                                        ("defender", units), ("stop_at", units)]),
