@@ -163,6 +163,7 @@ def test_the_turns_card_one_after_a_conquest(seeded, player):
     refused(seeded, player, mid, "turn.end", {"player": "Anna"}, "card", "its card")
     taken = {c for h in engine(seeded, mid).game_state["hands"].values() for c in h}
     card, other = [c for c in GM.cards if c not in taken][:2]
+    refused(seeded, player, mid, "card.draw", {"player": "Bruno", "card": card}, "player", "Anna's turn")
     post_event(seeded, player, mid, "card.draw", {"player": "Anna", "card": card})  # recorded at the table
     refused(seeded, player, mid, "card.draw", {"player": "Anna", "card": other}, "card", "one card a turn")
     refused(seeded, player, mid, "turn.end", {"player": "Anna", "card": other}, "card", "one card a turn")
