@@ -12,6 +12,8 @@ Rulings (the rule book, "DURATA PARTITA" and "FINE DEL GIOCO", is ambiguous; thi
   ends the match. The threshold is 4 in the first final round and rises by 1 after each turn of the last seat
   (after its roll, if any), up to 12.
 - ``objective.completed {player}`` ends the match at once.
+- Seats the game puts out (conquest-italy: an eliminated player, :func:`skip_seats`) are skipped from then on;
+  "after the last seat's turn" is then after the last seat still in.
 - A match the game ends by its own rules stops the clock there (``end_by_game``: reason ``game``).
 - Refused: ``turn.end`` by a player whose turn it isn't, a roll nobody owes, dice outside 1-6, events out of
   time order, turns or rolls while the clock is paused, anything after the end.
@@ -74,6 +76,7 @@ def initial_state(players, options=None) -> dict:
         "ended": False,
         "ended_by": None,
         "ended_at": None,
+        "skipped": [],            # players whose seats the turn order skips (the game put them out)
     }
 
 
@@ -161,8 +164,7 @@ def _end(s: dict, reason: str, player: str | None, at: datetime) -> None:
     s["awaiting_roll"] = None
 
 
-def _next_turn(s: dict) -> None:
-    """The current seat's turn is over (and its roll, if it owed one)."""
+def _next_seat(s: dict) -> None:
     if s["seat"] < len(s["players"]) - 1:
         s["seat"] += 1
         return
@@ -175,6 +177,30 @@ def _next_turn(s: dict) -> None:
         s["final_threshold"] = FIRST_THRESHOLD
     elif s["phase"] == "final-rounds":
         s["final_threshold"] = min(MAX_THRESHOLD, s["final_threshold"] + 1)
+
+
+def _next_turn(s: dict) -> None:
+    """The current seat's turn is over (and its roll, if it owed one): the next seat still in plays."""
+    skipped = s.get("skipped") or ()
+    for _ in range(len(s["players"])):
+        _next_seat(s)
+        if s["players"][s["seat"]] not in skipped:
+            return
+
+
+def skip_seats(state: dict, players) -> dict:
+    """The game says which players are out (conquest-italy: eliminated): their seats are skipped from then
+    on; if the seat whose turn it is goes out, the next seat still in plays. Pure; the same state when
+    nothing changes."""
+    skipped = [p for p in state["players"] if p in set(players)]
+    if skipped == list(state.get("skipped") or []):
+        return state
+    s = dict(state)
+    s["skipped"] = skipped
+    if (not s["ended"] and s["seat"] is not None and s["awaiting_roll"] is None
+            and s["players"][s["seat"]] in skipped and len(skipped) < len(s["players"])):
+        _next_turn(s)
+    return s
 
 
 def apply(state: dict, event: dict) -> dict:

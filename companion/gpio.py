@@ -604,7 +604,7 @@ class Box:
             data = {"player": player, "conquered": 2}
         else:
             data = {"player": player}
-        return self._command("next", lambda: self.service.append(mid, "turn.end", data))
+        return self._command("next", lambda: self.service.end_turn(mid, data, rng=self.rng))
 
     def _pause_pressed(self) -> None:
         self.pause_or_resume()

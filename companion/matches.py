@@ -89,6 +89,9 @@ class Fold:
         # (they would change the final ranking the season recorded) nor clock events after the game ended.
         if self._game_ended(game_state) or (clock_state is not None and clock_state.get("ended")):
             raise RuleError("the match has ended", "type")
+        if (clock_state is not None and clock_state.get("awaiting_roll") and not clock_event
+                and t in getattr(self.module, "TURN_EVENT_TYPES", ())):
+            raise RuleError(f"{clock_state['awaiting_roll']} owes a final roll before the next turn", "type")
         if clock_event:
             clock_state = _clock().apply(clock_state, event)
         if t in self.module.EVENT_TYPES:
@@ -96,6 +99,15 @@ class Fold:
             if clock_state is not None and not clock_state.get("ended") and self._game_ended(game_state):
                 # the game ended by its own rules: the clock stops and shows it
                 clock_state = _clock().end_by_game(clock_state, event.get("at"))
+        if clock_state is not None:
+            out_of_turn = getattr(self.module, "out_of_turn", None)
+            if out_of_turn is not None and not clock_state.get("ended"):
+                # seats the game puts out (eliminated players) are skipped by the clock's turn order
+                clock_state = _clock().skip_seats(clock_state, out_of_turn(game_state))
+            end_by_clock = getattr(self.module, "end_by_clock", None)
+            if end_by_clock is not None and clock_state.get("ended") and not self._game_ended(game_state):
+                # the clock ended the match (a final roll): the game's summary says so too
+                game_state = end_by_clock(game_state, clock_state.get("ended_by"))
         return game_state, clock_state
 
     def apply(self, event: dict) -> None:

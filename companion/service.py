@@ -201,6 +201,13 @@ class MatchService:
         event = self.append(match_id, type_, expected_seq=expected_seq, complete=complete)
         return event, extra
 
+    def end_turn(self, match_id: str, data: dict, expected_seq: int | None = None, rng=None) -> dict:
+        """End the current turn (the box's NEXT): through the game's own ``turn-end`` action where the game
+        keeps the turn (it counts the turn's conquests, draws the turn's card), else the clock's ``turn.end``."""
+        if "turn-end" in getattr(self.fold(match_id).module, "ACTIONS", {}):
+            return self.act(match_id, "turn-end", data, expected_seq=expected_seq, rng=rng)[0]
+        return self.append(match_id, "turn.end", data, expected_seq=expected_seq)
+
     # -- derived rows ----------------------------------------------------------------------------
     def _derive(self, match: dict, fold: Fold, event: dict) -> None:
         """The rows derived from the log, written in the event's transaction: the status, the season."""

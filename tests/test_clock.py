@@ -558,3 +558,28 @@ def test_service_marks_the_match_ended_and_refuses_illegal_events(store, fake_ga
     svc.append(m["id"], "objective.completed", {"player": "bo"})
     assert store.get_match(m["id"])["status"] == "ended"
     assert svc.state(m["id"])["clock"]["elapsed_seconds"] == 60
+
+
+def test_skipped_seats_are_passed_over_and_the_round_ends_at_the_last_seat_still_in():
+    """A seat the game puts out (an eliminated conquest player) is skipped from then on; with the last seat
+    out, the round wraps after the seat before it (docs/rulings.md, "Conquest: elimination")."""
+    t = Table(("ada", "bo", "cy"))
+    t.do("clock.start", limit_minutes=1)
+    t.state = clock.skip_seats(t.state, ["cy"])
+    assert clock.skip_seats(t.state, ["cy"]) is t.state  # nothing changes: the same state
+    v = t.turns("ada", "bo")
+    assert (v["current_player"], v["round"]) == ("ada", 2)
+    t.refused(RuleError, "player", "turn.end", player="cy")
+    # out of time: the finishing round ends at bo, the last lap too, then the final rounds begin with ada
+    t.wait(seconds=61)
+    v = t.turns("ada", "bo")
+    assert v["phase"] == "last-lap" and v["current_player"] == "ada"
+    v = t.turns("ada", "bo")
+    assert v["phase"] == "final-rounds" and v["final_threshold"] == 4
+    # the seat whose turn it is goes out (a correction): the next seat still in plays
+    t.state = clock.skip_seats(t.state, ["ada", "cy"])
+    assert t.view()["current_player"] == "bo"
+    # a player back in (the correction undone) plays again in turn
+    t.state = clock.skip_seats(t.state, [])
+    v = t.turns("bo", conquered=2)
+    assert v["current_player"] == "cy"

@@ -750,3 +750,44 @@ def test_any_press_sequence_keeps_the_leds_equal_to_the_core(tmp_path_factory, f
     finally:
         t.box.close()
         store.close()
+
+
+def test_next_ends_a_conquest_turn_with_the_card_the_box_draws(store, clock):
+    """NEXT on a conquest match whose map is tracked: the game completes the turn end (the turn's conquests,
+    and the card the box draws after a conquest; docs/rulings.md, "Conquest: the turn's card")."""
+    import random
+
+    from companion.games import conquest_italy as ci
+
+    t = Table(store, clock)
+    try:
+        players = ["Ada", "Bo", "Cy"]
+        svc = t.service
+        mid = svc.create("conquest-italy", players)["id"]
+        gm = ci.map_of(None)
+        owner, _ = ci.deal(players, gm, random.Random(2))
+        svc.append(mid, "setup.deal", {"owner": owner})
+        s = svc.fold(mid).game_state
+        while s["phase"] == "place":
+            p = s["next_placer"]
+            svc.append(mid, "setup.place", {"player": p, "placements": {ci.held(s, p)[0]: min(5, s["reserve"][p])}})
+            s = svc.fold(mid).game_state
+        t.runner.start_clock(mid, 120)
+        assert t.box.match_id == mid  # the box drives the match whose clock started last
+        t.press("next")  # Ada has not reinforced: refused, nothing stored
+        assert t.types(mid)[-1] == "clock.start" and t.told[-1][0] == "refused"
+        s = svc.fold(mid).game_state
+        due = ci.reinforcements(gm, ci.held(s, "Ada"), ci.units_on_map(s, "Ada"))["placeable"]
+        src = next(c for c in ci.held(s, "Ada") if any(s["owner"][n] != "Ada" for n in gm.neighbours[c]))
+        dst = next(n for n in sorted(gm.neighbours[src]) if s["owner"][n] != "Ada")
+        svc.append(mid, "reinforce", {"player": "Ada", "placements": {src: due}})
+        svc.append(mid, "territory.set", {"city": src, "player": "Ada", "units": 5})
+        svc.append(mid, "territory.set", {"city": dst, "player": s["owner"][dst], "units": 1})
+        svc.append(mid, "combat", {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]})
+        t.press("next")
+        e = store.events(mid)[-1]
+        assert e["type"] == "turn.end" and e["data"]["conquered"] == 1 and e["data"]["card"] in gm.cards
+        assert t.view(mid)["current_player"] == "Bo"
+        assert svc.fold(mid).game_state["hands"]["Ada"] == [e["data"]["card"]]
+    finally:
+        t.box.close()

@@ -42,10 +42,11 @@ def _match_events(n_events: int = 400, seed: int = 3):
         e = {"type": "setup.place", "data": {"player": p, "placements": placements}}
         state = ci.apply(state, e)
         events.append(e)
-    while len(events) < n_events and not ci.is_ended(state):
-        p = players[len(events) % 4]
-        if p in state["eliminated"]:
-            continue
+    e = {"type": "clock.start", "data": {}}
+    state = ci.apply(state, e)
+    events.append(e)
+    while len(events) < n_events and not ci.is_ended(state):  # legal turns: reinforce, a combat, the end
+        p = state["turn"]["player"]
         mine = ci.held(state, p)
         due = ci.reinforcements(gm, mine, ci.units_on_map(state, p))["placeable"]
         e = {"type": "reinforce", "data": {"player": p, "placements": {mine[0]: due} if due else {}}}
@@ -59,6 +60,11 @@ def _match_events(n_events: int = 400, seed: int = 3):
                 state = ci.apply(state, e)
                 events.append(e)
                 break
+        if ci.is_ended(state):
+            break
+        e = {"type": "turn.end", "data": ci.fill_turn_end(state, {"player": p}, rng)}
+        state = ci.apply(state, e)
+        events.append(e)
     return players, events
 
 

@@ -11,7 +11,10 @@ Every game module defines:
 - ``score(doc) -> dict``: ``companion score GAME FILE``; raises ``InputError`` with a JSON path.
 
 and may define ``check_map(doc) -> dict`` / ``map_svg(doc) -> str`` for ``companion map check``,
-and ``summary(state) -> dict`` for what the pages show.
+and ``summary(state) -> dict`` for what the pages show. A game that keeps the turn beside the match
+clock (conquest-italy) may also define ``TURN_EVENT_TYPES`` (refused while the clock waits for a final
+roll), ``out_of_turn(state) -> [player]`` (seats the clock skips) and ``end_by_clock(state, ended_by)``
+(the clock ended the match: the game ends too); ``companion/matches.py`` applies them.
 """
 
 from __future__ import annotations

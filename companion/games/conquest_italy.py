@@ -1,7 +1,7 @@
 """The territory-conquest game on a map of Italy (``conquest-italy``): set-up, dice combat, moves,
 reinforcements, secret objectives, elimination and the final ranking. Pure, no I/O.
 
-Rule book: ``shared/seeds/004_96160abe770519f9.txt`` (Italian). Rulings of issue 4 win over the book:
+Rule book: the conquest game's (Italian); the rulings in docs/games.md and docs/rulings.md win over it:
 
 - Combat: see :mod:`companion.games.conquest_odds` (attacker 1..min(3, A-1) dice, defender min(3, D),
   ties to the defender).
@@ -19,14 +19,25 @@ Rule book: ``shared/seeds/004_96160abe770519f9.txt`` (Italian). Rulings of issue
 
 Decisions where the book is silent (documented in docs/games.md): the +2 per held city applies to every
 traded set; only the sets the map gives a value can be traded; the units moved into a conquered city are
-``move`` (clamped to what can leave) or by default as many as the attacking dice; the cards of an
-eliminated player go back to the deck; the match clock (turn order, phases, final round) is
-``companion/clock.py``, so this reducer does not check whose turn it is.
+``move`` (clamped to what can leave) or by default as many as the attacking dice.
+
+The turn (docs/rulings.md, "Conquest: the turn"): once the map is tracked (deal and placements recorded),
+``clock.start`` begins the first seat's turn and each ``turn.end`` the next seat still in. A turn is:
+``reinforce`` once, at its start, exactly the units due (an optional trade of three cards first); then any
+number of ``combat`` from the player's own cities; then at most one ``move``, after which no more attacks;
+the turn's card (one, only after a conquest) with ``card.draw`` or in ``turn.end``; then ``turn.end``.
+Anything else is refused (RuleError, naming the rule) and changes nothing. ``territory.set`` (a correction)
+and ``objective.set`` are taken at any time. A player who loses their last city is out: their seat is
+skipped (:func:`out_of_turn`, which the match fold passes to the clock), their cards go to whoever took the
+city, they rank after every player still in. The match clock (phases, final rounds and rolls) is
+``companion/clock.py``; a match the clock ends (a final roll) is ended here too (:func:`end_by_clock`).
 
 Match events (``data`` shapes in ``schemas/conquest-italy.events.schema.json``): ``setup.deal``,
 ``setup.place``, ``territory.set``, ``reinforce``, ``combat``, ``move``, ``card.draw``,
-``objective.set``, ``objective.completed``. The server rolls combat dice by calling :func:`fill_dice`
-with its RNG and stores them in the event, so the fold stays deterministic.
+``objective.set``, ``objective.completed``, and the clock's ``clock.start`` and ``turn.end``, which both
+the clock and this reducer apply. The server rolls combat dice by calling :func:`fill_dice` with its RNG
+and stores them in the event, and draws a turn's card with :func:`fill_turn_end`, so the fold stays
+deterministic.
 """
 
 from __future__ import annotations
@@ -41,8 +52,12 @@ from companion.games.conquest_odds import DiceError, resolve
 GAME_ID = "conquest-italy"
 EVENT_TYPES = frozenset({
     "setup.deal", "setup.place", "territory.set", "reinforce", "combat", "move", "card.draw",
-    "objective.set", "objective.completed",
+    "objective.set", "objective.completed", "clock.start", "turn.end",
 })
+# the events of one player's turn: refused out of turn (and, by the match fold, while a final roll is owed)
+TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
+# the steps of a turn
+REINFORCE, ATTACK, MOVED, CARD = "reinforce", "attack", "moved", "card"
 STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
 MAX_ON_MAP = 125
@@ -358,8 +373,11 @@ def reinforcements_doc(doc) -> dict:
 def rank(players: list[str], gm: GameMap, owned: dict[str, list[str]], objectives: dict[str, list[str]],
          completed_by: str | None = None, eliminated=None) -> dict:
     """The final ranking (arguments already checked): objective points, then other points; a player who
-    completed the objective during the match is first. Shared places: 1, 2, 2, 4."""
-    eliminated = set(eliminated or ()) | {p for p in players if not owned.get(p)}
+    completed the objective during the match is first; an eliminated player is ranked after every player
+    still in (``eliminated`` in the order they went out: the later, the better; without an order, eliminated
+    players share a place). Shared places: 1, 2, 2, 4."""
+    order = [p for p in (eliminated or ()) if p in players]
+    eliminated = set(order) | {p for p in players if not owned.get(p)}
     rows = []
     for p in players:
         held = set(owned.get(p, ()))
@@ -372,7 +390,9 @@ def rank(players: list[str], gm: GameMap, owned: dict[str, list[str]], objective
                      "cities": len(held), "objective": p == completed_by, "eliminated": p in eliminated})
 
     def key(r):
-        return (0 if r["objective"] else 1, -r["objective_points"], -r["other_points"])
+        out_at = order.index(r["player"]) if r["player"] in order else -1
+        return (0 if r["objective"] else 1, 1 if r["eliminated"] else 0, -out_at,
+                -r["objective_points"], -r["other_points"])
 
     rows.sort(key=lambda r: (key(r), players.index(r["player"])))
     for n, r in enumerate(rows):
@@ -467,13 +487,62 @@ def initial_state(players, options) -> dict:
         "eliminated": [],
         "conquests": {p: 0 for p in players},
         "last_combat": None,
+        "started": False,         # clock.start seen: the turns run
+        "override": False,        # the clock was started before the set-up ended, on purpose
+        "turn": None,             # {"player", "step", "card"} while the map is tracked and the turns run
+        "turn_conquests": 0,      # the current player's conquests in this turn (0 again at turn.end)
+        "under": [],              # traded cards, under the deck in the order they went there
+        "ended_by": None,         # {"reason", "player"} when the match clock ended the match
     }
 
 
 def is_ended(state) -> bool:
-    if state["objective_completed"] is not None:
+    if state["objective_completed"] is not None or state.get("ended_by") is not None:
         return True
     return state["phase"] == "play" and len(state["eliminated"]) >= len(state["players"]) - 1
+
+
+def end_by_clock(state, ended_by: dict | None) -> dict:
+    """The match clock ended the match (a final roll): the game is over too, so its summary says so and
+    carries the ranking. Pure; an ended game is returned as it is."""
+    if is_ended(state):
+        return state
+    return {**state, "ended_by": dict(ended_by or {"reason": "clock", "player": None}), "turn": None}
+
+
+def conquests_this_turn(state, player: str) -> int:
+    """Territories ``player`` has conquered in the turn in progress (0 when it is not their turn)."""
+    turn = state.get("turn")
+    if turn is None or turn["player"] != player:
+        return 0
+    return state["turn_conquests"]
+
+
+def out_of_turn(state) -> list[str]:
+    """The players whose seats the turn order skips (eliminated), for the match clock."""
+    return list(state["eliminated"])
+
+
+def current_turn(state) -> dict | None:
+    """Whose turn it is and what the turn's step allows: ``{"player", "step", "conquests", "card",
+    "card_owed", "actions"}`` (``actions``: the event types the rules take from that player now), or None
+    when the turns are not tracked (the clock has not started, the map is not tracked, or the match is over)."""
+    turn = state.get("turn")
+    if turn is None or is_ended(state):
+        return None
+    p, step = turn["player"], turn["step"]
+    owed = _card_owed(state)
+    actions = []
+    if step == REINFORCE:
+        actions.append("reinforce")
+    if step == ATTACK:
+        actions += ["combat", "move"]
+    if owed:
+        actions.append("card.draw")
+    if step != REINFORCE or _due(state, p) == 0:
+        actions.append("turn.end")
+    return {"player": p, "step": step, "conquests": state["turn_conquests"], "card": turn["card"],
+            "card_owed": owed, "actions": actions}
 
 
 def _player(state, value, field: str = "player", alive: bool = True) -> str:
@@ -489,6 +558,135 @@ def _phase(state, *phases):
     if state["phase"] not in phases:
         want = " or ".join(phases)
         raise RuleError(f"not now: the match is in its {state['phase']!r} phase (this needs {want})", "type")
+
+
+def _due(state, player: str) -> int:
+    return reinforcements(map_of(state["map"]), held(state, player), units_on_map(state, player))["placeable"]
+
+
+def _deck(state) -> list[str]:
+    """The cards in the deck (in nobody's hand), the ones traded under it last, in the order they went."""
+    gm = map_of(state["map"])
+    taken = {c for hand in state["hands"].values() for c in hand}
+    under = [c for c in state["under"] if c not in taken]
+    return [c for c in gm.cards if c not in taken and c not in under] + under
+
+
+def _card_owed(state) -> bool:
+    """The current player has conquered this turn and not yet had the turn's card (one a turn)."""
+    turn = state.get("turn")
+    return bool(turn and turn["card"] is None and state["turn_conquests"] > 0 and _deck(state))
+
+
+def _turn(state, player: str, field: str = "player") -> dict:
+    """The turn in progress, refusing an event of the turn by anyone else or before the turns start."""
+    _phase(state, "play")
+    turn = state["turn"]
+    if turn is None:
+        raise RuleError("the turns have not started: the first turn begins with clock.start", "type")
+    if player != turn["player"]:
+        raise RuleError(f"it is {turn['player']}'s turn, not {player}'s (the turn's events are its player's)", field)
+    return turn
+
+
+def _step_allows(state, what: str) -> None:
+    """Refuse ``what`` (reinforce, combat, move) where the turn's step does not allow it, naming the rule."""
+    turn = state["turn"]
+    p, step = turn["player"], turn["step"]
+    if what == "reinforce":
+        if step != REINFORCE:
+            raise RuleError(f"{p} has reinforced this turn already: reinforcements come once, at the start of "
+                            "the turn", "type")
+        return
+    if step == REINFORCE:
+        raise RuleError(f"{p} reinforces first: the turn begins with the reinforcements, then the combats",
+                        "type")
+    if step == CARD:
+        raise RuleError(f"{p} has drawn the turn's card: the card comes at the end of the turn, only turn.end "
+                        "is left", "type")
+    if step == MOVED:
+        if what == "move":
+            raise RuleError(f"{p} has moved this turn already: at most one move a turn", "type")
+        raise RuleError(f"{p} has moved this turn: the move ends the attacks (at most one move, after the "
+                        "combats)", "type")
+
+
+def _seat_after(state, player: str) -> str | None:
+    """The next player in seat order after ``player`` who is still in."""
+    players = state["players"]
+    k = len(players)
+    i = players.index(player)
+    for step in range(1, k + 1):
+        q = players[(i + step) % k]
+        if q not in state["eliminated"]:
+            return q
+    return None
+
+
+def _new_turn(state, player: str | None) -> None:
+    state["turn"] = None if player is None else {"player": player, "step": REINFORCE, "card": None}
+    state["turn_conquests"] = 0
+
+
+def _check_draw(state, player: str, card, field: str) -> str:
+    """A turn's card: ``card`` (a recorded draw) must be in the deck and not under the other cards."""
+    gm = map_of(state["map"])
+    _str(card, field)
+    if card not in gm.cards:
+        raise InputError(f"unknown card {card!r}", field)
+    turn = state["turn"]
+    if state["turn_conquests"] < 1:
+        raise RuleError(f"{player} has conquered nothing this turn: a card comes only with a conquest", field)
+    if turn["card"] is not None:
+        raise RuleError(f"{player} has had this turn's card ({turn['card']}): one card a turn", field)
+    for q, hand in state["hands"].items():
+        if card in hand:
+            raise RuleError(f"{q} has the card {card!r}", field)
+    deck = _deck(state)
+    under = [c for c in state["under"] if c in deck]
+    if card in under and deck[0] != card:
+        above = len(deck) - len(under) + under.index(card)
+        raise RuleError(f"{card!r} was traded and went under the deck: {above} cards come before it", field)
+    return card
+
+
+def _take_card(state, player: str, card: str) -> None:
+    state["hands"] = {**state["hands"], player: state["hands"][player] + [card]}
+    state["under"] = [c for c in state["under"] if c != card]
+    state["turn"] = {**state["turn"], "card": card, "step": CARD}
+
+
+def draw_card(state, rng=None) -> str | None:
+    """The box draws the turn's card: one of the deck's cards above the traded ones, chosen by ``rng``
+    (the OS's secure source by default), else the first traded card; None when the deck is empty."""
+    deck = _deck(state)
+    if not deck:
+        return None
+    top = [c for c in deck if c not in state["under"]]
+    if not top:
+        return deck[0]
+    if rng is None:
+        import random
+
+        rng = random.SystemRandom()
+    return top[rng.randint(0, len(top) - 1)]
+
+
+def fill_turn_end(state, data: dict, rng=None) -> dict:
+    """For the server: a ``turn.end`` event's data with ``conquered`` (the conquests the Pi counted in the
+    turn) and, when the turn has earned a card and none was recorded, ``card`` drawn by the box."""
+    _obj(data, "data")
+    out = dict(data)
+    player = out.get("player")
+    turn = current_turn(state)
+    if turn is None or player != turn["player"]:
+        if "conquered" not in out and isinstance(player, str):
+            out["conquered"] = conquests_this_turn(state, player)
+        return out  # the reducer (and the clock) judge it
+    out.setdefault("conquered", state["turn_conquests"])
+    if "card" not in out and turn["card_owed"]:
+        out["card"] = draw_card(state, rng)
+    return out
 
 
 # Every handler checks the shape of ``data`` first (InputError), then what the rules allow now
@@ -567,12 +765,20 @@ def apply(state, event) -> dict:
     if new["owner"] is not state["owner"]:
         new["eliminated"] = _eliminations(new)
         if new["eliminated"] != state["eliminated"]:
-            gone = set(new["eliminated"]) - set(state["eliminated"])
+            gone = [p for p in new["eliminated"] if p not in state["eliminated"]]
             if gone:
                 hands = dict(new["hands"])
                 for p in gone:
-                    hands[p] = []  # the cards of an eliminated player go back to the deck
+                    # the cards of an eliminated player go to whoever took their last city
+                    taker = next((new["owner"][c] for c, q in state["owner"].items()
+                                  if q == p and new["owner"].get(c) != p), None)
+                    if taker is not None and taker != p:
+                        hands[taker] = hands[taker] + hands[p]
+                    hands[p] = []
                 new["hands"] = hands
+            turn = new.get("turn")
+            if turn is not None and turn["player"] in new["eliminated"]:
+                _new_turn(new, _seat_after(new, turn["player"]))  # a correction put the current player out
     return new
 
 
@@ -582,6 +788,9 @@ def _on_deal(s, gm, data):
         _city(gm, c, _key("owner", c))
         _player(s, p, _key("owner", c), alive=False)
     _phase(s, "deal")
+    if s["started"]:
+        raise RuleError("the clock has started without a recorded deal: the deal and the placements come before "
+                        "clock.start", "type")
     check_deal(owner, s["players"], gm, "owner")
     s["owner"] = {c: owner[c] for c in gm.cities}
     s["units"] = {c: 1 for c in gm.cities}
@@ -632,7 +841,8 @@ def _on_reinforce(s, gm, data):
     trade = data.get("trade") or None
     if trade is not None:
         check_cards(gm, trade, "trade")
-    _phase(s, "play")
+    _turn(s, player)
+    _step_allows(s, "reinforce")
     _own_all(s, placements, player)
     if trade is not None:
         hand = s["hands"][player]
@@ -650,6 +860,8 @@ def _on_reinforce(s, gm, data):
     s["units"] = units
     if trade is not None:
         s["hands"] = {**s["hands"], player: [c for c in s["hands"][player] if c not in trade]}
+        s["under"] = [c for c in s["under"] if c not in trade] + list(trade)  # traded cards go under the deck
+    s["turn"] = {**s["turn"], "step": ATTACK}
 
 
 def _attack_target(s, gm, data) -> tuple[str, str, str]:
@@ -666,6 +878,8 @@ def _attack_target(s, gm, data) -> tuple[str, str, str]:
         raise RuleError(f"{src} cannot attack {dst}: no border, sea route or air link (airport to airport)", "to")
     if s["units"][src] < 2:
         raise RuleError(f"{src} has 1 unit: one must stay home, none can attack", "from")
+    _turn(s, attacker, "player" if "player" in data else "from")
+    _step_allows(s, "combat")
     return src, dst, attacker
 
 
@@ -727,6 +941,7 @@ def _on_combat(s, gm, data):
         units[dst] = moved
         s["owner"] = {**s["owner"], dst: attacker}
         s["conquests"] = {**s["conquests"], attacker: s["conquests"][attacker] + 1}
+        s["turn_conquests"] += 1
         result["moved"] = moved
     s["units"] = units
     s["last_combat"] = result
@@ -749,7 +964,10 @@ def _on_move(s, gm, data):
         raise RuleError(f"{src} and {dst} do not border (land or sea)", "to")
     if n > s["units"][src] - 1:
         raise RuleError(f"{src} can move at most {s['units'][src] - 1} (one unit stays)", "units")
+    _turn(s, player, "player" if "player" in data else "from")
+    _step_allows(s, "move")
     s["units"] = {**s["units"], src: s["units"][src] - n, dst: s["units"][dst] + n}
+    s["turn"] = {**s["turn"], "step": MOVED}
 
 
 def _on_card_draw(s, gm, data):
@@ -757,11 +975,60 @@ def _on_card_draw(s, gm, data):
     card = _str(data.get("card"), "card")
     if card not in gm.cards:
         raise InputError(f"unknown card {card!r}", "card")
-    _phase(s, "play")
-    for p, hand in s["hands"].items():
-        if card in hand:
-            raise RuleError(f"{p} has the card {card!r}", "card")
-    s["hands"] = {**s["hands"], player: s["hands"][player] + [card]}
+    _turn(s, player)
+    _check_draw(s, player, card, "card")
+    _take_card(s, player, card)
+
+
+def _on_clock_start(s, gm, data):
+    override = data.get("override", False)
+    if not isinstance(override, bool):
+        raise InputError("must be true or false (true: start the clock before the set-up is over, on purpose)",
+                         "override")
+    if s["started"]:
+        raise RuleError("the clock has started already", "type")
+    if s["phase"] == "place":
+        if not override:
+            left = sum(s["reserve"].values())
+            raise RuleError(f"the set-up is not over: {left} units are still to place ({s['next_placer']} places "
+                            "next); the clock starts when every unit is placed (or the organiser starts it "
+                            "with override)", "type")
+        s["phase"] = "play"  # what was not placed is not placed
+        s["reserve"] = {p: 0 for p in s["players"]}
+        s["next_placer"] = None
+    s["started"] = True
+    s["override"] = bool(override)
+    if s["phase"] == "play":
+        _new_turn(s, next(p for p in s["players"] if p not in s["eliminated"]))
+
+
+def _on_turn_end(s, gm, data):
+    player = _player(s, data.get("player"))
+    conquered = data.get("conquered")
+    if conquered is not None:
+        _int(conquered, "conquered")
+    card = data.get("card")
+    if card is not None:
+        _str(card, "card")
+        if card not in gm.cards:
+            raise InputError(f"unknown card {card!r}", "card")
+    if s["phase"] == "deal":
+        return  # the map is not tracked: the clock alone keeps the turns
+    turn = _turn(s, player)
+    if turn["step"] == REINFORCE and _due(s, player) > 0:
+        raise RuleError(f"{player} has not reinforced: the turn begins with the reinforcements "
+                        f"({_due(s, player)} units)", "type")
+    done = s["turn_conquests"]
+    if conquered is not None and conquered != done and (conquered < 2 or done < 2):
+        # "2 or more" is all the clock asks of a turn with two conquests or more (the box's long press)
+        raise RuleError(f"{player} conquered {done} territories this turn, not {conquered}", "conquered")
+    if card is not None:
+        _check_draw(s, player, card, "card")
+        _take_card(s, player, card)
+    elif _card_owed(s):
+        raise RuleError(f"{player} conquered this turn: the turn ends with its card (give card, or record "
+                        "card.draw first)", "card")
+    _new_turn(s, _seat_after(s, player))
 
 
 def _on_objective_set(s, gm, data):
@@ -797,6 +1064,8 @@ _HANDLERS = {
     "card.draw": _on_card_draw,
     "objective.set": _on_objective_set,
     "objective.completed": _on_objective_completed,
+    "clock.start": _on_clock_start,
+    "turn.end": _on_turn_end,
 }
 
 
@@ -854,7 +1123,10 @@ def summary(state) -> dict:
         "last_combat": state["last_combat"],
         "objective_completed": state["objective_completed"],
         "eliminated": list(state["eliminated"]),
+        "turn": current_turn(state),
+        "clock_override": bool(state.get("override")),
         "ended": ended,
+        "ended_by": state.get("ended_by"),
         "ranking": final_score(state) if ended else None,
     }
 
@@ -880,18 +1152,6 @@ def public_view(state, viewer: str | None) -> dict:
 # ``ACTIONS[name] = (event type, fn)``; ``fn(state, players, data, rng, effective) -> (event data, extra)``
 # fills the event from the state it will follow (``effective()``: the events in effect, oldest first).
 
-def conquests_this_turn(state, effective, player: str) -> int:
-    """Territories ``player`` conquered since the last ``turn.end`` in effect."""
-    s = initial_state(state["players"], {"map": state["map"]})
-    at_turn_start = 0
-    for e in effective:
-        if e["type"] == "turn.end":
-            at_turn_start = s["conquests"].get(player, 0)
-        elif e["type"] in EVENT_TYPES:
-            s = apply(s, e)
-    return s["conquests"].get(player, 0) - at_turn_start
-
-
 def _deal_action(state, players, data, rng, effective):
     """The Pi shuffles the territory cards, deals them and fixes the majority rule with swaps."""
     if state["phase"] != "deal":
@@ -905,13 +1165,12 @@ def _combat_action(state, players, data, rng, effective):
 
 
 def _turn_end_action(state, players, data, rng, effective):
-    """``conquered`` (it decides the final-round roll) is counted from the combats of the turn unless given."""
+    """``conquered`` (it decides the final-round roll) is the turn's count unless given; the turn's card is
+    drawn by the box when the turn earned one and none was recorded (``fill_turn_end``)."""
     player = data.get("player")
     if not isinstance(player, str) or player not in players:
         raise InputError(f"unknown player {player!r}", "player")
-    if "conquered" not in data:
-        data["conquered"] = conquests_this_turn(state, effective(), player)
-    return data, None
+    return fill_turn_end(state, data, rng), None
 
 
 ACTIONS = {

@@ -1,8 +1,10 @@
 """The Conquest of Italy tracker in headless Chromium: a short scripted match played through the page
 (deal by the Pi, set-up placements, secret objectives, clock, reinforcements, combat with the Pi's dice
-and with table dice, undo, a card, a correction, the objective declared), every number shown checked
-against the engine's fold of the same events; the secret objective shown on its owner's phone only; a
-stale phone gets the conflict message and the fresh state, and its write is not applied."""
+and with table dice, undo, the one move, the turn's card, a correction, the objective declared), every
+number shown checked against the engine's fold of the same events; the page offers only what the turn's
+step allows (docs/rulings.md, "Conquest: the turn") and marks corrections in the history; the secret
+objective shown on its owner's phone only; a stale phone gets the conflict message and the fresh state,
+and its write is not applied."""
 
 import pytest
 from playwright.sync_api import expect
@@ -81,6 +83,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
         placer, due = f.game_state["next_placer"], min(5, f.game_state["reserve"][f.game_state["next_placer"]])
         expect(anna.locator("#ci-place-title")).to_contain_text(f"{placer} places {due}")
         expect(anna.locator("#ci-place-send")).to_be_disabled()
+        expect(anna.locator("#ci-override")).to_be_hidden()  # the clock waits; only an organiser may override
         anna.locator("#ci-place-list .trk-step").first.locator("button[title]").click()
         anna.click("#ci-place-send")
         wait_seq(anna, f.last_seq + 1)
@@ -118,6 +121,13 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     f = step(anna, "#ci-clock-start", org, mid)
     assert f.clock_state["limit_us"] == 90 * 60 * 10**6
     expect(anna.locator("#ci-status")).to_have_text("Anna's turn")
+    # the turn begins with the reinforcements: nothing else is offered, and nobody else plays
+    expect(anna.locator("#ci-step")).to_have_text("Anna: reinforcements first")
+    expect(bruno.locator("#ci-step")).to_have_text("Anna: prima la ricarica")
+    for page in (anna, bruno):
+        expect(page.locator("#ci-reinforce")).to_be_visible()
+        for hidden in ("#ci-combat", "#ci-move", "#ci-cards", "#ci-turn-end", "#ci-player-field"):
+            expect(page.locator(hidden)).to_be_hidden()
     due = f.view()["summary"]["players"][0]["reinforcements"]
     expect(anna.locator("#ci-reinforce-calc")).to_contain_text(f"{due} units to place")
     from companion.games.conquest_map import default_map
@@ -126,6 +136,11 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     anna.locator(f"#ci-reinforce-list .trk-step[data-city='{front}'] button[title]").click()
     expect(anna.locator("#ci-reinforce-send")).to_have_text(f"Place reinforcements {due} / {due}")
     f = step(anna, "#ci-reinforce-send", org, mid, [bruno])
+    # reinforced: the combats, the move and the end of the turn; no second reinforcement, no card yet
+    expect(anna.locator("#ci-reinforce")).to_be_hidden()
+    for shown in ("#ci-combat", "#ci-move", "#ci-turn-end"):
+        expect(anna.locator(shown)).to_be_visible()
+    expect(anna.locator("#ci-cards")).to_be_hidden()
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy.png"), full_page=True)
 
     # a combat rolled by the Pi: the page shows the engine's dice and losses, and the odds
@@ -143,9 +158,10 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     expect(anna.locator("#ci-last-combat")).to_contain_text(
         f"Anna loses {lc['attacker_losses']}, {lc['defender']} loses {lc['defender_losses']}")
 
-    # undo takes it back, on both phones
+    # undo takes it back, on both phones; the history marks it as a correction
     f = step(anna, "#undo", org, mid, [bruno])
     assert f.game_state["units"] == before
+    expect(anna.locator("#history")).to_contain_text("Correction: the previous event taken back")
 
     # the same attack with dice rolled at the table: 6s against 1s
     anna.check("input[name=ci-dice-mode][value=table]")
@@ -158,26 +174,53 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     lc = f.game_state["last_combat"]
     assert lc["attacker_dice"][0] == 6 and lc["attacker_losses"] == 0 and lc["defender_losses"] >= 1
 
-    # Anna ends her turn: the server counts her conquests; Bruno plays next
-    conquests = f.game_state["conquests"]["Anna"]
+    # Anna's one move (a correction first gives her two bordering cities to move between)
+    own = f.game_state["owner"]
+    a, b = next((c, n) for c in gm.cities if own[c] == "Anna" for n in sorted(gm.neighbours[c]) if own[n] == "Anna")
+    api.event(mid, "territory.set", {"city": a, "player": "Anna", "units": 3})
+    f = org.engine(mid)
+    ub = f.game_state["units"][b]
+    wait_seq(anna, f.last_seq)
+    anna.locator("#ci-move summary").click()
+    anna.select_option("#ci-move-from", a)
+    anna.select_option("#ci-move-to", b)
+    anna.fill("#ci-move-units", "1")
+    f = step(anna, "#ci-move-send", org, mid, [bruno])
+    assert (f.game_state["units"][a], f.game_state["units"][b]) == (2, ub + 1)
+    # after the move: no more attacks, no second move; the end of the turn (and the card, after a conquest)
+    for hidden in ("#ci-combat", "#ci-move", "#ci-reinforce"):
+        expect(anna.locator(hidden)).to_be_hidden()
+    expect(anna.locator("#ci-step")).to_contain_text("Anna has moved: no more attacks, end the turn")
+    expect(anna.locator("#ci-turn-end")).to_be_visible()
+    conquered = f.game_state["turn_conquests"]
+    if conquered:
+        expect(anna.locator("#ci-cards")).to_be_visible()
+    else:
+        expect(anna.locator("#ci-cards")).to_be_hidden()
+    expect(anna.locator("#history")).to_contain_text(f"Correction: {a} to Anna with 3")
+
+    # Anna ends her turn: the server counts her conquests (and draws her card after a conquest); Bruno next
     f = step(anna, "#ci-turn-end", org, mid, [bruno])
-    assert org.ok("GET", f"/api/matches/{mid}/events?after={f.last_seq - 1}")["events"][0]["data"] == \
-        {"player": "Anna", "conquered": conquests}
+    ended = org.ok("GET", f"/api/matches/{mid}/events?after={f.last_seq - 1}")["events"][0]["data"]
+    assert ended["player"] == "Anna" and ended["conquered"] == conquered
+    assert ("card" in ended) == (conquered > 0)
+    assert f.game_state["hands"]["Anna"] == ([ended["card"]] if conquered else [])
     expect(bruno.locator("#ci-status")).to_have_text("Tocca a Bruno")
+    expect(bruno.locator("#ci-reinforce")).to_be_visible()
+    expect(bruno.locator("#ci-combat")).to_be_hidden()
 
     # two phones at once: a phone whose live updates lag writes after another write -> conflict, fresh state
     stale = open_match(joined_page(new_context, server), mid, seat="Carla", block_stream=True)
-    stale.locator("#ci-cards summary").click()
-    card = stale.input_value("#ci-card")
-    api.event(mid, "card.draw", {"player": "Bruno", "card": card})
-    other = next(c for c in stale.eval_on_selector_all("#ci-card option", "os => os.map(o => o.value)") if c != card)
-    stale.select_option("#ci-card", other)
-    stale.click("#ci-card-send")
+    stale.locator("#ci-fix summary").click()
+    city = stale.input_value("#ci-fix-city")
+    api.event(mid, "territory.set", {"city": city, "player": f.game_state["owner"][city], "units": 7})
+    stale.fill("#ci-fix-units", "2")
+    stale.click("#ci-fix-send")
     expect(stale.locator("#conflict")).to_be_visible()
     expect(stale.locator("#conflict")).to_contain_text("Someone else recorded something first")
     f = org.engine(mid)
     assert seq(stale) == f.last_seq  # the fresh state is shown
-    assert f.game_state["hands"]["Bruno"] == [card]  # the stale write was not applied
+    assert f.game_state["units"][city] == 7  # the stale write was not applied
     stale.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-conflict.png"), full_page=True)
     check_scores(stale, org, mid)
 

@@ -1,5 +1,7 @@
 """conquest-italy as a match: the reducer through companion.matches (set-up, reinforcements, combat with
-server-rolled dice, moves, cards, secret objectives, elimination, end), its views and the season feed."""
+server-rolled dice, moves, cards, secret objectives, elimination, end), its views and the season feed.
+Every turn is played as the rules take it (docs/rulings.md, "Conquest: the turn"): clock.start, then the
+seat's reinforcements, combats, at most one move, the card after a conquest, turn.end."""
 
 import copy
 import random
@@ -54,6 +56,38 @@ def with_cities(state, assignments):
     for city, (player, units) in assignments.items():
         state = ci.apply(state, ev("territory.set", city=city, player=player, units=units))
     return state
+
+
+def playing(state):
+    """The clock starts: the first seat's turn."""
+    return ci.apply(state, ev("clock.start"))
+
+
+def reinforce(state, city=None):
+    """The current player places exactly their reinforcements (on ``city``, default their first city)."""
+    p = state["turn"]["player"]
+    due = ci.reinforcements(GM, ci.held(state, p), ci.units_on_map(state, p))["placeable"]
+    city = city or ci.held(state, p)[0]
+    return ci.apply(state, ev("reinforce", player=p, placements={city: due} if due else {}))
+
+
+def pass_turn(state):
+    """The current player reinforces (if not yet) and ends the turn without fighting."""
+    if state["turn"]["step"] == "reinforce":
+        state = reinforce(state)
+    return ci.apply(state, ev("turn.end", player=state["turn"]["player"]))
+
+
+def turn_of(state, player):
+    """Pass turns until it is ``player``'s."""
+    while state["turn"]["player"] != player:
+        state = pass_turn(state)
+    return state
+
+
+def with_hand(state, player, cards):
+    """A test's starting hand (the cards a player earned in earlier turns)."""
+    return {**state, "hands": {**state["hands"], player: list(cards)}}
 
 
 # -- set-up --------------------------------------------------------------------------------------
@@ -137,7 +171,7 @@ def test_game_events_before_play_are_refused():
 # -- reinforcements ------------------------------------------------------------------------------
 
 def test_reinforce_places_exactly_what_is_due():
-    s = started()
+    s = turn_of(playing(started()), "Bruno")
     due = ci.reinforcements(GM, ci.held(s, "Bruno"), ci.units_on_map(s, "Bruno"))["placeable"]
     city = ci.held(s, "Bruno")[0]
     with pytest.raises(RuleError) as err:
@@ -148,33 +182,58 @@ def test_reinforce_places_exactly_what_is_due():
 
 
 def test_reinforce_with_a_traded_set_uses_the_hand():
-    s = started()
-    held = ci.held(s, "Anna")
     cards = ["Aosta", "Torino", "Cuneo"]  # basil, mozzarella, tomato
-    s = apply_all(s, [ev("card.draw", player="Anna", card=c) for c in cards])
-    assert s["hands"]["Anna"] == cards
+    s = with_hand(playing(started()), "Anna", cards + ["Bari"])
+    held = ci.held(s, "Anna")
     value = ci.trade_value(cards, set(held), GM)["total"]
     due = len(held) // 3 + sum(r["bonus"] for r in GM.regions if set(r["cities"]) <= set(held)) + value
-    s2 = ci.apply(s, ev("reinforce", player="Anna", placements={held[0]: due}, trade=cards))
-    assert s2["hands"]["Anna"] == []
-    assert ci.units_on_map(s2, "Anna") == 30 + due
-    with pytest.raises(RuleError) as err:  # the cards are gone
-        ci.apply(s2, ev("reinforce", player="Anna", placements={held[0]: due}, trade=cards))
+    with pytest.raises(RuleError) as err:  # only cards in the hand
+        ci.apply(s, ev("reinforce", player="Anna", placements={held[0]: due}, trade=["Lecce", "Torino", "Cuneo"]))
     assert err.value.field == "trade[0]"
+    s2 = ci.apply(s, ev("reinforce", player="Anna", placements={held[0]: due}, trade=cards))
+    assert s2["hands"]["Anna"] == ["Bari"]
+    assert s2["under"] == cards  # traded cards go back under the deck
+    assert ci.units_on_map(s2, "Anna") == 30 + due
+    with pytest.raises(RuleError) as err:  # the reinforcements come once a turn
+        ci.apply(s2, ev("reinforce", player="Anna", placements={held[0]: due}, trade=cards))
+    assert err.value.field == "type" and "once" in err.value.message
 
 
 def test_a_card_is_drawn_once():
-    s = started()
+    s = reinforce(attack_setup())
+    with pytest.raises(RuleError) as err:  # no conquest yet: no card
+        ci.apply(s, ev("card.draw", player="Anna", card="joker:Roma"))
+    assert err.value.field == "card" and "conquest" in err.value.message
+    s = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6, 6, 6], "defend_dice": [1]}))
     s = ci.apply(s, ev("card.draw", player="Anna", card="joker:Roma"))
+    assert s["hands"]["Anna"] == ["joker:Roma"]
+    with pytest.raises(RuleError) as err:  # one card a turn
+        ci.apply(s, ev("card.draw", player="Anna", card="Bari"))
+    assert err.value.field == "card" and "one card a turn" in err.value.message
+    with pytest.raises(RuleError) as err:  # not Bruno's turn
+        ci.apply(s, ev("card.draw", player="Bruno", card="Bari"))
+    assert err.value.field == "player"
+    with pytest.raises(InputError):
+        ci.apply(s, ev("card.draw", player="Bruno", card="joker:Bari"))
+    # the card is drawn at the end of the turn: no more attacks or moves after it
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("move", **{"from": "Roma", "to": "Perugia", "units": 1}))
+    assert err.value.field == "type" and "card" in err.value.message
+    s = ci.apply(s, ev("turn.end", player="Anna", conquered=1))
+    # Bruno conquers in his turn: a card in Anna's hand is not in the deck
+    s = reinforce(s)
+    src = next(c for c in ci.held(s, "Bruno") if s["units"][c] >= 2 and any(
+        s["owner"][n] != "Bruno" for n in GM.neighbours[c]))
+    dst = next(n for n in sorted(GM.neighbours[src]) if s["owner"][n] != "Bruno")
+    s = with_cities(s, {dst: (s["owner"][dst], 1)})
+    s = ci.apply(s, ev("combat", **{"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}))
     with pytest.raises(RuleError) as err:
         ci.apply(s, ev("card.draw", player="Bruno", card="joker:Roma"))
     assert "Anna" in err.value.message
-    with pytest.raises(InputError):
-        ci.apply(s, ev("card.draw", player="Bruno", card="joker:Bari"))
 
 
 def test_reinforcements_stop_at_125_units():
-    s = started()
+    s = turn_of(playing(started()), "Carla")
     city = ci.held(s, "Carla")[0]
     s = with_cities(s, {city: ("Carla", s["units"][city] + 123 - 30)})  # Carla now has 123 units on the map
     assert ci.units_on_map(s, "Carla") == 123
@@ -187,14 +246,24 @@ def test_reinforcements_stop_at_125_units():
 
 # -- combat --------------------------------------------------------------------------------------
 
+NAMED = {"Roma", "Napoli", "Pescara", "Milano", "Catanzaro", "Perugia", "Siena", "Bari"}
+
+
 def attack_setup():
-    s = started()
+    """Anna's turn, before her reinforcements (``reinforce`` puts them away from the named cities)."""
+    s = playing(started())
     return with_cities(s, {"Roma": ("Anna", 6), "Napoli": ("Bruno", 3), "Pescara": ("Bruno", 1),
                            "Milano": ("Anna", 4), "Catanzaro": ("Carla", 2), "Perugia": ("Anna", 1)})
 
 
-def test_rule_book_combat_as_an_event():
+def fighting():
+    """Anna's turn after her reinforcements: the combats may begin."""
     s = attack_setup()
+    return reinforce(s, next(c for c in ci.held(s, "Anna") if c not in NAMED))
+
+
+def test_rule_book_combat_as_an_event():
+    s = fighting()
     s2 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Napoli", "attack_dice": [5, 3, 1],
                                      "defend_dice": [6, 2, 1]}))
     assert s2["units"]["Roma"] == 4 and s2["units"]["Napoli"] == 2
@@ -204,7 +273,7 @@ def test_rule_book_combat_as_an_event():
 
 
 def test_conquest_moves_units_in():
-    s = attack_setup()
+    s = fighting()
     s2 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6, 1, 1],
                                      "defend_dice": [5]}))
     assert s2["owner"]["Pescara"] == "Anna"
@@ -219,7 +288,7 @@ def test_conquest_moves_units_in():
 
 
 def test_air_attack_between_airports():
-    s = attack_setup()
+    s = fighting()
     s2 = ci.apply(s, ev("combat", **{"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 6, 6],
                                      "defend_dice": [1, 1]}))
     assert s2["owner"]["Catanzaro"] == "Anna" and s2["last_combat"]["via"] == "air"
@@ -232,6 +301,8 @@ def test_air_attack_between_airports():
     ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4], "defend_dice": [1, 1]}, RuleError, "defend_dice"),
     ({"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 5, 4], "defend_dice": [1]}, RuleError, "defend_dice"),
     ({"from": "Catanzaro", "to": "Milano", "attack_dice": [6, 5], "defend_dice": [1, 1, 1]}, RuleError,
+     "from"),  # Carla's city in Anna's turn
+    ({"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 5, 4, 1], "defend_dice": [1, 1]}, InputError,
      "attack_dice"),
     ({"from": "Roma", "to": "Napoli", "attack_dice": "6", "defend_dice": [1, 1, 1]}, InputError, "attack_dice"),
     ({"from": "Roma", "to": "Napoli", "attack_dice": [6, 5, 4, 3], "defend_dice": [1, 1, 1]}, InputError,
@@ -245,14 +316,14 @@ def test_air_attack_between_airports():
      "from"),
 ])
 def test_combat_refusals_name_the_field(data, error, field):
-    s = attack_setup()
+    s = fighting()
     with pytest.raises(error) as err:
         ci.apply(s, ev("combat", **data))
     assert err.value.field == field
 
 
 def test_server_rolls_the_dice_into_the_event():
-    s = attack_setup()
+    s = fighting()
     data = ci.fill_dice(s, {"from": "Roma", "to": "Napoli"}, random.Random(7))
     assert len(data["attack_dice"]) == 3 and len(data["defend_dice"]) == 3
     assert data == ci.fill_dice(s, {"from": "Roma", "to": "Napoli"}, random.Random(7))
@@ -262,16 +333,19 @@ def test_server_rolls_the_dice_into_the_event():
     assert len(two["attack_dice"]) == 2 and "dice" not in two
     with pytest.raises(RuleError):  # a refused attack rolls nothing
         ci.fill_dice(s, {"from": "Roma", "to": "Bari"}, random.Random(1))
-    with pytest.raises(RuleError) as err:  # Catanzaro's 2 units roll 1 die
-        ci.fill_dice(s, {"from": "Catanzaro", "to": "Milano", "dice": 2}, random.Random(1))
+    with pytest.raises(RuleError) as err:  # Roma's 6 units roll 3 dice at most
+        ci.fill_dice(s, {"from": "Roma", "to": "Napoli", "dice": 4}, random.Random(1))
     assert err.value.field == "dice"
+    with pytest.raises(RuleError) as err:  # Catanzaro is Carla's, and it is Anna's turn: nothing is rolled
+        ci.fill_dice(s, {"from": "Catanzaro", "to": "Milano"}, random.Random(1))
+    assert err.value.field == "from" and "Anna's turn" in err.value.message
     with pytest.raises(InputError) as err:
         ci.fill_dice(s, {"from": "Roma", "to": "Napoli", "attack_dice": [0]}, random.Random(1))
     assert err.value.field == "attack_dice[0]"
 
 
 def test_move_between_own_bordering_cities():
-    s = attack_setup()
+    s = fighting()
     s2 = ci.apply(s, ev("move", **{"from": "Roma", "to": "Perugia", "units": 5}))
     assert s2["units"]["Roma"] == 1 and s2["units"]["Perugia"] == 6
     with pytest.raises(RuleError) as err:
@@ -288,27 +362,31 @@ def test_move_between_own_bordering_cities():
 # -- elimination and the end ----------------------------------------------------------------------
 
 def eliminate_dario(s):
-    """Give Dario's cities to Carla except one, then conquer it from a neighbour of Anna's."""
+    """In Anna's turn: give Dario's cities to Carla except one, then Anna conquers it from a neighbour."""
     dario = ci.held(s, "Dario")
     last = dario[0]
     s = with_cities(s, {c: ("Carla", 1) for c in dario[1:]})
     src = sorted(GM.land[last])[0]
     s = with_cities(s, {src: ("Anna", 10), last: ("Dario", 1)})
-    s = ci.apply(s, ev("card.draw", player="Dario", card="joker:Milano"))
+    s = reinforce(with_hand(s, "Dario", ["joker:Milano"]), src)
     return ci.apply(s, ev("combat", **{"from": src, "to": last, "attack_dice": [6, 6, 6], "defend_dice": [1]}))
 
 
 def test_losing_the_last_city_eliminates():
-    s = eliminate_dario(started())
+    s = eliminate_dario(playing(started()))
     assert s["eliminated"] == ["Dario"]
-    assert s["hands"]["Dario"] == []  # the cards go back to the deck
+    assert s["hands"]["Dario"] == [] and s["hands"]["Anna"] == ["joker:Milano"]  # the cards go to the conqueror
     assert not ci.is_ended(s)
     with pytest.raises(RuleError) as err:
         ci.apply(s, ev("card.draw", player="Dario", card="Bari"))
     assert "eliminated" in err.value.message
-    s = ci.apply(s, ev("card.draw", player="Bruno", card="joker:Milano"))  # back in the deck
+    # the turn order skips Dario's seat from now on
+    s = ci.apply(s, ev("turn.end", player="Anna", card="Bari"))
+    s = pass_turn(pass_turn(s))
+    assert s["turn"]["player"] == "Anna" and ci.out_of_turn(s) == ["Dario"]
     ranking = ci.final_ranking(s)
     assert ranking[-1]["player"] == "Dario" and ranking[-1]["eliminated"]
+    assert all(not r["eliminated"] for r in ranking[:-1])
 
 
 def test_last_player_standing_ends_the_match():
@@ -434,10 +512,12 @@ def test_a_finished_match_feeds_the_season(store):
 # -- purity and invariants -------------------------------------------------------------------------
 
 def random_event(state, rng):
-    """A plausible event, legal or not."""
+    """A plausible event, legal or not (mostly by the player whose turn it is)."""
     cities = GM.cities
-    kind = rng.choice(["combat", "combat", "combat", "move", "reinforce", "card.draw", "territory.set"])
-    p = rng.choice(state["players"])
+    kind = rng.choice(["combat", "combat", "combat", "move", "reinforce", "card.draw", "territory.set", "turn.end"])
+    p = state["turn"]["player"] if rng.random() < 0.8 else rng.choice(state["players"])
+    if kind == "turn.end":
+        return ev("turn.end", **ci.fill_turn_end(state, {"player": p}, rng))
     if kind == "combat":
         legal = [(a, b) for a in cities for b in sorted(GM.neighbours[a]) + list(GM.airports)
                  if _legal_attack(state, a, b)]
@@ -446,7 +526,10 @@ def random_event(state, rng):
             data = {"from": src, "to": dst}
             if rng.random() < 0.3:
                 data["move"] = rng.randint(1, 6)
-            return ev("combat", **ci.fill_dice(state, data, rng))
+            try:
+                return ev("combat", **ci.fill_dice(state, data, rng))
+            except RuleError:  # not this player's turn, or not at this step: refused before any roll
+                return ev("combat", **{**data, "attack_dice": [6], "defend_dice": [1]})
         src = rng.choice(cities)
         return ev("combat", **{"from": src, "to": rng.choice(sorted(GM.neighbours[src])), "attack_dice": [6],
                                "defend_dice": [1]})
@@ -476,8 +559,8 @@ def _legal_attack(state, src, dst):
 @given(st.integers(0, 10**9))
 def test_random_matches_keep_the_invariants_and_never_mutate(seed):
     rng = random.Random(seed)
-    s = started(seed=seed % 97)
-    for _ in range(60):
+    s = playing(started(seed=seed % 97))
+    for _ in range(80):
         if ci.is_ended(s):
             break
         e = random_event(s, rng)
@@ -500,6 +583,10 @@ def test_random_matches_keep_the_invariants_and_never_mutate(seed):
             assert (p in s2["eliminated"]) == (not ci.held(s2, p))
         cards = [c for h in s2["hands"].values() for c in h]
         assert len(cards) == len(set(cards))
+        if e["type"] in ci.TURN_EVENT_TYPES:  # a turn's event is its player's
+            assert e["data"].get("player", s["owner"].get(e["data"].get("from"))) == s["turn"]["player"]
+        if e["type"] == "turn.end":
+            assert s2["turn_conquests"] == 0 and s2["turn"]["player"] not in s2["eliminated"]
         s = s2
 
 
@@ -518,7 +605,7 @@ def test_valid_event_examples_are_well_formed_for_the_reducer(path):
 
     e = json.loads(path.read_text())
     try:
-        ci.apply(attack_setup(), e)
+        ci.apply(fighting(), e)
     except RuleError:
         pass  # the rules may refuse it in this match; the shape is fine
 
@@ -540,3 +627,83 @@ def test_objective_completed_without_territory_tracking_is_taken_on_the_table_s_
     assert ci.is_ended(s) and s["objective_completed"] == PLAYERS[1]
     with pytest.raises(InputError):
         ci.apply(ci.initial_state(PLAYERS, {}), ev("objective.completed", player="nobody"))
+
+
+# -- the turn (docs/rulings.md, "Conquest: the turn") -----------------------------------------------------
+
+def test_the_turn_s_steps_and_what_each_allows():
+    s = started()
+    with pytest.raises(RuleError) as err:  # before clock.start nobody's turn has begun
+        ci.apply(s, ev("reinforce", player="Anna", placements={}))
+    assert err.value.field == "type" and "clock.start" in err.value.message
+    assert ci.current_turn(s) is None
+    s = playing(s)
+    assert ci.current_turn(s) == {"player": "Anna", "step": "reinforce", "conquests": 0, "card": None,
+                                  "card_owed": False, "actions": ["reinforce"]}
+    s = fighting()
+    assert ci.current_turn(s)["actions"] == ["combat", "move", "turn.end"]
+    s = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6], "defend_dice": [1]}))
+    s = ci.apply(s, ev("combat", **{"from": "Milano", "to": "Catanzaro", "attack_dice": [6, 6, 6],
+                                     "defend_dice": [1, 1]}))
+    assert ci.conquests_this_turn(s, "Anna") == 2 and ci.conquests_this_turn(s, "Bruno") == 0
+    assert ci.current_turn(s)["actions"] == ["combat", "move", "card.draw", "turn.end"]
+    s = ci.apply(s, ev("move", **{"from": "Roma", "to": "Perugia", "units": 1}))
+    assert ci.current_turn(s)["actions"] == ["card.draw", "turn.end"]
+    # conquered must agree with the count; "2 or more" agrees with any count of 2 or more
+    for claim in (0, 1):
+        with pytest.raises(RuleError) as err:
+            ci.apply(s, ev("turn.end", player="Anna", conquered=claim, card="Bari"))
+        assert err.value.field == "conquered" and "conquered 2" in err.value.message
+    s2 = ci.apply(s, ev("turn.end", player="Anna", conquered=3, card="Bari"))
+    assert s2["turn"] == {"player": "Bruno", "step": "reinforce", "card": None} and s2["turn_conquests"] == 0
+    assert s2["hands"]["Anna"] == ["Bari"] and s2["conquests"]["Anna"] == 2
+
+
+def test_the_box_fills_the_turn_end():
+    s = fighting()
+    assert ci.fill_turn_end(s, {"player": "Anna"}, random.Random(1)) == {"player": "Anna", "conquered": 0}
+    s = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Pescara", "attack_dice": [6], "defend_dice": [1]}))
+    data = ci.fill_turn_end(s, {"player": "Anna"}, random.Random(1))
+    assert data["conquered"] == 1 and data["card"] in GM.cards
+    assert data == ci.fill_turn_end(s, {"player": "Anna"}, random.Random(1))  # the rng decides
+    assert ci.fill_turn_end(s, {"player": "Anna", "card": "Bari"})["card"] == "Bari"  # recorded at the table
+    assert ci.apply(s, ev("turn.end", **data))["hands"]["Anna"] == [data["card"]]
+
+
+def test_a_correction_that_puts_the_current_player_out_passes_the_turn():
+    s = fighting()
+    s = with_cities(s, {c: ("Bruno", 1) for c in ci.held(s, "Anna")})
+    assert s["eliminated"] == ["Anna"] and s["turn"]["player"] == "Bruno"
+    assert s["turn"]["step"] == "reinforce" and ci.out_of_turn(s) == ["Anna"]
+
+
+def test_the_clock_ending_the_match_ends_the_game():
+    s = fighting()
+    s2 = ci.end_by_clock(s, {"reason": "final-roll", "player": "Bruno"})
+    assert ci.is_ended(s2) and not ci.is_ended(s)
+    sm = ci.summary(s2)
+    assert sm["ended"] and sm["ended_by"] == {"reason": "final-roll", "player": "Bruno"} and sm["turn"] is None
+    assert sm["ranking"]["players"] == ci.final_ranking(s2)
+    assert ci.end_by_clock(s2, {"reason": "x", "player": None}) is s2
+
+
+def test_clock_start_waits_for_the_set_up_unless_overridden():
+    s = dealt()
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("clock.start"))
+    assert err.value.field == "type" and "override" in err.value.message
+    with pytest.raises(InputError) as err:
+        ci.apply(s, ev("clock.start", override="yes"))
+    assert err.value.field == "override"
+    s2 = ci.apply(s, ev("clock.start", override=True))
+    assert s2["phase"] == "play" and s2["override"] and s2["turn"]["player"] == "Anna"
+    with pytest.raises(RuleError):
+        ci.apply(s2, ev("clock.start"))
+    # a table that records no deal keeps only the clock: it starts freely, and a deal after it is refused
+    s3 = ci.apply(ci.initial_state(PLAYERS, {}), ev("clock.start"))
+    assert s3["started"] and s3["turn"] is None
+    assert ci.apply(s3, ev("turn.end", player="Dario")) == s3  # not tracked: the clock keeps the turns
+    owner, _ = ci.deal(PLAYERS, GM, random.Random(1))
+    with pytest.raises(RuleError) as err:
+        ci.apply(s3, ev("setup.deal", owner=owner))
+    assert "before clock.start" in err.value.message

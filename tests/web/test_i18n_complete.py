@@ -78,6 +78,7 @@ def dynamic_values() -> dict[str, set[str] | None]:
 
     rl = game_module("richelieu")
     wop = game_module("web-of-power")
+    ci = game_module("conquest-italy")
     rl_summary = rl.summary(rl.initial_state(["A", "B", "C"], {}))
     rl_cols = set(rl_summary["standings"]["players"][0]["breakdown"]) | {"place", "money"}
     symbols = {c["card"] for r in default_map_doc()["regions"] for c in r["cities"]}
@@ -102,6 +103,7 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "wop.scoring_": {"intermediate", "final"},
         "ci.symbol_": symbols,
         "ci.set_": set(SET_KINDS),
+        "ci.step_": {ci.REINFORCE, ci.ATTACK, ci.MOVED, ci.CARD},
         "breakdown.": None,
     }
 

@@ -2,7 +2,8 @@
 stored as events the engines accept, stale writes refused before anything is rolled, numbers equal to the
 engines' (odds, reinforcements, Rome turn scores, Richelieu previews), secrets kept to their owner, every
 bad input a 4xx naming the field; and a property test of the conquests counted at a turn end against an
-independent count (cities changing hands) over random combats, undos and turn ends."""
+independent count (cities changing hands) over random combats, undos and turn ends. Conquest turns are
+played as the rules take them (docs/rulings.md, "Conquest: the turn")."""
 
 import random
 
@@ -69,6 +70,28 @@ def to_play(app, player, mid):
         assert r.status_code == 201, r.json
 
 
+def post_event(app, player, mid, type_, data):
+    r = player.post(f"/api/matches/{mid}/events", {"type": type_, "data": data, "expected_seq": len(events(app, mid))})
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def reinforce(app, player, mid):
+    """The current player places exactly their reinforcements, all on their first city."""
+    s = engine(app, mid).game_state
+    p = s["turn"]["player"]
+    due = ci.reinforcements(ci.map_of(None), ci.held(s, p), ci.units_on_map(s, p))["placeable"]
+    post_event(app, player, mid, "reinforce", {"player": p, "placements": {ci.held(s, p)[0]: due} if due else {}})
+    return engine(app, mid).game_state
+
+
+def to_turn(app, player, mid):
+    """Set-up placements, clock.start, then Anna's reinforcements: Anna may attack."""
+    to_play(app, player, mid)
+    post_event(app, player, mid, "clock.start", {})
+    return reinforce(app, player, mid)
+
+
 def attack(state, player=None):
     gm = ci.map_of(None)
     for c in gm.cities:
@@ -99,8 +122,8 @@ def test_conquest_deal_is_stored_as_a_legal_deal(seeded, player):
 
 def test_conquest_combat_rolled_by_the_server(seeded, player):
     mid = dealt(seeded, player)
-    s = to_play(seeded, player, mid)
-    src, dst = attack(s)
+    s = to_turn(seeded, player, mid)
+    src, dst = attack(s, "Anna")
     a, d = s["units"][src], s["units"][dst]
     seq = len(events(seeded, mid))
     r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": seq, "data": {"from": src, "to": dst, "dice": 1}})
@@ -117,9 +140,10 @@ def test_conquest_combat_rolled_by_the_server(seeded, player):
 
 def test_conquest_combat_with_table_dice_and_refusals(seeded, player, api):
     mid = dealt(seeded, player)
-    s = to_play(seeded, player, mid)
-    src, dst = attack(s)
-    one = next(c for c in s["owner"] if s["units"][c] == 1)
+    s = to_turn(seeded, player, mid)
+    src, dst = attack(s, "Anna")
+    one = next(c for c in s["owner"] if s["units"][c] == 1 and s["owner"][c] == "Anna")
+    brunos = attack(s, "Bruno")
     seq = len(events(seeded, mid))
     url = f"/api/matches/{mid}/conquest/combat"
     for data, status, field in (
@@ -127,7 +151,9 @@ def test_conquest_combat_with_table_dice_and_refusals(seeded, player, api):
             ({"from": one, "to": dst}, 409, "$.data.from"),
             ({"from": src, "to": dst, "dice": 4}, 409, "$.data.dice"),  # more dice than the units allow
             ({"from": src, "to": dst, "attack_dice": [7], "defend_dice": [1]}, 400, "$.data.attack_dice[0]"),
-            ({"from": src, "to": src}, 409, "$.data.to")):
+            ({"from": src, "to": src}, 409, "$.data.to"),
+            ({"from": brunos[0], "to": brunos[1]}, 409, "$.data.from"),  # Bruno's city in Anna's turn
+            ({"from": src, "to": dst, "player": "Bruno"}, 409, "$.data.from")):
         r = player.post(url, {"expected_seq": seq, "data": data})
         assert (r.status_code, r.json.get("field")) == (status, field), (data, r.json)
     assert player.post(url, {"data": {"from": src, "to": dst}}).json["field"] == "$.expected_seq"
@@ -166,14 +192,19 @@ def test_conquest_reinforcements_are_the_engines(seeded, player, api):
     assert r.status_code == 200
     want = ci.reinforcements(gm, ci.held(s, "Bruno"), ci.units_on_map(s, "Bruno"))
     assert {k: r.json[k] for k in want} == want
-    # a trade needs the cards in the player's hand
+    # a trade needs the cards in the player's hand: Bruno earns three in three turns with a conquest
     cards = [c for c in gm.cities if gm.card_symbol(c) == "basil"][:3]
     q = "".join(f"&trade={c}" for c in cards)
     r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
     assert (r.status_code, r.json["field"]) == (409, "trade[0]")
+    post_event(seeded, player, mid, "clock.start", {})
     for c in cards:
-        player.post(f"/api/matches/{mid}/events", {"type": "card.draw", "data": {"player": "Bruno", "card": c},
-                                                  "expected_seq": len(events(seeded, mid))})
+        while engine(seeded, mid).game_state["turn"]["player"] != "Bruno":
+            pass_turn(seeded, player, mid)
+        conquer(seeded, player, mid)
+        r = player.post(f"/api/matches/{mid}/conquest/turn-end",
+                        {"expected_seq": len(events(seeded, mid)), "data": {"player": "Bruno", "card": c}})
+        assert r.status_code == 201, r.json
     r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
     s = engine(seeded, mid).game_state
     assert r.json["trade"] == ci.trade_value(cards, frozenset(ci.held(s, "Bruno")), gm)
@@ -202,9 +233,34 @@ def test_the_secret_objective_is_its_owners_only(seeded, player, organiser):
     assert organiser.get(f"/api/matches/{mid}/conquest/ranking").status_code == 200
 
 
+def pass_turn(app, player, mid):
+    """The current player reinforces and ends the turn without fighting."""
+    s = reinforce(app, player, mid)
+    post_event(app, player, mid, "turn.end", {"player": s["turn"]["player"]})
+
+
+def conquer(app, player, mid):
+    """The current player reinforces, then conquers a neighbour (made weak by a correction) with table dice."""
+    s = reinforce(app, player, mid)
+    me = s["turn"]["player"]
+    if attack(s, me) is None:  # no city of theirs with 2 units at a front: a correction makes one
+        gm = ci.map_of(None)
+        front = next(c for c in gm.cities if s["owner"][c] == me and any(s["owner"][n] != me for n in gm.neighbours[c]))
+        post_event(app, player, mid, "territory.set", {"city": front, "player": me, "units": 5})
+        s = engine(app, mid).game_state
+    src, dst = attack(s, me)
+    post_event(app, player, mid, "territory.set", {"city": dst, "player": s["owner"][dst], "units": 1})
+    r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": len(events(app, mid)), "data": {
+        "from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
+    assert r.status_code == 201 and r.json["view"]["state"]["last_combat"]["conquered"], r.json
+    return src, dst
+
+
 def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player):
     mid = dealt(seeded, player, {"clock": False})
-    s = to_play(seeded, player, mid)
+    to_play(seeded, player, mid)
+    post_event(seeded, player, mid, "clock.start", {})  # without the clock too, the turns begin here
+    s = reinforce(seeded, player, mid)
     src, dst = attack(s, "Anna")
     seq = len(events(seeded, mid))
     # make the target weak, conquer it with table dice, then end the turn: 1 conquest counted
@@ -213,13 +269,21 @@ def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player):
     r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": seq + 1,
                                                            "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
     assert r.json["view"]["state"]["last_combat"]["conquered"]
-    # without the clock turn.end is not a game event here: count through the helper the endpoint uses
     f = engine(seeded, mid)
-    assert ci.conquests_this_turn(f.game_state, f.effective, "Anna") == 1
-    assert ci.conquests_this_turn(f.game_state, f.effective, "Bruno") == 0
+    assert ci.conquests_this_turn(f.game_state, "Anna") == f.game_state["turn_conquests"] == 1
+    assert ci.conquests_this_turn(f.game_state, "Bruno") == 0
     player.post(f"/api/matches/{mid}/undo", {"expected_seq": seq + 2})
-    f = engine(seeded, mid)
-    assert ci.conquests_this_turn(f.game_state, f.effective, "Anna") == 0
+    assert ci.conquests_this_turn(engine(seeded, mid).game_state, "Anna") == 0
+    # redo the conquest and end the turn through the endpoint: the count is stored, the Pi draws the card
+    r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": seq + 3,
+                                                           "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
+    assert r.status_code == 201, r.json
+    r = player.post(f"/api/matches/{mid}/conquest/turn-end", {"expected_seq": seq + 4, "data": {"player": "Anna"}})
+    assert r.status_code == 201, r.json
+    data = events(seeded, mid)[-1]["data"]
+    assert data["conquered"] == 1 and data["card"] in ci.map_of(None).cards
+    s = engine(seeded, mid).game_state
+    assert s["hands"]["Anna"] == [data["card"]] and s["turn"]["player"] == "Bruno" and s["turn_conquests"] == 0
 
 
 def test_turn_end_endpoint_with_the_clock(seeded, player):
@@ -227,6 +291,10 @@ def test_turn_end_endpoint_with_the_clock(seeded, player):
     to_play(seeded, player, mid)
     seq = len(events(seeded, mid))
     assert player.post(f"/api/matches/{mid}/events", {"type": "clock.start", "data": {}, "expected_seq": seq}).status_code == 201
+    r = player.post(f"/api/matches/{mid}/conquest/turn-end", {"expected_seq": seq + 1, "data": {"player": "Anna"}})
+    assert (r.status_code, r.json["field"]) == (409, "$.type") and "reinforce" in r.json["error"]
+    reinforce(seeded, player, mid)
+    seq += 1
     r = player.post(f"/api/matches/{mid}/conquest/turn-end", {"expected_seq": seq + 1, "data": {"player": "Anna"}})
     assert r.status_code == 201, r.json
     assert events(seeded, mid)[-1]["data"] == {"player": "Anna", "conquered": 0}
@@ -244,31 +312,37 @@ def test_conquests_counted_match_cities_changing_hands(steps):
     in effect after which the target city belonged to the current player (and not before)."""
     players = P3
     owner, _ = ci.deal(players, ci.map_of(None), random.Random(3))
-    evs = [{"type": "setup.deal", "data": {"owner": owner}}]
     f = fold("conquest-italy", players, [], {"clock": False})
     at = "2026-03-01T20:00:00.000Z"
+    rng = random.Random(5)
 
     def push(e):
         e = {"seq": f.last_seq + 1, "at": at, **e}
         f.apply(e)
 
-    push(evs[0])
+    def reinforce_now():
+        s = f.game_state
+        p = s["turn"]["player"]
+        due = ci.reinforcements(ci.map_of(None), ci.held(s, p), ci.units_on_map(s, p))["placeable"]
+        push({"type": "reinforce", "data": {"player": p, "placements": {ci.held(s, p)[0]: due} if due else {}}})
+
+    push({"type": "setup.deal", "data": {"owner": owner}})
     while f.game_state["phase"] == "place":
         s = f.game_state
         p = s["next_placer"]
         city = next(c for c in ci.map_of(None).cities if s["owner"][c] == p)
         push({"type": "setup.place", "data": {"player": p, "placements": {city: min(5, s["reserve"][p])}}})
-    current = 0
-    ends = []  # turn ends are not game events without the clock: emulate them as markers kept beside
+    push({"type": "clock.start", "data": {}})
+    reinforce_now()
     for step in steps:
         s = f.game_state
-        me = players[current]
+        me = s["turn"]["player"]
         if step == "end":
-            ends.append(len(f.effective))
-            current = (current + 1) % len(players)
+            push({"type": "turn.end", "data": ci.fill_turn_end(s, {"player": me}, rng)})
+            reinforce_now()
             continue
         if step == "undo":
-            if len(f.effective) > (ends[-1] if ends else 0) and f.effective[-1]["type"] == "combat":
+            if f.effective[-1]["type"] == "combat":
                 push({"type": "undo", "data": {}})
             continue
         a = attack(s, me)
@@ -282,23 +356,26 @@ def test_conquests_counted_match_cities_changing_hands(steps):
             need = min(3, f.game_state["units"][dst])
             push({"type": "combat", "data": {"from": src, "to": dst, "attack_dice": [1], "defend_dice": [6] * need}})
     # independent count over the events in effect after the last turn end
-    start = ends[-1] if ends else 0
-    me = players[current]
+    effective = f.effective
+    start = max([i for i, e in enumerate(effective) if e["type"] == "turn.end"], default=-1) + 1
+    me = f.game_state["turn"]["player"]
     count = 0
-    state = ci.initial_state(players, {})
-    for i, e in enumerate(f.effective):
-        before = state["owner"].get(e["data"].get("to")) if e["type"] == "combat" else None
-        state = ci.apply(state, e)
-        if i >= start and e["type"] == "combat" and before != me and state["owner"][e["data"]["to"]] == me:
-            count += 1
-    # the endpoint's helper sees turn ends as events: give it the same log with turn.end markers
-    marked = []
-    for i, e in enumerate(f.effective):
-        marked += [{"type": "turn.end", "data": {}}] * ends.count(i)
-        marked.append(e)
-    marked += [{"type": "turn.end", "data": {}}] * ends.count(len(f.effective))
-
-    assert ci.conquests_this_turn(f.game_state, marked, me) == count
+    owners = dict(owner)
+    for i, e in enumerate(effective):
+        if e["type"] == "territory.set":
+            owners[e["data"]["city"]] = e["data"]["player"]
+        if e["type"] == "combat":
+            before = owners[e["data"]["to"]]
+            attacker = owners[e["data"]["from"]]
+            dfn = e["data"]["defend_dice"]
+            won = e["data"]["attack_dice"] == [6] and dfn == [1]  # the "win" steps: one unit against a 6
+            if won:
+                owners[e["data"]["to"]] = attacker
+            if i >= start and won and before != me and attacker == me:
+                count += 1
+    assert ci.conquests_this_turn(f.game_state, me) == count
+    # the turn.end the endpoint would store carries that count
+    assert ci.fill_turn_end(f.game_state, {"player": me}, rng)["conquered"] == count
 
 
 # -- Rome Is Burning ----------------------------------------------------------------------------------------

@@ -23,7 +23,13 @@
   function owned(p) { var s = st(), out = []; (map ? map.cities.map(function (c) { return c.name; }) : Object.keys(s.owner)).forEach(function (c) { if (s.owner[c] === p) out.push(c); }); return out; }
   function cityInfo(name) { return map ? map.byName[name] : null; }
   function alive(p) { return st().eliminated.indexOf(p) < 0; }
+  // the turn as the game keeps it (summary.turn: player, step, conquests, card_owed, actions), or null when the
+  // turns are not tracked (the clock has not started, or the table does not record the map)
+  function turnInfo() { return summary().turn || null; }
+  function allows(action) { var tn = turnInfo(); return !tn || tn.actions.indexOf(action) >= 0; }
   function currentPlayer() {
+    var tn = turnInfo();
+    if (tn) return tn.player;
     var sel = $("ci-player");
     return sel && sel.value ? sel.value : (client.view.current_player || client.match.players[0]);
   }
@@ -97,7 +103,7 @@
     } else if (s.phase === "deal") text = t("ci.phase_deal");
     else if (s.phase === "place") text = t("ci.phase_place", { player: sm.next_placer, n: sm.placement_due });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
-    else if (v.current_player) text = t("clock.turn", { player: v.current_player });
+    else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
     else text = t("ci.phase_play");
     $("ci-status").textContent = text;
@@ -143,6 +149,8 @@
 
   function renderPlace() {
     var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
+    // the clock waits for the set-up; only the organiser may start it before, on purpose
+    $("ci-override").hidden = !(usesClock() && document.body.dataset.role === "organiser");
     $("ci-place-title").textContent = t("ci.place_title", { player: p, n: due });
     var draw = function () {
       var total = steppers($("ci-place-list"), owned(p), placeDraft, due, draw);
@@ -154,10 +162,26 @@
   }
 
   function renderPlayers() {
-    var v = client.view, players = client.match.players.filter(alive);
+    var v = client.view, players = client.match.players.filter(alive), tn = turnInfo();
     var sel = $("ci-player");
-    var want = sel.dataset.touched ? sel.value : (v.current_player || sel.value);
+    // while the game keeps the turns, only its player acts: no choosing someone else
+    $("ci-player-field").hidden = !!tn || !started();
+    var want = tn ? tn.player : (sel.dataset.touched ? sel.value : (v.current_player || sel.value));
     fill(sel, players.map(function (p) { return { value: p, label: p }; }), want);
+    var hint = $("ci-step");
+    hint.hidden = !tn;
+    if (tn) hint.textContent = t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests }) +
+      (tn.card_owed ? " · " + t("ci.card_owed") : "");
+  }
+  function started() { return usesClock() ? client.view.phase !== "setup" : !!st().started; }
+
+  // only the actions the turn's step allows are offered (the server refuses the others anyway)
+  function renderSteps() {
+    var tn = turnInfo(), on = started() && !client.view.awaiting_roll;
+    $("ci-reinforce").hidden = !on || !allows("reinforce");
+    $("ci-combat").hidden = !on || !allows("combat");
+    $("ci-move").hidden = !on || !allows("move");
+    $("ci-cards").hidden = !on || (tn ? !allows("card.draw") : false);
   }
 
   function renderTurn() {
@@ -170,7 +194,7 @@
     $("ci-clock-pause").hidden = !running || v.ended;
     $("ci-clock-resume").hidden = !started || running || v.ended;
     var te = $("ci-turn-end");
-    te.hidden = !started || v.ended || !!v.awaiting_roll;
+    te.hidden = !started || v.ended || !!v.awaiting_roll || !allows("turn.end");
     te.textContent = t("ci.turn_end", { player: v.current_player || p });
     var fin = $("ci-final");
     fin.hidden = !v.awaiting_roll || v.ended;
@@ -297,7 +321,11 @@
     $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (hand.length ? hand.map(cardLabel).join(", ") : "—");
     var taken = {};
     Object.keys(s.hands).forEach(function (q) { s.hands[q].forEach(function (c) { taken[c] = q; }); });
-    fill($("ci-card"), map.cards.filter(function (c) { return !taken[c]; }).map(function (c) { return { value: c, label: cardLabel(c) }; }));
+    // traded cards went under the deck: they come up only once the cards above them are drawn
+    var under = (s.under || []).filter(function (c) { return !taken[c]; });
+    var deck = map.cards.filter(function (c) { return !taken[c] && under.indexOf(c) < 0; });
+    if (!deck.length && under.length) deck = [under[0]];
+    fill($("ci-card"), deck.map(function (c) { return { value: c, label: cardLabel(c) }; }));
   }
 
   function renderFix() {
@@ -436,7 +464,7 @@
       if (s.phase === "deal") renderDeal();
       if (s.phase === "place") renderPlace();
       if (s.phase === "play" && !ended) {
-        renderPlayers(); renderTurn(); renderReinforce(); renderCombat(); renderMove(); renderCards(); renderFix();
+        renderPlayers(); renderTurn(); renderSteps(); renderReinforce(); renderCombat(); renderMove(); renderCards(); renderFix();
       }
       renderTerritories();
     }
@@ -463,6 +491,9 @@
     $("ci-clock-start").addEventListener("click", function () {
       var n = parseInt($("ci-clock-minutes").value, 10);
       send("clock.start", isNaN(n) ? {} : { limit_minutes: n });
+    });
+    $("ci-override-send").addEventListener("click", function () {
+      if (window.confirm(t("ci.override_confirm"))) send("clock.start", { override: true });
     });
     $("ci-clock-pause").addEventListener("click", function () { send("clock.pause", {}); });
     $("ci-clock-resume").addEventListener("click", function () { send("clock.resume", {}); });
@@ -533,9 +564,11 @@
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
       case "objective.set": return t("ci.ev_objective_set", { player: d.player || "?" });
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
-      case "turn.end": return t("ci.ev_turn_end", { player: d.player, n: d.conquered === undefined ? "?" : d.conquered });
+      case "turn.end": return t("ci.ev_turn_end", { player: d.player, n: d.conquered === undefined ? "?" : d.conquered }) +
+        (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : "");
       case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
-      case "clock.start": return t("ci.ev_clock_start", { n: d.limit_minutes || 120 });
+      case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
+      case "undo": return t("ci.ev_undo");
       case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + d.reason + ")" : "");
       case "clock.resume": return t("ci.ev_clock_resume");
     }
