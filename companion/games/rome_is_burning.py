@@ -49,7 +49,6 @@ TURNS = 7
 RING = 12
 PALACE = 0
 DIE_SIDES = 6
-CARDS_PER_SPACE = 2
 MIN_PLAYERS, MAX_PLAYERS = 2, RING - 2  # players + 1 spaces of 2 cards on the 11 free spaces
 
 PLEBEIAN_EXTRA, PLEBEIAN_SQUARES = "A", ("P", "M", "I", "C", "S", "R")

@@ -32,7 +32,6 @@ BOOK_SCORING_ORDER = ["England", "Franken", "Bayern", "Italien", "Aragon",
                       "Frankreich", "Lothringen", "Schwaben", "Burgund"]
 BOOK_SITE_COUNTS = {"Frankreich": 8, "Schwaben": 4}
 BOOK_ALLIANCES = {14: ("Italien", "Burgund"), 15: ("Italien", "Bayern")}
-BOOK_SEA_ROUTES = {1, 2, 3, 5, 6, 15}
 BOOK_ALLIANCE_COUNT = 15
 
 
