@@ -17,7 +17,7 @@ import json
 import threading
 from collections import OrderedDict
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.games import game_module
 
 UNDO = "undo"
@@ -181,9 +181,8 @@ def event_path(where: str, field: str | None) -> str:
     if not field:
         return where
     if field in ("type", "seq", "at"):
-        return f"{where}.{field}"
-    sep = "" if field.startswith("[") else "."
-    return f"{where}.data{sep}{field}"
+        return join_path(where, field)
+    return join_path(f"{where}.data", field)
 
 
 def check_export(doc) -> Fold:

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from companion.errors import InputError
+from companion.errors import InputError, join_path
 
 DEFAULT_POINTS: dict[int, tuple[Fraction, ...]] = {
     3: (Fraction(1), Fraction(0), Fraction(-1)),
@@ -225,14 +225,14 @@ def check_match(m: dict, rules: Rules, where: str) -> dict:
         for j, r in enumerate(results):
             if r["player"] in seen:
                 raise InputError(f"player {r['player']!r} appears twice in this match "
-                                 f"(first at results[{seen[r['player']]}])", f"{where}.results[{j}].player")
+                                 f"(first at results[{seen[r['player']]}])", join_path(where, f"results[{j}].player"))
             seen[r["player"]] = j
-    check_places([r["place"] for r in results], f"{where}.results")
+    check_places([r["place"] for r in results], join_path(where, "results"))
     if n not in rules.points:
         have = ", ".join(str(k) for k in sorted(rules.points))
         raise InputError(f"no points table for {n} players (tables: {have}; add one to the club settings)",
-                         f"{where}.results")
-    return {"id": m["id"], "date": normalize_date(m["date"], f"{where}.date"), "game": m.get("game"),
+                         join_path(where, "results"))
+    return {"id": m["id"], "date": normalize_date(m["date"], join_path(where, "date")), "game": m.get("game"),
             "results": [_result(r) for r in results]}
 
 

@@ -31,9 +31,7 @@ with its RNG and stores them in the event, so the fold stays deterministic.
 
 from __future__ import annotations
 
-import json
-
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
 from companion.games.conquest_odds import DiceError, resolve
@@ -55,10 +53,9 @@ HELD_CITY_BONUS = 2
 
 def _key(prefix: str, key: str) -> str:
     """A JSON-path step for an object key: ``owned.Anna`` or ``owned["La Spezia"]``."""
-    step = f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{json.dumps(key, ensure_ascii=False)}]"
-    if not prefix:
-        return step[1:] if step.startswith(".") else step
-    return prefix + step
+    from companion.schemas import json_path
+
+    return join_path(prefix, json_path([key]))
 
 
 def _int(value, field: str, least: int = 0, most: int | None = None) -> int:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import copy
 import functools
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.schemas import integral, json_path, validate
 
 GAME_ID = "richelieu"
@@ -157,8 +157,7 @@ def check_data(schema: str, definition: str, data) -> None:
     parts = list(err.absolute_path)
     if err.validator == "required" and isinstance(err.instance, dict):
         parts += [p for p in err.validator_value if p not in err.instance][:1]
-    path = json_path(parts)[1:].lstrip(".")
-    raise InputError(err.message[:200], path or None)
+    raise InputError(err.message[:200], join_path("", json_path(parts)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -258,8 +257,9 @@ def plan(doc) -> dict:
         try:
             step, city = _step(p, turn, action, cardinal, city, doc.get("military_bonuses"))
         except (InputError, RuleError) as exc:
-            where = f"$.actions[{i}]" + (f".{exc.field}" if exc.field and exc.field != "action" else "")
-            raise type(exc)(exc.message, where) from None
+            if exc.field == "action":
+                exc.field = None  # the action itself
+            raise exc.under(f"$.actions[{i}]") from None
         step["money_after"] = p["money"]
         steps.append(step)
     result = dict(p)
@@ -281,8 +281,7 @@ def plan(doc) -> dict:
 def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, where: str) -> None:
     """Rules the schema can't express. ``where`` prefixes paths ("$" for the CLI, "" for event data)."""
     def path(*parts):
-        p = json_path(parts)
-        return where + p[1:] if where else p[1:].lstrip(".")
+        return join_path(where, json_path(parts))
 
     used: dict = {}
     pieces: dict = {}

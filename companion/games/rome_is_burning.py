@@ -39,7 +39,7 @@ import copy
 import random
 import unicodedata
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.schemas import json_path, validate
 
 GAME_ID = "rome-is-burning"
@@ -181,8 +181,7 @@ def check_hands(hands: dict, where: str = "$.hands", taken: dict | None = None) 
     for player, cards in hands.items():
         names = []
         for i, c in enumerate(cards):
-            path = json_path([player, i])[1:]
-            field = where + path if where else path.lstrip(".")
+            field = join_path(where, json_path([player, i]))
             name = card_name(c, field)
             if name in seen:
                 raise InputError(f"{name!r} is already in {seen[name]}", field)
@@ -326,7 +325,7 @@ def apply(state: dict, event: dict) -> dict:
         for key, cards in data["spaces"].items():
             space = int(key)
             for i, c in enumerate(cards):
-                field = f"spaces{json_path([key, i])[1:]}"
+                field = join_path("spaces", json_path([key, i]))
                 name = card_name(c, field)
                 if name in seen:
                     raise InputError(f"{name!r} is dealt twice", field)

@@ -56,7 +56,7 @@ With 4 players one card of each colour is removed from the deck, with 3 players 
 
 from __future__ import annotations
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.games import wop_board
 from companion.games.wop_chains import MIN_CHAIN, SEARCH_BUDGET, SearchTooLong, best_chains
 
@@ -446,7 +446,7 @@ def _chains_data(state, chains, field):
         raise InputError("must be an object {player: [lengths]}", field)
     out = {}
     for p, lengths in chains.items():
-        out[p] = _chain_lengths(state, p, lengths, f"{field}.{p}")
+        out[p] = _chain_lengths(state, p, lengths, join_path(field, _path(p)))
     return out
 
 
