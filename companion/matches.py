@@ -23,9 +23,13 @@ from companion.games import game_module
 UNDO = "undo"
 
 
-def uses_clock(game: str, options: dict) -> bool:
-    """The conquest game is played against the clock; others may opt in with ``options.clock``."""
-    return bool(options.get("clock", game == "conquest-italy"))
+def uses_clock(game: str, options: dict | None) -> bool:
+    """Does a match run the clock? ``options.clock`` when given, else the game's ``USES_CLOCK``
+    (the conquest game is played against the clock; others may opt in)."""
+    options = options or {}
+    if "clock" in options:
+        return bool(options["clock"])
+    return bool(getattr(game_module(game), "USES_CLOCK", False))
 
 
 def _clock():

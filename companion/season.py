@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from companion.errors import InputError, join_path
+from companion.games import GAMES
 
 DEFAULT_POINTS: dict[int, tuple[Fraction, ...]] = {
     3: (Fraction(1), Fraction(0), Fraction(-1)),
@@ -274,7 +275,6 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
 _MATCH_KEYS = frozenset({"id", "date", "game", "results"})
 _RESULT_KEYS = frozenset({"player", "place", "objective", "eliminated"})
-_GAMES = frozenset({"web-of-power", "conquest-italy", "richelieu", "rome-is-burning"})
 
 
 def plainly_valid_match(m) -> bool:
@@ -291,7 +291,7 @@ def plainly_valid_match(m) -> bool:
             return False
     elif not _DATE_TIME.fullmatch(date_) or _normal_date(date_) is None:
         return False
-    if "game" in m and (type(m["game"]) is not str or m["game"] not in _GAMES):
+    if "game" in m and (type(m["game"]) is not str or m["game"] not in GAMES):
         return False
     if type(results) is not list or not 2 <= len(results) <= 99:
         return False

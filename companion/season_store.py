@@ -335,44 +335,12 @@ def season_standings(store, ref: str, with_ratings: bool = False) -> dict:
 
 # -- feeding seasons from app matches -------------------------------------------------------------
 
-def _flag(entry: dict, *keys) -> bool | None:
-    for k in keys:
-        if k in entry:
-            return bool(entry[k])
-    return None
-
-
-def results_from_fold(fold) -> list[dict] | None:
-    """Season results of an ended match: places from the game's ``final_ranking(state)``, the objective
-    bonus and the eliminations. None when the game has no final ranking.
-
-    ``final_ranking`` may give ``[{"player", "place", "objective"?, "eliminated"?}]`` (ties share a
-    place), or the players best first (no ties). Missing flags come from the match: the player whose
-    ``objective.completed`` ended the clock has the objective; ``state["eliminated"]`` (a list, or a
-    map player -> truthy) names the eliminated players."""
-    final_ranking = getattr(fold.module, "final_ranking", None)
-    if final_ranking is None:
-        return None
-    ranking = final_ranking(fold.game_state)
-    clock = fold.clock_state or {}
-    ended_by = clock.get("ended_by") or {}
-    objective_player = ended_by.get("player") if ended_by.get("reason") == "objective" else None
-    state = fold.game_state if isinstance(fold.game_state, dict) else {}
-    eliminated = state.get("eliminated") or []
-    if isinstance(eliminated, dict):
-        eliminated = [p for p, v in eliminated.items() if v]
-    out = []
-    for i, entry in enumerate(ranking):
-        if isinstance(entry, str):
-            entry = {"player": entry, "place": i + 1}
-        player = entry["player"]
-        place = entry.get("place", entry.get("rank"))
-        objective = _flag(entry, "objective", "objective_completed")
-        elim = _flag(entry, "eliminated", "killed")
-        out.append({"player": player, "place": place,
-                    "objective": objective if objective is not None else player == objective_player,
-                    "eliminated": elim if elim is not None else player in eliminated})
-    return out
+def results_from_fold(fold) -> list[dict]:
+    """Season results of an ended match: the game's ``final_ranking(state)``, in the one shape
+    ``[{"player", "place", "objective", "eliminated"}]`` every game gives (places 1, 2, 2, 4;
+    ``companion.games.contract.Placing``)."""
+    return [{"player": r["player"], "place": r["place"], "objective": r["objective"],
+             "eliminated": r["eliminated"]} for r in fold.module.final_ranking(fold.game_state)]
 
 
 def season_feeder(service, store):
@@ -383,8 +351,6 @@ def season_feeder(service, store):
         try:
             if fold.ended():
                 results = results_from_fold(fold)
-                if results is None:
-                    return
                 record_finished_match(store, store.get_match(match_id), results,
                                       date=fold.last_at or event.get("at"))
             elif event.get("type") == "undo":

@@ -37,6 +37,8 @@ from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_o
 from companion.games.conquest_odds import DiceError, resolve
 
 GAME_ID = "conquest-italy"
+NAME = "Conquest of Italy"
+USES_CLOCK = True  # played against the match clock (the book's "DURATA PARTITA")
 EVENT_TYPES = frozenset({
     "setup.deal", "setup.place", "territory.set", "reinforce", "combat", "move", "card.draw",
     "objective.set", "objective.completed",
@@ -812,10 +814,11 @@ def final_score(state) -> dict:
 
 
 def final_ranking(state) -> list[dict]:
-    """The players of a (finished) match best first, as in ``score()["players"]``: ``player``, ``place``
-    (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated``, and the
-    points. This is what the club season reads (``companion/season_store.py``)."""
-    return final_score(state)["players"]
+    """The players of a (finished) match best first, as ``score()["results"]``: ``player``, ``place``
+    (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated`` (the one
+    shape of ``companion.games.contract.Placing``; the points are in ``final_score``). This is what
+    the club season reads (``companion/season_store.py``)."""
+    return final_score(state)["results"]
 
 
 def summary(state) -> dict:

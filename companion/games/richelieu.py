@@ -44,6 +44,9 @@ from companion.errors import InputError, RuleError, join_path
 from companion.schemas import integral, json_path, validate
 
 GAME_ID = "richelieu"
+NAME = "Richelieu"
+USES_CLOCK = False
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
 EVENT_TYPES = frozenset({"action", "turn.end", "intrigue.resolve", "track.adjust", "game.end"})
 
 FACTIONS = ("england", "france", "habsburg", "protestants")
@@ -157,7 +160,11 @@ def check_data(schema: str, definition: str, data) -> None:
     parts = list(err.absolute_path)
     if err.validator == "required" and isinstance(err.instance, dict):
         parts += [p for p in err.validator_value if p not in err.instance][:1]
-    raise InputError(err.message[:200], join_path("", json_path(parts)))
+    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {})
+        parts += [p for p in err.instance if p not in known][:1]  # name the unexpected key
+    # an error about the data as a whole names it ("data")
+    raise InputError(err.message[:200], join_path("", json_path(parts)) or "data")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -474,7 +481,7 @@ def score(doc) -> dict:
 # the match reducer
 
 def _check_options(players: list[str], options: dict) -> dict:
-    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+    if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise InputError("Richelieu is played by 2 to 4 players", "players")
     opts = options or {}
     if not isinstance(opts, dict):
@@ -615,6 +622,14 @@ def apply(state: dict, event: dict) -> dict:
 
 def is_ended(state: dict) -> bool:
     return bool(state["ended"])
+
+
+def final_ranking(state: dict) -> list[dict]:
+    """The end-game scoring's places (total, then money, then sheets; still equal, shared), in the one
+    shape of ``companion.games.contract.Placing``; before the end, as if the game ended now."""
+    standings = state["final"] or final_scores(_final_rows(state))
+    return [{"player": r["player"], "place": r["place"], "objective": False, "eliminated": False}
+            for r in standings["players"]]
 
 
 def summary(state: dict) -> dict:

@@ -43,6 +43,8 @@ from companion.errors import InputError, RuleError, join_path
 from companion.schemas import json_path, validate
 
 GAME_ID = "rome-is-burning"
+NAME = "Rome Is Burning"
+USES_CLOCK = False
 EVENT_TYPES = frozenset({"turn.setup", "move", "steal", "turn.score", "emperor.choose"})
 
 TURNS = 7
@@ -401,6 +403,14 @@ def apply(state: dict, event: dict) -> dict:
 
 def is_ended(state: dict) -> bool:
     return state["phase"] == "ended"
+
+
+def final_ranking(state: dict) -> list[dict]:
+    """Places by total points (equal totals share a place: the winners share the first), in the one
+    shape of ``companion.games.contract.Placing``."""
+    from companion.games.contract import competition_places
+
+    return competition_places(state["players"], lambda p: -state["totals"][p])
 
 
 def summary(state: dict) -> dict:

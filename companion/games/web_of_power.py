@@ -61,6 +61,8 @@ from companion.games import wop_board
 from companion.games.wop_chains import MIN_CHAIN, SEARCH_BUDGET, SearchTooLong, best_chains
 
 GAME_ID = "web-of-power"
+NAME = "Web of Power"
+USES_CLOCK = False
 EVENT_TYPES = frozenset({"place", "turn.end", "deck.out", "game.end", "chains"})
 
 MONASTERIES = 20
@@ -635,6 +637,20 @@ def _place(new, data, seq):
 
 def is_ended(state) -> bool:
     return bool(state.get("ended"))
+
+
+def final_ranking(state) -> list[dict]:
+    """Places by the points of both scorings, ties to the most unplayed pieces once the final scoring
+    is done; still equal, a shared place (the one shape of ``companion.games.contract.Placing``)."""
+    players = state["players"]
+    totals = {p: 0 for p in players}
+    for kind in ("intermediate", "final"):
+        for r in (state["scorings"][kind] or {}).get("players", []):
+            totals[r["player"]] += r["total"]
+    unplayed = {p: MONASTERIES + COUNCILLORS - state["placed"][p]["monasteries"] - state["placed"][p]["councillors"]
+                for p in players}
+    return [{"player": r["player"], "place": r["place"], "objective": False, "eliminated": False}
+            for r in ranking(players, totals, unplayed, tie_break=bool(state["ended"]))]
 
 
 def summary(state) -> dict:
