@@ -311,6 +311,20 @@ def test_results_from_fold_are_the_game_s_final_ranking(store, ranked_game):
     assert ss.results_from_fold(f) == [R("bo", 1, True), R("ada", 2), R("cy", 3, False, True)]
 
 
+@pytest.mark.parametrize("game", ["web-of-power", "richelieu", "rome-is-burning", "conquest-italy"])
+def test_every_game_s_ended_match_gives_season_results(game):
+    """Every game has a final_ranking in the one shape, so an ended match of any game feeds its season
+    (before, only a game with its own final_ranking did, and the store guessed at other shapes)."""
+    from companion.games import contract
+    from companion.matches import Fold
+    from tests.games.conformance import play
+
+    f = play(game, seed=1, until_ended=True)
+    assert f.ended()
+    results = ss.results_from_fold(f)
+    assert contract.check_ranking(results, f.players) == []
+
+
 def test_a_real_conquest_match_feeds_its_season_when_the_objective_is_completed(store, club, clock):
     """End to end with the real game: deal, place, start the clock, complete an objective."""
     import random
