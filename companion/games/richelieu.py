@@ -163,6 +163,8 @@ def check_data(schema: str, definition: str, data) -> None:
     elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
         known = err.schema.get("properties", {})
         parts += [p for p in err.instance if p not in known][:1]  # name the unexpected key
+    elif err.validator == "not" and isinstance(err.instance, dict) and isinstance(err.validator_value, dict):
+        parts += [p for p in err.validator_value.get("required", []) if p in err.instance][:1]  # a key not allowed here
     # an error about the data as a whole names it ("data")
     raise InputError(err.message[:200], join_path("", json_path(parts)) or "data")
 
