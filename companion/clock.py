@@ -1,6 +1,6 @@
 """The match clock: a pure fold over a match's clock events (no I/O, never reads the real clock).
 
-Rulings (the rule book, "DURATA PARTITA" and "FINE DEL GIOCO", is ambiguous; this is what the product does):
+Rulings (``docs/rulings.md#match-clock``; the rule book, "DURATA PARTITA" and "FINE DEL GIOCO", is ambiguous):
 
 - ``clock.start {limit_minutes}`` (default 120) after set-up starts the countdown; only running time counts
   (``clock.pause`` / ``clock.resume``). The seat order is the match's player order; the first seat plays first.

@@ -1,6 +1,6 @@
 """The fan club's annual championship ("CLASSIFICA ANNUALE - CAMPIONATO FAN CLUB"): pure, no I/O.
 
-Rulings (they win over the rule book where the book is silent):
+Rulings (``docs/rulings.md#fan-club-championship``; they win over the rule book where it is silent):
 
 - Points per match by number of players and place (club settings, these are the defaults):
   3 players +1, 0, -1 (not in the book); 4 players +2, +1, -1, -2; 5 players +2, +1, 0, -1, -2;

@@ -1,5 +1,5 @@
 """Audit of the foundation's match commands (`companion match state|export|import|list`, companion/matches.py,
-companion/store.py) against issue 2: an append-only event log folded by the game's reducer, writes with
+companion/store.py) against the README's "How it is built": an append-only event log folded by the game's reducer, writes with
 expected_seq, export/import of one JSON document (schema-checked, duplicates refused), and bad input ->
 exit 2 with one line naming the JSON path. Each test names its rule. CLI tests run real processes."""
 

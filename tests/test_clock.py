@@ -1,7 +1,7 @@
 """The match clock fold (companion/clock.py), driven with a fake clock through every phase.
 
-Rule book: /work/shared/seeds/004_96160abe770519f9.txt, "DURATA PARTITA" and "FINE DEL GIOCO";
-the rulings of issue 5 win where the book is ambiguous.
+Rule book: the conquest game's, "DURATA PARTITA" and "FINE DEL GIOCO"; the rulings of
+docs/rulings.md#match-clock win where the book is ambiguous.
 """
 
 import copy

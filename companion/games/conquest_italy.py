@@ -1,7 +1,7 @@
 """The territory-conquest game on a map of Italy (``conquest-italy``): set-up, dice combat, moves,
 reinforcements, secret objectives, elimination and the final ranking. Pure, no I/O.
 
-Rule book: ``shared/seeds/004_96160abe770519f9.txt`` (Italian). Rulings of issue 4 win over the book:
+Rule book: the conquest game's Italian book; the rulings of ``docs/rulings.md#conquest-of-italy`` win over it:
 
 - Combat: see :mod:`companion.games.conquest_odds` (attacker 1..min(3, A-1) dice, defender min(3, D),
   ties to the defender).
@@ -17,7 +17,7 @@ Rule book: ``shared/seeds/004_96160abe770519f9.txt`` (Italian). Rulings of issue
   other cities held; still equal, a shared place (1, 2, 2, 4). Completing the objective during the match
   wins at once (place 1); the others are ranked by the same rule.
 
-Decisions where the book is silent (documented in docs/games.md): the +2 per held city applies to every
+Decisions where the book is silent (``docs/rulings.md#conquest-of-italy``): the +2 per held city applies to every
 traded set; only the sets the map gives a value can be traded; the units moved into a conquered city are
 ``move`` (clamped to what can leave) or by default as many as the attacking dice; the cards of an
 eliminated player go back to the deck; the match clock (turn order, phases, final round) is

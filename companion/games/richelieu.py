@@ -1,6 +1,6 @@
 """Richelieu (White Goblin Games, 2012): turn helper, intrigue resolution, end-game scoring, match reducer.
 
-Rule book: ``/work/shared/seeds/001_007914d993e62470.txt`` (Italian). Rulings of issue 7 win over the book.
+Rule book: the Italian Richelieu book; the rulings of ``docs/rulings.md#richelieu`` win over it.
 
 Pure functions (no I/O besides reading the JSON Schemas once):
 

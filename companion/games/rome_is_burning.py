@@ -1,6 +1,6 @@
 """Rome Is Burning (WarpSpawn; Italian translation by Alessandro Crespi, 2004): turn scoring and the match.
 
-Rule book: ``/work/shared/seeds/003_7b3bd6d93acb30aa.txt``. Rulings of issue 7 win over the book.
+Rule book: the Italian translation; the rulings of ``docs/rulings.md#rome-is-burning`` win over it.
 
 The 40 cards of the book (``CATALOGUE``) each carry three type letters: A (Assassination) or
 B (Bread & Circus), then two of P, M, I, C, S, R (the plebeians' types) or of V, U, T, O, G, D (the

@@ -1,6 +1,6 @@
 """Web of Power (3-5 players): scoring engine, board checks and the match reducer.
 
-Scoring (rulings of issue 3 win over the rule book's wording):
+Scoring (the rulings of ``docs/rulings.md#web-of-power`` win over the rule book's wording):
 
 - **Monasteries**, per country in the board's scoring order: players are grouped by their number of
   monasteries there (players with none score nothing). The group with the most scores the country's
