@@ -184,7 +184,7 @@ def apply(state: dict, event: dict) -> dict:
         raise InputError(f"not a clock event: {t!r}", "type")
     data = event.get("data") or {}
     if not isinstance(data, dict):
-        raise InputError("event data must be an object", None)
+        raise InputError("event data must be an object", "data")
     at = parse_iso(event.get("at"), "at")
     if state["last_at"] is not None and at < parse_iso(state["last_at"]):
         raise RuleError(f"out of time order: stamped {event.get('at')}, before the previous event "

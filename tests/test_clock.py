@@ -557,3 +557,12 @@ def test_service_marks_the_match_ended_and_refuses_illegal_events(store, fake_ga
     svc.append(m["id"], "objective.completed", {"player": "bo"})
     assert store.get_match(m["id"])["status"] == "ended"
     assert svc.state(m["id"])["clock"]["elapsed_seconds"] == 60
+
+
+@pytest.mark.parametrize("data", [[1], "x", 3])
+def test_data_that_is_not_an_object_is_refused_naming_it(data):
+    """Every refusal names a field (it named none here); see tests/games/test_conformance.py."""
+    t = Table()
+    with pytest.raises(InputError) as exc:
+        clock.apply(t.state, {"type": "clock.start", "data": data, "at": "2026-03-01T20:00:00Z"})
+    assert exc.value.field == "data"

@@ -89,7 +89,8 @@ def check_game(module, game_id: str | None = None) -> list[str]:
             continue
         value = getattr(module, name)
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            problems.append(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
+            article = "an" if kind.__name__[0] in "aeiou" else "a"
+            problems.append(f"{name} must be {article} {kind.__name__}, not {type(value).__name__}")
     for name in REQUIRED_FUNCTIONS:
         if not callable(getattr(module, name, None)):
             problems.append(f"{name}() is missing")

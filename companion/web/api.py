@@ -21,6 +21,7 @@ from companion.web.core import (ctx, int_arg, json_body, match_card, meta, prese
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
 
+
 def _dollar(field: str | None, prefix: str = "$") -> str:
     if not field:
         return prefix

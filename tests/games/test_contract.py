@@ -32,7 +32,7 @@ def test_check_game_names_what_is_missing_or_wrong():
     half = types.SimpleNamespace(**{k: getattr(fake, k) for k in dir(fake) if not k.startswith("__")})
     half.USES_CLOCK, half.MIN_PLAYERS, half.map_svg = "no", True, len
     problems = contract.check_game(half, "rome-is-burning")
-    assert "USES_CLOCK must be a bool, not str" in problems and "MIN_PLAYERS must be a int, not bool" in problems
+    assert "USES_CLOCK must be a bool, not str" in problems and "MIN_PLAYERS must be an int, not bool" in problems
     assert "check_map() and map_svg() go together" in problems
     assert contract.check_game(game_module("richelieu"), "web-of-power") == \
         ["GAME_ID is 'richelieu', registered as 'web-of-power'"]
