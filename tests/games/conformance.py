@@ -11,6 +11,7 @@ it can tell, using the game's own helpers where it has them (conquest's ``deal``
   gives the same state;
 - a refusal is a ``CompanionError`` naming a field, and leaves the fold as it was;
 - ``undo`` (sometimes, at random) returns the earlier state, game and clock; the event is then sent again;
+- the view (``summary``, the clock) and ``public_view`` are plain JSON at every step;
 - odd variants of a proposal (a value replaced, a key dropped) are refused with a project error or
   accepted, never a crash (checked with ``Fold.check``, which changes nothing).
 """
@@ -97,6 +98,9 @@ class Playthrough:
         if type_ in self.module.EVENT_TYPES:
             again = self.module.apply(json.loads(json.dumps(game_copy)), copy.deepcopy(event))
             assert again == state, f"{event['type']}: the JSON round-tripped state folds differently"
+        json.dumps(self.fold.view(event["at"]))  # the view (summary, clock) is plain JSON at every step
+        if hasattr(self.module, "public_view"):
+            json.dumps(self.module.public_view(state, self.rng.choice(self.players + [None])))
         if self.rng.random() < self.undo_rate:
             self._undo_and_redo(type_, data, game_copy, clock_copy)
         return True

@@ -5,6 +5,7 @@ import types
 
 import pytest
 
+from companion.errors import InputError
 from companion.games import GAMES, contract, game_ids, game_module, map_games, registry
 from companion.matches import uses_clock
 from companion.resources import schemas_dir
@@ -109,3 +110,16 @@ def test_the_cli_lists_derive_from_the_registry():
     score = sub["score"]
     [game_arg] = [a for a in score._actions if a.dest == "game"]
     assert sorted(game_arg.choices) == game_ids()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_min_and_max_players_are_what_initial_state_accepts(game):
+    module = game_module(game)
+    names = [f"P{i}" for i in range(module.MAX_PLAYERS + 1)]
+    for n in (module.MIN_PLAYERS, module.MAX_PLAYERS):
+        state = module.initial_state(names[:n], {})
+        assert json.loads(json.dumps(state)) == state
+    for n in (module.MIN_PLAYERS - 1, module.MAX_PLAYERS + 1):
+        with pytest.raises(InputError) as err:
+            module.initial_state(names[:n], {})
+        assert err.value.field == "players", (n, err.value)
