@@ -46,10 +46,14 @@ class Stuck(AssertionError):
 
 
 class Playthrough:
-    def __init__(self, game: str, seed: int, undo_rate: float = 0.1, fuzz_rate: float = 0.3):
+    def __init__(self, game: str, seed: int, undo_rate: float = 0.1, fuzz_rate: float = 0.3, clock: bool | None = None):
+        """``clock``: override the game's ``USES_CLOCK`` (``options.clock``); a game whose proposer does not
+        drive the clock gets ``clock.start`` first and then plays as usual (``turn.end`` goes to both)."""
         self.game = game
         self.module = game_module(game)
         self.players, self.options = SETUPS[game]
+        if clock is not None:
+            self.options = {**self.options, "clock": clock}
         self.rng = random.Random(seed)
         self.undo_rate, self.fuzz_rate = undo_rate, fuzz_rate
         self.fold = Fold(game, self.players, self.options)
@@ -148,7 +152,10 @@ class Playthrough:
         propose = PROPOSERS[self.game]
         misses = 0
         while len(self.events) < max_events and not self.fold.ended():
-            type_, data = propose(self, finishing=until_ended and len(self.events) > max_events // 2)
+            if self.fold.clock_on and self.fold.clock_state["phase"] == "setup" and not self.module.USES_CLOCK:
+                type_, data = "clock.start", {"limit_minutes": 1440}
+            else:
+                type_, data = propose(self, finishing=until_ended and len(self.events) > max_events // 2)
             if self.send(type_, data):
                 misses = 0
             else:
@@ -167,18 +174,17 @@ def play(game: str, seed: int = 0, until_ended: bool = True, max_events: int = 4
 
 def _web_of_power(p: Playthrough, finishing: bool):
     s, rng = p.fold.game_state, p.rng
-    if finishing and rng.random() < 0.1:
-        return "deck.out", {}
-    if not finishing and rng.random() < 0.01:
-        return "deck.out", {}  # the first time: the intermediate scoring
     turn = s["turn"]
+    # the deck runs out between turns (the clock, when on, waits for the turn.end of an open turn)
+    if turn is None and rng.random() < (0.15 if finishing else 0.01):
+        return "deck.out", {}
     player = turn["player"] if turn else s["next_player"]
     if turn and len(turn["placements"]) >= 2 or rng.random() < 0.15:
         return "turn.end", {"player": player}
     placed = s["placed"][player]
     countries = s["board"]["countries"]
     if placed["monasteries"] >= 20 and placed["councillors"] >= 8:
-        return ("deck.out", {}) if finishing else ("turn.end", {"player": player})
+        return "turn.end", {"player": player}
     if placed["monasteries"] < 20 and (placed["councillors"] >= 8 or rng.random() < 0.7):
         return "place", {"player": player, "piece": "monastery", "country": rng.choice(countries)}
     return "place", {"player": player, "piece": "councillor", "country": rng.choice(countries)}

@@ -22,28 +22,33 @@ from tests.games.conformance import Playthrough
 SOAK = bool(os.environ.get("COMPANION_SOAK"))
 # few seeds and short matches for `make test`: every game still reaches its end (the slower engines, one seed)
 SEEDS = {"web-of-power": [0, 1], "richelieu": [0], "rome-is-burning": [0], "conquest-italy": [0, 1]}
+# games whose turn.end the clock shares, played once more with options.clock against their USES_CLOCK
+CLOCKED = {"web-of-power": [2], "richelieu": [2]}
 MAX_EVENTS = 260
 
 
 def cases(seeds):
-    return [(g, s) for g in game_ids() for s in seeds.get(g, [0])]
+    return [(g, s) for g in game_ids() for s in seeds.get(g, [])]
 
 
 @pytest.fixture(scope="module")
 def played():
-    """Every game played once per seed (shared by the tests below)."""
-    return {(g, s): Playthrough(g, s).run(MAX_EVENTS) for g, s in cases(SEEDS)}
+    """Every game played once per seed (shared by the tests below); seeds of CLOCKED with the clock on."""
+    out = {(g, s): Playthrough(g, s).run(MAX_EVENTS) for g, s in cases(SEEDS)}
+    out.update({(g, s): Playthrough(g, s, clock=True).run(MAX_EVENTS) for g, s in cases(CLOCKED)})
+    return out
 
 
 def test_every_registered_game_has_a_playthrough():
     assert sorted({g for g, _ in cases(SEEDS)}) == sorted(registry())
 
 
-@pytest.mark.parametrize("game, seed", cases(SEEDS))
+@pytest.mark.parametrize("game, seed", cases(SEEDS) + cases(CLOCKED))
 def test_a_random_legal_match_keeps_the_contract_to_its_end(played, game, seed):
     p = played[(game, seed)]
     assert p.fold.ended(), f"{game} did not end in {MAX_EVENTS} events"
     assert p.undone > 0 and p.fuzzed > 0  # the undo and odd-input checks ran
+    assert p.fold.clock_on == ((game, seed) in cases(CLOCKED) or p.module.USES_CLOCK)
     ranking = p.module.final_ranking(p.fold.game_state)
     assert contract.check_ranking(ranking, p.players) == []
     assert results_from_fold(p.fold) == ranking
