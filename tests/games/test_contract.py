@@ -123,3 +123,13 @@ def test_min_and_max_players_are_what_initial_state_accepts(game):
         with pytest.raises(InputError) as err:
             module.initial_state(names[:n], {})
         assert err.value.field == "players", (n, err.value)
+
+
+def test_map_check_of_a_game_without_a_map_names_the_games_with_one(run_cli, tmp_path):
+    doc = tmp_path / "board.json"
+    doc.write_text('{"game": "rome-is-burning"}')
+    code, out, err = run_cli("map", "check", doc)
+    assert code == 2 and out == ""
+    assert err.strip() == "error: $.game: say which game's map this is with --game (conquest-italy, web-of-power)"
+    code, _, err = run_cli("map", "check", doc, "--game", "richelieu")
+    assert code == 2 and "(conquest-italy, web-of-power)" in err
