@@ -1,6 +1,6 @@
 """The match clock: a pure fold over a match's clock events (no I/O, never reads the real clock).
 
-Rulings (the rule book, "DURATA PARTITA" and "FINE DEL GIOCO", is ambiguous; this is what the product does):
+Rulings (``docs/rulings.md#match-clock``; the rule book, "DURATA PARTITA" and "FINE DEL GIOCO", is ambiguous):
 
 - ``clock.start {limit_minutes}`` (default 120) after set-up starts the countdown; only running time counts
   (``clock.pause`` / ``clock.resume``). The seat order is the match's player order; the first seat plays first.
@@ -210,7 +210,7 @@ def apply(state: dict, event: dict) -> dict:
         raise InputError(f"not a clock event: {t!r}", "type")
     data = event.get("data") or {}
     if not isinstance(data, dict):
-        raise InputError("event data must be an object", None)
+        raise InputError("event data must be an object", "data")
     at = parse_iso(event.get("at"), "at")
     if state["last_at"] is not None and at < parse_iso(state["last_at"]):
         raise RuleError(f"out of time order: stamped {event.get('at')}, before the previous event "

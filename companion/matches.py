@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import json
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.games import game_module
 
 UNDO = "undo"
 
 
-def uses_clock(game: str, options: dict) -> bool:
-    """The conquest game is played against the clock; others may opt in with ``options.clock``."""
-    return bool(options.get("clock", game == "conquest-italy"))
+def uses_clock(game: str, options: dict | None) -> bool:
+    """Does a match run the clock? ``options.clock`` when given, else the game's ``USES_CLOCK``
+    (the conquest game is played against the clock; others may opt in)."""
+    options = options or {}
+    if "clock" in options:
+        return bool(options["clock"])
+    return bool(getattr(game_module(game), "USES_CLOCK", False))
 
 
 def _clock():
@@ -197,9 +201,8 @@ def event_path(where: str, field: str | None) -> str:
     if not field:
         return where
     if field in ("type", "seq", "at"):
-        return f"{where}.{field}"
-    sep = "" if field.startswith("[") else "."
-    return f"{where}.data{sep}{field}"
+        return join_path(where, field)
+    return join_path(f"{where}.data", field)
 
 
 def check_export(doc) -> Fold:

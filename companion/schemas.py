@@ -7,7 +7,7 @@ import json
 import re
 from datetime import date, datetime
 
-from companion.errors import InputError
+from companion.errors import InputError, join_path
 from companion.resources import schemas_dir
 
 
@@ -88,8 +88,9 @@ def json_path(parts) -> str:
     return out
 
 
-def validate(name: str, doc) -> None:
-    """Raise InputError naming the JSON path of the most relevant error."""
+def validate(name: str, doc, where: str = "$") -> None:
+    """Raise InputError naming the JSON path of the most relevant error, under ``where`` (the path of
+    ``doc`` in a larger document; ``""`` for a bare path such as ``cities[2]``)."""
     from jsonschema.exceptions import best_match
 
     errors = list(_validator(name).iter_errors(doc))
@@ -102,7 +103,7 @@ def validate(name: str, doc) -> None:
     message = err.message
     if len(message) > 200:
         message = message[:197] + "..."
-    raise InputError(message, json_path(err.absolute_path))
+    raise InputError(message, join_path(where, json_path(err.absolute_path)))
 
 
 def schema_names() -> list[str]:

@@ -1,6 +1,6 @@
 """The fan club's annual championship ("CLASSIFICA ANNUALE - CAMPIONATO FAN CLUB"): pure, no I/O.
 
-Rulings (they win over the rule book where the book is silent):
+Rulings (``docs/rulings.md#fan-club-championship``; they win over the rule book where it is silent):
 
 - Points per match by number of players and place (club settings, these are the defaults):
   3 players +1, 0, -1 (not in the book); 4 players +2, +1, -1, -2; 5 players +2, +1, 0, -1, -2;
@@ -32,7 +32,8 @@ import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from companion.errors import InputError
+from companion.errors import InputError, join_path
+from companion.games import GAMES
 
 DEFAULT_POINTS: dict[int, tuple[Fraction, ...]] = {
     3: (Fraction(1), Fraction(0), Fraction(-1)),
@@ -225,14 +226,14 @@ def check_match(m: dict, rules: Rules, where: str) -> dict:
         for j, r in enumerate(results):
             if r["player"] in seen:
                 raise InputError(f"player {r['player']!r} appears twice in this match "
-                                 f"(first at results[{seen[r['player']]}])", f"{where}.results[{j}].player")
+                                 f"(first at results[{seen[r['player']]}])", join_path(where, f"results[{j}].player"))
             seen[r["player"]] = j
-    check_places([r["place"] for r in results], f"{where}.results")
+    check_places([r["place"] for r in results], join_path(where, "results"))
     if n not in rules.points:
         have = ", ".join(str(k) for k in sorted(rules.points))
         raise InputError(f"no points table for {n} players (tables: {have}; add one to the club settings)",
-                         f"{where}.results")
-    return {"id": m["id"], "date": normalize_date(m["date"], f"{where}.date"), "game": m.get("game"),
+                         join_path(where, "results"))
+    return {"id": m["id"], "date": normalize_date(m["date"], join_path(where, "date")), "game": m.get("game"),
             "results": [_result(r) for r in results]}
 
 
@@ -274,7 +275,6 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
 _MATCH_KEYS = frozenset({"id", "date", "game", "results"})
 _RESULT_KEYS = frozenset({"player", "place", "objective", "eliminated"})
-_GAMES = frozenset({"web-of-power", "conquest-italy", "richelieu", "rome-is-burning"})
 
 
 def plainly_valid_match(m) -> bool:
@@ -291,7 +291,7 @@ def plainly_valid_match(m) -> bool:
             return False
     elif not _DATE_TIME.fullmatch(date_) or _normal_date(date_) is None:
         return False
-    if "game" in m and (type(m["game"]) is not str or m["game"] not in _GAMES):
+    if "game" in m and (type(m["game"]) is not str or m["game"] not in GAMES):
         return False
     if type(results) is not list or not 2 <= len(results) <= 99:
         return False

@@ -335,46 +335,15 @@ def season_standings(store, ref: str, with_ratings: bool = False) -> dict:
 
 # -- feeding seasons from app matches -------------------------------------------------------------
 
-def _flag(entry: dict, *keys) -> bool | None:
-    for k in keys:
-        if k in entry:
-            return bool(entry[k])
-    return None
-
-
 def results_from_fold(fold) -> list[dict] | None:
-    """Season results of an ended match: places from the game's ``final_ranking(state)``, the objective
-    bonus and the eliminations. None when the game has no final ranking (or gives None: no result yet).
-
-    ``final_ranking`` may give ``[{"player", "place", "objective"?, "eliminated"?}]`` (ties share a
-    place), or the players best first (no ties). Missing flags come from the match: the player whose
-    ``objective.completed`` ended the clock has the objective; ``state["eliminated"]`` (a list, or a
-    map player -> truthy) names the eliminated players."""
-    final_ranking = getattr(fold.module, "final_ranking", None)
-    if final_ranking is None:
+    """Season results of an ended match: the game's ``final_ranking(state)``, in the one shape
+    ``[{"player", "place", "objective", "eliminated"}]`` every game gives (places 1, 2, 2, 4;
+    ``companion.games.contract.Placing``); None while the game has no result (a scoring still missing parts)."""
+    ranking = fold.module.final_ranking(fold.game_state)
+    if ranking is None:
         return None
-    ranking = final_ranking(fold.game_state)
-    if ranking is None:  # the game has no result yet (e.g. a scoring still missing parts)
-        return None
-    clock = fold.clock_state or {}
-    ended_by = clock.get("ended_by") or {}
-    objective_player = ended_by.get("player") if ended_by.get("reason") == "objective" else None
-    state = fold.game_state if isinstance(fold.game_state, dict) else {}
-    eliminated = state.get("eliminated") or []
-    if isinstance(eliminated, dict):
-        eliminated = [p for p, v in eliminated.items() if v]
-    out = []
-    for i, entry in enumerate(ranking):
-        if isinstance(entry, str):
-            entry = {"player": entry, "place": i + 1}
-        player = entry["player"]
-        place = entry.get("place", entry.get("rank"))
-        objective = _flag(entry, "objective", "objective_completed")
-        elim = _flag(entry, "eliminated", "killed")
-        out.append({"player": player, "place": place,
-                    "objective": objective if objective is not None else player == objective_player,
-                    "eliminated": elim if elim is not None else player in eliminated})
-    return out
+    return [{"player": r["player"], "place": r["place"], "objective": r["objective"],
+             "eliminated": r["eliminated"]} for r in ranking]
 
 
 def derive_from_fold(store, match: dict, fold, event: dict) -> None:

@@ -35,10 +35,6 @@ def parse_iso(value: str, field: str = "at") -> datetime:
         raise InputError(f"out of range once in UTC: {value!r}", field) from None
 
 
-def seconds_between(a: str, b: str) -> float:
-    return (parse_iso(b) - parse_iso(a)).total_seconds()
-
-
 class WallClock:
     """Plain wall clock (the CLI's default)."""
 

@@ -33,5 +33,12 @@ def is_ended(state):
     return state["finished"]
 
 
+def final_ranking(state):
+    """Most points first; equal points share a place."""
+    pts = state["points"]
+    return sorted(({"player": p, "place": 1 + sum(1 for q in pts.values() if q > v), "objective": False,
+                    "eliminated": False} for p, v in pts.items()), key=lambda r: r["place"])
+
+
 def score(doc):
     return {"ok": True}

@@ -1,5 +1,5 @@
-"""Audit of the match clock against issue 5's rulings and the conquest rule book ("DURATA PARTITA",
-"FINE DEL GIOCO", /work/shared/seeds/004_96160abe770519f9.txt). Each test names the rule it checks.
+"""Audit of the match clock against docs/rulings.md#match-clock and the conquest rule book ("DURATA PARTITA",
+"FINE DEL GIOCO"). Each test names the rule it checks.
 
 Written apart from tests/test_clock*.py, with its own small driver, so it does not share their helpers.
 """

@@ -1,5 +1,5 @@
 """Audit of the foundation's match commands (`companion match state|export|import|list`, companion/matches.py,
-companion/store.py) against issue 2: an append-only event log folded by the game's reducer, writes with
+companion/store.py) against the README's "How it is built": an append-only event log folded by the game's reducer, writes with
 expected_seq, export/import of one JSON document (schema-checked, duplicates refused), and bad input ->
 exit 2 with one line naming the JSON path. Each test names its rule. CLI tests run real processes."""
 
@@ -150,9 +150,11 @@ def test_rule_a_finished_match_feeds_its_season_and_nothing_after_the_end_change
     import tests.fakegame as fg
     from companion import season_store
 
-    def final_ranking(state):
+    def final_ranking(state):  # the objective bonus: a game that has objectives says who completed one
         pts = state["points"]
-        return [{"player": p, "place": 1 + sum(1 for q in pts.values() if q > v)} for p, v in pts.items()]
+        return sorted(({"player": p, "place": 1 + sum(1 for q in pts.values() if q > v),
+                        "objective": p == "Carla", "eliminated": False} for p, v in pts.items()),
+                      key=lambda r: r["place"])
 
     monkeypatch.setattr(fg, "final_ranking", final_ranking, raising=False)
     svc = MatchService(store)

@@ -1,5 +1,5 @@
-"""Audit of the fan-club season against issue 6's rulings and the rule book's last section ("CLASSIFICA
-ANNUALE - CAMPIONATO FAN CLUB", /work/shared/seeds/004_96160abe770519f9.txt). Each test names its rule.
+"""Audit of the fan-club season against docs/rulings.md#fan-club-championship and the conquest rule book's
+last section ("CLASSIFICA ANNUALE - CAMPIONATO FAN CLUB"). Each test names its rule.
 
 The standings are checked against a brute-force formulation written here from the rulings alone:
 places sorted, positions 1..n handed out in that order, each group of equal places sharing the mean of its

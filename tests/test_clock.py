@@ -1,7 +1,7 @@
 """The match clock fold (companion/clock.py), driven with a fake clock through every phase.
 
-Rule book: /work/shared/seeds/004_96160abe770519f9.txt, "DURATA PARTITA" and "FINE DEL GIOCO";
-the rulings of issue 5 win where the book is ambiguous.
+Rule book: the conquest game's, "DURATA PARTITA" and "FINE DEL GIOCO"; the rulings of
+docs/rulings.md#match-clock win where the book is ambiguous.
 """
 
 import copy
@@ -583,3 +583,12 @@ def test_skipped_seats_are_passed_over_and_the_round_ends_at_the_last_seat_still
     t.state = clock.skip_seats(t.state, [])
     v = t.turns("bo", conquered=2)
     assert v["current_player"] == "cy"
+
+
+@pytest.mark.parametrize("data", [[1], "x", 3])
+def test_data_that_is_not_an_object_is_refused_naming_it(data):
+    """Every refusal names a field (it named none here); see tests/games/test_conformance.py."""
+    t = Table()
+    with pytest.raises(InputError) as exc:
+        clock.apply(t.state, {"type": "clock.start", "data": data, "at": "2026-03-01T20:00:00Z"})
+    assert exc.value.field == "data"

@@ -7,7 +7,8 @@ from companion.errors import ConflictError, InputError, NotFoundError, RuleError
 from companion.service import MatchService
 
 # -- a tiny ranked game, registered under a real game id by the ``ranked_game`` fixture ----------
-# It ends on a "finish" event carrying the final places; final_ranking gives them back.
+# It ends on a "finish" event carrying the final order (names best first, or entries with shared places);
+# final_ranking gives it back in the one shape every game gives (companion.games.contract.Placing).
 GAME_ID = "ranked"
 EVENT_TYPES = frozenset({"finish", "kill"})
 
@@ -32,7 +33,13 @@ def is_ended(state):
 
 
 def final_ranking(state):
-    return state["ranking"]
+    out = []
+    for i, entry in enumerate(state["ranking"] or state["players"]):
+        entry = {"player": entry, "place": i + 1} if isinstance(entry, str) else entry
+        out.append({"player": entry["player"], "place": entry["place"],
+                    "objective": entry.get("objective", False),
+                    "eliminated": entry["player"] in state["eliminated"]})
+    return out
 
 
 @pytest.fixture
@@ -292,14 +299,28 @@ def test_a_feeder_failure_never_loses_the_event(store, club, ranked_game, caplog
     assert "could not record" in caplog.text
 
 
-def test_results_from_fold_reads_the_clock_objective(store, ranked_game):
+def test_results_from_fold_are_the_game_s_final_ranking(store, ranked_game):
     from companion.matches import fold
 
     f = fold(ranked_game, ["ada", "bo", "cy"], [
         {"seq": 1, "type": "kill", "data": {"player": "cy"}, "at": "2026-01-01T20:00:00Z"},
-        {"seq": 2, "type": "finish", "data": {"ranking": ["bo", "ada", "cy"]}, "at": "2026-01-01T21:00:00Z"}])
-    f.clock_state = {"ended_by": {"reason": "objective", "player": "bo"}}
+        {"seq": 2, "type": "finish", "data": {"ranking": [{"player": "bo", "place": 1, "objective": True},
+                                                          "ada", "cy"]}, "at": "2026-01-01T21:00:00Z"}])
     assert ss.results_from_fold(f) == [R("bo", 1, True), R("ada", 2), R("cy", 3, False, True)]
+
+
+@pytest.mark.parametrize("game", ["web-of-power", "richelieu", "rome-is-burning", "conquest-italy"])
+def test_every_game_s_ended_match_gives_season_results(game):
+    """Every game has a final_ranking in the one shape, so an ended match of any game feeds its season
+    (before, only a game with its own final_ranking did, and the store guessed at other shapes)."""
+    from companion.games import contract
+    from companion.matches import Fold
+    from tests.games.conformance import play
+
+    f = play(game, seed=1, until_ended=True)
+    assert f.ended()
+    results = ss.results_from_fold(f)
+    assert contract.check_ranking(results, f.players) == []
 
 
 def test_a_real_conquest_match_feeds_its_season_when_the_objective_is_completed(store, club, clock):

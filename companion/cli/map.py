@@ -2,10 +2,8 @@ import sys
 
 from companion.cli import emit
 from companion.errors import InputError
-from companion.games import game_module
+from companion.games import game_ids, game_module, map_games
 from companion.jsonio import load_json
-
-MAP_GAMES = ("web-of-power", "conquest-italy")
 
 
 def register(sub):
@@ -16,8 +14,9 @@ def register(sub):
                         description="Validate a map file; print a JSON report; with --svg write a drawing "
                                     "to compare with the physical board.")
     c.add_argument("file", metavar="FILE", help="map JSON, or - for stdin")
-    c.add_argument("--game", choices=MAP_GAMES, default=None,
-                   help="which game's map (default: the document's \"game\" field)")
+    c.add_argument("--game", choices=game_ids(), default=None,
+                   help="which game's map, of the games that have a map file (default: the document's "
+                        "\"game\" field)")
     c.add_argument("--svg", metavar="OUT", default=None, help="write the drawing here (- for stdout)")
     c.add_argument("--cities", type=int, default=None,
                    help="conquest-italy: the number of cities expected (default 42)")
@@ -27,8 +26,8 @@ def register(sub):
 def run_check(args):
     doc = load_json(args.file)
     game = args.game or (doc.get("game") if isinstance(doc, dict) else None)
-    if game not in MAP_GAMES:
-        raise InputError(f"say which game's map this is with --game ({', '.join(MAP_GAMES)})", "$.game")
+    if game not in game_ids() or not hasattr(game_module(game), "check_map"):  # imports only the one game
+        raise InputError(f"say which game's map this is with --game ({', '.join(map_games())})", "$.game")
     module = game_module(game)
     options = {}
     if args.cities is not None:

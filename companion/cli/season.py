@@ -1,9 +1,8 @@
 """``companion season``: the fan club's championship (standings, exports, chart, history, stored seasons)."""
 
 from companion.cli import UsageError, data_dir_arg, emit, open_store
+from companion.games import game_ids
 from companion.jsonio import load_json
-
-GAMES = ["conquest-italy", "richelieu", "rome-is-burning", "web-of-power"]
 
 SOURCE_HELP = ("a season document (FILE or -, schemas/season.standings.schema.json); "
                "or leave it out and give --season")
@@ -76,7 +75,7 @@ def register(sub):
 
     cr = ssub.add_parser("create", help="create a season of a club, a game and a year")
     cr.add_argument("--club", required=True, help="club id or name")
-    cr.add_argument("--game", required=True, choices=GAMES)
+    cr.add_argument("--game", required=True, choices=game_ids())
     cr.add_argument("--year", required=True, type=_year)
     cr.add_argument("--name", default=None, help="default: '<club> <game> <year>'")
     cr.add_argument("--settings", metavar="FILE", default=None,

@@ -1,20 +1,17 @@
 """The games. One module per game: pure functions over plain JSON-able data, no I/O.
 
-Every game module defines:
+``GAMES`` below is the one list of games: every other list (the CLI's choices, the API's
+``/api/games``, the season's games, the schemas' enums, checked by a test) derives from it.
+Each module keeps the contract of :class:`companion.games.contract.Game`: ``GAME_ID``, ``NAME``,
+``EVENT_TYPES``, ``USES_CLOCK``, ``MIN_PLAYERS``/``MAX_PLAYERS``, ``initial_state``, ``apply``,
+``summary``, ``is_ended``, ``final_ranking`` (one shape), ``score``; optionally ``public_view``/
+``public_event`` (secrets) and ``check_map``/``map_svg`` (``companion map check``).
 
-- ``GAME_ID``: the id used by the CLI, the API and the store (``web-of-power``).
-- ``EVENT_TYPES``: the match event types its reducer accepts.
-- ``initial_state(players, options) -> dict``: the state of a new match.
-- ``apply(state, event) -> dict``: the pure reducer. It returns a new state and never
-  mutates its input; it raises ``RuleError`` (the rules refuse it now) or ``InputError``
-  (the event is malformed, ``field`` naming the path inside ``data``).
-- ``score(doc) -> dict``: ``companion score GAME FILE``; raises ``InputError`` with a JSON path.
-
-and may define ``check_map(doc) -> dict`` / ``map_svg(doc) -> str`` for ``companion map check``,
-and ``summary(state) -> dict`` for what the pages show. A game that keeps the turn beside the match
-clock (conquest-italy) may also define ``TURN_EVENT_TYPES`` (refused while the clock waits for a final
-roll), ``out_of_turn(state) -> [player]`` (seats the clock skips) and ``end_by_clock(state, ended_by)``
-(the clock ended the match: the game ends too); ``companion/matches.py`` applies them.
+A game that keeps the turn beside the match clock (conquest-italy) may also define ``TURN_EVENT_TYPES``
+(refused while the clock waits for a final roll), ``out_of_turn(state) -> [player]`` (seats the clock skips)
+and ``end_by_clock(state, ended_by)`` (the clock ended the match: the game ends too); ``companion/matches.py``
+applies them. A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
+(``companion/service.py``, ``MatchService.act``).
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ import importlib
 
 from companion.errors import InputError
 
+# game id -> module (imported when first used, so a CLI command that needs one game loads one)
 GAMES = {
     "web-of-power": "companion.games.web_of_power",
     "conquest-italy": "companion.games.conquest_italy",
@@ -31,8 +29,23 @@ GAMES = {
 }
 
 
+def game_ids() -> list[str]:
+    """The registered game ids, sorted (no module is imported)."""
+    return sorted(GAMES)
+
+
 def game_module(game_id: str, field: str = "game"):
-    name = GAMES.get(game_id)
+    name = GAMES.get(game_id) if isinstance(game_id, str) else None
     if name is None:
         raise InputError(f"unknown game {game_id!r} (known: {', '.join(sorted(GAMES))})", field)
     return importlib.import_module(name)
+
+
+def registry() -> dict:
+    """Every game: ``{game id: module}`` (a :class:`companion.games.contract.Game` each), sorted by id."""
+    return {gid: game_module(gid) for gid in game_ids()}
+
+
+def map_games() -> list[str]:
+    """The games with a board/map file (``check_map``/``map_svg``)."""
+    return [gid for gid, m in registry().items() if hasattr(m, "check_map")]

@@ -1,7 +1,7 @@
 """The territory-conquest game on a map of Italy (``conquest-italy``): set-up, dice combat, moves,
 reinforcements, secret objectives, elimination and the final ranking. Pure, no I/O.
 
-Rule book: the conquest game's (Italian); the rulings in docs/games.md and docs/rulings.md win over it:
+Rule book: the conquest game's Italian book; the rulings of ``docs/rulings.md#conquest-of-italy`` win over it:
 
 - Combat: see :mod:`companion.games.conquest_odds` (attacker 1..min(3, A-1) dice, defender min(3, D),
   ties to the defender).
@@ -17,7 +17,7 @@ Rule book: the conquest game's (Italian); the rulings in docs/games.md and docs/
   other cities held; still equal, a shared place (1, 2, 2, 4). Completing the objective during the match
   wins at once (place 1); the others are ranked by the same rule.
 
-Decisions where the book is silent (documented in docs/games.md): the +2 per held city applies to every
+Decisions where the book is silent (``docs/rulings.md#conquest-of-italy``): the +2 per held city applies to every
 traded set; only the sets the map gives a value can be traded; the units moved into a conquered city are
 ``move`` (clamped to what can leave) or by default as many as the attacking dice.
 
@@ -42,14 +42,14 @@ deterministic.
 
 from __future__ import annotations
 
-import json
-
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
 from companion.games.conquest_odds import DiceError, resolve
 
 GAME_ID = "conquest-italy"
+NAME = "Conquest of Italy"
+USES_CLOCK = True  # played against the match clock (the book's "DURATA PARTITA")
 EVENT_TYPES = frozenset({
     "setup.deal", "setup.place", "territory.set", "reinforce", "combat", "move", "card.draw",
     "objective.set", "objective.completed", "clock.start", "turn.end",
@@ -70,10 +70,9 @@ HELD_CITY_BONUS = 2
 
 def _key(prefix: str, key: str) -> str:
     """A JSON-path step for an object key: ``owned.Anna`` or ``owned["La Spezia"]``."""
-    step = f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{json.dumps(key, ensure_ascii=False)}]"
-    if not prefix:
-        return step[1:] if step.startswith(".") else step
-    return prefix + step
+    from companion.schemas import json_path
+
+    return join_path(prefix, json_path([key]))
 
 
 def _int(value, field: str, least: int = 0, most: int | None = None) -> int:
@@ -1084,10 +1083,11 @@ def final_score(state) -> dict:
 
 
 def final_ranking(state) -> list[dict]:
-    """The players of a (finished) match best first, as in ``score()["players"]``: ``player``, ``place``
-    (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated``, and the
-    points. This is what the club season reads (``companion/season_store.py``)."""
-    return final_score(state)["players"]
+    """The players of a (finished) match best first, as ``score()["results"]``: ``player``, ``place``
+    (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated`` (the one
+    shape of ``companion.games.contract.Placing``; the points are in ``final_score``). This is what
+    the club season reads (``companion/season_store.py``)."""
+    return final_score(state)["results"]
 
 
 def summary(state) -> dict:

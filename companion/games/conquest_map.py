@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from companion.errors import InputError
+from companion.errors import InputError, join_path
 
 SYMBOLS = ("basil", "mozzarella", "tomato")
 JOKER_PREFIX = "joker:"
@@ -176,20 +176,12 @@ def validate_map(doc, cities: int | None = None, where: str = "$") -> list[str]:
         validate("conquest-italy.map", doc)
         errors, warnings = _problems(doc, cities)
     except InputError as exc:
-        raise InputError(exc.message, _prefix(where, exc.field)) from None
+        raise exc.under(where) from None
     if errors:
         path, message = errors[0]
         more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
-        raise InputError(message + more, _prefix(where, path))
+        raise InputError(message + more, join_path(where, path))
     return warnings
-
-
-def _prefix(where: str, path: str | None) -> str:
-    if not path:
-        return where
-    if where == "$":
-        return path
-    return where + path[1:]
 
 
 def compile_map(doc, cities: int | None = None, where: str = "$") -> GameMap:

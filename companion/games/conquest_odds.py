@@ -1,7 +1,7 @@
 """Dice combat of the conquest game and the exact odds of a battle. Pure, no I/O, light imports
 (the ``companion odds`` command must start and answer a 125 x 125 table well under 300 ms).
 
-Rulings (issue 4):
+Rulings (docs/rulings.md#combat-roll and #battle-odds):
 
 - The attacker rolls one die per attacking unit, at most 3, and leaves 1 unit at home: with ``A`` units
   at most ``min(3, A - 1)`` dice (fewer is allowed). The defender must roll ``min(3, D)`` dice.

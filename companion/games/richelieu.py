@@ -1,6 +1,6 @@
 """Richelieu (White Goblin Games, 2012): turn helper, intrigue resolution, end-game scoring, match reducer.
 
-Rule book: ``/work/shared/seeds/001_007914d993e62470.txt`` (Italian). Rulings of issue 7 win over the book.
+Rule book: the Italian Richelieu book; the rulings of ``docs/rulings.md#richelieu`` win over it.
 
 Pure functions (no I/O besides reading the JSON Schemas once):
 
@@ -40,10 +40,13 @@ from __future__ import annotations
 import copy
 import functools
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.schemas import integral, json_path, validate
 
 GAME_ID = "richelieu"
+NAME = "Richelieu"
+USES_CLOCK = False
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
 EVENT_TYPES = frozenset({"action", "turn.end", "intrigue.resolve", "track.adjust", "game.end"})
 
 FACTIONS = ("england", "france", "habsburg", "protestants")
@@ -157,8 +160,13 @@ def check_data(schema: str, definition: str, data) -> None:
     parts = list(err.absolute_path)
     if err.validator == "required" and isinstance(err.instance, dict):
         parts += [p for p in err.validator_value if p not in err.instance][:1]
-    path = json_path(parts)[1:].lstrip(".")
-    raise InputError(err.message[:200], path or None)
+    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {})
+        parts += [p for p in err.instance if p not in known][:1]  # name the unexpected key
+    elif err.validator == "not" and isinstance(err.instance, dict) and isinstance(err.validator_value, dict):
+        parts += [p for p in err.validator_value.get("required", []) if p in err.instance][:1]  # a key not allowed here
+    # an error about the data as a whole names it ("data")
+    raise InputError(err.message[:200], join_path("", json_path(parts)) or "data")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -258,8 +266,9 @@ def plan(doc) -> dict:
         try:
             step, city = _step(p, turn, action, cardinal, city, doc.get("military_bonuses"))
         except (InputError, RuleError) as exc:
-            where = f"$.actions[{i}]" + (f".{exc.field}" if exc.field and exc.field != "action" else "")
-            raise type(exc)(exc.message, where) from None
+            if exc.field == "action":
+                exc.field = None  # the action itself
+            raise exc.under(f"$.actions[{i}]") from None
         step["money_after"] = p["money"]
         steps.append(step)
     result = dict(p)
@@ -281,8 +290,7 @@ def plan(doc) -> dict:
 def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, where: str) -> None:
     """Rules the schema can't express. ``where`` prefixes paths ("$" for the CLI, "" for event data)."""
     def path(*parts):
-        p = json_path(parts)
-        return where + p[1:] if where else p[1:].lstrip(".")
+        return join_path(where, json_path(parts))
 
     used: dict = {}
     pieces: dict = {}
@@ -475,7 +483,7 @@ def score(doc) -> dict:
 # the match reducer
 
 def _check_options(players: list[str], options: dict) -> dict:
-    if not isinstance(players, list) or not 2 <= len(players) <= 4:
+    if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         raise InputError("Richelieu is played by 2 to 4 players", "players")
     opts = options or {}
     if not isinstance(opts, dict):
@@ -616,6 +624,14 @@ def apply(state: dict, event: dict) -> dict:
 
 def is_ended(state: dict) -> bool:
     return bool(state["ended"])
+
+
+def final_ranking(state: dict) -> list[dict]:
+    """The end-game scoring's places (total, then money, then sheets; still equal, shared), in the one
+    shape of ``companion.games.contract.Placing``; before the end, as if the game ended now."""
+    standings = state["final"] or final_scores(_final_rows(state))
+    return [{"player": r["player"], "place": r["place"], "objective": False, "eliminated": False}
+            for r in standings["players"]]
 
 
 def summary(state: dict) -> dict:

@@ -1,6 +1,6 @@
 """Rome Is Burning (WarpSpawn; Italian translation by Alessandro Crespi, 2004): turn scoring and the match.
 
-Rule book: ``/work/shared/seeds/003_7b3bd6d93acb30aa.txt``. Rulings of issue 7 win over the book.
+Rule book: the Italian translation; the rulings of ``docs/rulings.md#rome-is-burning`` win over it.
 
 The 40 cards of the book (``CATALOGUE``) each carry three type letters: A (Assassination) or
 B (Bread & Circus), then two of P, M, I, C, S, R (the plebeians' types) or of V, U, T, O, G, D (the
@@ -39,17 +39,18 @@ import copy
 import random
 import unicodedata
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.schemas import json_path, validate
 
 GAME_ID = "rome-is-burning"
+NAME = "Rome Is Burning"
+USES_CLOCK = False
 EVENT_TYPES = frozenset({"turn.setup", "move", "steal", "turn.score", "emperor.choose"})
 
 TURNS = 7
 RING = 12
 PALACE = 0
 DIE_SIDES = 6
-CARDS_PER_SPACE = 2
 MIN_PLAYERS, MAX_PLAYERS = 2, RING - 2  # players + 1 spaces of 2 cards on the 11 free spaces
 
 PLEBEIAN_EXTRA, PLEBEIAN_SQUARES = "A", ("P", "M", "I", "C", "S", "R")
@@ -182,8 +183,7 @@ def check_hands(hands: dict, where: str = "$.hands", taken: dict | None = None) 
     for player, cards in hands.items():
         names = []
         for i, c in enumerate(cards):
-            path = json_path([player, i])[1:]
-            field = where + path if where else path.lstrip(".")
+            field = join_path(where, json_path([player, i]))
             name = card_name(c, field)
             if name in seen:
                 raise InputError(f"{name!r} is already in {seen[name]}", field)
@@ -327,7 +327,7 @@ def apply(state: dict, event: dict) -> dict:
         for key, cards in data["spaces"].items():
             space = int(key)
             for i, c in enumerate(cards):
-                field = f"spaces{json_path([key, i])[1:]}"
+                field = join_path("spaces", json_path([key, i]))
                 name = card_name(c, field)
                 if name in seen:
                     raise InputError(f"{name!r} is dealt twice", field)
@@ -403,6 +403,14 @@ def apply(state: dict, event: dict) -> dict:
 
 def is_ended(state: dict) -> bool:
     return state["phase"] == "ended"
+
+
+def final_ranking(state: dict) -> list[dict]:
+    """Places by total points (equal totals share a place: the winners share the first), in the one
+    shape of ``companion.games.contract.Placing``."""
+    from companion.games.contract import competition_places
+
+    return competition_places(state["players"], lambda p: -state["totals"][p])
 
 
 def summary(state: dict) -> dict:

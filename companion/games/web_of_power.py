@@ -1,6 +1,6 @@
 """Web of Power (3-5 players): scoring engine, board checks and the match reducer.
 
-Scoring (rulings of issue 3 win over the rule book's wording):
+Scoring (the rulings of ``docs/rulings.md#web-of-power`` win over the rule book's wording):
 
 - **Monasteries**, per country in the board's scoring order: players are grouped by their number of
   monasteries there (players with none score nothing). The group with the most scores the country's
@@ -69,11 +69,13 @@ With 4 players one card of each colour is removed from the deck, with 3 players 
 
 from __future__ import annotations
 
-from companion.errors import InputError, RuleError
+from companion.errors import InputError, RuleError, join_path
 from companion.games import wop_board
 from companion.games.wop_chains import MIN_CHAIN, SEARCH_BUDGET, SearchTooLong, best_chains
 
 GAME_ID = "web-of-power"
+NAME = "Web of Power"
+USES_CLOCK = False
 EVENT_TYPES = frozenset({"place", "turn.end", "deck.out", "game.end", "chains", "scoring.hand"})
 
 MONASTERIES = 20
@@ -527,7 +529,7 @@ def _chains_data(state, chains, field):
         raise InputError("must be an object {player: [lengths]}", field)
     out = {}
     for p, lengths in chains.items():
-        out[p] = _chain_lengths(state, p, lengths, f"{field}.{p}")
+        out[p] = _chain_lengths(state, p, lengths, join_path(field, _path(p)))
     return out
 
 
@@ -830,12 +832,12 @@ def _unplayed(state) -> dict:
 
 
 def final_ranking(state) -> list | None:
-    """The season's result: ``[{"player", "place"}]`` once the match has ended with a complete final
-    scoring (ties on points go to the most unplayed pieces; players still level share the place);
-    None before."""
+    """The season's result in the one shape (``companion.games.contract.Placing``) once the match has ended
+    with a complete final scoring (ties on points go to the most unplayed pieces; players still level share
+    the place); None before (docs/rulings.md, "Web of Power: incomplete scoring")."""
     if not is_ended(state):
         return None
-    return [{"player": r["player"], "place": r["place"]}
+    return [{"player": r["player"], "place": r["place"], "objective": False, "eliminated": False}
             for r in ranking(state["players"], _totals(state), _unplayed(state), tie_break=True)]
 
 

@@ -22,7 +22,7 @@ import math
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from companion.errors import InputError
+from companion.errors import InputError, join_path
 from companion.schemas import integral
 
 _QUOTE = {'"': "&quot;"}  # escape() for an attribute value
@@ -34,7 +34,6 @@ BOOK_SCORING_ORDER = ["England", "Franken", "Bayern", "Italien", "Aragon",
                       "Frankreich", "Lothringen", "Schwaben", "Burgund"]
 BOOK_SITE_COUNTS = {"Frankreich": 8, "Schwaben": 4}
 BOOK_ALLIANCES = {14: ("Italien", "Burgund"), 15: ("Italien", "Bayern")}
-BOOK_SEA_ROUTES = {1, 2, 3, 5, 6, 15}
 BOOK_ALLIANCE_COUNT = 15
 
 
@@ -63,12 +62,6 @@ def _finite(v) -> bool:
 
 def _site_id(site) -> str:
     return site if isinstance(site, str) else site["id"]
-
-
-def _prefix(field: str | None, base: str) -> str:
-    if not field or field == "$":
-        return base
-    return base + field[1:] if field.startswith("$") else f"{base}.{field}"
 
 
 def _name(v) -> bool:
@@ -175,7 +168,7 @@ def validate_doc(doc, base: str = "$") -> None:
     try:
         validate("web-of-power.map", doc)
     except InputError as exc:
-        raise InputError(exc.message, _prefix(exc.field, base)) from None
+        raise exc.under(base) from None
 
 
 def check(doc, base: str = "$") -> dict:
@@ -190,7 +183,7 @@ def check(doc, base: str = "$") -> dict:
     warnings: list[dict] = []
 
     def err(path, msg):
-        errors.append({"path": _prefix(path, base), "message": msg})
+        errors.append({"path": join_path(base, path), "message": msg})
 
     for i, c in enumerate(doc["countries"]):  # NaN/Infinity: Python's JSON reader accepts them
         for key in ("x", "y"):
@@ -202,7 +195,7 @@ def check(doc, base: str = "$") -> dict:
                     err(f"$.countries[{i}].sites[{j}].{key}", "must be a finite number")
 
     def warn(path, msg):
-        warnings.append({"path": _prefix(path, base), "message": msg})
+        warnings.append({"path": join_path(base, path), "message": msg})
 
     countries = doc["countries"]
     ids = [c["id"] for c in countries]

@@ -12,7 +12,7 @@ from flask import Blueprint, jsonify, request
 
 from companion import __version__
 from companion.errors import CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError
-from companion.games import GAMES, game_module
+from companion.games import game_module, registry
 from companion.matches import event_path, uses_clock
 from companion.schemas import json_path
 from companion.web.core import (ctx, int_arg, json_body, match_card, present_event, present_view, require, role,
@@ -20,13 +20,6 @@ from companion.web.core import (ctx, int_arg, json_body, match_card, present_eve
 
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
-
-GAME_NAMES = {
-    "web-of-power": "Web of Power",
-    "conquest-italy": "Conquest of Italy",
-    "richelieu": "Richelieu",
-    "rome-is-burning": "Rome Is Burning",
-}
 
 
 def _dollar(field: str | None, prefix: str = "$") -> str:
@@ -59,20 +52,9 @@ def healthz():
 
 @bp.get("/api/games")
 def games():
-    out = []
-    for gid in sorted(GAMES):
-        item = {"id": gid, "name": GAME_NAMES.get(gid, gid), "available": False, "event_types": [],
-                "clock_default": uses_clock(gid, {})}
-        try:
-            mod = game_module(gid)
-            item["available"] = True
-            item["event_types"] = sorted(getattr(mod, "EVENT_TYPES", ()))
-            for attr in ("MIN_PLAYERS", "MAX_PLAYERS", "COLOURS"):
-                if hasattr(mod, attr):
-                    item[attr.lower()] = getattr(mod, attr)
-        except Exception as exc:  # a module still being written
-            item["error"] = type(exc).__name__
-        out.append(item)
+    out = [{"id": gid, "name": mod.NAME, "available": True, "event_types": sorted(mod.EVENT_TYPES),
+            "clock_default": mod.USES_CLOCK, "min_players": mod.MIN_PLAYERS, "max_players": mod.MAX_PLAYERS}
+           for gid, mod in registry().items()]
     return jsonify({"games": out})
 
 

@@ -1,7 +1,7 @@
-"""Independent audit of conquest-italy against its rule book and the rulings of issue 4.
+"""Independent audit of conquest-italy against its rule book and docs/rulings.md#conquest-of-italy.
 
-The rule book is ``shared/seeds/004_96160abe770519f9.txt`` (Italian); "book:" below quotes it, "ruling:" quotes
-issue 4, whose rulings win over the book. Every expected value here is computed by code written for this file
+The rule book is the conquest game's (Italian); "book:" below quotes it, "ruling:" quotes docs/rulings.md,
+whose rulings win over the book. Every expected value here is computed by code written for this file
 (dice enumerated roll by roll, battles flowed round by round, the map read as plain JSON), never by calling the
 engine's own helpers for the answer. Commands run as real processes through the ``run_cli`` fixture.
 """
@@ -104,7 +104,7 @@ def test_combat_cli_rule_book_examples_and_defender_dice(run_cli):
 
 @pytest.mark.parametrize("dice", ["²", "--1", "٣", "6.0", "+6", "6,,1"])
 def test_combat_cli_odd_dice_text_exits_2(run_cli, dice):
-    # issue 4 CLI: "Illegal dice counts or faces ... exit 2 with the reason" ('²' and '--1' used to exit 1)
+    # docs/games.md "Combat": "Wrong counts or faces ... exit 2 naming the option" ('²' and '--1' used to exit 1)
     code, out, err = run_cli("combat", "--attacker", 5, "--defender", 3, f"--attack-dice={dice}",
                              "--defend-dice", "1,1,1")
     exit_2_one_line(code, out, err, "--attack-dice")
@@ -171,7 +171,7 @@ def test_odds_cli_stop_at_equals_the_flow(run_cli):
 
 
 def test_odds_cli_target_is_the_fewest_attackers(run_cli):
-    # issue 4: "--target P prints the smallest A that reaches probability P against D"
+    # docs/games.md "Odds": "--target P the fewest attackers (at most A) reaching P against D"
     code, out, _ = run_cli("odds", 40, 4, "--target", 0.8)
     r = json.loads(out)
     exact = {a: sum(p for (_, y), p in flow(a, 4, 1).items() if y == 0) for a in range(1, 15)}
@@ -404,8 +404,8 @@ def test_score_cli_objective_completed_then_shared_places(run_cli):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# the default map: issue 4 "42 Italian cities in 7 macro-regions ... Milano, Roma and Catanzaro are the
-# airports; Sicily and Calabria form a 5-territory region ... value = its number of borders, clearly labelled"
+# the default map (docs/rulings.md#the-default-map): "42 Italian cities in 7 macro-regions ... (Milano, Roma and
+# Catanzaro the airports; "Sicilia e Calabria" a 5-city region ...; each city's value its number of neighbours)"
 
 def test_default_map_read_as_plain_json():
     assert len(CITIES) == 42 and len(REGIONS) == 7  # book: "suddivisa in 42 città, appartenenti a 7 macro-regioni"
@@ -430,7 +430,7 @@ def test_default_map_read_as_plain_json():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# bad input through the CLI as real processes: exit 2, one line naming the JSON path (issue 1 / README)
+# bad input through the CLI as real processes: exit 2, one line naming the JSON path (README, "CLI")
 
 SCORE = {"players": ["Anna", "Bruno", "Carla"], "owned": {"Anna": ["Roma"], "Bruno": ["Bari"], "Carla": ["Torino"]},
          "objectives": {"Anna": ["Roma"], "Bruno": ["Bari"], "Carla": ["Torino"]}}

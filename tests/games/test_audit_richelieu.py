@@ -1,6 +1,5 @@
 """Independent audit of the Richelieu engine against the rule book
-(/work/shared/seeds/001_007914d993e62470.txt, "book" below, Italian) and the rulings of issue 7
-("ruling" below; a ruling wins over the book). Each test names the rule it checks; the oracles are
+("book" below, Italian) and docs/rulings.md#richelieu ("ruling" below; a ruling wins over the book). Each test names the rule it checks; the oracles are
 written from the rules, not from the engine.
 """
 

@@ -1,6 +1,6 @@
 """Independent audit of the Web of Power engine against the rule book
-(/work/shared/seeds/000_cb88dd336e554891.txt, "WoP book" below, Italian) and the rulings of issue 3
-("ruling" below; a ruling wins over the book). Each test names the rule it checks.
+("WoP book" below, Italian) and docs/rulings.md#web-of-power ("ruling" below; a ruling wins over the
+book). Each test names the rule it checks.
 
 The oracles here are written from the rules, not from the engine: dense-rank monastery points, the
 alliance test per country, and the chain score as a subset dynamic programme (a set of monasteries is

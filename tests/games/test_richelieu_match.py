@@ -206,3 +206,15 @@ def test_export_round_trip_through_the_cli(run_cli, tmp_path):
     assert code == 0, err
     state = json.loads(out)
     assert state["state"]["players"]["red"]["money"] == 2 and state["summary"]["turn"]["player"] == "yellow"
+
+
+@pytest.mark.parametrize("event, field", [
+    (ev("turn.end", player="red", extra=1), "extra"),
+    (ev("action", player="red", action="income", space=2), "space"),
+    (ev("game.end", now=True), "now"),
+])
+def test_an_unexpected_key_in_the_data_is_named(event, field):
+    """An error about the data's keys names the key (it named no field, which the conformance test caught)."""
+    with pytest.raises(InputError) as err:
+        R.apply(R.initial_state(PLAYERS, {}), event)
+    assert err.value.field == field

@@ -133,7 +133,8 @@ def test_hand_entries_complete_the_scoring_exactly_and_the_match_ends():
     totals = summ["scores"]["totals"]
     best = max(totals.values())
     assert summ["winners"] == [p for p in P4 if totals[p] == best]
-    assert wop.final_ranking(s)[0] == {"player": summ["winners"][0], "place": 1}
+    assert wop.final_ranking(s)[0] == {"player": summ["winners"][0], "place": 1, "objective": False,
+                                       "eliminated": False}
 
 
 def test_later_entries_replace_earlier_ones_and_chains_events_count_too():

@@ -20,8 +20,13 @@ def test_healthz(api):
 
 
 def test_games_lists_every_game(api):
-    ids = [g["id"] for g in api.get("/api/games").json["games"]]
-    assert ids == sorted(["web-of-power", "conquest-italy", "richelieu", "rome-is-burning"])
+    games = api.get("/api/games").json["games"]
+    assert [g["id"] for g in games] == sorted(["web-of-power", "conquest-italy", "richelieu", "rome-is-burning"])
+    by_id = {g["id"]: g for g in games}
+    assert by_id["conquest-italy"]["name"] == "Conquest of Italy" and by_id["conquest-italy"]["clock_default"]
+    assert by_id["richelieu"] == {"id": "richelieu", "name": "Richelieu", "available": True, "clock_default": False,
+                                  "min_players": 2, "max_players": 4,
+                                  "event_types": ["action", "game.end", "intrigue.resolve", "track.adjust", "turn.end"]}
 
 
 def test_create_match(fake_game, player):
