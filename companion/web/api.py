@@ -22,14 +22,6 @@ log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
 
 
-def _dollar(field: str | None, prefix: str = "$") -> str:
-    if not field:
-        return prefix
-    if field.startswith("$"):
-        return field
-    return f"{prefix}.{field}" if not field.startswith("[") else f"{prefix}{field}"
-
-
 def match_doc(match_id: str) -> dict:
     c = ctx()
     match = c.store.get_match(match_id)
@@ -86,8 +78,10 @@ def create_match():
                                  colours=colours)
     except CompanionError as exc:
         if exc.field in ("players", "game"):
-            raise type(exc)(exc.message, f"$.{exc.field}") from None
-        raise type(exc)(exc.message, _dollar(exc.field, "$.options")) from None
+            raise exc.under("$") from None
+        if exc.field and exc.field.startswith("$"):
+            raise
+        raise exc.under("$.options") from None
     body = match_doc(match["id"])
     return jsonify(body), 201, {"Location": f"/api/matches/{match['id']}"}
 
@@ -244,7 +238,9 @@ def tournament_round():
     try:
         result = c.runner.start_tournament_round(ids)
     except CompanionError as exc:
-        raise type(exc)(exc.message, _dollar(exc.field)) from None
+        if exc.field and exc.field.startswith("$"):
+            raise
+        raise exc.under("$") from None
     return jsonify({"started": ids, "result": result if isinstance(result, (dict, list)) else None})
 
 

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, g, jsonify, render_template, reque
 
 from companion import season as core
 from companion import season_store as ss
-from companion.errors import CompanionError, InputError, NotFoundError
+from companion.errors import CompanionError, InputError, NotFoundError, join_path
 from companion.games import GAMES
 from companion.web import i18n
 from companion.web.core import ctx, json_body, require
@@ -30,14 +30,6 @@ def ts(key: str, **values) -> str:
 
 # -- helpers --------------------------------------------------------------------------------------
 
-def _dollar(field: str | None, prefix: str = "$") -> str:
-    if not field:
-        return prefix
-    if field.startswith("$"):
-        return field
-    return f"{prefix}{field}" if field.startswith("[") else f"{prefix}.{field}"
-
-
 @contextmanager
 def body_errors(strip: str | None = None):
     """Errors about body fields (``name``, ``settings.points["4"]``) name their JSON path (``$.name``);
@@ -49,7 +41,7 @@ def body_errors(strip: str | None = None):
         if f and not f.startswith("$"):
             if strip and (f == strip or f.startswith(strip + ".") or f.startswith(strip + "[")):
                 f = f[len(strip):]
-            exc.field = _dollar(f.lstrip(".")) if not f.startswith("[") else "$" + f
+            exc.field = join_path("$", f)
         raise
 
 
