@@ -4,6 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 ARGS   ?=
 PYTEST_ARGS ?=
+# the suite runs on every core (pytest-xdist; one file's tests stay on one worker)
+JOBS ?= auto
 
 .PHONY: run test bench soak wheel clean
 
@@ -23,7 +25,7 @@ run: $(VENV)/.installed
 	$(BIN)/companion serve $(ARGS)
 
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m companion.bench
