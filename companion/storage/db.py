@@ -188,6 +188,10 @@ class Database:
                 (key, json.dumps(value)),
             )
 
+    def delete_setting(self, key: str) -> None:
+        with self.write() as c:
+            c.execute("DELETE FROM settings WHERE key=?", (key,))
+
     # -- backup --------------------------------------------------------------
     def backup(self, dest: str | Path) -> Path:
         """A consistent copy of the live database (SQLite online backup API)."""

@@ -235,9 +235,10 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             resp.headers.setdefault("Cache-Control", "no-store")
         return resp
 
-    def _page_error(status: int, message: str, field: str | None = None):
+    def _page_error(status: int, message: str, field: str | None = None, headline: str | None = None):
         try:
-            return render_template("error.html", status=status, message=message, field=field), status
+            return render_template("error.html", status=status, message=message, field=field,
+                                   headline=headline), status
         except Exception:  # the error page itself must not fail
             return f"{status}: {message}", status, {"Content-Type": "text/plain; charset=utf-8"}
 
@@ -280,15 +281,19 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         # the route's pattern, not the path: a path may carry a secret (the join token of /j/<token>)
         rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
         log.error("internal error %s on %s %s", error_id, request.method, rule, exc_info=exc)
+        code = None
         if is_disk_full(exc):
-            status, message = 503, "the box's storage is full"
+            status, message, code = 503, "the box's storage is full", "storage_full"
         elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
-            status, message = 503, "the box's storage failed: try again"
+            status, message, code = 503, "the box's storage failed: try again", "storage_failed"
         else:
             status, message = 500, "internal error"
-        if _wants_json():
-            return jsonify({"error": message, "id": error_id}), status
-        return _page_error(status, f"{message} ({error_id})")
+        if _wants_json():  # phones show the words of error.<code> in their language
+            body = {"error": message, "id": error_id}
+            if code:
+                body["code"] = code
+            return jsonify(body), status
+        return _page_error(status, f"{message} ({error_id})", headline=f"error.{code}" if code else None)
 
     @app.context_processor
     def template_globals():
