@@ -77,6 +77,15 @@ def test_import_refuses_an_event_the_rules_refuse(fake_game, tmp_path, capsys, m
 
 
 def test_backup_command(run_cli, tmp_path):
+    from companion.storage import Store
+
+    Store(tmp_path / "data" / "companion.db").close()
+    code, out, err = run_cli("backup", str(tmp_path / "copies"))  # a new folder
+    assert code == 0, err
+    made = json.loads(out)["backup"]
+    assert made.startswith(str(tmp_path / "copies") + "/companion-") and made.endswith("Z.db")
+    (tmp_path / "copy.db").write_bytes(b"an old copy")  # an existing file is replaced
     code, out, err = run_cli("backup", str(tmp_path / "copy.db"))
     assert code == 0, err
     assert json.loads(out)["backup"].endswith("copy.db")
+    assert (tmp_path / "copy.db").read_bytes().startswith(b"SQLite format 3")

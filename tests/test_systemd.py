@@ -59,6 +59,8 @@ def test_companion_service_is_a_watched_notify_service_of_a_dedicated_user():
     assert one(u, "Service", "Type") == "notify"
     assert int(one(u, "Service", "WatchdogSec")) >= 10
     assert one(u, "Service", "Restart") == "on-failure"
+    # exit 2 (a configuration mistake: bad option, empty or unreadable database) is not restarted in a loop
+    assert one(u, "Service", "RestartPreventExitStatus").split() == ["2"]
     assert one(u, "Service", "User") == "companion" and one(u, "Service", "Group") == "companion"
     assert one(u, "Service", "SupplementaryGroups") == "gpio"
     assert one(u, "Service", "StateDirectory") == "companion"
@@ -320,6 +322,7 @@ def test_rotation_keeps_the_newest_n_and_nothing_else_is_touched(tmp_path_factor
 
 
 def test_backup_cli_rotates(run_cli, tmp_path):
+    Store(tmp_path / "data" / "companion.db").close()  # the database run_cli's COMPANION_DATA names
     dest = tmp_path / "backups"
     dest.mkdir()
     old = ["companion-20200101T000000Z.db", "companion-20200102T000000Z.db", "companion-20200103T000000Z.db"]

@@ -39,6 +39,7 @@ from companion.errors import AuthError, CompanionError, ForbiddenError
 from companion.web import i18n, netinfo
 from companion.access import Access
 from companion.web.core import Ctx
+from companion.web.limits import MAX_BODY, body_limit
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,13 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # What a viewer may still reach when the club turned viewers off.
 OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
                   "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page"}
+
+
+class BodyTooLarge(CompanionError):
+    status = 413
+
+    def __init__(self, limit: int):
+        super().__init__(f"the body is too large: at most {limit // 1024} KiB here", "Content-Length")
 
 
 def _open_store(config):
@@ -117,7 +125,7 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask("companion.web", template_folder=str(wd / "templates"), static_folder=str(wd / "static"),
                 static_url_path="/static")
     app.config.update(
-        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         JSON_SORT_KEYS=False,
         SEND_FILE_MAX_AGE_DEFAULT=300,
         TEMPLATES_AUTO_RELOAD=False,
@@ -182,6 +190,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
                              request.headers.get("Accept-Language"))
         if not c.extra["hosts"].allowed(request.host):
             raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
+        length = request.content_length  # refused before anything reads the body
+        if length is not None and length > body_limit(request.endpoint):
+            raise BodyTooLarge(body_limit(request.endpoint))
         auth = request.headers.get("Authorization")
         if auth is not None:
             scheme, _, token = auth.strip().partition(" ")

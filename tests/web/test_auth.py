@@ -311,8 +311,10 @@ def _link(organiser, **body):
     return r.json["url"].split("localhost", 1)[1]
 
 
-def test_revoking_a_join_link_ends_the_sessions_made_from_it(app, organiser):
-    first, second = _link(organiser), _link(organiser)
+def test_revoking_a_join_link_ends_the_sessions_made_from_it(app, organiser, clock):
+    first = _link(organiser)
+    clock.advance(1)
+    second = _link(organiser)
     a, b = Api(app.test_client()), Api(app.test_client())
     assert a.c.get(first).status_code == 303 and b.c.get(second).status_code == 303
     assert a.get("/api/auth/me").json["role"] == "player" == b.get("/api/auth/me").json["role"]
