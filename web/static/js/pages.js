@@ -456,7 +456,7 @@
         data.sessions.forEach(function (s) {
           var seats = Object.keys(s.seats || {}).map(function (k) { return s.seats[k]; });
           var words = [t(s.role === "organiser" ? "join.session_organiser" : "join.session_player")];
-          if (s.current) words.push("(" + t("join.session_you") + ")");
+          if (s.current) words[0] += " (" + t("join.session_you") + ")";
           if (seats.length) words.push(t("join.session_seats", { seats: seats.join(", ") }));
           words.push(t("join.session_since", { when: when(s.created_at) }));
           var li = C.el("li", { "data-session": s.id }, C.el("span", { text: words.join(" · ") }));
