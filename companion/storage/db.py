@@ -82,8 +82,12 @@ class Database:
             except OSError as exc:
                 raise InputError(f"cannot use the data folder {self.path.parent}: {exc.strerror or exc}",
                                  "--data-dir") from None
-            if self.path.exists() or self.path.is_symlink():
-                check_database_file(self.path)
+            try:
+                if self.path.exists() or self.path.is_symlink():
+                    check_database_file(self.path)
+            except OSError as exc:  # e.g. a data folder that may be entered but not read
+                raise InputError(f"cannot use the database {self.path}: {exc.strerror or exc}",
+                                 "--data-dir") from None
         self.clock = clock or WallClock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
@@ -239,11 +243,15 @@ def check_database_file(path: str | Path, field: str = "--data-dir") -> Path:
     from companion.errors import InputError
 
     path = Path(path)
-    if not path.exists():
+    try:
+        exists, is_file, size = path.exists(), path.is_file(), path.stat().st_size if path.is_file() else 0
+    except OSError as exc:
+        raise InputError(f"cannot use the database {path}: {exc.strerror or exc}", field) from None
+    if not exists:
         raise InputError(f"no database at {path}: check --data-dir or $COMPANION_DATA", field)
-    if not path.is_file():
+    if not is_file:
         raise InputError(f"{path} is not a file", field)
-    if path.stat().st_size == 0:
+    if size == 0:
         raise InputError(f"{path} is empty (0 bytes): not a companion database (restore a backup, or move it "
                          "away to start afresh)", field)
     return path
@@ -253,10 +261,16 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     """The database at ``path``, read-only (it is never created, nor changed)."""
     from urllib.parse import quote
 
+    from companion.errors import InputError
+
     path = check_database_file(path)
-    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=10,
-                           isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=10000")
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=10,
+                               isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("PRAGMA schema_version").fetchone()  # reads the header: unreadable or not SQLite?
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot open the database {path}: {exc}", "--data-dir") from None
     return conn
 
 

@@ -243,14 +243,52 @@ def test_an_unusable_database_exits_2_naming_the_path(run_cli, tmp_path, case):
         assert culprit.stat().st_size == 0  # never turned into a fresh install
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every file: permissions cannot make it unreadable")
-def test_an_unreadable_data_dir_exits_2_naming_it(run_cli, data):
-    data.chmod(0)
+@pytest.mark.parametrize("where", ["data-dir", "database", "parent"])
+def test_an_unreadable_data_dir_or_database_exits_2_naming_it(request_cleanup, where):
+    """Root reads every file, so as root the command runs as the user nobody (setpriv)."""
+    import shutil
+    import sys
+
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="companion-unreadable-"))  # (pytest's tmp_path is root's alone)
+    request_cleanup.append(base)
+    base.chmod(0o755)
+    data = base / "data"
+    make_database(data / "companion.db", events=3)
+    culprit = {"data-dir": data, "database": data / "companion.db", "parent": data / "sub"}[where]
+    if where == "data-dir":
+        data.chmod(0)  # no reading the folder's entries, nor opening a file in it
+    elif where == "database":
+        data.chmod(0o777)
+        for f in data.iterdir():
+            f.chmod(0)
+    else:
+        data.chmod(0o555)  # the data folder cannot be created inside it
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root reads every file and setpriv (to run as nobody) is missing")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    from tests.web.serverproc import REPO
+
     try:
-        rc, out, err = run_cli("match", "list", "--data-dir", data)
+        p = subprocess.run([*prefix, sys.executable, "-m", "companion", "match", "list", "--data-dir", str(culprit if where != "database" else data)],
+                           capture_output=True, text=True, timeout=60, cwd="/", env=dict(os.environ, PYTHONPATH=str(REPO)))
     finally:
         data.chmod(0o755)
-    assert rc == 2 and str(data) in err
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert len(p.stderr.strip().splitlines()) == 1 and str(culprit) in p.stderr, p.stderr
+
+
+@pytest.fixture
+def request_cleanup():
+    import shutil
+
+    paths = []
+    yield paths
+    for p in paths:
+        shutil.rmtree(p, ignore_errors=True)
 
 
 # -- request bodies ---------------------------------------------------------------------------------------
@@ -385,3 +423,12 @@ def app_and_store(tmp_path):
     app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": "13572468"})
     yield app, store, clock
     store.close()
+
+
+def test_backup_of_a_file_that_is_not_sqlite_exits_2_naming_it(run_cli, tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "companion.db").write_bytes(b"not a database at all " * 200)
+    rc, out, err = run_cli("backup", tmp_path / "b", "--data-dir", d)
+    assert rc == 2 and str(d / "companion.db") in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "b").exists()
