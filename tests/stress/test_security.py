@@ -203,6 +203,8 @@ def test_pin_guessing_follows_the_rate_limit_model(tmp_path_factory, plan):
 
     clock = FakeClock("2026-03-01T20:00:00Z")
     store = Store(tmp_path_factory.mktemp("pin") / "c.db", clock=clock)
+    mp = pytest.MonkeyPatch()
+    mp.setattr("companion.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
     try:
         app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": SETUP})
         organiser_client(app)
@@ -220,6 +222,7 @@ def test_pin_guessing_follows_the_rate_limit_model(tmp_path_factory, plan):
                 assert r.json["field"] == "$.pin"
             a.post("/api/auth/logout")
     finally:
+        mp.undo()
         store.close()
 
 
@@ -245,11 +248,12 @@ def test_setup_code_and_join_link_guessing_are_limited(app):
     assert c.get(url[len("http://localhost"):], environ_base={"REMOTE_ADDR": "192.168.1.78"}).status_code == 303
 
 
-def test_nobody_can_lock_out_the_organiser_or_new_players(app, clock):
+def test_nobody_can_lock_out_the_organiser_or_new_players(app, clock, monkeypatch):
     """Wrong PINs and bad join links from many addresses, kept up for an hour (the old global limit: 30 in
     15 minutes locked everyone out), never refuse the organiser's correct PIN nor a valid join link."""
     from companion.web.auth import current_join
 
+    monkeypatch.setattr("companion.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
     organiser_client(app)
     attacker = Api(app.test_client())
     with app.test_request_context("/"):
