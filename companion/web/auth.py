@@ -104,7 +104,7 @@ def set_pin():
     resp = make_response(jsonify({"role": "organiser", "pin_set": True}))
     if g.get("via") == "bearer":
         return resp
-    if resetting:
+    if resetting and g.get("session") is not None and g.session["role"] == "organiser":
         g.session = None  # ended with every organiser session
     return _set_session(resp, "organiser")
 

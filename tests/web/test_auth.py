@@ -284,6 +284,17 @@ def test_pin_reset_code_sets_a_new_pin_once_and_ends_organiser_sessions(app, org
     assert Api(app.test_client()).post("/api/auth/login", {"pin": "246813"}).status_code == 401
     r = Api(app.test_client()).post("/api/auth/pin", {"pin": "888888", "setup_code": code})  # used up
     assert r.status_code == 401
+    # a player's phone may be the one at hand: it becomes the organiser's and its seats come along
+    from tests.web.conftest import join
+
+    code, _ = Access(store).create_reset_code()
+    p = Api(app.test_client())
+    join(app, p.c)
+    sess = app.extensions["companion"].access.session(p.c.get_cookie("companion_sid").value)
+    store.set_session_data(sess["key"], {"seats": {"m1": "Anna"}})
+    assert p.post("/api/auth/pin", {"pin": "999999", "setup_code": code}).status_code == 200
+    assert p.get("/api/auth/me").json["role"] == "organiser" and p.get("/api/auth/me").json["seats"] == {"m1": "Anna"}
+    assert len([s for s in Access(store).list_sessions() if s["role"] == "player"]) == 0
     code, _ = Access(store).create_reset_code()
     clock.advance(3601)  # valid one hour
     assert Api(app.test_client()).post("/api/auth/pin", {"pin": "888888", "setup_code": code}).status_code == 401
