@@ -16,7 +16,7 @@ import hmac
 import secrets
 from datetime import timedelta
 
-from companion.errors import InputError
+from companion.errors import InputError, NotFoundError
 from companion.timeutil import parse_iso, to_iso
 
 ROLES = ("viewer", "player", "organiser")
@@ -26,12 +26,27 @@ PLAYER_SESSION_HOURS = 14 * 24
 ORGANISER_SESSION_HOURS = 12
 JOIN_TOKEN_HOURS = 12
 PIN_ITERATIONS = 120_000  # PBKDF2-SHA256: a fraction of a second on a Pi Zero 2 W
-SETUP_CODE_HOURS = 24  # a one-time setup code from ``companion pin reset`` (run on the box) lasts this long
 
-# Failed sign-ins: at most FAIL_LIMIT per client and FAIL_GLOBAL_LIMIT overall per window.
-FAIL_WINDOW_SECONDS = 15 * 60
-FAIL_LIMIT = 5
-FAIL_GLOBAL_LIMIT = 30
+PIN_MIN_DIGITS = 6  # new PINs; a shorter PIN stored before keeps working until it is changed
+PIN_MAX_DIGITS = 12
+RESET_CODE_MINUTES = 60  # a code from `companion pin reset` is valid this long, once
+
+# Failed attempts (wrong PIN, wrong setup code, unknown join link) are limited per address only: an
+# address may fail FAIL_FREE times, then waits BACKOFF_BASE_SECONDS after its next failure, twice as
+# long after each further one, at most BACKOFF_MAX_SECONDS. Failures older than FAIL_MEMORY_SECONDS
+# are forgotten; a success forgives the address. There is no overall limit: failures from other
+# addresses never refuse the organiser's correct PIN, nor a valid join link.
+FAIL_FREE = 5
+BACKOFF_BASE_SECONDS = 60
+BACKOFF_MAX_SECONDS = 60 * 60
+FAIL_MEMORY_SECONDS = 24 * 3600
+
+
+def backoff_seconds(failures: int) -> int:
+    """How long an address waits after its last failure, having failed ``failures`` times."""
+    if failures < FAIL_FREE:
+        return 0
+    return min(BACKOFF_BASE_SECONDS * 2 ** min(failures - FAIL_FREE, 30), BACKOFF_MAX_SECONDS)
 
 
 def hash_secret(secret: str) -> str:
@@ -43,9 +58,14 @@ def role_at_least(role: str, needed: str) -> bool:
 
 
 def check_pin_format(pin) -> str:
-    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() or not 4 <= len(pin) <= 12:
-        raise InputError("the PIN must be 4 to 12 digits", "pin")
+    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
+            or not PIN_MIN_DIGITS <= len(pin) <= PIN_MAX_DIGITS:
+        raise InputError(f"the PIN must be {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits", "pin")
     return pin
+
+
+def _pbkdf2(secret: str, salt: str, iterations: int) -> str:
+    return hashlib.pbkdf2_hmac("sha256", secret.encode(), bytes.fromhex(salt), iterations).hex()
 
 
 class Access:
@@ -63,15 +83,24 @@ class Access:
         return expires_at is not None and parse_iso(expires_at) <= self._now()
 
     # -- sessions ------------------------------------------------------------
-    def create_session(self, role: str, data: dict | None = None) -> str:
+    def create_session(self, role: str, data: dict | None = None, join_token: str | None = None) -> str:
+        """A new session; ``join_token``: the join link it was made from (ending the link ends it)."""
         if role not in ("player", "organiser"):
             raise InputError("role must be player or organiser", "role")
         sid = secrets.token_urlsafe(32)
         hours = ORGANISER_SESSION_HOURS if role == "organiser" else PLAYER_SESSION_HOURS
         # (sessions that ended long ago are forgotten on the way)
         self.store.insert_session(hash_secret(sid), role, self.clock.now_iso(), self._later(hours), data or {},
-                                  purge_before=to_iso(self._now() - timedelta(days=1)))
+                                  purge_before=to_iso(self._now() - timedelta(days=1)),
+                                  join_hash=hash_secret(join_token) if join_token else None)
         return sid
+
+    def list_sessions(self) -> list[dict]:
+        return self.store.session_rows(self.clock.now_iso())
+
+    def end_session_by_id(self, session_id: str) -> None:
+        if not isinstance(session_id, str) or len(session_id) != 12 or not self.store.delete_session_by_id(session_id):
+            raise NotFoundError(f"no session {session_id}", "id")
 
     def session(self, sid: str | None) -> dict | None:
         if not sid or len(sid) > 200:
@@ -139,6 +168,16 @@ class Access:
             return None
         return {"role": row["role"], "match_id": row["match_id"], "expires_at": row["expires_at"]}
 
+    def list_join_tokens(self) -> list[dict]:
+        return self.store.join_token_rows(self.clock.now_iso())
+
+    def revoke_join_token(self, link_id: str) -> int:
+        """End one join link and every session made from it; how many sessions ended."""
+        ended = self.store.revoke_join_token(link_id) if isinstance(link_id, str) and len(link_id) == 12 else None
+        if ended is None:
+            raise NotFoundError(f"no join link {link_id}", "id")
+        return ended
+
     def join_token_alive(self, token: str | None) -> bool:
         return bool(token) and self.join_token(token) is not None
 
@@ -149,60 +188,64 @@ class Access:
     def set_pin(self, pin: str) -> None:
         check_pin_format(pin)
         salt = secrets.token_hex(16)
-        digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(salt), PIN_ITERATIONS).hex()
-        self.store.set_setting("web.pin", {"salt": salt, "iterations": PIN_ITERATIONS, "hash": digest})
-        self.store.set_setting("web.setup_code", None)  # a one-time setup code is used up by any new PIN
+        self.store.set_setting("web.pin", {"salt": salt, "iterations": PIN_ITERATIONS,
+                                           "hash": _pbkdf2(pin, salt, PIN_ITERATIONS)})
 
     def check_pin(self, pin) -> bool:
         stored = self.store.get_setting("web.pin")
         if stored is None or not isinstance(pin, str) or not pin.isascii() or len(pin) > 64:
             return False
-        digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), bytes.fromhex(stored["salt"]),
-                                     int(stored["iterations"])).hex()
+        digest = _pbkdf2(pin, stored["salt"], int(stored["iterations"]))
         return hmac.compare_digest(digest, stored["hash"])
 
-    # -- one-time setup codes: ``companion pin reset``, run on the box (it needs the database file) ----
-    def reset_pin(self, hours: float = SETUP_CODE_HOURS) -> dict:
-        """Forget the PIN, sign out every organiser, and return a new one-time setup code (only its hash
-        is stored) with which /login sets a new PIN. A newer code replaces an older one."""
-        was_set = self.pin_is_set()
-        code = "".join(secrets.choice("0123456789") for _ in range(8))
-        expires_at = self._later(hours)
-        self.store.set_setting("web.setup_code", {"hash": hash_secret(code), "expires_at": expires_at})
-        if was_set:
-            self.store.set_setting("web.pin", None)
-            self.store.delete_sessions_of_role("organiser")
-        return {"setup_code": code, "expires_at": expires_at, "pin_was_set": was_set}
+    # -- recovery: `companion pin reset` on the box itself ------------------------------------
+    def create_reset_code(self, minutes: float = RESET_CODE_MINUTES) -> tuple[str, str]:
+        """A one-time setup code (10 digits) with which the organiser sets a new PIN at /login; it takes
+        access to the box's database to make one. Returns ``(code, expires_at)``; a new code replaces
+        an older one."""
+        code = "".join(secrets.choice("0123456789") for _ in range(10))
+        salt = secrets.token_hex(16)
+        expires = self._later(minutes / 60)
+        self.store.set_setting("web.pin_reset", {"salt": salt, "iterations": PIN_ITERATIONS,
+                                                 "hash": _pbkdf2(code, salt, PIN_ITERATIONS),
+                                                 "expires_at": expires})
+        return code, expires
 
-    def check_setup_code(self, code) -> bool:
-        """Whether ``code`` is the live one-time setup code of ``reset_pin``."""
-        stored = self.store.get_setting("web.setup_code")
-        if not stored or not isinstance(code, str) or len(code) > 64 or self._expired(stored.get("expires_at")):
+    def reset_pending(self) -> bool:
+        stored = self.store.get_setting("web.pin_reset")
+        return stored is not None and not self._expired(stored["expires_at"])
+
+    def check_reset_code(self, code) -> bool:
+        stored = self.store.get_setting("web.pin_reset")
+        if stored is None or self._expired(stored["expires_at"]) or not isinstance(code, str) \
+                or not code.isascii() or len(code) > 64:
             return False
-        return hmac.compare_digest(hash_secret(code), stored["hash"])
+        return hmac.compare_digest(_pbkdf2(code, stored["salt"], int(stored["iterations"])), stored["hash"])
 
-    # -- rate limiting of failed attempts ------------------------------------------
-    def _window_start(self) -> str:
-        return to_iso(self._now() - timedelta(seconds=FAIL_WINDOW_SECONDS))
+    def reset_pin(self, code: str, pin: str) -> bool:
+        """Set a new PIN with a reset code: the code is used up and every organiser session ends."""
+        check_pin_format(pin)
+        if not self.check_reset_code(code):
+            return False
+        self.set_pin(pin)
+        self.store.delete_setting("web.pin_reset")
+        self.store.end_sessions_of_role("organiser")
+        return True
 
+    # -- rate limiting of failed attempts (per address, with backoff) ---------------------
     def locked_for(self, scope: str, client: str) -> int:
-        """Seconds until this client may try again (0: now)."""
-        start = self._window_start()
-        mine = self.store.failure_times(scope, start, client)
-        every = self.store.failure_times(scope, start)
-        waits = []
-        if len(mine) >= FAIL_LIMIT:
-            waits.append(mine[-FAIL_LIMIT])
-        if len(every) >= FAIL_GLOBAL_LIMIT:
-            waits.append(every[-FAIL_GLOBAL_LIMIT])
-        if not waits:
+        """Seconds until this client (address) may try again (0: now)."""
+        mine = self.store.failure_times(scope, to_iso(self._now() - timedelta(seconds=FAIL_MEMORY_SECONDS)), client)
+        wait = backoff_seconds(len(mine))
+        if not wait:
             return 0
-        free_at = max(parse_iso(a) for a in waits) + timedelta(seconds=FAIL_WINDOW_SECONDS)
-        return max(1, int((free_at - self._now()).total_seconds() + 0.999))
+        free_at = parse_iso(mine[-1]) + timedelta(seconds=wait)
+        left = (free_at - self._now()).total_seconds()
+        return max(1, int(left + 0.999)) if left > 0 else 0
 
     def record_failure(self, scope: str, client: str) -> None:
         self.store.add_failure(scope, client, self.clock.now_iso(),
-                               purge_before=to_iso(self._now() - timedelta(seconds=2 * FAIL_WINDOW_SECONDS)))
+                               purge_before=to_iso(self._now() - timedelta(seconds=FAIL_MEMORY_SECONDS)))
 
     def clear_failures(self, scope: str, client: str) -> None:
         self.store.clear_failures(scope, client)

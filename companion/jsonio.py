@@ -32,15 +32,58 @@ def _no_constant(name: str):
     raise _NotJsonNumber(name)
 
 
+MAX_DIGITS = 4300  # Python's own limit for turning digits into an int (sys.get_int_max_str_digits())
+
+
+def where_digits_overflow(text: str) -> str:
+    """"line L column C" of the first number longer than MAX_DIGITS digits in ``text`` ("" when none)."""
+    import re
+
+    m = re.search(r"\d{%d,}" % (MAX_DIGITS + 1), text)
+    if m is None:
+        return ""
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f" at line {line} column {col}"
+
+
+MAX_DEPTH = 100  # no document of companion nests a tenth as deep; checks past Python's recursion would crash
+
+
+def depth_exceeds(doc, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays/objects nest more than ``limit`` levels deep (iterative: no recursion)."""
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
 def parse_json(text: str, source: str = "input"):
+    """Parse JSON text; any problem is an InputError naming ``source`` (never a ValueError escaping: a number
+    with thousands of digits, nesting deeper than Python recurses)."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant)
     except _NotJsonNumber as exc:
         raise InputError(f"{source} is not valid JSON: {exc} is not a JSON number") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise InputError(f"{source} is nested too deeply to be a document") from None
+    except ValueError:  # Python refuses ints of more than MAX_DIGITS digits
+        raise InputError(f"{source} holds a number with more than {MAX_DIGITS} digits"
+                         f"{where_digits_overflow(text)}") from None
+    if depth_exceeds(doc):
+        raise InputError(f"{source} is nested too deeply to be a document (more than {MAX_DEPTH} levels)")
+    return doc
 
 
 def dumps(obj) -> str:

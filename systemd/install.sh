@@ -311,7 +311,7 @@ reset_hint="sudo -u $SERVICE_USER env COMPANION_DATA=$STATE_DIR $PREFIX/venv/bin
 if ! pin=$(as_service pin status 2>&1); then
     pin_msg="could not read the organiser PIN's state ($(printf '%s' "$pin" | tail -n1)); later: $reset_hint"
 elif printf '%s' "$pin" | grep -q '"pin_set": *false'; then
-    code=$(as_service pin reset | tail -n1)
+    code=$(as_service pin reset --hours 24 | tail -n1)
     pin_msg="first run: choose the organiser PIN at ${url}login with the setup code ${code}"
     pin_msg+=" (one use, valid 24 hours; a new one: $reset_hint)"
 else

@@ -77,6 +77,32 @@ def test_import_refuses_an_event_the_rules_refuse(fake_game, tmp_path, capsys, m
 
 
 def test_backup_command(run_cli, tmp_path):
+    from companion.storage import Store
+
+    Store(tmp_path / "data" / "companion.db").close()
+    code, out, err = run_cli("backup", str(tmp_path / "copies"))  # a new folder
+    assert code == 0, err
+    made = json.loads(out)["backup"]
+    assert made.startswith(str(tmp_path / "copies") + "/companion-") and made.endswith("Z.db")
+    (tmp_path / "copy.db").write_bytes(b"an old copy")  # an existing file is replaced
     code, out, err = run_cli("backup", str(tmp_path / "copy.db"))
     assert code == 0, err
     assert json.loads(out)["backup"].endswith("copy.db")
+    assert (tmp_path / "copy.db").read_bytes().startswith(b"SQLite format 3")
+
+
+@pytest.mark.parametrize("command", [["score", "richelieu"], ["match", "state"], ["season", "standings"],
+                                     ["reinforcements"]])
+def test_a_huge_integer_in_a_document_exits_2_naming_the_file(run_cli, tmp_path, command):
+    """Python refuses ints of more than 4300 digits with a ValueError, which was an "internal error" (exit 1)."""
+    f = tmp_path / "doc.json"
+    f.write_text('{"players": [\n  ' + "7" * 5000 + "]}")
+    code, out, err = run_cli(*command, f)
+    assert code == 2 and out == "", err
+    assert len(err.strip().splitlines()) == 1 and str(f) in err and "4300 digits at line 2 column 3" in err
+
+
+def test_a_document_nested_too_deeply_exits_2_saying_so(run_cli, tmp_path):
+    for n in (150, 995, 50_000):
+        code, out, err = run_cli("score", "richelieu", "-", stdin='{"players": ' + "[" * n + "]" * n + "}")
+        assert code == 2 and "nested too deeply" in err and len(err.strip().splitlines()) == 1, (n, err)

@@ -12,9 +12,18 @@ from companion.service import MatchService
 from companion.storage import Store, migrations
 
 
-def test_migrations_from_an_empty_file(tmp_path):
+def test_a_zero_length_file_is_refused_not_taken_for_a_fresh_install(tmp_path):
+    from companion.errors import InputError
+
     path = tmp_path / "empty.db"
     path.write_bytes(b"")
+    with pytest.raises(InputError, match="empty"):
+        Store(path)
+    assert path.stat().st_size == 0
+
+
+def test_migrations_from_a_new_file(tmp_path):
+    path = tmp_path / "new.db"
     s = Store(path)
     latest = migrations()[-1][0]
     assert s.schema_version() == latest

@@ -59,6 +59,8 @@ def test_companion_service_is_a_watched_notify_service_of_a_dedicated_user():
     assert one(u, "Service", "Type") == "notify"
     assert int(one(u, "Service", "WatchdogSec")) >= 10
     assert one(u, "Service", "Restart") == "on-failure"
+    # exit 2 (a configuration mistake: bad option, empty or unreadable database) is not restarted in a loop
+    assert one(u, "Service", "RestartPreventExitStatus").split() == ["2"]
     assert one(u, "Service", "User") == "companion" and one(u, "Service", "Group") == "companion"
     assert one(u, "Service", "SupplementaryGroups") == "gpio"
     assert one(u, "Service", "StateDirectory") == "companion"
@@ -335,6 +337,7 @@ def test_rotation_keeps_the_newest_n_and_nothing_else_is_touched(tmp_path_factor
 
 
 def test_backup_cli_rotates(run_cli, tmp_path):
+    Store(tmp_path / "data" / "companion.db").close()  # the database run_cli's COMPANION_DATA names
     dest = tmp_path / "backups"
     dest.mkdir()
     old = ["companion-20200101T000000Z.db", "companion-20200102T000000Z.db", "companion-20200103T000000Z.db"]
@@ -557,7 +560,7 @@ def fake_root(tmp_path):
 
 
 def setup_code_of(out: str) -> str:
-    m = re.search(r"with the setup code (\d{8}) ", out)
+    m = re.search(r"with the setup code (\d{10}) ", out)
     assert m, out
     return m.group(1)
 
@@ -602,7 +605,7 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
 
     store = Store(db)
     try:
-        assert Access(store).check_setup_code(code)
+        assert Access(store).check_reset_code(code)
     finally:
         store.close()
     assert stat.S_IMODE(db.stat().st_mode) == 0o600  # made with the service's umask
@@ -619,7 +622,7 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
 
     store = Store(db)
     try:
-        Access(store).set_pin("2468")
+        Access(store).set_pin("246813")
     finally:
         store.close()
     p, _ = run("--no-apt")
@@ -961,7 +964,7 @@ def test_install_sh_against_a_real_systemd(request):
         assert health.stdout.strip() == "200", health.stderr
         check = sh("cd /var/lib/companion && runuser -u companion -- /opt/companion/venv/bin/python -c "
                    f"\"from companion.storage import Store; from companion.access import Access;"
-                   f"print(Access(Store('/var/lib/companion/companion.db')).check_setup_code('{code}'))\"")
+                   f"print(Access(Store('/var/lib/companion/companion.db')).check_reset_code('{code}'))\"")
         assert check.stdout.strip() == "True", check.stderr
         journal = sh("journalctl -u companion.service --no-pager").stdout
         assert "Ctrl-C" not in journal and "/j/" not in journal

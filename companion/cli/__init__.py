@@ -63,6 +63,21 @@ def open_store(args):
     return Store(os.path.join(resolve_data_dir(getattr(args, "data_dir", None)), "companion.db"))
 
 
+def database_path(args) -> str:
+    return os.path.join(resolve_data_dir(getattr(args, "data_dir", None)), "companion.db")
+
+
+def open_existing_store(args):
+    """The store of an existing database: a missing one is refused (exit 2 naming the path) instead of
+    created, so a mistyped ``--data-dir`` never makes an empty database."""
+    path = database_path(args)
+    if not os.path.isfile(path):
+        from companion.errors import InputError
+
+        raise InputError(f"no database at {path}: check --data-dir or $COMPANION_DATA", "--data-dir")
+    return open_store(args)
+
+
 def emit(obj) -> None:
     from companion.jsonio import dumps
 

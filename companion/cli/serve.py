@@ -95,7 +95,10 @@ def run(args):
     from companion.web.app import create_app
     from companion.web.auth import current_join
 
+    from companion.web.limits import MAX_BODY, quiet_queue_warnings
+
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_queue_warnings()
     allowed = list(args.allow_host)
     if args.host not in WILDCARDS:
         allowed.append(args.host)
@@ -107,7 +110,8 @@ def run(args):
     try:
         server = waitress.create_server(
             app, host=args.host if args.host != "" else "0.0.0.0", port=args.port, threads=args.threads,
-            ident="companion", channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True)
+            ident="companion", channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
+            max_request_body_size=MAX_BODY)
     except OSError as exc:
         _shutdown(c)
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None

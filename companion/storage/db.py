@@ -9,6 +9,7 @@ that returned has been committed with a full fsync: it survives a crash or a pow
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -69,18 +70,40 @@ class Database:
     READERS = 4  # read connections shared by all threads
 
     def __init__(self, path: str | Path, clock=None):
+        """Open (or create) the database. A data folder that cannot be made or used, or a database file
+        that is empty (0 bytes), not a file, unreadable or not SQLite, is refused with an InputError
+        naming the path (the CLI's exit 2): it is a configuration mistake, never a fresh install."""
+        from companion.errors import InputError
+
         self.path = Path(path)
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise InputError(f"cannot use the data folder {self.path.parent}: {exc.strerror or exc}",
+                                 "--data-dir") from None
+            try:
+                if self.path.exists() or self.path.is_symlink():
+                    check_database_file(self.path)
+            except OSError as exc:  # e.g. a data folder that may be entered but not read
+                raise InputError(f"cannot use the database {self.path}: {exc.strerror or exc}",
+                                 "--data-dir") from None
         self.clock = clock or WallClock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._next_reader = 0
         self._write_lock = threading.RLock()
         self._depth = 0  # nesting of write() on the thread holding the writer lock
-        self._writer = connect(self.path)
-        self._all = [self._writer]
-        self.migrate()
+        self._all = []
+        try:
+            self._writer = connect(self.path)
+            self._all.append(self._writer)
+            self.migrate()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self.close()
+            if is_disk_full(exc):
+                raise
+            raise InputError(f"cannot open the database {self.path}: {exc}", "--data-dir") from None
 
     # -- connections -------------------------------------------------------
     def conn(self) -> sqlite3.Connection:
@@ -188,26 +211,202 @@ class Database:
                 (key, json.dumps(value)),
             )
 
+    def delete_setting(self, key: str) -> None:
+        with self.write() as c:
+            c.execute("DELETE FROM settings WHERE key=?", (key,))
+
     # -- backup --------------------------------------------------------------
     def backup(self, dest: str | Path) -> Path:
-        """A consistent copy of the live database (SQLite online backup API)."""
-        dest = Path(dest)
-        if dest.is_dir():
-            dest = dest / f"companion-{self.clock.now().strftime('%Y%m%dT%H%M%SZ')}.db"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_name(dest.name + ".part")
-        if tmp.exists():
-            tmp.unlink()
-        target = sqlite3.connect(str(tmp))
+        """A checked copy of this database (see :func:`backup_database`)."""
+        return backup_database(self.path, dest, self.clock)["backup"]
+
+
+# -- backups -------------------------------------------------------------------------------------
+BACKUP_STATUS = "last-backup.json"  # beside companion.db: the last backup's result, for the home page
+
+
+class BackupRefused(Exception):
+    """The copy could not be made or failed its checks: it was not kept, and nothing may be rotated."""
+
+
+def companion_tables(version: int) -> set[str]:
+    """The tables the migrations up to ``version`` create."""
+    out = set()
+    for v, _name, sql in migrations():
+        if v <= version:
+            out.update(re.findall(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", sql, re.I))
+    return out
+
+
+def check_database_file(path: str | Path, field: str = "--data-dir") -> Path:
+    """An existing, non-empty regular file (else InputError naming the path)."""
+    from companion.errors import InputError
+
+    path = Path(path)
+    try:
+        exists, is_file, size = path.exists(), path.is_file(), path.stat().st_size if path.is_file() else 0
+    except OSError as exc:
+        raise InputError(f"cannot use the database {path}: {exc.strerror or exc}", field) from None
+    if not exists:
+        raise InputError(f"no database at {path}: check --data-dir or $COMPANION_DATA", field)
+    if not is_file:
+        raise InputError(f"{path} is not a file", field)
+    if size == 0:
+        raise InputError(f"{path} is empty (0 bytes): not a companion database (restore a backup, or move it "
+                         "away to start afresh)", field)
+    return path
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """The database at ``path``, read-only (it is never created, nor changed)."""
+    from urllib.parse import quote
+
+    from companion.errors import InputError
+
+    path = check_database_file(path)
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True, timeout=10,
+                               isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=10000")
+        conn.execute("PRAGMA schema_version").fetchone()  # reads the header: unreadable or not SQLite?
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"cannot open the database {path}: {exc}", "--data-dir") from None
+    return conn
+
+
+def _event_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(events, the sum of every match's last seq): equal when no seq is missing."""
+    count = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+    seqs = conn.execute("SELECT COALESCE(SUM(n), 0) FROM (SELECT MAX(seq) AS n FROM events GROUP BY match_id)"
+                        ).fetchone()[0]
+    return count, seqs
+
+
+def check_copy(conn: sqlite3.Connection, source_events: int) -> str | None:
+    """Why a copy is not a good backup (None: it is): SQLite's integrity check, companion's tables, and
+    as many events as the source had at the instant of the copy, with no seq missing."""
+    try:
+        problems = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+        if problems != ["ok"]:
+            return f"the copy fails SQLite's integrity check ({problems[0]}{' ...' if len(problems) > 1 else ''})"
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version < 1:
+            return "the copy is not a companion database (no schema version)"
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        missing = sorted(companion_tables(version) - tables)
+        if missing:
+            return f"the copy lacks companion's tables {', '.join(missing)}"
+        count, seqs = _event_counts(conn)
+    except sqlite3.DatabaseError as exc:
+        return f"the copy cannot be read ({exc})"
+    if count != source_events:
+        return f"the copy holds {count} events, the database {source_events}"
+    if count != seqs:
+        return f"the copy's event log has gaps ({count} events, last seqs adding up to {seqs})"
+    return None
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
+    """A consistent, checked copy of the database at ``source`` (SQLite online backup API, safe while
+    the server runs; the source is opened read-only, and a missing or empty one is refused).
+
+    ``dest``: an existing file is replaced; an existing folder, or one that does not exist yet (it is
+    created), gets ``companion-YYYYMMDDTHHMMSSZ.db``. The copy is written to ``<name>.part``, checked
+    (:func:`check_copy`) and only then renamed; the ``.part`` never stays behind. Raises
+    :class:`BackupRefused` (nothing kept) when the source is damaged, the copy fails its checks or the
+    destination is full. Returns ``{"backup": path, "events": n}``."""
+    clock = clock or WallClock()
+    source = Path(source)
+    trailing_slash = str(dest).endswith(("/", os.sep))
+    dest = Path(dest)
+    as_folder = trailing_slash or not dest.exists() or dest.is_dir()
+    src = open_read_only(source)  # first: a missing source creates nothing anywhere
+    if as_folder:
+        if dest.exists() and not dest.is_dir():
+            from companion.errors import InputError
+
+            src.close()
+            raise InputError(f"{dest} is a file, not a folder", "DEST")
         try:
-            with self._write_lock:
-                self._writer.backup(target)
-            target.execute("PRAGMA journal_mode=DELETE")
-            target.commit()
+            dest.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            from companion.errors import InputError
+
+            src.close()
+            raise InputError(f"cannot make the folder {dest}: {exc.strerror or exc}", "DEST") from None
+        dest = dest / f"companion-{clock.now().strftime('%Y%m%dT%H%M%SZ')}.db"
+    tmp = dest.with_name(dest.name + ".part")
+    try:
+        try:
+            src.execute("BEGIN")  # one snapshot: the events counted are the events copied
+            source_events = src.execute("SELECT COUNT(*) FROM events").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise BackupRefused(f"the database {source} cannot be read ({exc})") from None
+        try:
+            tmp.unlink(missing_ok=True)
+            target = sqlite3.connect(str(tmp), isolation_level=None)
+            try:
+                src.backup(target)
+                target.execute("PRAGMA journal_mode=DELETE")
+                reason = check_copy(target, source_events)
+            finally:
+                target.close()
+            if reason:
+                raise BackupRefused(reason)
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, dest)
+            _fsync_dir(dest.parent)
+        except (sqlite3.DatabaseError, OSError) as exc:
+            if is_disk_full(exc):
+                raise BackupRefused(f"the destination {dest.parent} is full") from None
+            raise BackupRefused(f"the copy failed ({exc})") from None
         finally:
-            target.close()
-        tmp.replace(dest)
-        return dest
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass
+    finally:
+        src.close()
+    return {"backup": dest, "events": source_events}
+
+
+def write_backup_status(data_dir: str | Path, status: dict) -> None:
+    """Record the last backup's result beside the database (the home page shows a failure to organisers)."""
+    path = Path(data_dir) / BACKUP_STATUS
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(status, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def read_backup_status(data_dir: str | Path) -> dict | None:
+    try:
+        doc = json.loads((Path(data_dir) / BACKUP_STATUS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("ok"), bool) else None
 
 
 def _split_sql(sql: str) -> list[str]:

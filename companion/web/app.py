@@ -39,6 +39,7 @@ from companion.errors import AuthError, CompanionError, ForbiddenError
 from companion.web import i18n, netinfo
 from companion.access import Access
 from companion.web.core import Ctx
+from companion.web.limits import MAX_BODY, body_limit
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,13 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # What a viewer may still reach when the club turned viewers off.
 OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
                   "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page"}
+
+
+class BodyTooLarge(CompanionError):
+    status = 413
+
+    def __init__(self, limit: int):
+        super().__init__(f"the body is too large: at most {limit // 1024} KiB here", "Content-Length")
 
 
 def _open_store(config):
@@ -117,7 +125,7 @@ def create_app(config: dict | None = None) -> Flask:
     app = Flask("companion.web", template_folder=str(wd / "templates"), static_folder=str(wd / "static"),
                 static_url_path="/static")
     app.config.update(
-        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        MAX_CONTENT_LENGTH=MAX_BODY,
         JSON_SORT_KEYS=False,
         SEND_FILE_MAX_AGE_DEFAULT=300,
         TEMPLATES_AUTO_RELOAD=False,
@@ -182,6 +190,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
                              request.headers.get("Accept-Language"))
         if not c.extra["hosts"].allowed(request.host):
             raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
+        length = request.content_length  # refused before anything reads the body
+        if length is not None and length > body_limit(request.endpoint):
+            raise BodyTooLarge(body_limit(request.endpoint))
         auth = request.headers.get("Authorization")
         if auth is not None:
             scheme, _, token = auth.strip().partition(" ")
@@ -235,9 +246,10 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             resp.headers.setdefault("Cache-Control", "no-store")
         return resp
 
-    def _page_error(status: int, message: str, field: str | None = None):
+    def _page_error(status: int, message: str, field: str | None = None, headline: str | None = None):
         try:
-            return render_template("error.html", status=status, message=message, field=field), status
+            return render_template("error.html", status=status, message=message, field=field,
+                                   headline=headline), status
         except Exception:  # the error page itself must not fail
             return f"{status}: {message}", status, {"Content-Type": "text/plain; charset=utf-8"}
 
@@ -280,15 +292,19 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         # the route's pattern, not the path: a path may carry a secret (the join token of /j/<token>)
         rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
         log.error("internal error %s on %s %s", error_id, request.method, rule, exc_info=exc)
+        code = None
         if is_disk_full(exc):
-            status, message = 503, "the box's storage is full"
+            status, message, code = 503, "the box's storage is full", "storage_full"
         elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
-            status, message = 503, "the box's storage failed: try again"
+            status, message, code = 503, "the box's storage failed: try again", "storage_failed"
         else:
             status, message = 500, "internal error"
-        if _wants_json():
-            return jsonify({"error": message, "id": error_id}), status
-        return _page_error(status, f"{message} ({error_id})")
+        if _wants_json():  # phones show the words of error.<code> in their language
+            body = {"error": message, "id": error_id}
+            if code:
+                body["code"] = code
+            return jsonify(body), status
+        return _page_error(status, f"{message} ({error_id})", headline=f"error.{code}" if code else None)
 
     @app.context_processor
     def template_globals():

@@ -29,13 +29,13 @@ def client_address() -> str:
     return request.remote_addr or "?"
 
 
-def _set_session(resp, new_role: str):
+def _set_session(resp, new_role: str, join_token: str | None = None):
     c = ctx()
     old = g.get("session")
     if old is not None:
         c.access.end_session(old["key"])
     data = old["data"] if old is not None else {}
-    sid = c.access.create_session(new_role, data)
+    sid = c.access.create_session(new_role, data, join_token=join_token)
     hours = ORGANISER_SESSION_HOURS if new_role == "organiser" else PLAYER_SESSION_HOURS
     resp.set_cookie(COOKIE, sid, max_age=int(hours * 3600), httponly=True, samesite="Lax", path="/")
     g.session_set = True
@@ -73,17 +73,24 @@ def login():
 
 @bp.post("/api/auth/pin")
 def set_pin():
-    """First run: set the PIN with the setup code. Later: an organiser changes it with the current PIN."""
+    """First run: set the PIN with the setup code. Later: an organiser changes it with the current PIN, or
+    anyone with a one-time code from `companion pin reset` (run on the box itself) sets a new one."""
     c = ctx()
     doc = json_body("api.pin-set")
-    _check_lock("pin", "$.setup_code" if not c.access.pin_is_set() else "$.current_pin")
-    if not c.access.pin_is_set():
-        code = doc.get("setup_code")
+    code = doc.get("setup_code")
+    resetting = code is not None and c.access.reset_pending()
+    _check_lock("pin", "$.setup_code" if not c.access.pin_is_set() or resetting else "$.current_pin")
+    if resetting:
+        if not c.access.reset_pin(code, doc["pin"]):
+            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+                c.access.record_failure("pin", client_address())
+                raise AuthError("wrong setup code", "$.setup_code")
+            c.access.set_pin(doc["pin"])  # first run: the code the server printed
+    elif not c.access.pin_is_set():
         if code is None:
             raise InputError("the setup code printed by `companion serve` (or `companion pin reset`) is required "
                              "at first run", "$.setup_code")
-        if not (hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode())
-                or c.access.check_setup_code(str(code))):
+        if not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
             c.access.record_failure("pin", client_address())
             raise AuthError("wrong setup code", "$.setup_code")
     else:
@@ -92,11 +99,14 @@ def set_pin():
         if not c.access.check_pin(doc.get("current_pin")):
             c.access.record_failure("pin", client_address())
             raise AuthError("wrong current PIN", "$.current_pin")
-    c.access.set_pin(doc["pin"])
+    if not resetting:
+        c.access.set_pin(doc["pin"])
     c.access.clear_failures("pin", client_address())
     resp = make_response(jsonify({"role": "organiser", "pin_set": True}))
     if g.get("via") == "bearer":
         return resp
+    if resetting and g.get("session") is not None and g.session["role"] == "organiser":
+        g.session = None  # ended with every organiser session
     return _set_session(resp, "organiser")
 
 
@@ -177,13 +187,16 @@ def new_join_token():
 
 @bp.get("/j/<token>")
 def join_landing(token):
-    """Exchange a join token for a player session, then redirect (the token leaves the URL)."""
+    """Exchange a join token for a player session, then redirect (the token leaves the URL).
+
+    Join tokens are 192-bit random, so guessing is hopeless: wrong links are limited per address only to
+    spare the box, and a valid link is never refused, whatever the address did before."""
     c = ctx()
-    wait = c.access.locked_for("join", client_address())
-    if wait:
-        return _join_error(429, "join.locked", wait)
     info = c.access.join_token(token)
     if info is None:
+        wait = c.access.locked_for("join", client_address())
+        if wait:
+            return _join_error(429, "join.locked", wait)
         c.access.record_failure("join", client_address())
         return _join_error(404, "join.expired", 0)
     target = f"/m/{info['match_id']}" if info.get("match_id") else "/"
@@ -192,7 +205,47 @@ def join_landing(token):
     resp.headers["Cache-Control"] = "no-store"
     if role() == "organiser":  # never downgrade an organiser who scans a table code
         return resp
-    return _set_session(resp, "player")
+    return _set_session(resp, "player", join_token=token)
+
+
+@bp.get("/api/auth/join-tokens")
+@require("organiser")
+def list_join_tokens():
+    return jsonify({"join_links": ctx().access.list_join_tokens()})
+
+
+@bp.delete("/api/auth/join-tokens/<link_id>")
+@require("organiser")
+def revoke_join_token(link_id):
+    """End a join link and every session made from it."""
+    c = ctx()
+    ended = c.access.revoke_join_token(link_id)
+    with c.extra["join_lock"]:
+        cur = c.extra.get("join")
+        if cur is not None and not c.access.join_token_alive(cur["token"]):
+            c.extra["join"] = None  # the screens show a new link
+    return jsonify({"revoked": link_id, "sessions_ended": ended})
+
+
+# -- sessions ---------------------------------------------------------------------------
+@bp.get("/api/auth/sessions")
+@require("organiser")
+def list_sessions():
+    """The live sessions (players and organisers; bearer tokens are `companion token list`)."""
+    mine = g.get("session")
+    out = []
+    for s in ctx().access.list_sessions():
+        key = s.pop("key")
+        s["current"] = mine is not None and mine["key"] == key
+        out.append(s)
+    return jsonify({"sessions": out})
+
+
+@bp.delete("/api/auth/sessions/<session_id>")
+@require("organiser")
+def end_session(session_id):
+    ctx().access.end_session_by_id(session_id)
+    return jsonify({"ended": session_id})
 
 
 def _join_error(status: int, key: str, wait: int):

@@ -12,6 +12,7 @@ from flask import current_app, g, request
 
 from companion.errors import AuthError, ForbiddenError, InputError
 from companion.games import game_module
+from companion.jsonio import MAX_DEPTH, depth_exceeds
 from companion.access import ROLES, Access, role_at_least
 
 
@@ -86,9 +87,19 @@ def json_body(schema: str | None = None, optional: bool = False):
             json.dumps(doc, ensure_ascii=False).encode("utf-8")  # lone surrogates
         except _NotJsonNumber as exc:
             raise InputError(f"the body is not valid JSON: {exc} is not a JSON number", "$") from None
-        except (UnicodeError, ValueError, RecursionError) as exc:
-            msg = getattr(exc, "msg", None) or "not valid UTF-8 JSON"
-            raise InputError(f"the body is not valid JSON: {msg}", "$") from None
+        except RecursionError:
+            raise InputError(f"the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)",
+                             "$") from None
+        except (UnicodeError, ValueError) as exc:
+            msg = getattr(exc, "msg", None)
+            if msg is None and not isinstance(exc, UnicodeError):  # Python refuses ints of over 4300 digits
+                from companion.jsonio import MAX_DIGITS, where_digits_overflow
+
+                raise InputError(f"the body holds a number with more than {MAX_DIGITS} digits"
+                                 f"{where_digits_overflow(text)}", "$") from None
+            raise InputError(f"the body is not valid JSON: {msg or 'not valid UTF-8 JSON'}", "$") from None
+        if depth_exceeds(doc):
+            raise InputError(f"the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$")
     if schema:
         from companion.schemas import validate
 

@@ -87,6 +87,22 @@ RESPONSES = {
     "JoinLink": {"type": "object", "required": ["url", "expires_at"],
                  "properties": {"url": {"type": "string"}, "expires_at": {"type": "string"},
                                 "match_id": {"type": ["string", "null"]}}},
+    "JoinLinks": {"type": "object", "required": ["join_links"], "properties": {"join_links": {
+        "type": "array", "items": {"type": "object", "required": ["id", "expires_at", "revoked", "sessions"],
+                                   "properties": {"id": {"type": "string"}, "match_id": {"type": ["string", "null"]},
+                                                  "created_at": {"type": "string"},
+                                                  "expires_at": {"type": "string"}, "revoked": {"type": "boolean"},
+                                                  "sessions": {"type": "integer"}}}}}},
+    "LinkRevoked": {"type": "object", "required": ["revoked", "sessions_ended"],
+                    "properties": {"revoked": {"type": "string"}, "sessions_ended": {"type": "integer"}}},
+    "Sessions": {"type": "object", "required": ["sessions"], "properties": {"sessions": {
+        "type": "array", "items": {"type": "object", "required": ["id", "role", "created_at", "expires_at"],
+                                   "properties": {"id": {"type": "string"}, "role": {"type": "string"},
+                                                  "created_at": {"type": "string"}, "expires_at": {"type": "string"},
+                                                  "seats": {"type": "object"},
+                                                  "join_link": {"type": ["string", "null"]},
+                                                  "current": {"type": "boolean"}}}}}},
+    "SessionEnded": {"type": "object", "required": ["ended"], "properties": {"ended": {"type": "string"}}},
     "AccessSettings": {"type": "object", "required": ["viewers_allowed", "join_token_hours"],
                        "properties": {"viewers_allowed": {"type": "boolean"},
                                       "join_token_hours": {"type": "number"}}},
@@ -202,10 +218,24 @@ def _paths() -> dict:
                                                                              **_errors(400, 403)}}},
         "/api/auth/join": {"get": {"summary": "The current join link (organiser, or the Pi's own screen)",
                                    "responses": {"200": _json("JoinLink"), **_errors(400, 401)}}},
-        "/api/auth/join-tokens": {"post": {
-            "summary": "A new join link (organiser)", "security": ORG,
-            "requestBody": _body("api.join-token-create", required=False),
-            "responses": {"201": _json("JoinLink", "created"), **_errors(400, 401, 403, 404)}}},
+        "/api/auth/join-tokens": {
+            "post": {"summary": "A new join link (organiser); revoke_others ends the other links and the "
+                                "sessions made from them", "security": ORG,
+                     "requestBody": _body("api.join-token-create", required=False),
+                     "responses": {"201": _json("JoinLink", "created"), **_errors(400, 401, 403, 404)}},
+            "get": {"summary": "Join links not yet expired, with their live sessions (organiser)", "security": ORG,
+                    "responses": {"200": _json("JoinLinks"), **_errors(400, 401, 403)}}},
+        "/api/auth/join-tokens/{link_id}": {"delete": {
+            "summary": "End a join link and every session made from it (organiser)", "security": ORG,
+            "parameters": [{"name": "link_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": _json("LinkRevoked"), **_errors(400, 401, 403, 404)}}},
+        "/api/auth/sessions": {"get": {
+            "summary": "Live sessions of players and organisers (organiser)", "security": ORG,
+            "responses": {"200": _json("Sessions"), **_errors(400, 401, 403)}}},
+        "/api/auth/sessions/{session_id}": {"delete": {
+            "summary": "End a session (organiser)", "security": ORG,
+            "parameters": [{"name": "session_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {"200": _json("SessionEnded"), **_errors(400, 401, 403, 404)}}},
         "/api/auth/settings": {
             "get": {"summary": "Access settings (organiser)", "security": ORG,
                     "responses": {"200": _json("AccessSettings"), **_errors(400, 401, 403)}},

@@ -24,9 +24,38 @@ def game_files(game: str) -> dict:
     }
 
 
+BACKUP_STALE_HOURS = 48  # the timer runs nightly: two nights without a good copy is worth saying
+
+
+def backup_notice() -> dict | None:
+    """For organisers: the last backup failed, or none succeeded for two days (``companion backup`` records
+    its result beside the database)."""
+    from datetime import timedelta
+
+    from companion.storage.db import read_backup_status
+    from companion.timeutil import parse_iso
+
+    c = ctx()
+    if role() != "organiser" or str(c.store.path) == ":memory:":
+        return None
+    status = read_backup_status(c.store.path.parent)
+    if status is None:
+        return None
+    try:
+        at = parse_iso(status["at"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    when = at.strftime("%Y-%m-%d %H:%M UTC")
+    if not status["ok"]:
+        return {"key": "home.backup_failed", "at": when, "reason": str(status.get("error", ""))[:300]}
+    if c.store.clock.now() - at > timedelta(hours=BACKUP_STALE_HOURS):
+        return {"key": "home.backup_old", "at": when, "reason": ""}
+    return None
+
+
 @bp.get("/")
 def home():
-    return render_template("home.html", page="home")
+    return render_template("home.html", page="home", backup=backup_notice())
 
 
 @bp.get("/new")

@@ -3,9 +3,13 @@
 - every write route of the app (walked from its URL map, so a new route is covered by itself) refuses a
   caller without a session or token (401), a browser session with a foreign, missing or "null" Origin
   (403), and any request for a foreign Host (403);
-- PIN guessing is rate limited: random sequences of sign-ins from several addresses with the clock moved
-  by hand agree with an independent model of the limits (5 per address, 30 overall, 15-minute window);
-  setup-code and join-link guessing are limited too;
+- PIN guessing is rate limited per address with backoff: random sequences of sign-ins from several
+  addresses with the clock moved by hand agree with an independent model of the limits (5 free failures per
+  address, then 1, 2, 4 ... minutes, at most an hour; forgotten after a day); setup-code and join-link
+  guessing are limited too;
+- nobody can lock out the organiser: wrong PINs and bad join links from many addresses never refuse the
+  organiser's correct PIN nor a valid join link;
+- ending a join link ends the sessions made from it;
 - join links expire (injected clock) and ended links are refused;
 - no token, PIN, setup code or session id appears in any log record, in-process or in the real server's
   output after its start-up banner (the banner prints the join link and the first-run setup code on
@@ -17,6 +21,7 @@ from __future__ import annotations
 import http.client
 import json
 import logging
+import math
 import re
 import sqlite3
 from datetime import timedelta
@@ -118,7 +123,7 @@ def test_every_write_without_credentials_is_401(app, ids):
 def test_open_writes_grant_nothing(app, ids):
     c = Api(app.test_client())
     organiser_client(app)  # the PIN is set: /api/auth/pin now needs the organiser
-    assert c.post("/api/auth/pin", {"pin": "1111", "setup_code": SETUP}).status_code == 401
+    assert c.post("/api/auth/pin", {"pin": "111111", "setup_code": SETUP}).status_code == 401
     assert c.post("/api/auth/login", {"pin": "0000"}).status_code == 401
     assert c.post("/api/auth/logout").status_code == 200
     before = events_count(app)
@@ -159,19 +164,21 @@ def test_every_route_for_a_foreign_host_is_403(app, ids, host):
 
 
 # -- PIN guessing against an independent model of the limits --------------------------------------------
-WINDOW, PER_CLIENT, OVERALL = 15 * 60, 5, 30
+FREE, BASE, CAP, MEMORY = 5, 60, 3600, 24 * 3600
 
 
 class LimitModel:
     def __init__(self):
         self.failures = []  # (t, address)
 
-    def locked(self, t, address) -> bool:
-        recent = [(ft, a) for ft, a in self.failures if ft > t - WINDOW]
-        return sum(1 for _, a in recent if a == address) >= PER_CLIENT or len(recent) >= OVERALL
+    def wait(self, t, address) -> float:
+        mine = [ft for ft, a in self.failures if a == address and ft > t - MEMORY]
+        if len(mine) < FREE:
+            return 0
+        return max(0, mine[-1] + min(BASE * 2 ** (len(mine) - FREE), CAP) - t)
 
     def attempt(self, t, address, right: bool) -> int:
-        if self.locked(t, address):
+        if self.wait(t, address) > 0:
             return 429
         if not right:
             self.failures.append((t, address))
@@ -183,7 +190,7 @@ class LimitModel:
 steps = st.lists(st.tuples(st.sampled_from(["192.168.1.10", "192.168.1.11", "192.168.1.12"]) |
                            st.integers(0, 40).map(lambda i: f"10.0.0.{i}"),
                            st.booleans(),
-                           st.sampled_from([0, 0, 0, 1, 30, 299, 600, 899, 900, 901])),
+                           st.sampled_from([0, 0, 0, 1, 30, 59, 60, 61, 119, 120, 600, 3599, 3600, 86400])),
                  min_size=1, max_size=60)
 
 
@@ -196,6 +203,8 @@ def test_pin_guessing_follows_the_rate_limit_model(tmp_path_factory, plan):
 
     clock = FakeClock("2026-03-01T20:00:00Z")
     store = Store(tmp_path_factory.mktemp("pin") / "c.db", clock=clock)
+    mp = pytest.MonkeyPatch()
+    mp.setattr("companion.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
     try:
         app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": SETUP})
         organiser_client(app)
@@ -209,30 +218,81 @@ def test_pin_guessing_follows_the_rate_limit_model(tmp_path_factory, plan):
             want = model.attempt(t, address, right)
             assert r.status_code == want, (address, right, t, r.json)
             if want == 429:
-                assert 0 < int(r.headers["Retry-After"]) <= WINDOW and r.json["field"] == "$.pin"
+                assert int(r.headers["Retry-After"]) == math.ceil(model.wait(t, address)), (address, t)
+                assert r.json["field"] == "$.pin"
             a.post("/api/auth/logout")
     finally:
+        mp.undo()
         store.close()
 
 
 def test_setup_code_and_join_link_guessing_are_limited(app):
     a = Api(app.test_client())
     env = {"REMOTE_ADDR": "192.168.1.77"}
-    for i in range(PER_CLIENT):
-        assert a.post("/api/auth/pin", {"pin": "1234", "setup_code": f"0000000{i}"},
+    for i in range(FREE):
+        assert a.post("/api/auth/pin", {"pin": "123456", "setup_code": f"0000000{i}"},
                       environ_base=env).status_code == 401
-    r = a.post("/api/auth/pin", {"pin": "1234", "setup_code": SETUP}, environ_base=env)  # even the right one
+    r = a.post("/api/auth/pin", {"pin": "123456", "setup_code": SETUP}, environ_base=env)  # even the right one
     assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     c = app.test_client()
-    for i in range(PER_CLIENT):
+    for i in range(FREE):
         assert c.get(f"/j/guess{i}", environ_base=env).status_code == 404
+    r = c.get("/j/guess", environ_base=env)
+    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
     from companion.web.auth import current_join
 
     with app.test_request_context("/"):
         url = current_join("http://localhost")["url"]
-    r = c.get(url[len("http://localhost"):], environ_base=env)  # a real link waits too for this address
-    assert r.status_code == 429 and int(r.headers["Retry-After"]) > 0
+    # join tokens are unguessable: a real link is never refused, not even from the guessing address
+    assert c.get(url[len("http://localhost"):], environ_base=env).status_code == 303
     assert c.get(url[len("http://localhost"):], environ_base={"REMOTE_ADDR": "192.168.1.78"}).status_code == 303
+
+
+def test_nobody_can_lock_out_the_organiser_or_new_players(app, clock, monkeypatch):
+    """Wrong PINs and bad join links from many addresses, kept up for an hour (the old global limit: 30 in
+    15 minutes locked everyone out), never refuse the organiser's correct PIN nor a valid join link."""
+    from companion.web.auth import current_join
+
+    monkeypatch.setattr("companion.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
+    organiser_client(app)
+    attacker = Api(app.test_client())
+    with app.test_request_context("/"):
+        url = current_join("http://localhost")["url"][len("http://localhost"):]
+    for minute in range(0, 60, 15):
+        for i in range(30):
+            env = {"REMOTE_ADDR": f"10.66.{minute}.{i}"}
+            assert attacker.post("/api/auth/login", {"pin": f"{i:06d}"}, environ_base=env).status_code == 401
+            assert attacker.c.get(f"/j/bad{i}", environ_base=env).status_code == 404
+        for _ in range(FREE + 3):  # and one address that keeps trying, locked for itself alone
+            attacker.post("/api/auth/login", {"pin": "000000"}, environ_base={"REMOTE_ADDR": "10.66.99.99"})
+        r = attacker.post("/api/auth/login", {"pin": PIN}, environ_base={"REMOTE_ADDR": "10.66.99.99"})
+        assert r.status_code == 429  # the address that keeps guessing waits, even with the right PIN
+        org = Api(app.test_client())
+        r = org.post("/api/auth/login", {"pin": PIN}, environ_base={"REMOTE_ADDR": "192.168.1.2"})
+        assert r.status_code == 200, r.json
+        assert org.get("/api/auth/me").json["role"] == "organiser"
+        new_player = app.test_client()
+        assert new_player.get(url, environ_base={"REMOTE_ADDR": "192.168.1.3"}).status_code == 303
+        assert Api(new_player).get("/api/auth/me").json["role"] == "player"
+        clock.advance(15 * 60)
+
+
+def test_ending_a_join_link_ends_its_sessions(app):
+    """Sessions made from a revoked join link used to keep the player role for 14 days."""
+    org = organiser_client(app)
+    path = org.post("/api/auth/join-tokens", {"hours": 12}).json["url"].split("localhost", 1)[1]
+    phones = [Api(app.test_client()) for _ in range(3)]
+    for p in phones:
+        assert p.c.get(path).status_code == 303
+    m = phones[0].post("/api/matches", {"game": "richelieu", "players": ["Ada", "Bo"]})
+    assert m.status_code == 201
+    org.post("/api/auth/join-tokens", {"hours": 12, "revoke_others": True})
+    for p in phones:
+        assert p.get("/api/auth/me").json["role"] == "viewer"
+        r = p.post(f"/api/matches/{m.json['id']}/events",
+                   {"type": "track.adjust", "data": {"player": "Ada", "track": "money", "delta": 1}, "expected_seq": 0})
+        assert r.status_code == 401
+    assert org.get("/api/auth/me").json["role"] == "organiser"
 
 
 @settings(max_examples=examples(15, 100), suppress_health_check=list(HealthCheck), deadline=None, database=None)

@@ -49,6 +49,9 @@ class Api:
             kw["json"] = body
         return self.c.put(path, headers=self._headers("PUT", headers), **kw)
 
+    def delete(self, path, headers=None, **kw):
+        return self.c.delete(path, headers=self._headers("DELETE", headers), **kw)
+
 
 @pytest.fixture
 def api(client):
@@ -77,7 +80,7 @@ def player(app):
 def organiser(app):
     c = app.test_client()
     a = Api(c)
-    r = a.post("/api/auth/pin", {"pin": "2468", "setup_code": "13572468"})
+    r = a.post("/api/auth/pin", {"pin": "246813", "setup_code": "13572468"})
     assert r.status_code == 200, r.json
     return a
 

@@ -83,3 +83,17 @@ def test_nan_and_infinity_are_not_json(player, fake_game):
                           data='{"type": "point", "data": {"player": "Anna", "n": %s}, "expected_seq": 0}' % word,
                           headers={"Content-Type": "application/json", "Origin": player.origin})
         assert r.status_code == 400 and r.json["field"] == "$" and word.lstrip("-") in r.json["error"], r.json
+
+
+def test_deep_nesting_and_huge_integers_are_named_in_the_answer(app, tokens):
+    """JSON nested 990+ deep or a 5000-digit integer was answered "not valid UTF-8 JSON" (and nesting just
+    under Python's recursion limit crashed the schema check with a 500)."""
+    c = app.test_client()
+    h = {"Authorization": f"Bearer {tokens['organiser']}", "Content-Type": "application/json"}
+    for path in ("/api/matches", "/api/matches/import", "/api/auth/login"):
+        for n in (150, 975, 990, 20_000):
+            r = c.post(path, data='{"players": ' + "[" * n + "]" * n + "}", headers=h)
+            assert r.status_code == 400 and "nested too deeply" in r.json["error"], (path, n, r.json)
+        r = c.post(path, data='{"players": ' + "9" * 5000 + "}", headers=h)
+        assert r.status_code == 400 and "more than 4300 digits" in r.json["error"], (path, r.json)
+        assert r.json["field"] == "$"

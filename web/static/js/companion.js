@@ -111,6 +111,7 @@
     if (err.status === 401) return t("error.need_join") + " (" + err.error + ")";
     if (err.status === 403) return t("error.forbidden") + " (" + err.error + ")";
     if (err.status === 409 && err.field === "expected_seq") return t("conflict.text");
+    if (err.status === 503) return t(err.body.code === "storage_full" ? "error.storage_full" : "error.storage_failed");
     return err.message || String(err);
   }
 

@@ -448,6 +448,31 @@
     });
     var exp = document.getElementById("join-expires");
     if (exp) exp.textContent = when(exp.getAttribute("datetime"));
+    var list = document.getElementById("sessions");
+    function loadSessions() {
+      C.api("GET", "/api/auth/sessions").then(function (data) {
+        list.textContent = "";
+        if (!data.sessions.length) list.appendChild(C.el("li", { class: "muted", text: t("join.sessions_none") }));
+        data.sessions.forEach(function (s) {
+          var seats = Object.keys(s.seats || {}).map(function (k) { return s.seats[k]; });
+          var words = [t(s.role === "organiser" ? "join.session_organiser" : "join.session_player")];
+          if (s.current) words[0] += " (" + t("join.session_you") + ")";
+          if (seats.length) words.push(t("join.session_seats", { seats: seats.join(", ") }));
+          words.push(t("join.session_since", { when: when(s.created_at) }));
+          var li = C.el("li", { "data-session": s.id }, C.el("span", { text: words.join(" · ") }));
+          if (!s.current) {
+            var end = C.el("button", { type: "button", class: "btn btn-small", text: t("join.session_end") });
+            end.addEventListener("click", function () {
+              C.api("DELETE", "/api/auth/sessions/" + s.id).then(function () { C.toast(t("join.session_ended")); loadSessions(); },
+                function (e) { C.toast(C.errorText(e), true); });
+            });
+            li.appendChild(end);
+          }
+          list.appendChild(li);
+        });
+      }, function (e) { list.textContent = C.errorText(e); });
+    }
+    if (list) loadSessions();
   }
 
   // -- sign-in / PIN --------------------------------------------------------------------------------------

@@ -1,0 +1,27 @@
+"""How large a request body may be, per endpoint (bytes).
+
+A body above its endpoint's limit is refused with 413 from its ``Content-Length`` before anything reads
+it (``app.py``'s gatekeeper); the server itself (``companion serve``) refuses any body above
+``MAX_BODY`` while it arrives, so it never spools more than that to disk.
+"""
+
+from __future__ import annotations
+
+KIB = 1024
+DEFAULT_BODY = 64 * KIB  # every JSON body of the API: a match, an event, a tracker action, a season result
+BODY_LIMITS = {
+    "api.import_match": 2 * 1024 * KIB,  # a whole exported match (thousands of events)
+}
+MAX_BODY = max([DEFAULT_BODY, *BODY_LIMITS.values()])
+
+
+def body_limit(endpoint: str | None) -> int:
+    return BODY_LIMITS.get(endpoint or "", DEFAULT_BODY)
+
+
+def quiet_queue_warnings() -> None:
+    """waitress logs "Task queue depth is N" as a WARNING whenever a request waits for a free thread: in a
+    full room that is routine, not a fault. Show it only when debugging."""
+    import logging
+
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)

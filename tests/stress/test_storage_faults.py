@@ -1,0 +1,434 @@
+"""The box's storage going wrong, each a finding that used to hurt:
+
+- ``companion backup`` of a damaged database exited 0 and ``--keep`` rotated the good copies away; now the
+  copy is checked and nothing is rotated unless it is good (exit 1, one line, every copy kept);
+- a mistyped ``--data-dir`` made an empty backup and an empty database there; a destination folder that
+  didn't exist was written as a file; a full destination left a ``.part`` behind;
+- a zero-length, unreadable or non-SQLite database (or data folder) started as a fresh install, or exited 1
+  without naming the path: now exit 2 naming it (systemd does not restart on 2);
+- a full disk answered writes with a 4xx blaming the player; now 503 "the box's storage is full" with a
+  code the phones translate;
+- a body of any size was read (spooled to disk) before being refused; now each endpoint has a limit checked
+  on ``Content-Length`` before reading, and the server stops reading past the largest one.
+
+The full-disk cases mount a small tmpfs (root only); elsewhere they are skipped, saying why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.web.conftest import Api
+
+GOOD = ["companion-20260101T030000Z.db", "companion-20260102T030000Z.db", "companion-20260103T030000Z.db"]
+
+
+def make_database(path: Path, events: int = 300) -> str:
+    from companion.service import MatchService
+    from companion.storage import Store
+
+    store = Store(path)
+    try:
+        service = MatchService(store)
+        mid = service.create("richelieu", ["Ada", "Bo"])["id"]
+        for i in range(events):
+            service.append(mid, "track.adjust", {"player": ["Ada", "Bo"][i % 2], "track": "money", "delta": 1})
+        return mid
+    finally:
+        store.close()
+
+
+def corrupt(path: Path) -> None:
+    """Scribble over the middle of the file (pages of the event log), as a failing SD card does."""
+    size = path.stat().st_size
+    assert size > 16 * 4096, size
+    with open(path, "r+b") as fh:
+        fh.seek((size // 4096 // 2) * 4096)
+        fh.write(os.urandom(4 * 4096))
+
+
+@pytest.fixture
+def data(tmp_path):
+    d = tmp_path / "data"
+    make_database(d / "companion.db")
+    return d
+
+
+def good_copies(dest: Path, source: Path) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in GOOD:
+        conn = sqlite3.connect(source)
+        out = sqlite3.connect(dest / name)
+        conn.backup(out)
+        out.close()
+        conn.close()
+
+
+def test_backup_of_a_damaged_database_keeps_every_good_copy(run_cli, data, tmp_path):
+    dest = tmp_path / "backups"
+    good_copies(dest, data / "companion.db")
+    before = {n: (dest / n).read_bytes() for n in GOOD}
+    corrupt(data / "companion.db")
+    for _night in range(3):  # three nights with the timer's --keep
+        rc, out, err = run_cli("backup", dest, "--keep", "3", "--data-dir", data)
+        assert rc == 1, (out, err)
+        assert len(err.strip().splitlines()) == 1 and "backup refused" in err and "kept" in err, err
+        assert out == ""
+        assert sorted(p.name for p in dest.iterdir()) == GOOD  # no new copy, no .part, none rotated away
+        assert {n: (dest / n).read_bytes() for n in GOOD} == before
+    status = json.loads((data / "last-backup.json").read_text())
+    assert status["ok"] is False and status["error"]
+
+
+def test_a_good_backup_is_checked_kept_and_rotated(run_cli, data, tmp_path):
+    dest = tmp_path / "backups"
+    good_copies(dest, data / "companion.db")
+    rc, out, err = run_cli("backup", dest, "--keep", "3", "--data-dir", data)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["events"] == 300 and doc["deleted"] == GOOD[:1]
+    with sqlite3.connect(doc["backup"]) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 300
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    status = json.loads((data / "last-backup.json").read_text())
+    assert status["ok"] is True and status["events"] == 300
+
+
+def test_backup_with_a_mistyped_data_dir_creates_nothing(run_cli, tmp_path):
+    typo = tmp_path / "dta"
+    rc, out, err = run_cli("backup", tmp_path / "backups", "--keep", "3", "--data-dir", typo)
+    assert rc == 2 and str(typo) in err and len(err.strip().splitlines()) == 1
+    assert not typo.exists() and not (tmp_path / "backups").exists()
+
+
+def test_backup_refuses_an_empty_database_file(run_cli, tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "companion.db").write_bytes(b"")
+    rc, out, err = run_cli("backup", tmp_path / "backups", "--data-dir", d)
+    assert rc == 2 and str(d / "companion.db") in err and "empty" in err
+    assert (d / "companion.db").stat().st_size == 0  # left as it was
+
+
+def test_backup_opens_the_source_read_only(run_cli, data, tmp_path):
+    before = sorted(p.name for p in data.iterdir())
+    db = data / "companion.db"
+    mtime = db.stat().st_mtime_ns
+    rc, out, err = run_cli("backup", tmp_path / "b", "--data-dir", data)
+    assert rc == 0, err
+    assert db.stat().st_mtime_ns == mtime
+    assert sorted(p.name for p in data.iterdir() if not p.name.endswith(("-wal", "-shm"))) == \
+        sorted(set(before) | {"last-backup.json"})
+
+
+@pytest.mark.parametrize("suffix", ["/", ""])
+def test_a_destination_that_does_not_exist_becomes_a_folder(run_cli, data, tmp_path, suffix):
+    dest = tmp_path / "usb" / "backups"
+    rc, out, err = run_cli("backup", str(dest) + suffix, "--data-dir", data)
+    assert rc == 0, err
+    assert dest.is_dir()
+    made = Path(json.loads(out)["backup"])
+    assert made.parent == dest and made.name.startswith("companion-") and made.is_file()
+
+
+# -- full disks (a small tmpfs) -------------------------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path):
+    """Mount points of small tmpfs file systems: ``small_disk(kib)``; skipped where the test cannot mount."""
+    mounted = []
+
+    def mount(kib: int) -> Path:
+        if os.geteuid() != 0:
+            pytest.skip("mounting a small tmpfs needs root (the full-disk cases run in CI as root)")
+        where = tmp_path / f"disk{len(mounted)}"
+        where.mkdir()
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={kib}k", "tmpfs", str(where)],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {p.stderr.strip() or p.returncode}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in reversed(mounted):
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def fill(disk: Path) -> None:
+    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def test_backup_to_a_full_destination_leaves_no_part_and_keeps_the_copies(run_cli, data, small_disk):
+    dest = small_disk(64)  # smaller than the database
+    (dest / GOOD[0]).write_bytes(b"an older copy")
+    rc, out, err = run_cli("backup", dest, "--keep", "1", "--data-dir", data)
+    assert rc == 1 and "full" in err and len(err.strip().splitlines()) == 1, err
+    assert sorted(p.name for p in dest.iterdir()) == [GOOD[0]]
+
+
+def test_a_full_disk_is_503_storage_full_never_a_4xx(small_disk):
+    from companion.storage import Store
+    from companion.timeutil import FakeClock
+    from companion.web.app import create_app
+
+    disk = small_disk(1024)
+    store = Store(disk / "companion.db", clock=FakeClock("2026-03-01T20:00:00Z"))
+    try:
+        app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": "13572468"})
+        org = Api(app.test_client())
+        assert org.post("/api/auth/pin", {"pin": "246813", "setup_code": "13572468"}).status_code == 200
+        mid = org.post("/api/matches", {"game": "richelieu", "players": ["Ada", "Bo"]}).json["id"]
+        fill(disk)
+        seq, r = 0, None
+        for i in range(400):  # the WAL has some room left: write until the disk refuses
+            r = org.post(f"/api/matches/{mid}/events", {"type": "track.adjust", "expected_seq": seq,
+                                                       "data": {"player": "Ada", "track": "money", "delta": 1 + i}})
+            if r.status_code != 201:
+                break
+            seq = r.json["seq"]
+        assert r.status_code == 503, (r.status_code, r.json)
+        assert r.json["error"] == "the box's storage is full" and r.json["code"] == "storage_full"
+        # a phone joining sees it in its language
+        from companion.web.auth import current_join
+
+        (disk / "filler").unlink()
+        with app.test_request_context("/"):
+            url = current_join("http://localhost")["url"][len("http://localhost"):]
+        fill(disk)
+        for _ in range(50):  # (the WAL may take a few sessions before it needs a new page)
+            page = app.test_client().get(url, headers={"Accept-Language": "it"})
+            if page.status_code != 303:
+                break
+        assert page.status_code == 503
+        assert "La memoria della scatola è piena" in page.get_data(as_text=True)
+    finally:
+        store.close()
+
+
+# -- databases and data folders that cannot be used: exit 2 naming the path ------------------------------
+@pytest.mark.parametrize("case", ["empty", "not-sqlite", "db-is-a-folder", "data-dir-is-a-file"])
+def test_an_unusable_database_exits_2_naming_the_path(run_cli, tmp_path, case):
+    d = tmp_path / "data"
+    d.mkdir()
+    culprit = d / "companion.db"
+    if case == "empty":
+        culprit.write_bytes(b"")
+    elif case == "not-sqlite":
+        culprit.write_bytes(b"this is not a database " * 100)
+    elif case == "db-is-a-folder":
+        culprit.mkdir()
+    else:
+        d.rmdir()
+        d.write_text("a file where the data folder should be")
+        culprit = d
+    for args in (["serve", "--port", "0", "--gpio", "off", "--no-qr"], ["match", "list"], ["token", "list"]):
+        rc, out, err = run_cli(*args, "--data-dir", d)
+        assert rc == 2, (args, rc, err)
+        assert len(err.strip().splitlines()) == 1 and str(culprit) in err, (args, err)
+    if case == "empty":
+        assert culprit.stat().st_size == 0  # never turned into a fresh install
+
+
+@pytest.mark.parametrize("where", ["data-dir", "database", "parent"])
+def test_an_unreadable_data_dir_or_database_exits_2_naming_it(request_cleanup, where):
+    """Root reads every file, so as root the command runs as the user nobody (setpriv)."""
+    import shutil
+    import sys
+
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="companion-unreadable-"))  # (pytest's tmp_path is root's alone)
+    request_cleanup.append(base)
+    base.chmod(0o755)
+    data = base / "data"
+    make_database(data / "companion.db", events=3)
+    culprit = {"data-dir": data, "database": data / "companion.db", "parent": data / "sub"}[where]
+    if where == "data-dir":
+        data.chmod(0)  # no reading the folder's entries, nor opening a file in it
+    elif where == "database":
+        data.chmod(0o777)
+        for f in data.iterdir():
+            f.chmod(0)
+    else:
+        data.chmod(0o555)  # the data folder cannot be created inside it
+    prefix = []
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root reads every file and setpriv (to run as nobody) is missing")
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    from tests.web.serverproc import REPO
+
+    try:
+        p = subprocess.run([*prefix, sys.executable, "-m", "companion", "match", "list", "--data-dir", str(culprit if where != "database" else data)],
+                           capture_output=True, text=True, timeout=60, cwd="/", env=dict(os.environ, PYTHONPATH=str(REPO)))
+    finally:
+        data.chmod(0o755)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert len(p.stderr.strip().splitlines()) == 1 and str(culprit) in p.stderr, p.stderr
+
+
+@pytest.fixture
+def request_cleanup():
+    import shutil
+
+    paths = []
+    yield paths
+    for p in paths:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+# -- request bodies ---------------------------------------------------------------------------------------
+class Unread:
+    """A request body that must not be read."""
+
+    def __init__(self):
+        self.reads = 0
+
+    def read(self, *a):
+        self.reads += 1
+        return b"{}"
+
+    def readline(self, *a):
+        return self.read()
+
+
+def test_bodies_above_an_endpoints_limit_are_refused_before_reading(tmp_path):
+    from companion.storage import Store
+    from companion.web.app import create_app
+    from companion.web.limits import DEFAULT_BODY, body_limit
+
+    store = Store(tmp_path / "c.db")
+    try:
+        app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None})
+        c = app.test_client()
+        for path, limit in (("/api/matches/x/events", DEFAULT_BODY), ("/api/auth/login", DEFAULT_BODY),
+                            ("/api/matches/import", body_limit("api.import_match"))):
+            body = Unread()
+            r = c.post(path, headers={"Origin": "http://localhost", "Content-Type": "application/json"},
+                       environ_overrides={"wsgi.input": body, "CONTENT_LENGTH": str(limit + 1)})
+            assert r.status_code == 413 and r.json["field"] == "Content-Length", (path, r.json)
+            assert body.reads == 0, path
+        r = c.post("/api/auth/login", data=b'{"pin": "123456"}', headers={"Origin": "http://localhost",
+                                                                          "Content-Type": "application/json"})
+        assert r.status_code == 409  # a body under the limit goes through (no PIN yet)
+    finally:
+        store.close()
+
+
+def test_the_server_stops_reading_a_body_past_the_largest_limit(tmp_path):
+    """One request with Content-Length 1 GB used to be spooled to a temp file before any refusal."""
+    from tests.web.serverproc import Server
+
+    server = Server(tmp_path / "data")
+    try:
+        host, port = server.host.rsplit(":", 1)
+        s = socket.create_connection((host, int(port)), timeout=10)
+        s.sendall(b"POST /api/matches/import HTTP/1.1\r\nHost: " + server.host.encode() +
+                  b"\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n")
+        sent = 0
+        try:
+            while sent < 8 * 1024 * 1024:  # the server answers and closes long before 1 GB
+                s.sendall(b" " * 65536)
+                sent += 65536
+        except OSError:
+            pass
+        reply = b""
+        try:
+            while b"\r\n\r\n" not in reply:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                reply += chunk
+        except OSError:
+            pass
+        s.close()
+        assert reply.startswith(b"HTTP/1.1 413"), reply[:200]
+    finally:
+        server.stop()
+
+
+def test_routine_queueing_is_not_a_warning(capfd):
+    """waitress warns "Task queue depth" whenever a request waits for a thread; the server hides it."""
+    import logging
+
+    from waitress.task import ThreadedTaskDispatcher
+
+    from companion.web.limits import quiet_queue_warnings
+
+    quiet_queue_warnings()
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger().addHandler(handler)
+    try:
+        d = ThreadedTaskDispatcher()  # no threads: every task waits in the queue
+
+        class Task:
+            def cancel(self):
+                pass
+
+            def defer(self):
+                pass
+
+        d.add_task(Task())
+        d.add_task(Task())
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert not [r for r in records if r.levelno >= logging.WARNING], [r.getMessage() for r in records]
+
+
+def test_organisers_see_a_failed_backup_on_the_home_page(app_and_store):
+    """The nightly timer's failure was visible nowhere but the journal."""
+    from companion.storage.db import write_backup_status
+
+    app, store, clock = app_and_store
+    org = Api(app.test_client())
+    assert org.post("/api/auth/pin", {"pin": "246813", "setup_code": "13572468"}).status_code == 200
+    viewer = app.test_client()
+    assert b"backup-notice" not in org.get("/").data  # no backup recorded yet: nothing to say
+    write_backup_status(store.path.parent, {"ok": False, "at": "2026-03-01T03:30:00Z",
+                                            "error": "the copy fails SQLite's integrity check"})
+    page = org.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="backup-notice"' in page and "integrity check" in page and "2026-03-01 03:30" in page
+    assert b"backup-notice" not in viewer.get("/").data  # organisers only
+    write_backup_status(store.path.parent, {"ok": True, "at": "2026-03-01T03:30:00Z"})
+    assert b"backup-notice" not in org.get("/").data
+    clock.advance(49 * 3600)  # two nights without a good copy
+    assert org.post("/api/auth/login", {"pin": "246813"}).status_code == 200  # (sessions last 12 h)
+    assert "Nessun backup dal 2026-03-01 03:30" in org.get("/?lang=it").get_data(as_text=True)
+
+
+@pytest.fixture
+def app_and_store(tmp_path):
+    from companion.storage import Store
+    from companion.timeutil import FakeClock
+    from companion.web.app import create_app
+
+    clock = FakeClock("2026-03-01T20:00:00Z")
+    store = Store(tmp_path / "data" / "companion.db", clock=clock)
+    app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": "13572468"})
+    yield app, store, clock
+    store.close()
+
+
+def test_backup_of_a_file_that_is_not_sqlite_exits_2_naming_it(run_cli, tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "companion.db").write_bytes(b"not a database at all " * 200)
+    rc, out, err = run_cli("backup", tmp_path / "b", "--data-dir", d)
+    assert rc == 2 and str(d / "companion.db") in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "b").exists()
