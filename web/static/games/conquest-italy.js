@@ -108,7 +108,7 @@
     if (!box) return;
     var sm = summary();
     if (!sm.players) return;
-    if (ranking && (client.view.ended || sm.ended)) { drawRanking(ranking, box); return; }
+    if (ranking && client.ended()) { drawRanking(ranking, box); return; }
     box.textContent = "";
     var head = el("tr", null, ["scores.player", "ci.col_territories", "ci.col_units", "ci.col_regions", "ci.col_cards",
       "ci.col_reinforcements", "ci.col_conquests", "ci.col_objective"].map(function (k, i) {
@@ -394,8 +394,9 @@
   }
 
   function renderRanking() {
-    var sec = $("ci-ranking"), ended = client.view.ended || summary().ended;
-    sec.hidden = !ended;
+    // the match page has its ranking section; the TV page (no tracker) shows the ranking in its scores
+    var sec = $("ci-ranking"), ended = client.ended();
+    if (sec) sec.hidden = !ended;
     if (!ended || rankingSeq === client.seq) return;
     rankingSeq = client.seq;
     C.api("GET", base() + "/conquest/ranking").then(function (r) {
@@ -405,6 +406,9 @@
   function drawRanking(r, box) {
     if (!box) return;
     box.textContent = "";
+    var winners = r.players.filter(function (p) { return p.place === 1; }).map(function (p) { return p.player; });
+    if (winners.length) box.appendChild(el("p", { class: "trk-winner", "data-winners": winners.join("|"),
+      text: C.plural("ci.winner", winners.length, { players: winners.join(", ") }) }));
     var head = el("tr", null, ["ci.col_place", "scores.player", "ci.col_obj_points", "ci.col_other_points", "ci.col_objective_cities"].map(function (k, i) {
       return el("th", { class: i > 1 ? "num" : null, text: t(k) }); }));
     var rows = r.players.map(function (p) {
@@ -424,7 +428,7 @@
     client = cl;
     if (!view || !view.state) return;
     renderScores();
-    if (!root) { if (view.ended || (view.summary || {}).ended) renderRanking(); return; } // the display page shows scores only
+    if (!root) { renderRanking(); return; } // the display page shows scores (the ranking at the end) only
     if (!map) { loadMap().then(function () { if (client.view) update(client.view, client); }); }
     var s = view.state, ended = view.ended || (view.summary || {}).ended;
     renderStatus();

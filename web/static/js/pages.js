@@ -124,24 +124,61 @@
     return dl;
   }
 
+  // What the clock panel says besides the time: phase, round, whose turn (or roll), the end, and a note
+  // for the table when the time is up. Ticks carry the clock's view too, so the phase turns at 0:00.
+  function endedText(by) {
+    by = by || {};
+    if (by.reason === "objective" && by.player) return t("clock.ended_objective", { player: by.player });
+    if (by.reason === "final-roll" && by.player) return t("clock.ended_roll", { player: by.player });
+    return t("clock.ended");
+  }
+  function turnText(v) {
+    if (v.ended) return endedText(v.ended_by);
+    if (v.awaiting_roll) return t("clock.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
+    return v.current_player ? t("clock.turn", { player: v.current_player }) : "";
+  }
+  // an alert of the clock runner (15-minutes, 5-minutes, time-up, ended) in words
+  function alertText(d, players) {
+    var a = d && d.alert;
+    if (a === "time-up") return t("clock.time_up", { player: (players || [])[0] || "" });
+    if (a === "15-minutes" || a === "5-minutes") return C.plural("clock.minutes_left", parseInt(a, 10));
+    if (a === "ended") return endedText(d.ended_by);
+    return d && d.message ? d.message : t("clock.alert");
+  }
+  // the words of a pause's reason (stored as a key: power-lost, server-stopped) or the reason as typed
+  function pauseReason(r) {
+    if (!r) return "";
+    var s = t("pause." + r);
+    return s === "pause." + r ? r : s;
+  }
+
   // A local ticker between server ticks: the server's view says remaining_seconds at seq time.
   function ClockView(root) {
     this.root = root; this.remaining = null; this.running = false; this.base = 0; this.timer = null;
+    this.v = {}; this.players = [];
+    var self = this;
+    // a page that knows it is offline stops counting (the Pi's clock is the truth) and says so
+    document.addEventListener("companion:online", function (ev) {
+      if (!ev.detail && self.running && self.remaining !== null) {  // keep the time shown when the link dropped
+        self.remaining -= (Date.now() - self.base) / 1000; self.base = Date.now();
+      }
+      self.draw();
+    });
   }
   ClockView.prototype.set = function (view) {
     var q = function (id) { return document.getElementById(id); };
     var clock = view && view.clock;
     var panel = q("clock-panel");
-    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); return; }
+    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); document.body.classList.add("no-clock"); return; }
+    document.body.classList.remove("no-clock");
     if (panel) panel.hidden = false;
+    if (view.players) this.players = view.players;
     this.remaining = clock.remaining_seconds;
     this.running = !!clock.running && !view.ended;
     this.base = Date.now();
-    // "regular time · round 2 · Anna's turn" (app.css puts the dots between the parts that are there)
-    if (q("clock-phase")) q("clock-phase").textContent = view.ended || !view.phase ? "" : phaseName(view.phase);
-    if (q("clock-round")) q("clock-round").textContent = view.round && !view.ended ? t("clock.round", { n: view.round }) : "";
-    if (q("clock-turn")) q("clock-turn").textContent = view.ended ? t("clock.ended") :
-      (view.awaiting_roll ? t("clock.awaiting_roll") : (view.current_player ? t("clock.turn", { player: view.current_player }) : ""));
+    this.v = { phase: view.phase, round: view.round, ended: view.ended, ended_by: view.ended_by,
+               awaiting_roll: view.awaiting_roll, final_threshold: view.final_threshold,
+               current_player: view.current_player };
     C.wakeLock(this.running);
     this.draw();
     var self = this;
@@ -149,19 +186,39 @@
     if (!this.running) this.stop();
   };
   ClockView.prototype.tick = function (d) {
-    if (d && typeof d.remaining_seconds === "number") { this.remaining = d.remaining_seconds; this.base = Date.now(); this.draw(); }
-    else if (d && d.clock && typeof d.clock.remaining_seconds === "number") {
-      this.remaining = d.clock.remaining_seconds; this.running = !!d.clock.running; this.base = Date.now(); this.draw();
+    var c = d && (d.clock || (typeof d.remaining_seconds === "number" ? d : null));
+    if (!c || typeof c.remaining_seconds !== "number") return;
+    this.remaining = c.remaining_seconds; this.base = Date.now();
+    if (d.clock) this.running = !!c.running && !d.ended;
+    if (d.phase) {  // a tick is the clock's view now: the phase turns when the time runs out
+      var v = this.v;
+      ["phase", "round", "ended", "ended_by", "awaiting_roll", "final_threshold", "current_player"].forEach(function (k) {
+        if (d[k] !== undefined) v[k] = d[k];
+      });
     }
+    this.draw();
   };
   ClockView.prototype.stop = function () { if (this.timer) { clearInterval(this.timer); this.timer = null; } };
   ClockView.prototype.draw = function () {
-    var out = document.getElementById("clock-remaining");
+    var q = function (id) { return document.getElementById(id); };
+    var out = q("clock-remaining");
     if (!out) return;
-    var r = this.remaining;
-    if (r !== null && r !== undefined && this.running) r = r - (Date.now() - this.base) / 1000;
+    var r = this.remaining, v = this.v, offline = C.isOffline();
+    if (r !== null && r !== undefined && this.running && !offline) r = r - (Date.now() - this.base) / 1000;
     out.textContent = C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r));
     out.classList.toggle("clock-low", r !== null && r !== undefined && r < 300);
+    // the phone's countdown reaches 0 a moment before the server's next tick says so
+    var phase = v.phase === "regular" && this.running && r !== null && r !== undefined && r <= 0 ? "finishing-round" : v.phase;
+    if (q("clock-phase")) q("clock-phase").textContent = v.ended || !phase ? "" : phaseName(phase);
+    if (q("clock-round")) q("clock-round").textContent = v.round && !v.ended ? t("clock.round", { n: v.round }) : "";
+    if (q("clock-turn")) q("clock-turn").textContent = turnText(v);
+    var note = q("clock-note");
+    if (note) {
+      var text = offline && this.running ? t("clock.offline") :
+        (phase === "finishing-round" && !v.ended ? t("clock.time_up", { player: this.players[0] || "" }) : "");
+      note.textContent = text;
+      note.hidden = !text;
+    }
   };
 
   // -- home -------------------------------------------------------------------------------
@@ -266,6 +323,7 @@
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
+        document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
@@ -377,20 +435,50 @@
         event: function (d) { addEvent(d.event); },
         snapshot: function () { loadHistory(); },
         tick: function (d) { clock.tick(d); },
-        alert: function (d) { C.toast(d.message || t("clock.alert"), true); }
+        alert: function (d) { C.toast(alertText(d, clock.players), true); }
       });
     }, function (e) { document.getElementById("scores").textContent = C.errorText(e); });
   }
 
   // -- display page ------------------------------------------------------------------------------
+  // The TV beside the table: the clock (or, for a game without one, the scoreboard alone), the phase, whose
+  // turn or whose final roll and the total that ends the match, then the dice of that roll.
+  function finalRollText(e, threshold, ended) {
+    var dice = (e.data && e.data.dice) || [];
+    var total = dice.reduce(function (a, b) { return a + b; }, 0);
+    return t(ended ? "clock.final_roll_ends" : "clock.final_roll_goes_on",
+      { player: e.data.player, dice: dice.join(" + "), total: total, n: threshold });
+  }
   function initDisplay() {
     var id = body.dataset.match;
     var clock = new ClockView();
+    var threshold = null, rollBox = document.getElementById("final-roll-result");
+    function showRoll(e, view) {
+      if (!rollBox) return;
+      if (!e || e.type !== "final.roll" || threshold === null) { rollBox.hidden = true; return; }
+      rollBox.textContent = finalRollText(e, threshold, !!(view && view.ended));
+      rollBox.hidden = false;
+    }
     var client = new C.MatchClient(id, {
-      view: function (view, cl) { renderScores(document.getElementById("scores"), view, cl.match); clock.set(view); }
+      view: function (view, cl) {
+        renderScores(document.getElementById("scores"), view, cl.match); clock.set(view);
+        if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
+      }
     });
     client.load().then(function () {
-      client.follow({ tick: function (d) { clock.tick(d); }, alert: function (d) { C.toast(d.message || t("clock.alert"), true); } });
+      // the TV opened after the roll that ended the match: the dice and the total it was rolled against
+      var v = client.view;
+      if (v && v.seq && v.ended && v.ended_by && v.ended_by.reason === "final-roll") {
+        C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events?after=" + (v.seq - 1)).then(function (d) {
+          threshold = v.final_threshold;
+          showRoll(d.events[d.events.length - 1], v);
+        }, function () {});
+      }
+      client.follow({
+        event: function (d) { showRoll(d.event, d.view); },
+        tick: function (d) { clock.tick(d); },
+        alert: function (d) { C.toast(alertText(d, clock.players), true); }
+      });
     });
   }
 

@@ -1,0 +1,213 @@
+"""What a table sees at the moments that matter, live, without a reload: the match header turning to
+"ended"; the TV at the end of a conquest match (the ranking and the winner), while a final roll is owed
+(whose roll, the total that ends the match) and after it (the dice); the time running out (said in
+words on the phone and the TV, in both languages, the phase turning at 0:00); a game without a clock on
+the TV (the scoreboard, not an empty clock). Matches that need time to have passed are imported with
+past timestamps (an organiser's export), so nothing waits for the real clock beyond a few seconds.
+Screenshots: test-artifacts/night-*.png."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.trackers_kit import Api
+from tests.web.serverproc import Server
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+TV = {"width": 1920, "height": 1080}
+PLAYERS = ["Anna", "Bruno", "Carla"]
+
+
+def _cat(lang):
+    from companion.resources import web_dir
+
+    return json.loads((web_dir() / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
+
+
+EN, IT = _cat("en"), _cat("it")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # the clock runner looks for new clock matches every second (an imported match is noticed at once)
+    s = Server(tmp_path_factory.mktemp("night") / "data", {"COMPANION_CHECKPOINT_SECONDS": "1"})
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    out = {}
+    for role in ("player", "organiser"):
+        p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", role,
+                            "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stderr
+        out[role] = Api(server, p.stdout.strip().splitlines()[-1])
+    return out
+
+
+def _iso(dt):
+    return dt.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+_n = [0]
+
+
+def import_clock_match(api, events, game="conquest-italy", start=None):
+    """An exported match with its clock (events as (seconds after the start, type, data)) imported now."""
+    _n[0] += 1
+    start = start or datetime.now(timezone.utc) - timedelta(hours=1)
+    doc = {"id": f"night-{_n[0]}", "game": game, "players": PLAYERS, "options": {"clock": True},
+           "created_at": _iso(start - timedelta(seconds=1)),
+           "events": [{"seq": i + 1, "at": _iso(start + timedelta(seconds=s)), "type": ty, "data": d}
+                      for i, (s, ty, d) in enumerate(events)]}
+    return api["organiser"].ok("POST", "/api/matches/import", doc)["imported"]
+
+
+def final_rounds_events():
+    """A 1-minute clock run out in Anna's turn, the round finished, the last lap played, then Anna's first
+    final-round turn with no conquest: she owes the roll, a total of 4 or less ends the match."""
+    ev = [(0, "clock.start", {"limit_minutes": 1})]
+    t = 120
+    for _lap in range(2):
+        for p in PLAYERS:
+            ev.append((t, "turn.end", {"player": p}))
+            t += 60
+    ev.append((t, "turn.end", {"player": "Anna", "conquered": 0}))
+    return ev
+
+
+def _watch(page):
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    return page
+
+
+def test_the_match_header_says_ended_when_the_match_ends(browser, server, api, artifacts_dir):
+    mid = api["player"].create("conquest-italy", PLAYERS, clock=False)
+    ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
+    try:
+        page = _watch(ctx.new_page())
+        page.goto(f"/m/{mid}")
+        page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+        expect(page.locator("#match-status")).to_have_text(EN["status.open"])
+        api["player"].event(mid, "objective.completed", {"player": "Bruno"})  # another phone ends it
+        expect(page.locator("#match-status")).to_have_text(EN["status.ended"])
+        expect(page.locator("#ci-ranking .trk-winner")).to_have_text("Winner: Bruno")
+        page.screenshot(path=str(artifacts_dir / "night-header-ended.png"))
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_tv_at_the_end_of_a_conquest_match_shows_ranking_and_winner(browser, server, api, lang, artifacts_dir):
+    cat = EN if lang == "en" else IT
+    mid = api["player"].create("conquest-italy", PLAYERS, clock=False)
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale={"en": "en-GB", "it": "it-IT"}[lang])
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        expect(tv.locator("#scores table")).to_be_visible()
+        api["player"].event(mid, "objective.completed", {"player": "Carla"})
+        winner = cat["ci.winner.one"].format(players="Carla")
+        expect(tv.locator("#scores .trk-winner")).to_have_text(winner)
+        expect(tv.locator("#scores table.trk-ranking tbody tr")).to_have_count(3)
+        expect(tv.locator("#scores table.trk-ranking tr.leader")).to_have_attribute("data-player", "Carla")
+        expect(tv.locator("#ci-summary")).to_have_count(0)  # the territory table gave way to the ranking
+        tv.screenshot(path=str(artifacts_dir / f"night-tv-ranking-{lang}.png"))
+        tv.reload()  # and a TV switched on after the end shows the same
+        expect(tv.locator("#scores .trk-winner")).to_have_text(winner)
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_while_a_final_roll_is_owed_then_the_dice(browser, server, api, artifacts_dir):
+    mid = import_clock_match(api, final_rounds_events())
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        owed = EN["clock.awaiting_roll"].format(player="Anna", n=4)
+        expect(tv.locator("#clock-turn")).to_have_text(owed)
+        expect(tv.locator("#clock-phase")).to_have_text(EN["phase.final-rounds"])
+        tv.screenshot(path=str(artifacts_dir / "night-tv-roll-owed.png"))
+        api["player"].event(mid, "final.roll", {"player": "Anna", "dice": [6, 5]})  # 11 > 4: play on
+        expect(tv.locator("#final-roll-result")).to_have_text(
+            EN["clock.final_roll_goes_on"].format(player="Anna", dice="6 + 5", total=11, n=4))
+        expect(tv.locator("#clock-turn")).to_have_text(EN["clock.turn"].format(player="Bruno"))
+        api["player"].event(mid, "turn.end", {"player": "Bruno", "conquered": 1})
+        expect(tv.locator("#clock-turn")).to_have_text(EN["clock.awaiting_roll"].format(player="Bruno", n=4))
+        expect(tv.locator("#final-roll-result")).to_be_hidden()
+        api["player"].event(mid, "final.roll", {"player": "Bruno", "dice": [1, 2]})  # 3 <= 4: the end
+        expect(tv.locator("#final-roll-result")).to_have_text(
+            EN["clock.final_roll_ends"].format(player="Bruno", dice="1 + 2", total=3, n=4))
+        expect(tv.locator("#clock-turn")).to_have_text(EN["clock.ended_roll"].format(player="Bruno"))
+        expect(tv.locator("#scores .trk-winner")).to_be_visible()
+        tv.screenshot(path=str(artifacts_dir / "night-tv-final-roll.png"))
+        tv.reload()
+        expect(tv.locator("#final-roll-result")).to_have_text(
+            EN["clock.final_roll_ends"].format(player="Bruno", dice="1 + 2", total=3, n=4))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_time_up_is_said_in_words_on_the_phone_and_the_tv(browser, server, api, artifacts_dir):
+    # a 1-minute clock started 57 s ago: it reaches 0:00 in about 3 s, with nobody touching anything
+    start = datetime.now(timezone.utc) - timedelta(seconds=57)
+    mid = import_clock_match(api, [(0, "clock.start", {"limit_minutes": 1})], game="richelieu", start=start)
+    phone_ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
+    tv_ctx = browser.new_context(base_url=server.url, viewport=TV, locale="it-IT")
+    try:
+        phone = _watch(phone_ctx.new_page())
+        tv = _watch(tv_ctx.new_page())
+        phone.goto(f"/m/{mid}")
+        tv.goto(f"/m/{mid}/display")
+        expect(phone.locator("#clock-phase")).to_have_text(EN["phase.regular"])
+        expect(tv.locator("#clock-phase")).to_have_text(IT["phase.regular"])
+        # 0:00: the phase turns by itself and the table is told what to do, in each page's language
+        expect(phone.locator("#clock-remaining")).to_have_text("0:00", timeout=15_000)
+        expect(phone.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"])
+        expect(tv.locator("#clock-phase")).to_have_text(IT["phase.finishing-round"])
+        expect(phone.locator("#clock-note")).to_have_text(EN["clock.time_up"].format(player="Anna"))
+        expect(tv.locator("#clock-note")).to_have_text(IT["clock.time_up"].format(player="Anna"))
+        # the clock runner's alert, in words (not "Clock alert")
+        expect(phone.locator("#toast")).to_have_text(EN["clock.time_up"].format(player="Anna"), timeout=15_000)
+        expect(tv.locator("#toast")).to_have_text(IT["clock.time_up"].format(player="Anna"))
+        phone.screenshot(path=str(artifacts_dir / "night-time-up-phone-en.png"))
+        tv.screenshot(path=str(artifacts_dir / "night-time-up-tv-it.png"))
+        assert not phone.errors and not tv.errors, (phone.errors, tv.errors)
+    finally:
+        phone_ctx.close()
+        tv_ctx.close()
+
+
+@pytest.mark.parametrize("game", ["richelieu", "web-of-power"])
+def test_tv_of_a_game_without_a_clock_shows_the_scoreboard(browser, server, api, game, artifacts_dir):
+    mid = api["player"].create(game, PLAYERS)
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        expect(tv.locator("#scores table")).to_be_visible()
+        expect(tv.locator("#clock-remaining")).to_be_hidden()
+        for name in PLAYERS:
+            expect(tv.locator("#scores")).to_contain_text(name)
+        assert "--:--" not in tv.inner_text("body")
+        box = tv.locator("#scores table").bounding_box()
+        assert box["width"] > TV["width"] / 3  # a scoreboard readable across the room
+        tv.screenshot(path=str(artifacts_dir / f"night-tv-no-clock-{game}.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
