@@ -211,3 +211,53 @@ def test_tv_of_a_game_without_a_clock_shows_the_scoreboard(browser, server, api,
         assert not tv.errors, tv.errors
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_pages_count_with_the_plural_rule_of_their_language(browser, server, lang):
+    cat = EN if lang == "en" else IT
+    ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale={"en": "en-GB", "it": "it-IT"}[lang])
+    try:
+        page = ctx.new_page()
+        page.goto("/")
+        got = page.evaluate("[0, 1, 2].map(n => Companion.plural('wop.n_monasteries', n))")
+        assert got == [cat["wop.n_monasteries.other"].format(n=0), cat["wop.n_monasteries.one"].format(n=1),
+                       cat["wop.n_monasteries.other"].format(n=2)]
+        assert got == ({"en": ["0 monasteries", "1 monastery", "2 monasteries"],
+                        "it": ["0 monasteri", "1 monastero", "2 monasteri"]}[lang])
+    finally:
+        ctx.close()
+
+
+def test_web_of_power_in_italian_warnings_board_and_counts(browser, server, api, artifacts_dir):
+    """Italian leaves nothing of Web of Power in English: the engine's warnings, the shipped board's name;
+    counts agree with their nouns; game phases are named in words on the tables page."""
+    mid = api["player"].create("web-of-power", PLAYERS, label="Tavolo WoP")
+    api["player"].event(mid, "place", {"player": "Bruno", "piece": "monastery", "country": "England", "count": 1})
+    ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="it-IT")
+    try:
+        page = _watch(ctx.new_page())
+        page.goto(f"/m/{mid}")
+        page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+        expect(page.locator("#wop-warnings li")).to_have_text(
+            "#1 " + IT["wop.w_out_of_turn"].format(player="Bruno", next="Anna"))
+        expect(page.locator("#wop-board-note")).to_contain_text(IT["wop.board_shipped"])
+        expect(page.locator("#wop-board-note")).not_to_contain_text("TEMPLATE")
+        expect(page.locator("#wop-status")).to_have_text(IT["wop.status_turn.one"].format(player="Bruno", n=1))
+        expect(page.locator("#history li").first).to_contain_text("Bruno: 1 monastero in England")
+        page.select_option("#wop-country", "England")
+        expect(page.locator("#wop-country-info")).to_contain_text("1 monastero su ? siti · 0 consiglieri")
+        expect(page.locator("#wop-supply-line")).to_contain_text("monasteri")
+        text = page.inner_text("body")
+        for bad in ("played out of turn", "monastery(ies)", "councillor(s)", "1 monasteri ", "1 consiglieri",
+                    "1 tolte"):
+            assert bad not in text, bad
+        page.screenshot(path=str(artifacts_dir / "night-wop-it.png"), full_page=True)
+        assert not page.errors, page.errors
+        # the tables page names the game's own phase in words, never the raw "play"
+        page.goto("/tournament")
+        card = page.locator(f".table-card[data-id='{mid}']")
+        expect(card).to_contain_text(IT["gphase.web-of-power.play"])
+        assert "play" not in card.inner_text().split()
+    finally:
+        ctx.close()

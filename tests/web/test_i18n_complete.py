@@ -34,7 +34,7 @@ SEASON_SCRIPTS = {"seasons.js"}
 # the same text in both languages on purpose: names, symbols, placeholders only
 SAME_IN_BOTH = {"app.name", "game.web-of-power", "game.richelieu", "game.rome-is-burning", "login.pin",
                 "ci.symbol_mozzarella", "rb.col_extra", "rl.sheet_richelieu", "rl.col_place",
-                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "ci.legend_set",
+                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "wop.supply_of", "ci.legend_set",
                 "season.rank", "season.club", "season.rating", "season.source.app"}
 
 
@@ -90,6 +90,10 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "status.": {"open", "ended"},
         "role.": {"viewer", "player", "organiser"},
         "phase.": set(clock.PHASES),
+        # a game's own phases (the summary's "phase"): the tournament page names them in words
+        "gphase.": {"web-of-power.play", "web-of-power.ended", "rome-is-burning.setup", "rome-is-burning.moving",
+                    "rome-is-burning.election", "rome-is-burning.ended", "conquest-italy.deal",
+                    "conquest-italy.place", "conquest-italy.play"},
         "pause.": set(clockrunner.PAUSE_REASONS),  # a typed reason falls back to itself
         # the generic history names the clock's events for every game (the trackers name their own)
         "event.": set(clock.EVENT_TYPES),
@@ -142,7 +146,7 @@ def test_every_counted_string_has_its_plural_forms(lang):
 
 
 # counted strings whose count is said by the words themselves ("Winner: Anna" / "Winners: Anna, Bruno")
-COUNT_IN_WORDS = {"ci.winner"}
+COUNT_IN_WORDS = {"ci.winner", "wop.points_word", "wop.w_alliances"}
 
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)

@@ -95,7 +95,7 @@
       text = s.objective_completed ? t("ci.ended_objective", { player: s.objective_completed }) :
         (by.reason === "final-roll" ? t("ci.ended_roll", { player: by.player }) : t("clock.ended"));
     } else if (s.phase === "deal") text = t("ci.phase_deal");
-    else if (s.phase === "place") text = t("ci.phase_place", { player: sm.next_placer, n: sm.placement_due });
+    else if (s.phase === "place") text = C.plural("ci.phase_place", sm.placement_due, { player: sm.next_placer });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
     else if (v.current_player) text = t("clock.turn", { player: v.current_player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
@@ -143,7 +143,7 @@
 
   function renderPlace() {
     var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
-    $("ci-place-title").textContent = t("ci.place_title", { player: p, n: due });
+    $("ci-place-title").textContent = C.plural("ci.place_title", due, { player: p });
     var draw = function () {
       var total = steppers($("ci-place-list"), owned(p), placeDraft, due, draw);
       var b = $("ci-place-send");
@@ -204,7 +204,7 @@
       if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
       var calc = $("ci-reinforce-calc");
       calc.textContent = "";
-      calc.appendChild(el("p", null, el("strong", { text: t("ci.calc_total", { n: r.placeable }) }), " = " + parts.join(" + ") +
+      calc.appendChild(el("p", null, el("strong", { text: C.plural("ci.calc_total", r.placeable) }), " = " + parts.join(" + ") +
         (r.not_placed ? " · " + t("ci.calc_cap", { n: r.not_placed }) : "")));
       var due = r.placeable;
       var draw = function () {
@@ -276,7 +276,7 @@
       el("span", { class: "trk-dice", text: dieFaces(lc.attacker_dice) }), " " + t("ci.vs") + " ",
       el("span", { class: "trk-dice", text: dieFaces(lc.defender_dice) })));
     box.appendChild(el("p", { text: t("ci.losses", { attacker: lc.attacker, a: lc.attacker_losses, defender: lc.defender, d: lc.defender_losses }) +
-      (lc.conquered ? " · " + t("ci.conquered", { city: lc.to, n: lc.moved }) : "") }));
+      (lc.conquered ? " · " + C.plural("ci.conquered", lc.moved, { city: lc.to }) : "") }));
   }
 
   function renderMove() {
@@ -455,7 +455,7 @@
       Array.prototype.forEach.call(document.querySelectorAll("#ci-deal-grid select"), function (s) {
         if (s.value) owner[s.dataset.city] = s.value; else missing++;
       });
-      if (missing) { C.toast(t("ci.deal_missing", { n: missing }), true); return; }
+      if (missing) { C.toast(C.plural("ci.deal_missing", missing), true); return; }
       send("setup.deal", { owner: owner });
     });
     $("ci-place-send").addEventListener("click", function () {
@@ -532,15 +532,15 @@
           Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
       case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
-      case "move": return t("ci.ev_move", { from: d.from, to: d.to, n: d.units });
+      case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
       case "card.draw": return t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
       case "objective.set": return t("ci.ev_objective_set", { player: d.player || "?" });
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
-      case "turn.end": return t("ci.ev_turn_end", { player: d.player, n: d.conquered === undefined ? "?" : d.conquered });
+      case "turn.end": return C.plural("ci.ev_turn_end", d.conquered === undefined ? "?" : d.conquered, { player: d.player });
       case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
       case "clock.start": return t("ci.ev_clock_start", { n: d.limit_minutes || 120 });
-      case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + d.reason + ")" : "");
+      case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + C.pauseReason(d.reason) + ")" : "");
       case "clock.resume": return t("ci.ev_clock_resume");
     }
     return null;

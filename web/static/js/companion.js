@@ -52,6 +52,13 @@
     return t(Object.prototype.hasOwnProperty.call(catalogue, form) ? form : key + ".other", v);
   }
 
+  // the words of a clock pause's reason (stored as a key: power-lost, server-stopped) or the reason as typed
+  function pauseReason(r) {
+    if (!r) return "";
+    var s = t("pause." + r);
+    return s === "pause." + r ? String(r) : s;
+  }
+
   function el(tag, attrs) {
     var node = document.createElement(tag);
     if (attrs) {
@@ -352,7 +359,7 @@
   }
 
   window.Companion = {
-    t: t, plural: plural, pluralForm: pluralForm, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
+    t: t, plural: plural, pluralForm: pluralForm, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit

@@ -33,7 +33,12 @@
     return isNaN(d) ? iso : d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" });
   }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
-  function phaseName(p) { var s = t("phase." + p); return s === "phase." + p ? p : s; }
+  // a phase in words: the clock's (phase.*), or a game's own (gphase.<game>.<phase>); never the raw name
+  function phaseName(p, game) {
+    if (game) { var g = t("gphase." + game + "." + p); if (g !== "gphase." + game + "." + p) return g; }
+    var s = t("phase." + p);
+    return s === "phase." + p ? "" : s;
+  }
 
   // -- scores and clock (match, display, tournament) -------------------------------------
   function renderScores(box, view, match) {
@@ -146,11 +151,6 @@
     return d && d.message ? d.message : t("clock.alert");
   }
   // the words of a pause's reason (stored as a key: power-lost, server-stopped) or the reason as typed
-  function pauseReason(r) {
-    if (!r) return "";
-    var s = t("pause." + r);
-    return s === "pause." + r ? r : s;
-  }
 
   // A local ticker between server ticks: the server's view says remaining_seconds at seq time.
   function ClockView(root) {
@@ -344,7 +344,7 @@
       show("turn-end", c && c.running && !ended && !view.awaiting_roll);
       show("final-roll", c && !ended && !!view.awaiting_roll);
       var pl = document.getElementById("power-lost");
-      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = t("clock.power_lost", { minutes: Math.floor((flag.remaining_seconds || 0) / 60) }); }
+      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = C.plural("clock.power_lost", Math.floor((flag.remaining_seconds || 0) / 60)); }
     }
     function clockAction(id, fn) {
       var b = document.getElementById(id);
@@ -497,7 +497,7 @@
           el("h3", { text: (m.label || gameName(m.game)) }),
           el("div", { class: "small muted", text: gameName(m.game) + " · " + m.players.join(", ") }),
           c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "small", text: [b.phase ? phaseName(b.phase) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
+          el("div", { class: "small", text: [b.phase ? phaseName(b.phase, m.game) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
       });
     }
     function load() {
