@@ -261,3 +261,106 @@ def test_web_of_power_in_italian_warnings_board_and_counts(browser, server, api,
         assert "play" not in card.inner_text().split()
     finally:
         ctx.close()
+
+
+# -- the phone layout --------------------------------------------------------------------------------
+
+def conquest_in_play(api):
+    """A conquest match dealt by the Pi, the set-up placements made, the clock running."""
+    p = api["player"]
+    mid = p.create("conquest-italy", PLAYERS)
+    p.ok("POST", f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    while True:
+        m = p.ok("GET", f"/api/matches/{mid}")
+        sm, state = m["view"]["summary"], m["view"]["state"]
+        if state["phase"] != "place":
+            break
+        who = sm["next_placer"]
+        city = sorted(c for c, o in state["owner"].items() if o == who)[0]
+        p.ok("POST", f"/api/matches/{mid}/events", {"type": "setup.place", "expected_seq": m["seq"],
+                                                   "data": {"player": who, "placements": {city: sm["placement_due"]}}})
+    p.event(mid, "clock.start", {})
+    return mid
+
+
+TABLES = r"""() => {
+  const out = [];
+  document.querySelectorAll('.trk-scroll, .table-wrap').forEach(w => {
+    const r = w.getBoundingClientRect();
+    if (!r.width || w.closest('[hidden]') || w.closest('details:not([open])')) return;
+    const table = w.querySelector('table'); if (!table) return;
+    const name = table.id || table.className;
+    if (r.right > document.documentElement.clientWidth + 1) out.push(`${name}: its box is wider than the screen`);
+    w.scrollLeft = w.scrollWidth;  // scrolled to the end: the last column shows, the first stays in view
+    const box = w.getBoundingClientRect();
+    table.querySelectorAll('tr').forEach(tr => {
+      const cells = tr.children; if (!cells.length) return;
+      const first = cells[0].getBoundingClientRect(), last = cells[cells.length - 1].getBoundingClientRect();
+      if (first.left < box.left - 1) out.push(`${name}: the first column scrolls out of view`);
+      if (last.right > box.right + 1) out.push(`${name}: the last column cannot be reached`);
+    });
+    w.scrollLeft = 0;
+  });
+  return [...new Set(out)];
+}"""
+
+
+@pytest.mark.parametrize("width", [360, 390])
+def test_phone_layout_header_tables_dice_map_and_turn_controls(browser, server, api, width, artifacts_dir):
+    """One row of header; tables fit by scrolling sideways in their box with the player's column kept in
+    view; each side's dice on one line; the map's names readable; pause and end of turn on the first
+    screen, under the clock."""
+    view = {"width": width, "height": 844 if width == 390 else 780}
+    cq = conquest_in_play(api)
+    wop = api["player"].create("web-of-power", PLAYERS + ["Dario", "Elena"], clock=True)
+    api["player"].event(wop, "clock.start", {})
+    api["player"].event(wop, "place", {"player": "Anna", "piece": "monastery", "country": "England", "count": 1})
+    rl = api["player"].create("richelieu", PLAYERS, clock=True)
+    api["player"].event(rl, "clock.start", {})
+    ctx = browser.new_context(base_url=server.url, viewport=view, locale="it-IT")
+    ctx.set_default_timeout(15_000)
+    try:
+        page = _watch(ctx.new_page())
+        page.goto(server.join_url)  # a player's phone
+        for name, mid in (("conquest", cq), ("wop", wop), ("richelieu", rl)):
+            page.goto(f"/m/{mid}")
+            page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+            page.wait_for_function("() => window.companionMatch && window.companionMatch.view")
+            page.screenshot(path=str(artifacts_dir / f"night-phone-{name}-{width}-first-screen.png"))
+            header = page.locator("header.top").bounding_box()
+            assert header["height"] <= 64, f"{name}: the header takes {header['height']} px"
+            # the controls used every turn are on the first screen, under the clock
+            pause, end = (("#ci-clock-pause", "#ci-turn-end") if name == "conquest" else ("#clock-pause", "#turn-end"))
+            clock = page.locator("#clock-remaining").bounding_box()
+            for sel in (pause, end):
+                expect(page.locator(sel)).to_be_visible()
+                b = page.locator(sel).bounding_box()
+                assert clock["y"] < b["y"] and b["y"] + b["height"] <= view["height"], (name, sel, b)
+            page.evaluate("document.querySelectorAll('#game-tracker details').forEach(d => { d.open = true; })")
+            page.wait_for_timeout(200)
+            assert page.evaluate(TABLES) == [], name
+            assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), name
+            page.screenshot(path=str(artifacts_dir / f"night-phone-{name}-{width}.png"), full_page=True)
+            if name == "conquest":
+                page.check("input[name=ci-dice-mode][value=table]")
+                expect(page.locator("#ci-ddice input")).not_to_have_count(0)
+                for side in ("#ci-adice", "#ci-ddice"):
+                    boxes = [page.locator(f"{side} input").nth(i).bounding_box()
+                             for i in range(page.locator(f"{side} input").count())]
+                    assert len({round(b["y"]) for b in boxes}) == 1, f"{side}: the dice wrap"
+                    assert all(b["x"] + b["width"] <= width for b in boxes), f"{side}: a die is off the screen"
+                # the map's city names are drawn at a readable size (not ~3 px)
+                page.wait_for_selector("#ci-map svg text")
+                h = page.evaluate("Math.min(...Array.from(document.querySelectorAll('#ci-map svg text'))"
+                                  ".slice(0, 20).map(t => t.getBoundingClientRect().height))")
+                assert h >= 9, f"map labels {h} px high"
+                page.locator("#ci-table-dice").scroll_into_view_if_needed()
+                page.screenshot(path=str(artifacts_dir / f"night-phone-dice-{width}.png"))
+        # the menu opens the links the header no longer lists
+        expect(page.locator("#top-nav")).to_be_hidden()
+        page.click("#menu-toggle")
+        expect(page.locator("#top-nav a[href='/new']")).to_be_visible()
+        page.screenshot(path=str(artifacts_dir / f"night-phone-menu-{width}.png"))
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()

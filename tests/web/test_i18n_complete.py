@@ -35,7 +35,7 @@ SEASON_SCRIPTS = {"seasons.js"}
 SAME_IN_BOTH = {"app.name", "game.web-of-power", "game.richelieu", "game.rome-is-burning", "login.pin",
                 "ci.symbol_mozzarella", "rb.col_extra", "rl.sheet_richelieu", "rl.col_place",
                 "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "wop.supply_of", "ci.legend_set",
-                "season.rank", "season.club", "season.rating", "season.source.app"}
+                "season.rank", "season.club", "season.rating", "season.source.app", "nav.menu"}
 
 
 def catalogues() -> dict[str, dict]:

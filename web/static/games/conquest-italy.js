@@ -435,6 +435,7 @@
     $("ci-deal").hidden = s.phase !== "deal" || ended;
     $("ci-place").hidden = s.phase !== "place" || ended;
     $("ci-play").hidden = s.phase !== "play" || ended;
+    if (s.phase !== "play" || ended) { $("ci-clock-controls").hidden = true; $("ci-final").hidden = true; }
     if (map) {
       renderSecret();
       if (s.phase === "deal") renderDeal();
@@ -449,6 +450,10 @@
 
   function mount(r, cl) {
     root = r; client = cl;
+    // the buttons used every turn (start, pause, end of turn, the final roll) live under the clock,
+    // on the phone's first screen
+    var panel = document.getElementById("clock-panel");
+    if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
     $("ci-deal-pi").addEventListener("click", function () { post("deal", {}); });
     $("ci-deal-send").addEventListener("click", function () {
       var owner = {}, missing = 0;

@@ -17,6 +17,12 @@
     document.documentElement.setAttribute("data-theme", next);
     try { localStorage.setItem("theme", next); } catch (e) { /* private mode */ }
   });
+  var menu = document.getElementById("menu-toggle");
+  if (menu) menu.addEventListener("click", function () {
+    var top = document.getElementById("top"), open = !top.classList.contains("open");
+    top.classList.toggle("open", open);
+    menu.setAttribute("aria-expanded", String(open));
+  });
   var logout = document.getElementById("logout");
   if (logout) logout.addEventListener("click", function () {
     C.api("POST", "/api/auth/logout").then(function () { location.href = "/"; }, function (e) { C.toast(C.errorText(e), true); });
@@ -66,7 +72,7 @@
           cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : String(b[k]) }); }),
           el("td", { class: "num score", text: String(scores[n]) }));
       });
-      box.appendChild(el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows)));
+      box.appendChild(el("div", { class: "table-wrap" }, el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows))));
       var extra = Object.keys(summary).filter(function (k) { return ["scores", "points", "breakdown"].indexOf(k) < 0; });
       if (extra.length) box.appendChild(kv(summary, extra));
     } else if (summary && typeof summary === "object") {
