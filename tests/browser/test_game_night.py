@@ -9,6 +9,7 @@ Screenshots: test-artifacts/night-*.png."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -361,6 +362,24 @@ def test_phone_layout_header_tables_dice_map_and_turn_controls(browser, server, 
         page.click("#menu-toggle")
         expect(page.locator("#top-nav a[href='/new']")).to_be_visible()
         page.screenshot(path=str(artifacts_dir / f"night-phone-menu-{width}.png"))
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
+
+
+def test_the_home_page_clock_ticks(browser, server, api, artifacts_dir):
+    mid = api["player"].create("richelieu", PLAYERS, clock=True, label="Tavolo orologio")
+    api["player"].event(mid, "clock.start", {})
+    ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
+    try:
+        page = _watch(ctx.new_page())
+        page.goto("/")
+        clock = page.locator(f"li[data-id='{mid}'] .home-clock")
+        expect(clock).to_have_text(re.compile(r"^1:59:\d\d$"))
+        first = clock.inner_text()
+        # the clock runner ticks once a second: the list follows without a reload
+        expect(clock).not_to_have_text(first, timeout=5000)
+        page.screenshot(path=str(artifacts_dir / "night-home-clock.png"))
         assert not page.errors, page.errors
     finally:
         ctx.close()

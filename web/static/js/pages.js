@@ -237,9 +237,9 @@
       el("a", { class: "match-item", href: "/m/" + encodeURIComponent(m.id) },
         el("div", { class: "title" }, gameName(m.game) + (m.label ? " · " + m.label : "")),
         el("div", { class: "small" }, sep),
-        el("div", { class: "small muted" }, t("status." + m.status) + " · " + when(m.created_at) +
-          (b.clock ? " · " + C.formatSeconds(b.clock.remaining_seconds) : "") +
-          (b.current_player ? " · " + t("clock.turn", { player: b.current_player }) : ""))));
+        el("div", { class: "small muted" }, t("status." + m.status) + " · " + when(m.created_at),
+          b.clock ? [" · ", el("span", { class: "home-clock", "data-clock-for": m.id, text: C.formatSeconds(b.clock.remaining_seconds) })] : null,
+          b.current_player ? " · " + t("clock.turn", { player: b.current_player }) : null)));
   }
   function initHome() {
     var open = document.getElementById("open-matches"), recent = document.getElementById("recent-matches");
@@ -264,7 +264,15 @@
     load();
     C.stream("/api/stream", {
       open: function () { load(); },
-      match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); }
+      match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); },
+      // the clocks of the tables in play tick on the list too (the runner's ticks, once a second)
+      tick: function (d) {
+        var m = d && cards[d.match_id], c = d && d.clock;
+        if (!m || !c || typeof c.remaining_seconds !== "number") return;
+        m.brief = Object.assign({}, m.brief || {}, { clock: c });
+        var span = document.querySelector('.home-clock[data-clock-for="' + d.match_id + '"]');
+        if (span) span.textContent = C.formatSeconds(c.remaining_seconds); else draw();
+      }
     });
   }
 
