@@ -211,6 +211,7 @@
     var name = t("event." + ev.type);
     if (name === "event." + ev.type) name = ev.type;
     var data = ev.data || {};
+    if (ev.type === "clock.pause") return name + (data.reason ? " (" + pauseReason(data.reason) + ")" : "");
     var parts = Object.keys(data).filter(function (k) { return k !== "player"; }).map(function (k) {
       var v = data[k], label = t("field." + k);
       return (label === "field." + k ? k : label) + ": " + (typeof v === "object" ? JSON.stringify(v) : v);
@@ -293,7 +294,8 @@
       snapshot: function (d) { self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
-      alert: function (d) { if (handlers.alert) handlers.alert(d); }
+      alert: function (d) { if (handlers.alert) handlers.alert(d); },
+      open: function () { if (handlers.open) handlers.open(); }
     });
   };
 

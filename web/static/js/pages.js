@@ -161,7 +161,7 @@
   // A local ticker between server ticks: the server's view says remaining_seconds at seq time.
   function ClockView(root) {
     this.root = root; this.remaining = null; this.running = false; this.base = 0; this.timer = null;
-    this.v = {}; this.players = [];
+    this.v = {}; this.players = []; this.pausedBy = null;
     var self = this;
     // a page that knows it is offline stops counting (the Pi's clock is the truth) and says so
     document.addEventListener("companion:online", function (ev) {
@@ -220,8 +220,10 @@
     if (q("clock-turn")) q("clock-turn").textContent = turnText(v);
     var note = q("clock-note");
     if (note) {
+      var paused = !this.running && !v.ended && phase && phase !== "setup";
       var text = offline && this.running ? t("clock.offline") :
-        (phase === "finishing-round" && !v.ended ? t("clock.time_up", { player: this.players[0] || "" }) : "");
+        (phase === "finishing-round" && !v.ended ? t("clock.time_up", { player: this.players[0] || "" }) :
+          (paused && this.pausedBy !== null ? (this.pausedBy ? t("clock.paused_because", { reason: C.pauseReason(this.pausedBy) }) : t("clock.paused")) : ""));
       note.textContent = text;
       note.hidden = !text;
     }
@@ -394,6 +396,10 @@
         if (e.type === "undo") { var back = stack.pop(); if (back) undone[back.seq] = e.seq; }
         else stack.push(e);
       });
+      // why the clock is paused (the last pause or resume in effect): said under the clock
+      var lastClock = stack.filter(function (e) { return e.type === "clock.pause" || e.type === "clock.resume"; }).pop();
+      clock.pausedBy = lastClock && lastClock.type === "clock.pause" ? ((lastClock.data || {}).reason || "") : null;
+      clock.draw();
       events.slice().reverse().forEach(function (e) {
         historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
           C.describeEvent(game, e), el("span", { class: "when", text: when(e.at) })));
@@ -401,7 +407,9 @@
       if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
     }
     function loadHistory() {
-      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); });
+      // a failed load (the Pi away) keeps the history shown; the next reconnect loads it again
+      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); },
+        function () {});
     }
     function addEvent(e) {
       if (!e) return;
@@ -445,7 +453,10 @@
       document.addEventListener("companion:game", function (ev) { if (ev.detail === game) mount(C.game(game)); });
       if (!plugin && !root.children.length) root.hidden = true;
       loadHistory();
+      var opened = false;
       client.follow({
+        // a reconnect (the Wi-Fi, a restart of the Pi): the match again (its power-lost flag) and the history
+        open: function () { if (opened) { client.load().catch(function () {}); loadHistory(); } opened = true; },
         event: function (d) { addEvent(d.event); },
         snapshot: function () { loadHistory(); },
         tick: function (d) { clock.tick(d); },
