@@ -383,3 +383,36 @@ def test_the_home_page_clock_ticks(browser, server, api, artifacts_dir):
         assert not page.errors, page.errors
     finally:
         ctx.close()
+
+
+def _token(server, role):
+    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", role,
+                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_a_season_for_a_new_club_is_created_in_one_step(browser, server, api, lang, artifacts_dir):
+    from companion.web import seasons
+
+    name = {"en": "Circolo Risiko Torino", "it": "Circolo Risiko Milano"}[lang]
+    ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale={"en": "en-GB", "it": "it-IT"}[lang],
+                              extra_http_headers={"Authorization": f"Bearer {_token(server, 'organiser')}"})
+    try:
+        page = _watch(ctx.new_page())
+        page.goto("/seasons")
+        form = page.locator("#new-season")
+        form.locator("[name=club]").fill(name)
+        expect(page.locator("#new-club-note")).to_have_text(
+            seasons.STRINGS[lang]["season.new_club_note"].format(name=name))
+        form.locator("[name=year]").fill("2027")
+        page.screenshot(path=str(artifacts_dir / f"night-new-season-{lang}.png"), full_page=True)
+        form.locator("[type=submit]").click()
+        page.wait_for_url(re.compile(r"/seasons/[0-9a-f]+$"))
+        expect(page.locator("main")).to_contain_text(name)
+        clubs = api["organiser"].ok("GET", "/api/seasons")
+        assert any(s["club"] == name and s["year"] == 2027 for s in clubs["seasons"]), clubs
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
