@@ -36,6 +36,8 @@ def data_packages() -> list[str]:
 
 setup(
     packages=CODE + data_packages(),
+    # the files are the package_data below, not whatever an older build's SOURCES.txt listed
+    include_package_data=False,
     package_dir=dict(DATA),
     package_data={**{p: ["*"] for p in data_packages() if not p.startswith("companion.schema_files")},
                   "companion.schema_files": ["*.json"],
