@@ -165,9 +165,10 @@ def test_tv_while_a_final_roll_is_owed_then_the_dice(browser, server, api, artif
 
 
 def test_time_up_is_said_in_words_on_the_phone_and_the_tv(browser, server, api, artifacts_dir):
-    # a 1-minute clock started 57 s ago: it reaches 0:00 in about 3 s, with nobody touching anything
-    start = datetime.now(timezone.utc) - timedelta(seconds=57)
-    mid = import_clock_match(api, [(0, "clock.start", {"limit_minutes": 1})], game="richelieu", start=start)
+    # a 1-minute clock paused with 2 s left: the pages load at leisure, then the table resumes and the
+    # clock reaches 0:00 two seconds later with nobody touching anything
+    mid = import_clock_match(api, [(0, "clock.start", {"limit_minutes": 1}), (58, "clock.pause", {})],
+                             game="richelieu")
     phone_ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
     tv_ctx = browser.new_context(base_url=server.url, viewport=TV, locale="it-IT")
     try:
@@ -177,6 +178,8 @@ def test_time_up_is_said_in_words_on_the_phone_and_the_tv(browser, server, api, 
         tv.goto(f"/m/{mid}/display")
         expect(phone.locator("#clock-phase")).to_have_text(EN["phase.regular"])
         expect(tv.locator("#clock-phase")).to_have_text(IT["phase.regular"])
+        expect(phone.locator("#clock-remaining")).to_have_text("0:02")
+        api["player"].event(mid, "clock.resume", {})
         # 0:00: the phase turns by itself and the table is told what to do, in each page's language
         expect(phone.locator("#clock-remaining")).to_have_text("0:00", timeout=15_000)
         expect(phone.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"])
@@ -413,6 +416,28 @@ def test_a_season_for_a_new_club_is_created_in_one_step(browser, server, api, la
         expect(page.locator("main")).to_contain_text(name)
         clubs = api["organiser"].ok("GET", "/api/seasons")
         assert any(s["club"] == name and s["year"] == 2027 for s in clubs["seasons"]), clubs
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_every_page_fits_360_px_with_a_one_row_header(browser, server, api, lang, artifacts_dir):
+    mid = api["player"].create("rome-is-burning", PLAYERS)
+    ctx = browser.new_context(base_url=server.url, viewport={"width": 360, "height": 780},
+                              locale={"en": "en-GB", "it": "it-IT"}[lang],
+                              extra_http_headers={"Authorization": f"Bearer {_token(server, 'organiser')}"})
+    try:
+        page = _watch(ctx.new_page())
+        for path in ("/", "/new", "/tournament", "/seasons", "/join", "/login", f"/m/{mid}", f"/m/{mid}/display"):
+            page.goto(path)
+            page.wait_for_load_state("load")
+            page.wait_for_timeout(100)
+            assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth"), path
+            if page.locator("header.top").count():
+                assert page.locator("header.top").bounding_box()["height"] <= 64, path
+            if path in ("/", f"/m/{mid}/display"):
+                page.screenshot(path=str(artifacts_dir / f"night-360-{'home' if path == '/' else 'display'}-{lang}.png"))
         assert not page.errors, page.errors
     finally:
         ctx.close()
