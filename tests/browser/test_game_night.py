@@ -441,3 +441,25 @@ def test_every_page_fits_360_px_with_a_one_row_header(browser, server, api, lang
         assert not page.errors, page.errors
     finally:
         ctx.close()
+
+
+def test_tv_draws_the_game_scoreboard_when_its_script_arrives_late(browser, server, api):
+    """The game's script loads beside the page's: a TV whose first view came before the script still
+    draws the game's own scoreboard once the script is there."""
+    import time
+
+    mid = api["player"].create("richelieu", PLAYERS)
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        def late(route):
+            time.sleep(1.5)
+            route.continue_()
+
+        ctx.route("**/static/games/richelieu.js*", late)
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        expect(tv.locator("#scores table#rl-standings")).to_be_visible()
+        expect(tv.locator("#scores table")).to_have_count(1)
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()

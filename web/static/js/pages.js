@@ -490,6 +490,10 @@
         if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
       }
     });
+    // the game's script may register after the first view (scripts load in parallel): draw again then
+    document.addEventListener("companion:game", function (ev) {
+      if (ev.detail === body.dataset.game && client.view) client.setView(client.view);
+    });
     client.load().then(function () {
       // the TV opened after the roll that ended the match: the dice and the total it was rolled against
       var v = client.view;
