@@ -10,19 +10,23 @@ JOBS ?= auto
 .PHONY: run test bench soak wheel clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --upgrade pip > /dev/null 2>&1 || $(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e .
-	touch $@
+# pip's and the build's chatter goes to .venv/install.log (shown only when the install fails), so the
+# first thing `make run` shows is the address and the QR code
+$(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
+	@echo "installing companion into $(VENV) (log: $(VENV)/install.log)"
+	@$(BIN)/python -m pip install -q -e . > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	@touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(VENV)/.installed $@
+$(VENV)/.installed-dev: pyproject.toml setup.py | $(BIN)/python
+	@echo "installing companion and its test tools into $(VENV) (log: $(VENV)/install.log)"
+	@$(BIN)/python -m pip install -q -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+	@touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed
-	$(BIN)/companion serve $(ARGS)
+	@$(BIN)/companion serve $(ARGS)
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)

@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 ALERTS = ((15 * 60, "15-minutes"), (5 * 60, "5-minutes"), (0, "time-up"))
 ENDED_ALERT = "ended"
 POWER_LOST_REASON = "power-lost"
+SERVER_STOPPED_REASON = "server-stopped"  # a clean stop (SIGTERM, Ctrl-C): a pause, not a power cut
+PAUSE_REASONS = (POWER_LOST_REASON, SERVER_STOPPED_REASON)  # the pages say them in words (pause.<reason>)
 CHECKPOINT_SECONDS = 30
 TICK_SECONDS = 1
 _MAX_MATCHES = 100_000
@@ -406,17 +408,38 @@ class ClockRunner:
         self._thread = threading.Thread(target=self._run, name="clock-runner", daemon=True)
         self._thread.start()
 
-    def stop(self) -> None:
-        """Stop ticking and write a last checkpoint (a clean shutdown loses no running time)."""
+    def stop(self, pause_reason: str | None = None) -> None:
+        """Stop ticking and write a last checkpoint (a clean shutdown loses no running time). With
+        ``pause_reason`` (``companion serve`` on SIGTERM or Ctrl-C: ``server-stopped``) every running clock
+        is paused now with that reason first: a clean stop is a pause the table sees as such, not a power
+        cut found at the next start."""
         thread, self._thread = self._thread, None
         if thread is None:
             return
         self._stop.set()
         thread.join(timeout=10)
+        if pause_reason is not None:
+            self.pause_running(pause_reason)
         try:
             self.checkpoint()
         except Exception:
             log.exception("last checkpoint failed")
+
+    def pause_running(self, reason: str) -> list[str]:
+        """Pause every running clock now, stamped by the server's clock, with ``reason``. Returns the
+        matches paused; a match that can't be paused (a concurrent writer) is logged and left running
+        (the next start's recovery pauses it at its last checkpoint)."""
+        paused = []
+        for m in self._clock_matches():
+            try:
+                f = self.service.fold(m["id"])
+                if f.clock_state["running_since"] is None or f.clock_state["ended"]:
+                    continue
+                self.append(m["id"], "clock.pause", {"reason": reason})
+                paused.append(m["id"])
+            except Exception:
+                log.exception("could not pause match %s at the stop", m["id"])
+        return paused
 
     def _run(self) -> None:
         # beat in the middle of each second of the server clock, so a late beat stays in its second

@@ -18,8 +18,8 @@ shift 3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src" "$tmp/out" "$out"
-# what the wheel is made of (pyproject.toml [tool.setuptools]): nothing else is read, nothing is written
-(cd "$src" && cp -R companion web schemas hardware pyproject.toml README.md "$tmp/src/")
+# what the wheel is made of (pyproject.toml and setup.py): nothing else is read, nothing is written
+(cd "$src" && cp -R companion web schemas hardware pyproject.toml setup.py README.md "$tmp/src/")
 find "$tmp/src" \( -name __pycache__ -o -name '*.egg-info' -o -name '*.pyc' \) -prune -exec rm -rf {} +
 # setuptools is chatty: its output is shown only when the build fails
 "${pip[@]}" wheel --disable-pip-version-check --quiet --no-deps "$@" -w "$tmp/out" "$tmp/src" >"$tmp/log" 2>&1 \

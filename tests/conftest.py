@@ -7,7 +7,11 @@ import pytest
 from hypothesis import settings
 
 # No timing in tests: speed is checked by `make bench`, not by deadlines.
-settings.register_profile("companion", deadline=None)
+# Reproducible property tests: `make test` draws the same examples on every run (derandomize), so a
+# failure fails again; `make soak` (COMPANION_SOAK=1) explores at random and prints the failing example
+# as a @reproduce_failure blob (print_blob) to paste onto the test.
+settings.register_profile("companion", deadline=None, derandomize=not os.environ.get("COMPANION_SOAK"),
+                          print_blob=True)
 settings.load_profile("companion")
 
 REPO = Path(__file__).resolve().parent.parent

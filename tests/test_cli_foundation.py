@@ -106,3 +106,71 @@ def test_a_document_nested_too_deeply_exits_2_saying_so(run_cli, tmp_path):
     for n in (150, 995, 50_000):
         code, out, err = run_cli("score", "richelieu", "-", stdin='{"players": ' + "[" * n + "]" * n + "}")
         assert code == 2 and "nested too deeply" in err and len(err.strip().splitlines()) == 1, (n, err)
+
+
+SEPARATORS = ["\u0085", "\u2028", "\u2029", "\r", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x00"]
+
+
+def _resolve_with_a_bad_player(name):
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "examples" / "richelieu.resolve"
+                      / "england-beats-richelieu.json").read_text("utf-8"))
+    doc["players"][name] = {"prestige": "x", "income": 1, "military": 0, "money": 2}
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize("sep", SEPARATORS)
+def test_an_error_naming_any_player_stays_one_whole_line(sep, monkeypatch, capsys):
+    """A name with a line or paragraph separator (or any control character) is escaped in the error, so
+    the one line on stderr is whole: it names the field after the name, not a cut path."""
+    import io
+
+    name = f"Ann{sep}a"
+    monkeypatch.setattr("sys.stdin", io.StringIO(_resolve_with_a_bad_player(name)))
+    assert main(["richelieu", "resolve", "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("\n") and len(err[:-1].splitlines()) == 1, repr(err)
+    assert not any(c in err[:-1] for c in "\n\r\x85\u2028\u2029\x0b\x0c\x1c\x00")
+    assert err.startswith('error: $.players["Ann') and 'a"].prestige: ' in err, repr(err)  # the whole path
+
+
+def test_the_real_process_writes_one_line_for_u0085(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "companion", "richelieu", "resolve", "-"],
+                       input=_resolve_with_a_bad_player("Ann\u0085a").encode("utf-8"), capture_output=True,
+                       env=dict(os.environ, COMPANION_DATA=str(tmp_path)), timeout=60)
+    assert p.returncode == 2
+    text = p.stderr.decode("utf-8")
+    assert text.count("\n") == 1 and text.endswith("\n") and "\u0085" not in text
+    assert text.startswith('error: $.players["Ann\\x85a"]'), text
+
+
+def test_property_tests_are_reproducible():
+    """The fuzz tests (hypothesis) draw the same examples on every `make test` run; a soak run prints the
+    blob that reproduces a failure."""
+    import os
+
+    from hypothesis import settings
+
+    assert settings().print_blob
+    assert settings().derandomize or os.environ.get("COMPANION_SOAK")
+
+
+def test_one_line_never_breaks_for_any_text():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from companion.cli import one_line
+
+    @given(st.text())
+    def check(text):
+        line = one_line(text)
+        assert len(line.splitlines()) <= 1 and "\n" not in line
+        if text.isprintable():
+            assert line == text  # printable text is left as it is
+
+    check()

@@ -317,6 +317,36 @@ def test_a_clean_stop_writes_a_last_checkpoint(tmp_path, fake_game):
     store.close()
 
 
+def test_a_clean_stop_is_a_pause_of_its_own_not_a_power_cut(tmp_path, fake_game):
+    """``companion serve`` stopped by SIGTERM or Ctrl-C: each running clock is paused then, with the reason
+    ``server-stopped``; the next start finds nothing running (no power-lost pause, no flag, no time lost
+    back to the last checkpoint)."""
+    clock = FakeClock("2026-03-01T20:00:00Z")
+    path = tmp_path / "c.db"
+    store, svc, runner = reopen(path, clock)
+    mid = svc.create(fake_game, PLAYERS, {"clock": True})["id"]
+    paused = svc.create(fake_game, PLAYERS, {"clock": True})["id"]
+    runner.start_clock(mid)
+    runner.start_clock(paused)
+    runner.pause(paused)
+    runner._thread = threading.Thread(target=lambda: None)  # as if started (no real ticking here)
+    runner._thread.start()
+    for _ in range(47):
+        clock.advance(1)
+        runner.tick()                                        # last checkpoint at 31 s
+    runner.stop(pause_reason="server-stopped")
+    events = store.events(mid)
+    assert events[-1]["type"] == "clock.pause" and events[-1]["data"] == {"reason": "server-stopped"}
+    assert events[-1]["at"] == "2026-03-01T20:00:47.000Z"    # at the stop, not at the last checkpoint
+    assert len(store.events(paused)) == 2                    # a paused clock is left alone
+    store.close()
+    clock.advance(300)
+    store, svc, runner = reopen(path, clock)
+    assert runner.recover() == [] and runner.power_lost(mid) is None
+    assert svc.state(mid)["clock"]["elapsed_seconds"] == 47 and store.events(mid)[-1]["data"]["reason"] == "server-stopped"
+    store.close()
+
+
 def test_recovery_with_a_wall_clock_that_booted_in_the_past(tmp_path, fake_game):
     clock = FakeClock("2026-03-01T20:00:00Z")
     path = tmp_path / "c.db"

@@ -11,7 +11,8 @@ from tests.conftest import REPO
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory):
+def build(tmp_path_factory):
+    """(the wheel, what the build printed)."""
     out = tmp_path_factory.mktemp("wheel")
     # the build step of the installer and `make wheel`: in a copy, so the checkout gets no build/ or egg-info
     p = subprocess.run([str(REPO / "systemd" / "build-wheel.sh"), str(REPO), str(out), f"{sys.executable} -m pip"],
@@ -19,7 +20,19 @@ def wheel(tmp_path_factory):
     assert p.returncode == 0, p.stderr[-2000:]
     wheels = list(out.glob("companion-*.whl"))
     assert len(wheels) == 1
-    return wheels[0]
+    return wheels[0], p.stdout + p.stderr
+
+
+@pytest.fixture(scope="module")
+def wheel(build):
+    return build[0]
+
+
+def test_the_build_says_nothing_about_ignored_packages(build):
+    """Every data folder is a package of its own (setup.py walks them): no setuptools warning per folder
+    (some 300 lines that `make run` printed before the address on a fresh clone)."""
+    out = build[1]
+    assert "would be ignored" not in out and "absent from the `packages` configuration" not in out, out[-3000:]
 
 
 def test_wheel_contains_the_data_packages(wheel):
@@ -34,6 +47,9 @@ def test_wheel_contains_the_data_packages(wheel):
     repo_web = {str(p.relative_to(REPO / "web")) for p in (REPO / "web").rglob("*") if p.is_file()}
     shipped_web = {n.removeprefix("companion/web_files/") for n in names if n.startswith("companion/web_files/")}
     assert repo_web <= shipped_web, repo_web - shipped_web
+    repo_hw = {p.name for p in (REPO / "hardware").iterdir() if p.is_file()}
+    assert repo_hw <= {n.split("/")[-1] for n in names if n.startswith("companion/hardware_files/")}
+    assert "companion/games/data/web-of-power.board.json" in names
 
 
 def test_installed_wheel_finds_its_files_away_from_the_checkout(wheel, tmp_path):

@@ -99,6 +99,25 @@ def build_parser() -> Parser:
     return parser
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line whatever it holds: control characters and line or paragraph separators (a
+    player's name with U+0085, U+2028, U+2029, CR, LF ...) are written as escapes (``\\n``, ``\\x85``,
+    ``\\u2028``), so an error never ends early or spills onto a second line."""
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            code = ord(ch)
+            out.append(_ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -107,10 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         result = args.func(args)
         return int(result or 0)
     except UsageError as exc:
-        print(str(exc).splitlines()[0], file=sys.stderr)
+        print(one_line(str(exc)), file=sys.stderr)
         return 2
     except CompanionError as exc:
-        print(f"error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", file=sys.stderr)
+        print(f"error: {one_line(str(exc)) if str(exc) else type(exc).__name__}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -119,5 +138,5 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for the user
         if os.environ.get("COMPANION_DEBUG"):
             raise
-        print(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0], file=sys.stderr)
+        print(one_line(f"internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1

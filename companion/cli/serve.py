@@ -165,16 +165,27 @@ def run(args):
             server.close()
         except Exception:
             pass
-        _shutdown(c)
+        _shutdown(c, clean=True)
     return 0
 
 
-def _shutdown(c) -> None:
+def _shutdown(c, clean: bool = False) -> None:
+    """Stop the clock runner and the box, close the store. ``clean``: a stop asked for (SIGTERM from
+    ``systemctl stop``, Ctrl-C): the running clocks are paused now as ``server-stopped`` (not found
+    running at the next start and taken for a power cut)."""
+    from companion.clockrunner import SERVER_STOPPED_REASON
+
     for obj, method in ((c.runner, "stop"), (c.box, "close")):
         fn = getattr(obj, method, None) if obj is not None else None
         if fn is not None:
             try:
-                fn()
+                if method == "stop" and clean:
+                    try:
+                        fn(pause_reason=SERVER_STOPPED_REASON)
+                    except TypeError:  # a runner of another kind (tests inject their own)
+                        fn()
+                else:
+                    fn()
             except Exception:
                 pass
     c.store.close()

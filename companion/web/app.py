@@ -324,4 +324,5 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             "version": __version__,
             "gpio_status": box_status,
             "pin_set": c.access.pin_is_set(),
+            "heartbeat": c.extra["sse_heartbeat"],  # the live pages' watchdog waits 3 heartbeats
         }

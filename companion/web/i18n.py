@@ -4,6 +4,10 @@ The same catalogue serves the templates (``t()`` in Jinja) and the browser (``Co
 The language is the ``lang`` cookie when set (switch with ``?lang=it``), else the best match
 of ``Accept-Language``, else English. A key missing from a catalogue falls back to English,
 then to the key itself.
+
+Counted strings have one key per plural form, ``<key>.one`` and ``<key>.other`` (``{n}`` is the count):
+:func:`plural` picks the form by the language's rule (``PLURAL_RULES``; ``web/static/js/companion.js``
+``Companion.plural`` has the same rules for the pages). In English and Italian "one" is exactly 1.
 """
 
 from __future__ import annotations
@@ -47,6 +51,24 @@ def choose(cookie: str | None, accept_language: str | None) -> str:
     if cookie in LANGUAGES:
         return cookie
     return from_accept_language(accept_language)
+
+
+PLURAL_RULES = {
+    "en": lambda n: "one" if n == 1 else "other",
+    "it": lambda n: "one" if n == 1 else "other",
+}
+
+
+def plural_form(lang: str, n: int) -> str:
+    return PLURAL_RULES.get(lang, PLURAL_RULES[DEFAULT])(n)
+
+
+def plural(lang: str, key: str, n: int, **values) -> str:
+    """The counted string ``key`` for ``n`` in ``lang``: ``<key>.one`` or ``<key>.other``."""
+    form = f"{key}.{plural_form(lang, n)}"
+    if form not in catalogue(lang) and form not in catalogue(DEFAULT):
+        form = f"{key}.other"
+    return translate(lang, form, **{**values, "n": n})
 
 
 class _Safe(dict):

@@ -2,7 +2,9 @@
 
 ``GET /api/matches/<id>/stream``: every new event of the match (``event: event``, ``id: <seq>``),
 clock ticks and alerts (``event: tick`` / ``event: alert``, no id), a ``snapshot`` of the whole view
-on connect, and a comment line every few seconds (heartbeat). A client that reconnects sends
+on connect, and ``event: heartbeat`` (data ``{"every": seconds}``) when nothing else was sent for that
+long (``SSE_HEARTBEAT``, 10 s by default): a named event, so the page's watchdog sees it (an SSE comment
+fires no browser event) and a dead socket is found by the write. A client that reconnects sends
 ``Last-Event-ID`` (browsers do it by themselves; ``?last_event_id=N`` works too) and first gets
 every event it missed, then a fresh snapshot.
 
@@ -128,15 +130,21 @@ def _last_event_id() -> int | None:
     return n
 
 
+def heartbeat_event(every: float) -> str:
+    """The heartbeat: a named event (``event: heartbeat``), never an SSE comment, which fires no event in
+    the browser and so could not feed the page's watchdog."""
+    return sse("heartbeat", {"every": every})
+
+
 def _pump(sub, heartbeat: float):
-    """What a subscriber's stream sends next: ``(kind, payload)`` from the hub, or ``(None, ping)`` when
+    """What a subscriber's stream sends next: ``(kind, payload)`` from the hub, or ``(None, heartbeat)`` when
     nothing came for ``heartbeat`` seconds (the write that reveals a phone that went away). Ends when the
     hub closes the stream or the subscriber fell too far behind."""
     while not sub.overflow:
         try:
             kind, payload = sub.q.get(timeout=heartbeat)
         except queue.Empty:
-            yield None, ": ping\n\n"
+            yield None, heartbeat_event(heartbeat)
             continue
         if kind == "close":
             return

@@ -160,5 +160,5 @@ def test_a_stale_phone_gets_the_conflict_and_the_fresh_state(new_context, server
     wait_seq(stale, 1)
     f = org.engine(mid)
     assert f.last_seq == 1 and f.game_state["monasteries"]["Franken"] == {}
-    expect(stale.locator("#wop-status")).to_have_text("Anna's turn: 1 placements so far")
+    expect(stale.locator("#wop-status")).to_have_text("Anna's turn: 1 placement so far")
     assert stale.errors == []

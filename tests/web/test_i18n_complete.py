@@ -21,6 +21,9 @@ from companion.web import i18n
 KEY = r"[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)+"
 # Companion.t / C.t / t / ts with a literal key, closed or followed by arguments
 LITERAL = re.compile(r"""\b(?:t|ts)\(\s*(["'])(%s)\1\s*[,)]""" % KEY)
+# a counted string: C.plural("key", n) in scripts, i18n.plural(lang, "key", n) on the server: "<key>.one"
+# and "<key>.other" must both exist
+PLURAL = re.compile(r"""\bplural\(\s*(?:\w+\s*,\s*)?(["'])(%s)\1\s*,""" % KEY)
 # a prefix joined at run time: t("phase." + x) in scripts, t("game." ~ x) in templates
 DYNAMIC = re.compile(r"""\bt\(\s*(["'])([a-z][a-z0-9_.-]*[._])\1\s*[+~]""")
 
@@ -31,8 +34,8 @@ SEASON_SCRIPTS = {"seasons.js"}
 # the same text in both languages on purpose: names, symbols, placeholders only
 SAME_IN_BOTH = {"app.name", "game.web-of-power", "game.richelieu", "game.rome-is-burning", "login.pin",
                 "ci.symbol_mozzarella", "rb.col_extra", "rl.sheet_richelieu", "rl.col_place",
-                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "ci.legend_set",
-                "season.rank", "season.club", "season.rating", "season.source.app"}
+                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "wop.supply_of", "ci.legend_set",
+                "season.rank", "season.club", "season.rating", "season.source.app", "nav.menu"}
 
 
 def catalogues() -> dict[str, dict]:
@@ -71,7 +74,7 @@ def _data_fields(schema: dict) -> set[str]:
 def dynamic_values() -> dict[str, set[str] | None]:
     """Each run-time prefix and the values it is joined with (None: the code falls back to a readable
     text when the key is missing, e.g. an unknown summary column)."""
-    from companion import clock
+    from companion import clock, clockrunner
     from companion.games import GAMES, game_module
     from companion.games.conquest_map import SET_KINDS, default_map_doc
     from companion.schemas import load_schema
@@ -88,6 +91,11 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "status.": {"open", "ended"},
         "role.": {"viewer", "player", "organiser"},
         "phase.": set(clock.PHASES),
+        # a game's own phases (the summary's "phase"): the tournament page names them in words
+        "gphase.": {"web-of-power.play", "web-of-power.ended", "rome-is-burning.setup", "rome-is-burning.moving",
+                    "rome-is-burning.election", "rome-is-burning.ended", "conquest-italy.deal",
+                    "conquest-italy.place", "conquest-italy.play"},
+        "pause.": set(clockrunner.PAUSE_REASONS),  # a typed reason falls back to itself
         # the generic history names the clock's events for every game (the trackers name their own)
         "event.": set(clock.EVENT_TYPES),
         "field.": _data_fields(load_schema("clock.events")),
@@ -125,6 +133,22 @@ def test_every_literal_key_exists_in_the_language(lang):
         have = set(cat)
         missing += [f"{name}: {m.group(2)}" for m in LITERAL.finditer(text) if m.group(2) not in have]
     assert not missing, f"keys missing from {lang}: {missing}"
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_every_counted_string_has_its_plural_forms(lang):
+    cat = catalogues()[lang]
+    used = {m.group(2) for _, text, _ in sources() for m in PLURAL.finditer(text)}
+    assert {"clock.minutes_left", "ci.winner"} <= used  # the extraction works
+    missing = [f"{k}.{form}" for k in sorted(used) for form in ("one", "other") if f"{k}.{form}" not in cat]
+    assert not missing, f"plural forms missing from {lang}: {missing}"
+    for k in used:
+        for form in ("one", "other"):
+            assert "{n}" in cat[f"{k}.{form}"] or k in COUNT_IN_WORDS, f"{k}.{form} does not show the count"
+
+
+# counted strings whose count is said by the words themselves ("Winner: Anna" / "Winners: Anna, Bruno")
+COUNT_IN_WORDS = {"ci.winner", "wop.points_word", "wop.w_alliances"}
 
 
 @pytest.mark.parametrize("lang", i18n.LANGUAGES)

@@ -7,7 +7,7 @@ import pytest
 
 
 def parse(chunks):
-    """SSE text -> list of (event, id, data) and the count of heartbeats."""
+    """SSE text -> list of (event, id, data) and the count of heartbeats (named ``heartbeat`` events)."""
     out, pings = [], 0
     for block in "".join(chunks).split("\n\n"):
         if not block.strip():
@@ -19,7 +19,9 @@ def parse(chunks):
         for line in block.split("\n"):
             k, _, v = line.partition(": ")
             fields[k] = v
-        if "event" in fields:
+        if fields.get("event") == "heartbeat":
+            pings += 1
+        elif "event" in fields:
             out.append((fields["event"], fields.get("id"), json.loads(fields["data"])))
     return out, pings
 
@@ -73,6 +75,10 @@ def test_snapshot_then_live_events(app, player, match):
     assert kinds(events)[2] == ("event", "2") and events[2][2]["view"]["state"]["points"]["Anna"] == 0
     s.until(lambda ev, p: p >= 1)  # heartbeats while idle
     s.close()
+    # a named event with its period, not an SSE comment (which fires no event in the browser)
+    beat = [b for b in "".join(s.chunks).split("\n\n") if "heartbeat" in b][0]
+    assert beat.startswith("event: heartbeat\n") and json.loads(beat.split("data: ", 1)[1]) == {"every": 0.05}
+    assert not any(b.startswith(":") for b in "".join(s.chunks).split("\n\n"))
     assert app.extensions["companion"].hub.count() == 0  # closing the stream unsubscribes
 
 

@@ -101,7 +101,7 @@
       text = s.objective_completed ? t("ci.ended_objective", { player: s.objective_completed }) :
         (by.reason === "final-roll" ? t("ci.ended_roll", { player: by.player }) : t("clock.ended"));
     } else if (s.phase === "deal") text = t("ci.phase_deal");
-    else if (s.phase === "place") text = t("ci.phase_place", { player: sm.next_placer, n: sm.placement_due });
+    else if (s.phase === "place") text = C.plural("ci.phase_place", sm.placement_due, { player: sm.next_placer });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
@@ -114,7 +114,7 @@
     if (!box) return;
     var sm = summary();
     if (!sm.players) return;
-    if (ranking && (client.view.ended || sm.ended)) { drawRanking(ranking, box); return; }
+    if (ranking && client.ended()) { drawRanking(ranking, box); return; }
     box.textContent = "";
     var head = el("tr", null, ["scores.player", "ci.col_territories", "ci.col_units", "ci.col_regions", "ci.col_cards",
       "ci.col_reinforcements", "ci.col_conquests", "ci.col_objective"].map(function (k, i) {
@@ -151,7 +151,7 @@
     var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
     // the clock waits for the set-up; only the organiser may start it before, on purpose
     $("ci-override").hidden = !(usesClock() && document.body.dataset.role === "organiser");
-    $("ci-place-title").textContent = t("ci.place_title", { player: p, n: due });
+    $("ci-place-title").textContent = C.plural("ci.place_title", due, { player: p });
     var draw = function () {
       var total = steppers($("ci-place-list"), owned(p), placeDraft, due, draw);
       var b = $("ci-place-send");
@@ -228,7 +228,7 @@
       if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
       var calc = $("ci-reinforce-calc");
       calc.textContent = "";
-      calc.appendChild(el("p", null, el("strong", { text: t("ci.calc_total", { n: r.placeable }) }), " = " + parts.join(" + ") +
+      calc.appendChild(el("p", null, el("strong", { text: C.plural("ci.calc_total", r.placeable) }), " = " + parts.join(" + ") +
         (r.not_placed ? " · " + t("ci.calc_cap", { n: r.not_placed }) : "")));
       var due = r.placeable;
       var draw = function () {
@@ -300,7 +300,7 @@
       el("span", { class: "trk-dice", text: dieFaces(lc.attacker_dice) }), " " + t("ci.vs") + " ",
       el("span", { class: "trk-dice", text: dieFaces(lc.defender_dice) })));
     box.appendChild(el("p", { text: t("ci.losses", { attacker: lc.attacker, a: lc.attacker_losses, defender: lc.defender, d: lc.defender_losses }) +
-      (lc.conquered ? " · " + t("ci.conquered", { city: lc.to, n: lc.moved }) : "") }));
+      (lc.conquered ? " · " + C.plural("ci.conquered", lc.moved, { city: lc.to }) : "") }));
   }
 
   function renderMove() {
@@ -422,8 +422,9 @@
   }
 
   function renderRanking() {
-    var sec = $("ci-ranking"), ended = client.view.ended || summary().ended;
-    sec.hidden = !ended;
+    // the match page has its ranking section; the TV page (no tracker) shows the ranking in its scores
+    var sec = $("ci-ranking"), ended = client.ended();
+    if (sec) sec.hidden = !ended;
     if (!ended || rankingSeq === client.seq) return;
     rankingSeq = client.seq;
     C.api("GET", base() + "/conquest/ranking").then(function (r) {
@@ -433,6 +434,9 @@
   function drawRanking(r, box) {
     if (!box) return;
     box.textContent = "";
+    var winners = r.players.filter(function (p) { return p.place === 1; }).map(function (p) { return p.player; });
+    if (winners.length) box.appendChild(el("p", { class: "trk-winner", "data-winners": winners.join("|"),
+      text: C.plural("ci.winner", winners.length, { players: winners.join(", ") }) }));
     var head = el("tr", null, ["ci.col_place", "scores.player", "ci.col_obj_points", "ci.col_other_points", "ci.col_objective_cities"].map(function (k, i) {
       return el("th", { class: i > 1 ? "num" : null, text: t(k) }); }));
     var rows = r.players.map(function (p) {
@@ -452,13 +456,14 @@
     client = cl;
     if (!view || !view.state) return;
     renderScores();
-    if (!root) { if (view.ended || (view.summary || {}).ended) renderRanking(); return; } // the display page shows scores only
+    if (!root) { renderRanking(); return; } // the display page shows scores (the ranking at the end) only
     if (!map) { loadMap().then(function () { if (client.view) update(client.view, client); }); }
     var s = view.state, ended = view.ended || (view.summary || {}).ended;
     renderStatus();
     $("ci-deal").hidden = s.phase !== "deal" || ended;
     $("ci-place").hidden = s.phase !== "place" || ended;
     $("ci-play").hidden = s.phase !== "play" || ended;
+    if (s.phase !== "play" || ended) { $("ci-clock-controls").hidden = true; $("ci-final").hidden = true; }
     if (map) {
       renderSecret();
       if (s.phase === "deal") renderDeal();
@@ -473,13 +478,17 @@
 
   function mount(r, cl) {
     root = r; client = cl;
+    // the buttons used every turn (start, pause, end of turn, the final roll) live under the clock,
+    // on the phone's first screen
+    var panel = document.getElementById("clock-panel");
+    if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
     $("ci-deal-pi").addEventListener("click", function () { post("deal", {}); });
     $("ci-deal-send").addEventListener("click", function () {
       var owner = {}, missing = 0;
       Array.prototype.forEach.call(document.querySelectorAll("#ci-deal-grid select"), function (s) {
         if (s.value) owner[s.dataset.city] = s.value; else missing++;
       });
-      if (missing) { C.toast(t("ci.deal_missing", { n: missing }), true); return; }
+      if (missing) { C.toast(C.plural("ci.deal_missing", missing), true); return; }
       send("setup.deal", { owner: owner });
     });
     $("ci-place-send").addEventListener("click", function () {
@@ -559,17 +568,17 @@
           Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
       case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
-      case "move": return t("ci.ev_move", { from: d.from, to: d.to, n: d.units });
+      case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
       case "card.draw": return t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
       case "objective.set": return t("ci.ev_objective_set", { player: d.player || "?" });
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
-      case "turn.end": return t("ci.ev_turn_end", { player: d.player, n: d.conquered === undefined ? "?" : d.conquered }) +
+      case "turn.end": return C.plural("ci.ev_turn_end", d.conquered === undefined ? "?" : d.conquered, { player: d.player }) +
         (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : "");
       case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
       case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
       case "undo": return t("ci.ev_undo");
-      case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + d.reason + ")" : "");
+      case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + C.pauseReason(d.reason) + ")" : "");
       case "clock.resume": return t("ci.ev_clock_resume");
     }
     return null;

@@ -29,6 +29,31 @@
     }
     return out.join(", ");
   }
+  function mons(n) { return C.plural("wop.n_monasteries", n); }
+  function cons(n) { return C.plural("wop.n_councillors", n); }
+  function pieces(piece, n) { return piece === "councillor" ? cons(n) : mons(n); }
+  // the shipped board's name in the page's language (a club's own board keeps its name)
+  var SHIPPED_BOARD = "Web of Power: transcription TEMPLATE (incomplete, not the full board)";
+  function boardName(name) { return name === SHIPPED_BOARD ? t("wop.board_shipped") : name; }
+  // the scoring's warnings (English, companion/games/web_of_power.py) in the page's language; a warning it
+  // does not know stays as the engine wrote it
+  var WARNINGS = [
+    [/^(.+) played out of turn: it was (.+)'s turn$/, function (m) { return t("wop.w_out_of_turn", { player: m[1], next: m[2] }); }],
+    [/^(.+) placed in (\d+) countries in one turn \(at most (\d+)\): (.+)$/, function (m) { return t("wop.w_countries", { player: m[1], n: m[2], max: m[3], list: m[4] }); }],
+    [/^(.+) placed (\d+) pieces in one turn \(at most 2\)$/, function (m) { return t("wop.w_pieces", { player: m[1], n: m[2] }); }],
+    [/^(.+) had no monastery: only monasteries may be placed there this turn$/, function (m) { return t("wop.w_empty_councillor", { country: m[1] }); }],
+    [/^(.+) had no monastery: at most (\d+) monastery\(ies\) there this turn$/, function (m) { return C.plural("wop.w_empty_count", +m[2], { country: m[1] }); }],
+    [/^(.+): (\d+) councillor\(s\), more than the (\d+) allowed \(the most monasteries of one player there\)$/, function (m) { return t("wop.w_cap", { country: m[1], councillors: cons(+m[2]), cap: m[3] }); }],
+    [/^alliance\(s\) (.+) not scored: their countries are unknown on this board$/, function (m) { return C.plural("wop.w_alliances", m[1].split(", ").length, { list: m[1] }); }],
+    [/^(.+): chains not computed \(monasteries given by country, not by site\)$/, function (m) { return t("wop.w_chains_by_country", { player: m[1] }); }],
+    [/^the board's roads are unknown: chains count only when entered by hand \(none entered for (.+)\)$/, function (m) { return t("wop.w_roads_unknown", { players: m[1] }); }],
+    [/^Web of Power is for (\d+)-(\d+) players, not (\d+)$/, function (m) { return t("wop.w_players", { min: m[1], max: m[2], n: m[3] }); }],
+    [/^chains are scored only at the final scoring: ignored$/, function () { return t("wop.w_chains_final"); }]
+  ];
+  function messageText(message) {
+    for (var i = 0; i < WARNINGS.length; i++) { var m = WARNINGS[i][0].exec(message); if (m) return WARNINGS[i][1](m); }
+    return message;
+  }
 
   function loadBoard() {
     if (boardReq) return boardReq;
@@ -73,11 +98,10 @@
   }
 
   function describeEntry(e) {
-    if (e.kind === "monasteries") return e.monasteries === 1 ? t("wop.bd_country_one", { country: e.country, n: 1, rank: e.rank, points: e.points })
-      : t("wop.bd_country", { country: e.country, n: e.monasteries, rank: e.rank, points: e.points });
+    if (e.kind === "monasteries") return t("wop.bd_country", { country: e.country, monasteries: mons(e.monasteries), rank: e.rank, points: e.points });
     if (e.kind === "alliance" && !e.countries) return t("wop.bd_alliance_players", { number: e.number, points: e.points });
     if (e.kind === "alliance") return t(e.hand ? "wop.bd_alliance_hand" : "wop.bd_alliance", { number: e.number, a: e.countries[0], b: e.countries[1], points: e.points });
-    if (e.kind === "chain") return t("wop.bd_chain", { n: e.sites ? e.sites.length : e.length, points: e.points });
+    if (e.kind === "chain") return t("wop.bd_chain", { monasteries: mons(e.sites ? e.sites.length : e.length), points: e.points });
     return e.kind + " " + e.points;
   }
   function renderBreakdown() {
@@ -90,11 +114,10 @@
       if (res.complete === false) sec.appendChild(el("p", { class: "trk-warn small wop-incomplete", text: t("wop.final_incomplete") }));
       res.players.forEach(function (r) {
         sec.appendChild(el("details", { class: "trk-details", "data-player": r.player },
-          el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }),
-            " " + (r.total === 1 ? t("wop.points_one") : t("wop.points"))),
+          el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }), " " + C.plural("wop.points_word", r.total)),
           el("ul", { class: "small" }, r.breakdown.map(function (e) { return el("li", { "data-kind": e.kind, text: describeEntry(e) }); }))));
       });
-      (res.warnings || []).forEach(function (w) { sec.appendChild(el("p", { class: "trk-warn small", text: w })); });
+      (res.warnings || []).forEach(function (w) { sec.appendChild(el("p", { class: "trk-warn small", text: messageText(w) })); });
       box.appendChild(sec);
     });
     if (!box.children.length) box.appendChild(el("p", { class: "muted small", text: t("wop.no_scoring") }));
@@ -106,12 +129,12 @@
       var win = s.winners || [];
       text = win.length === 1 ? t("wop.ended", { players: win[0] }) : t("wop.ended_tie", { players: win.join(", ") });
     } else if (s.phase === "scoring") text = t("wop.status_scoring");
-    else if (s.turn) text = t("wop.status_turn", { player: s.turn.player, n: s.turn.placements.length });
+    else if (s.turn) text = C.plural("wop.status_turn", s.turn.placements.length, { player: s.turn.player });
     else text = t("wop.status_next", { player: s.next_player });
     $("wop-status").textContent = text;
     var note = $("wop-board-note");
     note.hidden = !!(s.board && s.board.complete);
-    if (s.board && !s.board.complete) note.textContent = t("wop.board_template", { name: s.board.name });
+    if (s.board && !s.board.complete) note.textContent = t("wop.board_template", { name: boardName(s.board.name) });
   }
 
   function renderTurn() {
@@ -125,8 +148,8 @@
     $("wop-piece-councillor").setAttribute("aria-pressed", String(piece === "councillor"));
     var country = $("wop-country");
     fill(country, s.countries.map(function (c) {
-      var label = c.country + " · " + (piece === "monastery" ? (c.free_sites === null ? c.monasteries_total + " ⌂" : t("wop.free", { n: c.free_sites }))
-        : t("wop.room", { n: c.councillor_room }));
+      var label = c.country + " · " + (piece === "monastery" ? (c.free_sites === null ? c.monasteries_total + " ⌂" : C.plural("wop.free", c.free_sites))
+        : C.plural("wop.room", c.councillor_room));
       return { value: c.country, label: label };
     }));
     var sites = (board.sites[country.value] || []).filter(function (id) { return !v.sites[id]; });
@@ -135,12 +158,12 @@
     $("wop-count-box").hidden = bySite;
     fill($("wop-site"), sites.map(function (id) { return { value: id, label: id }; }));
     var c = s.countries.filter(function (x) { return x.country === country.value; })[0];
-    $("wop-country-info").textContent = c ? t("wop.country_info", { m: c.monasteries_total, sites: c.sites === null ? "?" : c.sites,
-      k: c.councillors_total, cap: c.councillor_cap }) : "";
+    $("wop-country-info").textContent = c ? t("wop.country_info", { monasteries: mons(c.monasteries_total),
+      sites: C.plural("wop.n_sites", c.sites === null ? "?" : c.sites), councillors: cons(c.councillors_total), cap: c.councillor_cap }) : "";
     var player = sel.value, sup = s.supply[player];
     $("wop-place").disabled = (piece === "monastery" ? sup.monasteries : sup.councillors) < 1 || (bySite && !sites.length);
     $("wop-turn-info").textContent = s.turn ? t("wop.turn_so_far", { player: s.turn.player,
-      list: s.turn.placements.map(function (pl) { return pl.count + "× " + t("wop." + pl.piece) + " " + (pl.site || pl.country); }).join(", ") }) : "";
+      list: s.turn.placements.map(function (pl) { return pieces(pl.piece, pl.count) + " " + (pl.site || pl.country); }).join(", ") }) : "";
     $("wop-turn-end").hidden = !s.turn;
     $("wop-turn-end").textContent = s.turn ? t("wop.turn_end", { player: s.turn.player }) : "";
     $("wop-swap").hidden = !!s.turn;
@@ -184,7 +207,8 @@
     var s = sm(), ended = !playing();
     $("wop-deck").hidden = ended;
     if (ended) return;
-    $("wop-deck-info").textContent = t("wop.deck_info", { cards: s.deck.cards, removed: s.deck.removed_per_colour, outs: s.deck_outs });
+    $("wop-deck-info").textContent = t("wop.deck_info", { cards: C.plural("wop.n_cards", s.deck.cards),
+      removed: C.plural("wop.n_removed", s.deck.removed_per_colour), outs: C.plural("wop.n_times", s.deck_outs) });
     $("wop-deck-out").textContent = s.next_scoring === "intermediate" ? t("wop.deck_out_1") : t("wop.deck_out_2");
     var byHand = s.board && !s.board.roads_known && s.next_scoring === "final";
     $("wop-chains").hidden = !byHand;
@@ -344,7 +368,7 @@
     var sup = $("wop-supply");
     sup.textContent = "";
     sup.appendChild(el("p", { class: "small", id: "wop-supply-line" }, el("strong", { text: t("wop.supply") + ": " }),
-      ps.map(function (p, i) { return el("span", { "data-player": p }, (i ? " · " : ""), who(p), " " + t("wop.supply_of", { m: s.supply[p].monasteries, k: s.supply[p].councillors })); })));
+      ps.map(function (p, i) { return el("span", { "data-player": p }, (i ? " · " : ""), who(p), " " + t("wop.supply_of", { monasteries: mons(s.supply[p].monasteries), councillors: cons(s.supply[p].councillors) })); })));
     // the board drawing: site circles coloured by holder
     if (board) {
       // each site's circle names its site (data-site, written by the server's drawing)
@@ -410,7 +434,7 @@
   function describe(e) {
     var d = e.data || {};
     switch (e.type) {
-      case "place": return t("wop.ev_place", { player: d.player, n: d.count || 1, piece: t("wop." + d.piece), where: d.site || d.country });
+      case "place": return t("wop.ev_place", { player: d.player, pieces: pieces(d.piece, d.count || 1), where: d.site || d.country });
       case "turn.end": return t("wop.ev_turn_end", { player: d.player || "" });
       case "deck.out": return t("wop.ev_deck_out");
       case "game.end": return t("wop.ev_game_end");

@@ -1,6 +1,7 @@
 /* companion.js: the helpers every page and every game tracker shares (no build step, no CDN).
  *
  *   Companion.t(key, vars)                 translated string (catalogue embedded in the page)
+ *   Companion.plural(key, n, vars)         a counted string: "<key>.one" / "<key>.other" by the language's rule
  *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
  *                                          from the last event id; shows the "connection lost" banner
@@ -33,6 +34,31 @@
     return s;
   }
 
+  // Plural forms: a counted string has one key per form, "<key>.one" and "<key>.other" ({n} is the count).
+  // The form comes from the language's rule: in English and Italian "one" is exactly 1 (0 and 2 are
+  // "other": "0 monasteries", "0 monasteri"). companion/web/i18n.py holds the same rules for the server.
+  var RULES = {
+    en: function (n) { return n === 1 ? "one" : "other"; },
+    it: function (n) { return n === 1 ? "one" : "other"; }
+  };
+  function pluralForm(n, lang) {
+    lang = lang || (document.body && document.body.dataset.lang) || document.documentElement.lang || "en";
+    var rule = RULES[lang] || RULES.en;
+    return rule(Number(n));
+  }
+  function plural(key, n, vars) {
+    var v = Object.assign({}, vars || {}, { n: n });
+    var form = key + "." + pluralForm(n);
+    return t(Object.prototype.hasOwnProperty.call(catalogue, form) ? form : key + ".other", v);
+  }
+
+  // the words of a clock pause's reason (stored as a key: power-lost, server-stopped) or the reason as typed
+  function pauseReason(r) {
+    if (!r) return "";
+    var s = t("pause." + r);
+    return s === "pause." + r ? String(r) : s;
+  }
+
   function el(tag, attrs) {
     var node = document.createElement(tag);
     if (attrs) {
@@ -59,7 +85,9 @@
   var lost = false;
   function setOnline(ok) {
     var b = document.getElementById("offline");
+    var changed = lost === !!ok;
     lost = !ok;
+    if (changed) document.dispatchEvent(new CustomEvent("companion:online", { detail: !!ok }));
     if (b) b.hidden = ok;
     document.documentElement.classList.toggle("offline", !ok);
   }
@@ -117,13 +145,22 @@
 
   // -- Server-Sent Events with reconnect and resume ------------------------------------
   // handlers: {event: fn(data, id), snapshot: fn(data, id), tick: fn(data), alert: fn(data), match: fn(data), open: fn()}
+  // The server sends a named `heartbeat` event when a stream was quiet for its heartbeat period (the
+  // page's <body data-heartbeat> seconds, 10 by default; each heartbeat says it again as {every}). Any
+  // event feeds the watchdog; three heartbeat periods of silence mean the Pi is gone: banner, new stream.
+  function watchdogMs(every) {
+    var s = parseFloat(every);
+    if (!(s > 0)) s = parseFloat((document.body && document.body.dataset.heartbeat) || "");
+    if (!(s > 0)) s = 10;
+    return Math.max(300, Math.round(s * 3000));
+  }
   function stream(path, handlers) {
     var lastId = null, es = null, closed = false, watchdog = null, retryTimer = null, delay = 1000;
-    var SILENCE_MS = 45000; // heartbeats come every 15 s: silence means the Pi is gone
+    var silenceMs = watchdogMs();
 
     function kick() {
       if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(function () { setOnline(false); restart(); }, SILENCE_MS);
+      watchdog = setTimeout(function () { setOnline(false); restart(); }, silenceMs);
     }
     function restart() {
       if (closed) return;
@@ -138,6 +175,7 @@
         if (ev.lastEventId) lastId = ev.lastEventId;
         var data = null;
         try { data = JSON.parse(ev.data); } catch (e) { return; }
+        if (kind === "heartbeat") { if (data && data.every > 0) { silenceMs = watchdogMs(data.every); kick(); } return; }
         if (handlers[kind]) handlers[kind](data, ev.lastEventId);
       });
     }
@@ -151,14 +189,13 @@
         setOnline(false);
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
       };
-      ["event", "snapshot", "tick", "alert", "match", "hello"].forEach(on);
-      // comments (heartbeats) fire no event; readyState OPEN plus any traffic keeps the watchdog fed
+      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat"].forEach(on);
       kick();
     }
     open();
     window.addEventListener("online", function () { if (!es || es.readyState !== 1) { delay = 500; restart(); } });
     return { close: function () { closed = true; if (es) es.close(); if (watchdog) clearTimeout(watchdog); },
-             lastId: function () { return lastId; } };
+             lastId: function () { return lastId; }, watchdogMs: function () { return silenceMs; } };
   }
 
   // -- games --------------------------------------------------------------------------
@@ -175,6 +212,7 @@
     var name = t("event." + ev.type);
     if (name === "event." + ev.type) name = ev.type;
     var data = ev.data || {};
+    if (ev.type === "clock.pause") return name + (data.reason ? " (" + pauseReason(data.reason) + ")" : "");
     var parts = Object.keys(data).filter(function (k) { return k !== "player"; }).map(function (k) {
       var v = data[k], label = t("field." + k);
       return (label === "field." + k ? k : label) + ": " + (typeof v === "object" ? JSON.stringify(v) : v);
@@ -190,6 +228,7 @@
     this.view = null;
     this.seq = 0;
     this.match = null;
+    this.status = null; // "open" | "ended" (the match's, from the API and the stream)
     this.busy = false;
   }
   MatchClient.prototype.load = function () {
@@ -198,6 +237,7 @@
   };
   MatchClient.prototype.setMatch = function (m) {
     this.match = m;
+    if (m && m.status) this.status = m.status;
     this.setView(m.view);
   };
   MatchClient.prototype.setView = function (view) {
@@ -208,6 +248,10 @@
     if (this.hooks.view) this.hooks.view(view, this);
     var p = games[this.match ? this.match.game : ""];
     if (p && p.update) { try { p.update(view, this); } catch (e) { console.error(e); } }
+  };
+  MatchClient.prototype.ended = function () {
+    var v = this.view || {};
+    return !!(v.ended || (v.summary && v.summary.ended) || this.status === "ended");
   };
   MatchClient.prototype._write = function (path, body) {
     var self = this;
@@ -249,9 +293,10 @@
     handlers = handlers || {};
     return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream", {
       snapshot: function (d) { self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
-      event: function (d) { if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
+      event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
-      alert: function (d) { if (handlers.alert) handlers.alert(d); }
+      alert: function (d) { if (handlers.alert) handlers.alert(d); },
+      open: function () { if (handlers.open) handlers.open(); }
     });
   };
 
@@ -317,8 +362,8 @@
   }
 
   window.Companion = {
-    t: t, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
-    setOnline: setOnline, isOffline: function () { return lost; }, registerGame: registerGame,
+    t: t, plural: plural, pluralForm: pluralForm, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
+    setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit
   };

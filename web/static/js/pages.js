@@ -17,6 +17,12 @@
     document.documentElement.setAttribute("data-theme", next);
     try { localStorage.setItem("theme", next); } catch (e) { /* private mode */ }
   });
+  var menu = document.getElementById("menu-toggle");
+  if (menu) menu.addEventListener("click", function () {
+    var top = document.getElementById("top"), open = !top.classList.contains("open");
+    top.classList.toggle("open", open);
+    menu.setAttribute("aria-expanded", String(open));
+  });
   var logout = document.getElementById("logout");
   if (logout) logout.addEventListener("click", function () {
     C.api("POST", "/api/auth/logout").then(function () { location.href = "/"; }, function (e) { C.toast(C.errorText(e), true); });
@@ -33,7 +39,12 @@
     return isNaN(d) ? iso : d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" });
   }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
-  function phaseName(p) { var s = t("phase." + p); return s === "phase." + p ? p : s; }
+  // a phase in words: the clock's (phase.*), or a game's own (gphase.<game>.<phase>); never the raw name
+  function phaseName(p, game) {
+    if (game) { var g = t("gphase." + game + "." + p); if (g !== "gphase." + game + "." + p) return g; }
+    var s = t("phase." + p);
+    return s === "phase." + p ? "" : s;
+  }
 
   // -- scores and clock (match, display, tournament) -------------------------------------
   function renderScores(box, view, match) {
@@ -61,7 +72,7 @@
           cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : String(b[k]) }); }),
           el("td", { class: "num score", text: String(scores[n]) }));
       });
-      box.appendChild(el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows)));
+      box.appendChild(el("div", { class: "table-wrap" }, el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows))));
       var extra = Object.keys(summary).filter(function (k) { return ["scores", "points", "breakdown"].indexOf(k) < 0; });
       if (extra.length) box.appendChild(kv(summary, extra));
     } else if (summary && typeof summary === "object") {
@@ -124,24 +135,56 @@
     return dl;
   }
 
+  // What the clock panel says besides the time: phase, round, whose turn (or roll), the end, and a note
+  // for the table when the time is up. Ticks carry the clock's view too, so the phase turns at 0:00.
+  function endedText(by) {
+    by = by || {};
+    if (by.reason === "objective" && by.player) return t("clock.ended_objective", { player: by.player });
+    if (by.reason === "final-roll" && by.player) return t("clock.ended_roll", { player: by.player });
+    return t("clock.ended");
+  }
+  function turnText(v) {
+    if (v.ended) return endedText(v.ended_by);
+    if (v.awaiting_roll) return t("clock.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
+    return v.current_player ? t("clock.turn", { player: v.current_player }) : "";
+  }
+  // an alert of the clock runner (15-minutes, 5-minutes, time-up, ended) in words
+  function alertText(d, players) {
+    var a = d && d.alert;
+    if (a === "time-up") return t("clock.time_up", { player: (players || [])[0] || "" });
+    if (a === "15-minutes" || a === "5-minutes") return C.plural("clock.minutes_left", parseInt(a, 10));
+    if (a === "ended") return endedText(d.ended_by);
+    return d && d.message ? d.message : t("clock.alert");
+  }
+  // the words of a pause's reason (stored as a key: power-lost, server-stopped) or the reason as typed
+
   // A local ticker between server ticks: the server's view says remaining_seconds at seq time.
   function ClockView(root) {
     this.root = root; this.remaining = null; this.running = false; this.base = 0; this.timer = null;
+    this.v = {}; this.players = []; this.pausedBy = null;
+    var self = this;
+    // a page that knows it is offline stops counting (the Pi's clock is the truth) and says so
+    document.addEventListener("companion:online", function (ev) {
+      if (!ev.detail && self.running && self.remaining !== null) {  // keep the time shown when the link dropped
+        self.remaining -= (Date.now() - self.base) / 1000; self.base = Date.now();
+      }
+      self.draw();
+    });
   }
   ClockView.prototype.set = function (view) {
     var q = function (id) { return document.getElementById(id); };
     var clock = view && view.clock;
     var panel = q("clock-panel");
-    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); return; }
+    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); document.body.classList.add("no-clock"); return; }
+    document.body.classList.remove("no-clock");
     if (panel) panel.hidden = false;
+    if (view.players) this.players = view.players;
     this.remaining = clock.remaining_seconds;
     this.running = !!clock.running && !view.ended;
     this.base = Date.now();
-    // "regular time · round 2 · Anna's turn" (app.css puts the dots between the parts that are there)
-    if (q("clock-phase")) q("clock-phase").textContent = view.ended || !view.phase ? "" : phaseName(view.phase);
-    if (q("clock-round")) q("clock-round").textContent = view.round && !view.ended ? t("clock.round", { n: view.round }) : "";
-    if (q("clock-turn")) q("clock-turn").textContent = view.ended ? t("clock.ended") :
-      (view.awaiting_roll ? t("clock.awaiting_roll") : (view.current_player ? t("clock.turn", { player: view.current_player }) : ""));
+    this.v = { phase: view.phase, round: view.round, ended: view.ended, ended_by: view.ended_by,
+               awaiting_roll: view.awaiting_roll, final_threshold: view.final_threshold,
+               current_player: view.current_player };
     C.wakeLock(this.running);
     this.draw();
     var self = this;
@@ -149,19 +192,41 @@
     if (!this.running) this.stop();
   };
   ClockView.prototype.tick = function (d) {
-    if (d && typeof d.remaining_seconds === "number") { this.remaining = d.remaining_seconds; this.base = Date.now(); this.draw(); }
-    else if (d && d.clock && typeof d.clock.remaining_seconds === "number") {
-      this.remaining = d.clock.remaining_seconds; this.running = !!d.clock.running; this.base = Date.now(); this.draw();
+    var c = d && (d.clock || (typeof d.remaining_seconds === "number" ? d : null));
+    if (!c || typeof c.remaining_seconds !== "number") return;
+    this.remaining = c.remaining_seconds; this.base = Date.now();
+    if (d.clock) this.running = !!c.running && !d.ended;
+    if (d.phase) {  // a tick is the clock's view now: the phase turns when the time runs out
+      var v = this.v;
+      ["phase", "round", "ended", "ended_by", "awaiting_roll", "final_threshold", "current_player"].forEach(function (k) {
+        if (d[k] !== undefined) v[k] = d[k];
+      });
     }
+    this.draw();
   };
   ClockView.prototype.stop = function () { if (this.timer) { clearInterval(this.timer); this.timer = null; } };
   ClockView.prototype.draw = function () {
-    var out = document.getElementById("clock-remaining");
+    var q = function (id) { return document.getElementById(id); };
+    var out = q("clock-remaining");
     if (!out) return;
-    var r = this.remaining;
-    if (r !== null && r !== undefined && this.running) r = r - (Date.now() - this.base) / 1000;
+    var r = this.remaining, v = this.v, offline = C.isOffline();
+    if (r !== null && r !== undefined && this.running && !offline) r = r - (Date.now() - this.base) / 1000;
     out.textContent = C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r));
     out.classList.toggle("clock-low", r !== null && r !== undefined && r < 300);
+    // the phone's countdown reaches 0 a moment before the server's next tick says so
+    var phase = v.phase === "regular" && this.running && r !== null && r !== undefined && r <= 0 ? "finishing-round" : v.phase;
+    if (q("clock-phase")) q("clock-phase").textContent = v.ended || !phase ? "" : phaseName(phase);
+    if (q("clock-round")) q("clock-round").textContent = v.round && !v.ended ? t("clock.round", { n: v.round }) : "";
+    if (q("clock-turn")) q("clock-turn").textContent = turnText(v);
+    var note = q("clock-note");
+    if (note) {
+      var paused = !this.running && !v.ended && phase && phase !== "setup";
+      var text = offline && this.running ? t("clock.offline") :
+        (phase === "finishing-round" && !v.ended ? t("clock.time_up", { player: this.players[0] || "" }) :
+          (paused && this.pausedBy !== null ? (this.pausedBy ? t("clock.paused_because", { reason: C.pauseReason(this.pausedBy) }) : t("clock.paused")) : ""));
+      note.textContent = text;
+      note.hidden = !text;
+    }
   };
 
   // -- home -------------------------------------------------------------------------------
@@ -174,9 +239,9 @@
       el("a", { class: "match-item", href: "/m/" + encodeURIComponent(m.id) },
         el("div", { class: "title" }, gameName(m.game) + (m.label ? " · " + m.label : "")),
         el("div", { class: "small" }, sep),
-        el("div", { class: "small muted" }, t("status." + m.status) + " · " + when(m.created_at) +
-          (b.clock ? " · " + C.formatSeconds(b.clock.remaining_seconds) : "") +
-          (b.current_player ? " · " + t("clock.turn", { player: b.current_player }) : ""))));
+        el("div", { class: "small muted" }, t("status." + m.status) + " · " + when(m.created_at),
+          b.clock ? [" · ", el("span", { class: "home-clock", "data-clock-for": m.id, text: C.formatSeconds(b.clock.remaining_seconds) })] : null,
+          b.current_player ? " · " + t("clock.turn", { player: b.current_player }) : null)));
   }
   function initHome() {
     var open = document.getElementById("open-matches"), recent = document.getElementById("recent-matches");
@@ -201,7 +266,15 @@
     load();
     C.stream("/api/stream", {
       open: function () { load(); },
-      match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); }
+      match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); },
+      // the clocks of the tables in play tick on the list too (the runner's ticks, once a second)
+      tick: function (d) {
+        var m = d && cards[d.match_id], c = d && d.clock;
+        if (!m || !c || typeof c.remaining_seconds !== "number") return;
+        m.brief = Object.assign({}, m.brief || {}, { clock: c });
+        var span = document.querySelector('.home-clock[data-clock-for="' + d.match_id + '"]');
+        if (span) span.textContent = C.formatSeconds(c.remaining_seconds); else draw();
+      }
     });
   }
 
@@ -266,6 +339,7 @@
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
+        document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
@@ -286,7 +360,7 @@
       show("turn-end", c && c.running && !ended && !view.awaiting_roll);
       show("final-roll", c && !ended && !!view.awaiting_roll);
       var pl = document.getElementById("power-lost");
-      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = t("clock.power_lost", { minutes: Math.floor((flag.remaining_seconds || 0) / 60) }); }
+      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = C.plural("clock.power_lost", Math.floor((flag.remaining_seconds || 0) / 60)); }
     }
     function clockAction(id, fn) {
       var b = document.getElementById(id);
@@ -322,6 +396,10 @@
         if (e.type === "undo") { var back = stack.pop(); if (back) undone[back.seq] = e.seq; }
         else stack.push(e);
       });
+      // why the clock is paused (the last pause or resume in effect): said under the clock
+      var lastClock = stack.filter(function (e) { return e.type === "clock.pause" || e.type === "clock.resume"; }).pop();
+      clock.pausedBy = lastClock && lastClock.type === "clock.pause" ? ((lastClock.data || {}).reason || "") : null;
+      clock.draw();
       events.slice().reverse().forEach(function (e) {
         historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
           C.describeEvent(game, e), el("span", { class: "when", text: when(e.at) })));
@@ -329,7 +407,9 @@
       if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
     }
     function loadHistory() {
-      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); });
+      // a failed load (the Pi away) keeps the history shown; the next reconnect loads it again
+      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); },
+        function () {});
     }
     function addEvent(e) {
       if (!e) return;
@@ -373,24 +453,61 @@
       document.addEventListener("companion:game", function (ev) { if (ev.detail === game) mount(C.game(game)); });
       if (!plugin && !root.children.length) root.hidden = true;
       loadHistory();
+      var opened = false;
       client.follow({
+        // a reconnect (the Wi-Fi, a restart of the Pi): the match again (its power-lost flag) and the history
+        open: function () { if (opened) { client.load().catch(function () {}); loadHistory(); } opened = true; },
         event: function (d) { addEvent(d.event); },
         snapshot: function () { loadHistory(); },
         tick: function (d) { clock.tick(d); },
-        alert: function (d) { C.toast(d.message || t("clock.alert"), true); }
+        alert: function (d) { C.toast(alertText(d, clock.players), true); }
       });
     }, function (e) { document.getElementById("scores").textContent = C.errorText(e); });
   }
 
   // -- display page ------------------------------------------------------------------------------
+  // The TV beside the table: the clock (or, for a game without one, the scoreboard alone), the phase, whose
+  // turn or whose final roll and the total that ends the match, then the dice of that roll.
+  function finalRollText(e, threshold, ended) {
+    var dice = (e.data && e.data.dice) || [];
+    var total = dice.reduce(function (a, b) { return a + b; }, 0);
+    return t(ended ? "clock.final_roll_ends" : "clock.final_roll_goes_on",
+      { player: e.data.player, dice: dice.join(" + "), total: total, n: threshold });
+  }
   function initDisplay() {
     var id = body.dataset.match;
     var clock = new ClockView();
+    var threshold = null, rollBox = document.getElementById("final-roll-result");
+    function showRoll(e, view) {
+      if (!rollBox) return;
+      if (!e || e.type !== "final.roll" || threshold === null) { rollBox.hidden = true; return; }
+      rollBox.textContent = finalRollText(e, threshold, !!(view && view.ended));
+      rollBox.hidden = false;
+    }
     var client = new C.MatchClient(id, {
-      view: function (view, cl) { renderScores(document.getElementById("scores"), view, cl.match); clock.set(view); }
+      view: function (view, cl) {
+        renderScores(document.getElementById("scores"), view, cl.match); clock.set(view);
+        if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
+      }
+    });
+    // the game's script may register after the first view (scripts load in parallel): draw again then
+    document.addEventListener("companion:game", function (ev) {
+      if (ev.detail === body.dataset.game && client.view) client.setView(client.view);
     });
     client.load().then(function () {
-      client.follow({ tick: function (d) { clock.tick(d); }, alert: function (d) { C.toast(d.message || t("clock.alert"), true); } });
+      // the TV opened after the roll that ended the match: the dice and the total it was rolled against
+      var v = client.view;
+      if (v && v.seq && v.ended && v.ended_by && v.ended_by.reason === "final-roll") {
+        C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events?after=" + (v.seq - 1)).then(function (d) {
+          threshold = v.final_threshold;
+          showRoll(d.events[d.events.length - 1], v);
+        }, function () {});
+      }
+      client.follow({
+        event: function (d) { showRoll(d.event, d.view); },
+        tick: function (d) { clock.tick(d); },
+        alert: function (d) { C.toast(alertText(d, clock.players), true); }
+      });
     });
   }
 
@@ -409,7 +526,7 @@
           el("h3", { text: (m.label || gameName(m.game)) }),
           el("div", { class: "small muted", text: gameName(m.game) + " · " + m.players.join(", ") }),
           c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "small", text: [b.phase ? phaseName(b.phase) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
+          el("div", { class: "small", text: [b.phase ? phaseName(b.phase, m.game) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
       });
     }
     function load() {

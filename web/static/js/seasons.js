@@ -52,15 +52,38 @@
   if (newClub) submit(newClub, function () { need(value(newClub, "name"), "season.need_name"); return { name: value(newClub, "name") }; }, "POST", "/api/clubs",
     function () { location.reload(); });
 
+  // a new season: a club name not known yet creates the club first, in the same step (the page says so)
   var newSeason = document.getElementById("new-season");
-  if (newSeason) submit(newSeason, function () {
-    need(value(newSeason, "club"), "season.need_name");
-    need(/^\d{4}$/.test(value(newSeason, "year")), "season.need_year");
-    var body = { club: value(newSeason, "club"), game: value(newSeason, "game"),
-                 year: parseInt(value(newSeason, "year"), 10) };
-    if (value(newSeason, "name")) body.name = value(newSeason, "name");
-    return body;
-  }, "POST", "/api/seasons", function (s) { location.href = "/seasons/" + encodeURIComponent(s.id); });
+  if (newSeason) {
+    var known = Array.prototype.map.call(document.querySelectorAll("#club-names option"), function (o) { return o.value; });
+    var clubBox = newSeason.querySelector("[name=club]"), note = document.getElementById("new-club-note");
+    var isNew = function (name) { return !!name && known.indexOf(name) < 0; };
+    var syncNote = function () {
+      var name = clubBox.value.trim();
+      if (note) { note.hidden = !isNew(name); note.textContent = isNew(name) ? t("season.new_club_note", { name: name }) : ""; }
+    };
+    clubBox.addEventListener("input", syncNote);
+    syncNote();
+    newSeason.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      clearError(newSeason);
+      var body;
+      try {
+        need(value(newSeason, "club"), "season.need_name");
+        need(/^\d{4}$/.test(value(newSeason, "year")), "season.need_year");
+        body = { club: value(newSeason, "club"), game: value(newSeason, "game"), year: parseInt(value(newSeason, "year"), 10) };
+        if (value(newSeason, "name")) body.name = value(newSeason, "name");
+      } catch (e) { showError(newSeason, { message: e.message }); return; }
+      var btn = newSeason.querySelector("[type=submit]");
+      btn.disabled = true;
+      var club = isNew(body.club) ? C.api("POST", "/api/clubs", { name: body.club }).then(function () { known.push(body.club); })
+        : Promise.resolve();
+      club.then(function () { return C.api("POST", "/api/seasons", body); }).then(function (s) {
+        C.toast(t("common.saved"));
+        location.href = "/seasons/" + encodeURIComponent(s.id);
+      }, function (err) { showError(newSeason, err); syncNote(); }).then(function () { btn.disabled = false; });
+    });
+  }
 
   var seasonId = document.body.dataset.seasonId;
 
