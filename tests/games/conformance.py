@@ -174,10 +174,13 @@ def play(game: str, seed: int = 0, until_ended: bool = True, max_events: int = 4
 
 def _web_of_power(p: Playthrough, finishing: bool):
     s, rng = p.fold.game_state, p.rng
+    if s["scoring_step"] is not None:
+        return _web_of_power_by_hand(p)
     turn = s["turn"]
-    # the deck runs out between turns (the clock, when on, waits for the turn.end of an open turn)
-    if turn is None and rng.random() < (0.15 if finishing else 0.01):
-        return "deck.out", {}
+    # the deck runs out at the end of a turn, before or after its turn.end (the game closes an open turn,
+    # and with the clock on the clock's turn moves on with it); the second time, or the game ends early
+    if (turn is None or turn["placements"]) and rng.random() < (0.15 if finishing else 0.01):
+        return ("game.end" if s["deck_outs"] and rng.random() < 0.2 else "deck.out"), {}
     player = turn["player"] if turn else s["next_player"]
     if turn and len(turn["placements"]) >= 2 or rng.random() < 0.15:
         return "turn.end", {"player": player}
@@ -188,6 +191,49 @@ def _web_of_power(p: Playthrough, finishing: bool):
     if placed["monasteries"] < 20 and (placed["councillors"] >= 8 or rng.random() < 0.7):
         return "place", {"player": player, "piece": "monastery", "country": rng.choice(countries)}
     return "place", {"player": player, "piece": "councillor", "country": rng.choice(countries)}
+
+
+def _web_of_power_by_hand(p: Playthrough):
+    """At the scoring step: some or all of the missing parts, as the table counted them (docs/rulings.md,
+    "Web of Power: incomplete scoring"): an alliance by its two countries, or by the players who score it
+    and its points, or nobody; a player's chains (none, or lengths of 4 or more within their monasteries)."""
+    from companion.games import web_of_power as wop
+
+    s, rng = p.fold.game_state, p.rng
+    missing = s["scoring_step"]["missing"]
+
+    def some(items):
+        return list(items) if rng.random() < 0.5 else rng.sample(items, rng.randint(1, len(items)))
+
+    def lengths(player):
+        out, left = [], s["placed"][player]["monasteries"]
+        while left >= 4 and rng.random() < 0.6:
+            out.append(rng.randint(4, min(left, 8)))
+            left -= out[-1]
+        return out
+
+    if missing["chains"] and not missing["alliances"] and rng.random() < 0.2:
+        who = rng.choice(missing["chains"])
+        return "chains", {"player": who, "lengths": lengths(who)}
+    data: dict = {}
+    if missing["alliances"]:
+        leaders = wop.leaders_in_two(s["councillors"], s["players"])
+        totals = sorted((sum(c.values()) for c in s["councillors"].values()), reverse=True)
+        most = sum(totals[:2])
+        entries = []
+        for n in some(missing["alliances"]):
+            roll = rng.random()
+            if roll < 0.5:
+                entries.append({"number": n, "countries": rng.sample(s["board"]["countries"], 2)})
+            elif roll < 0.8 and leaders and most >= 2:
+                entries.append({"number": n, "players": rng.sample(leaders, rng.randint(1, len(leaders))),
+                                "points": rng.randint(2, most)})
+            else:
+                entries.append({"number": n, "players": []})
+        data["alliances"] = entries
+    if missing["chains"] and (not data or rng.random() < 0.7):
+        data["chains"] = {who: lengths(who) for who in some(missing["chains"])}
+    return "scoring.hand", data
 
 
 def _richelieu(p: Playthrough, finishing: bool):
