@@ -32,7 +32,7 @@ START = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
 STEP = timedelta(seconds=30)
 ODD_VALUES = [None, -1, 0, 1.5, 10**9, "", "Nobody", [], {}, True, [1, 2], {"x": 1}, "x" * 300]
 
-# seats and options per game: a short match (the conquest clock runs 30 minutes, events 30 s apart)
+# seats and options per game: a short match (the conquest clock runs 20 minutes, events 30 s apart)
 SETUPS = {
     "web-of-power": (["Anna", "Bruno", "Carla"], {}),
     "richelieu": (["Anna", "Bruno", "Carla"], {"start_money": 5}),
@@ -291,6 +291,11 @@ def _rome(p: Playthrough, finishing: bool):
 
 
 def _conquest(p: Playthrough, finishing: bool):
+    """The conquest game's turn as the game keeps it (docs/rulings.md, "Conquest: the turn"): reinforce
+    exactly the units due first (a trade of three cards now and then), combats from the player's own
+    cities, at most one move, the turn's card (drawn, or given in turn.end), then turn.end. Now and then the
+    organiser corrects a city (``territory.set``), more often in the end game, taking cities from the
+    weakest player: players are eliminated, their seats skipped."""
     from companion.games import conquest_italy as ci
 
     s, c, rng = p.fold.game_state, p.fold.clock_state, p.rng
@@ -301,44 +306,92 @@ def _conquest(p: Playthrough, finishing: bool):
         who = s["next_placer"]
         return "setup.place", {"player": who, "placements": {rng.choice(ci.held(s, who)): min(5, s["reserve"][who])}}
     if c["phase"] == "setup":
-        return "clock.start", {"limit_minutes": 30}
+        return "clock.start", {"limit_minutes": 20}
     for who in s["players"]:
         if who not in s["objectives"] and ci.held(s, who):
             return "objective.set", {"player": who, "cities": sorted(rng.sample(ci.held(s, who), 1))}
     view = match_clock.view(c, p.last_at)
     if view["awaiting_roll"]:
         return "final.roll", {"player": view["awaiting_roll"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
+    endgame = finishing or view["phase"] != "regular"  # the clock has run out: the end game
+    turn = ci.current_turn(s)
     who = view["current_player"]
-    turn = (view["round"], who)
-    if p.memo.get("turn") != turn:
-        p.memo.update(turn=turn, step="reinforce", attacks=0, drew=False, start=s["conquests"][who])
+    assert turn is not None and turn["player"] == who, f"the game's turn {turn} is not the clock's ({who})"
+    if p.memo.get("turn") != (view["round"], who):
+        p.memo.update(turn=(view["round"], who), attacks=rng.randint(0, 8 if endgame else 5),
+                      move=rng.random() < 0.4, draw=rng.random() < 0.5)
     mine = ci.held(s, who)
+    rivals = sorted((q for q in s["players"] if q != who and q not in s["eliminated"]),
+                    key=lambda q: (len(ci.held(s, q)), q))
+    if rivals and rng.random() < (0.2 if endgame else 0.02):
+        city = rng.choice(ci.held(s, rivals[0]))  # a correction: the weakest rival's city was the player's
+        return "territory.set", {"city": city, "player": who, "units": rng.randint(1, 3)}
     objective = s["objectives"].get(who)
-    if finishing and objective and all(s["owner"][x] == who for x in objective) and rng.random() < 0.2:
+    if finishing and objective and all(s["owner"][x] == who for x in objective) and rng.random() < 0.1:
         return "objective.completed", {"player": who}
-    if who in s["eliminated"] or not mine:
-        p.memo["step"] = "end"
-    if p.memo["step"] == "reinforce":
-        p.memo["step"] = "attack"
-        due = ci.reinforcements(gm, mine, ci.units_on_map(s, who))["placeable"]
-        if due:
-            return "reinforce", {"player": who, "placements": {rng.choice(mine): due}}
-    if p.memo["step"] == "attack" and p.memo["attacks"] < 3:
-        p.memo["attacks"] += 1
+    actions = turn["actions"]
+    if "reinforce" in actions:
+        trade = _conquest_trade(s, gm, who, rng) if rng.random() < 0.9 else None
+        due = ci.reinforcements(gm, mine, ci.units_on_map(s, who), trade)["placeable"]
+        if due or trade or "turn.end" not in actions or rng.random() < 0.5:
+            # mostly on the cities that border the weakest rival
+            front = [a for a in mine if rivals and any(s["owner"].get(d) == rivals[0] for d in gm.neighbours[a])]
+            return "reinforce", {"player": who, "placements": _spread(due, front if front and rng.random() < 0.7
+                                                                      else mine, rng),
+                                 **({"trade": trade} if trade else {})}
+        return "turn.end", {"player": who, "conquered": 0}
+    if "combat" in actions and p.memo["attacks"] > 0:
+        p.memo["attacks"] -= 1
         targets = [(a, d) for a in mine if s["units"][a] >= 2
                    for d in gm.cities if s["owner"][d] != who and gm.can_attack(a, d) is not None]
+        weak = [(a, d) for a, d in targets if rivals and s["owner"][d] == rivals[0]]
         if targets:
-            a, d = rng.choice(targets)
-            return "combat", ci.fill_dice(s, {"from": a, "to": d, "player": who}, rng)
-    p.memo["step"] = "end"
-    conquered = s["conquests"][who] - p.memo["start"]
-    if conquered and not p.memo["drew"]:
-        p.memo["drew"] = True
-        held_cards = {x for h in s["hands"].values() for x in h}
-        free = [x for x in gm.cards if x not in held_cards]
-        if free:
-            return "card.draw", {"player": who, "card": rng.choice(free)}
-    return "turn.end", {"player": who, "conquered": conquered}
+            a, d = rng.choice(weak if weak and (endgame or rng.random() < 0.8) else targets)
+            data = {"from": a, "to": d, **({"player": who} if rng.random() < 0.7 else {})}
+            if rng.random() < 0.3:
+                data["move"] = rng.randint(1, 4)
+            return "combat", ci.fill_dice(s, data, rng)
+    if "move" in actions and p.memo["move"]:
+        p.memo["move"] = False
+        pairs = [(a, b) for a in mine if s["units"][a] >= 2 for b in gm.neighbours[a] if s["owner"][b] == who]
+        if pairs:
+            a, b = rng.choice(pairs)
+            return "move", {"player": who, "from": a, "to": b, "units": rng.randint(1, s["units"][a] - 1)}
+    done = s["turn_conquests"]
+    # two or more: all the clock asks (the box's long press says 2)
+    data = {"player": who, "conquered": 2 if done > 2 and rng.random() < 0.3 else done}
+    if turn["card_owed"]:
+        card = ci.draw_card(s, rng)
+        if p.memo["draw"]:
+            return "card.draw", {"player": who, "card": card}
+        data["card"] = card
+    return "turn.end", data
+
+
+def _conquest_trade(s, gm, who, rng) -> list | None:
+    """Three of ``who``'s cards the map gives a value (docs/rulings.md#reinforcements), or None."""
+    from itertools import combinations
+
+    from companion.games import conquest_italy as ci
+
+    sets = []
+    for cards in combinations(s["hands"][who], 3):
+        try:
+            ci.trade_value(list(cards), frozenset(), gm)
+        except CompanionError:
+            continue
+        sets.append(list(cards))
+    return rng.choice(sets) if sets else None
+
+
+def _spread(units: int, cities: list, rng) -> dict:
+    """``units`` (exactly) over one to three of ``cities``."""
+    out: dict = {}
+    chosen = rng.sample(cities, min(len(cities), rng.randint(1, 3)))
+    for i in range(units):
+        city = chosen[i % len(chosen)] if i < len(chosen) else rng.choice(chosen)
+        out[city] = out.get(city, 0) + 1
+    return out
 
 
 PROPOSERS = {
