@@ -305,21 +305,23 @@ def _conquest(p: Playthrough, finishing: bool):
     if s["phase"] == "place":
         who = s["next_placer"]
         return "setup.place", {"player": who, "placements": {rng.choice(ci.held(s, who)): min(5, s["reserve"][who])}}
-    if c["phase"] == "setup":
+    if not s["started"]:  # with options.clock false the game alone takes clock.start: the turns begin
         return "clock.start", {"limit_minutes": 20}
     for who in s["players"]:
         if who not in s["objectives"] and ci.held(s, who):
             return "objective.set", {"player": who, "cities": sorted(rng.sample(ci.held(s, who), 1))}
-    view = match_clock.view(c, p.last_at)
-    if view["awaiting_roll"]:
-        return "final.roll", {"player": view["awaiting_roll"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
-    endgame = finishing or view["phase"] != "regular"  # the clock has run out: the end game
     turn = ci.current_turn(s)
-    who = view["current_player"]
-    assert turn is not None and turn["player"] == who, f"the game's turn {turn} is not the clock's ({who})"
-    if p.memo.get("turn") != (view["round"], who):
-        p.memo.update(turn=(view["round"], who), attacks=rng.randint(0, 8 if endgame else 5),
-                      move=rng.random() < 0.4, draw=rng.random() < 0.5)
+    who = turn["player"]
+    endgame = finishing
+    if c is not None:
+        view = match_clock.view(c, p.last_at)
+        if view["awaiting_roll"]:
+            return "final.roll", {"player": view["awaiting_roll"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
+        endgame = finishing or view["phase"] != "regular"  # the clock has run out: the end game
+        assert view["current_player"] == who, f"the game's turn {turn} is not the clock's ({view['current_player']})"
+    if turn["step"] == ci.REINFORCE or p.memo.get("who") != who:  # a new turn: its plan
+        p.memo.update(who=who, attacks=rng.randint(0, 8 if endgame else 5), move=rng.random() < 0.4,
+                      draw=rng.random() < 0.5)
     mine = ci.held(s, who)
     rivals = sorted((q for q in s["players"] if q != who and q not in s["eliminated"]),
                     key=lambda q: (len(ci.held(s, q)), q))
