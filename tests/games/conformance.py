@@ -355,7 +355,7 @@ def _conquest(p: Playthrough, finishing: bool):
             return "combat", ci.fill_dice(s, data, rng)
     if "move" in actions and p.memo["move"]:
         p.memo["move"] = False
-        pairs = [(a, b) for a in mine if s["units"][a] >= 2 for b in gm.neighbours[a] if s["owner"][b] == who]
+        pairs = [(a, b) for a in mine if s["units"][a] >= 2 for b in sorted(gm.neighbours[a]) if s["owner"][b] == who]
         if pairs:
             a, b = rng.choice(pairs)
             return "move", {"player": who, "from": a, "to": b, "units": rng.randint(1, s["units"][a] - 1)}
