@@ -22,7 +22,7 @@ from tests.games.conformance import Playthrough
 SOAK = bool(os.environ.get("COMPANION_SOAK"))
 # few seeds and short matches for `make test`: every game still reaches its end (the slower engines, one seed);
 # the conquest seeds between them reach every step of the turn, an elimination and a final roll (checked below)
-SEEDS = {"web-of-power": [0, 1], "richelieu": [0], "rome-is-burning": [0], "conquest-italy": [0, 1]}
+SEEDS = {"web-of-power": [0, 1], "richelieu": [0], "rome-is-burning": [0], "conquest-italy": [0, 4]}
 # games whose turn.end the clock shares, played once more with options.clock against their USES_CLOCK (the
 # conquest game without its clock keeps the turn itself)
 CLOCKED = {"web-of-power": [2], "richelieu": [2], "conquest-italy": [2]}
