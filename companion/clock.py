@@ -15,6 +15,8 @@ Rulings (``docs/rulings.md#match-clock``; the rule book, "DURATA PARTITA" and "F
 - Seats the game puts out (conquest-italy: an eliminated player, :func:`skip_seats`) are skipped from then on;
   "after the last seat's turn" is then after the last seat still in.
 - A match the game ends by its own rules stops the clock there (``end_by_game``: reason ``game``).
+- A turn the game closes without a ``turn.end`` moves the clock on too (``end_turn``); a game step that
+  takes no clock event (Web of Power's scoring step) stops its running time (``hold``).
 - Refused: ``turn.end`` by a player whose turn it isn't, a roll nobody owes, dice outside 1-6, events out of
   time order, turns or rolls while the clock is paused, anything after the end.
 
@@ -299,6 +301,29 @@ def end_by_game(state: dict, at_iso: str | None) -> dict:
         at = max(at, parse_iso(state["last_at"]))
     s = dict(_settle(state, at))
     _end(s, "game", None, at)
+    return _stamp(s, at)
+
+
+def end_turn(state: dict, player: str, at_iso: str | None) -> dict:
+    """The game closed ``player``'s turn without a ``turn.end`` (Web of Power: the deck ran out, or the next
+    player placed): the clock moves on as for that player's ``turn.end`` counting no conquest, refused as it
+    would be (paused, a roll owed). Nothing changes when it is not ``player``'s turn on the clock. Pure."""
+    if state["ended"] or state["phase"] == "setup" or _current(state) != player:
+        return state
+    return apply(state, {"type": "turn.end", "data": {"player": player, "conquered": 0}, "at": at_iso})
+
+
+def hold(state: dict, at_iso: str | None) -> dict:
+    """The game waits at a step that takes no clock event (Web of Power's scoring step): the running time
+    stops at ``at_iso`` (the match fold refuses the clock's events meanwhile). Pure; the same state when the
+    clock is not running."""
+    if state["ended"] or state["running_since"] is None or at_iso is None:
+        return state
+    at = parse_iso(at_iso, "at")
+    if state["last_at"] is not None:
+        at = max(at, parse_iso(state["last_at"]))
+    s = dict(_settle(state, at))
+    _stop_running(s, at)
     return _stamp(s, at)
 
 

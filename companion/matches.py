@@ -96,13 +96,27 @@ class Fold:
         if (clock_state is not None and clock_state.get("awaiting_roll") and not clock_event
                 and t in getattr(self.module, "TURN_EVENT_TYPES", ())):
             raise RuleError(f"{clock_state['awaiting_roll']} owes a final roll before the next turn", "type")
+        holds_clock = getattr(self.module, "holds_clock", None) if clock_state is not None else None
+        held = holds_clock(game_state) if holds_clock is not None else None
+        if clock_event and held:
+            # the game waits at a step that takes no clock event (Web of Power's scoring step)
+            raise RuleError(held, "type")
         if clock_event:
             clock_state = _clock().apply(clock_state, event)
         if t in self.module.EVENT_TYPES:
+            before = game_state
             game_state = self.module.apply(game_state, event)
+            turn_closed = getattr(self.module, "turn_closed", None)
+            if clock_state is not None and not clock_event and turn_closed is not None:
+                # the game closed a turn without a turn.end (the deck ran out): the clock's turn moves on too
+                closed = turn_closed(before, game_state)
+                if closed is not None:
+                    clock_state = _clock().end_turn(clock_state, closed, event.get("at"))
             if clock_state is not None and not clock_state.get("ended") and self._game_ended(game_state):
                 # the game ended by its own rules: the clock stops and shows it
                 clock_state = _clock().end_by_game(clock_state, event.get("at"))
+            if holds_clock is not None and holds_clock(game_state):
+                clock_state = _clock().hold(clock_state, event.get("at"))
         if clock_state is not None:
             out_of_turn = getattr(self.module, "out_of_turn", None)
             if out_of_turn is not None and not clock_state.get("ended"):

@@ -9,8 +9,11 @@ Each module keeps the contract of :class:`companion.games.contract.Game`: ``GAME
 
 A game that keeps the turn beside the match clock (conquest-italy) may also define ``TURN_EVENT_TYPES``
 (refused while the clock waits for a final roll), ``out_of_turn(state) -> [player]`` (seats the clock skips)
-and ``end_by_clock(state, ended_by)`` (the clock ended the match: the game ends too); ``companion/matches.py``
-applies them. A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
+and ``end_by_clock(state, ended_by)`` (the clock ended the match: the game ends too). A game played with the
+clock by option (web-of-power) may define ``turn_closed(before, after) -> player | None`` (a turn its event
+closed without ``turn.end``: the clock's turn moves on) and ``holds_clock(state) -> reason | None`` (a step that
+takes no clock event: its time stops, its events are refused). ``companion/matches.py`` applies them.
+A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
 (``companion/service.py``, ``MatchService.act``).
 """
 

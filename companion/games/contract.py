@@ -78,7 +78,9 @@ class MapGame(Protocol):
 REQUIRED_ATTRIBUTES = {"GAME_ID": str, "NAME": str, "EVENT_TYPES": frozenset, "USES_CLOCK": bool,
                        "MIN_PLAYERS": int, "MAX_PLAYERS": int}
 REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "score")
-OPTIONAL_FUNCTIONS = ("public_view", "public_event", "check_map", "map_svg")
+OPTIONAL_FUNCTIONS = ("public_view", "public_event", "check_map", "map_svg",
+                      # the match clock's hooks (companion/matches.py applies them)
+                      "out_of_turn", "end_by_clock", "turn_closed", "holds_clock")
 
 
 def check_game(module, game_id: str | None = None) -> list[str]:

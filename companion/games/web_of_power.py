@@ -810,6 +810,25 @@ def _place(new, data, seq):
                       country=country, n=total, limit=cap)
 
 
+def turn_closed(before, after) -> str | None:
+    """For a match with the clock (``options.clock``): the player whose open turn a game event other than
+    ``turn.end`` closed (``deck.out``, ``game.end``, a placement by another player), so that the clock's
+    turn moves on with the game's (docs/rulings.md, "Web of Power: the clock"); None when none was."""
+    turn = before.get("turn")
+    if turn is not None and after["turns"] > before["turns"]:
+        return turn["player"]
+    return None
+
+
+def holds_clock(state) -> str | None:
+    """For a match with the clock: at the scoring step the clock waits with the game (its time stops, its
+    events are refused: no final roll can end a match whose final scoring misses parts); the reason, else
+    None (docs/rulings.md, "Web of Power: the clock")."""
+    if state.get("scoring_step") is None:
+        return None
+    return "the final scoring is waiting for its missing parts: the clock waits too (enter them, or undo)"
+
+
 def is_ended(state) -> bool:
     """Ended: the final scoring is done and complete (a final scoring with missing parts waits for
     them at the scoring step)."""

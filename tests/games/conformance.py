@@ -32,7 +32,7 @@ START = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
 STEP = timedelta(seconds=30)
 ODD_VALUES = [None, -1, 0, 1.5, 10**9, "", "Nobody", [], {}, True, [1, 2], {"x": 1}, "x" * 300]
 
-# seats and options per game: a short match (the conquest clock runs 30 minutes, events 30 s apart)
+# seats and options per game: a short match (the conquest clock runs 20 minutes, events 30 s apart)
 SETUPS = {
     "web-of-power": (["Anna", "Bruno", "Carla"], {}),
     "richelieu": (["Anna", "Bruno", "Carla"], {"start_money": 5}),
@@ -174,10 +174,13 @@ def play(game: str, seed: int = 0, until_ended: bool = True, max_events: int = 4
 
 def _web_of_power(p: Playthrough, finishing: bool):
     s, rng = p.fold.game_state, p.rng
+    if s["scoring_step"] is not None:
+        return _web_of_power_by_hand(p)
     turn = s["turn"]
-    # the deck runs out between turns (the clock, when on, waits for the turn.end of an open turn)
-    if turn is None and rng.random() < (0.15 if finishing else 0.01):
-        return "deck.out", {}
+    # the deck runs out at the end of a turn, before or after its turn.end (the game closes an open turn,
+    # and with the clock on the clock's turn moves on with it); the second time, or the game ends early
+    if (turn is None or turn["placements"]) and rng.random() < (0.15 if finishing else 0.01):
+        return ("game.end" if s["deck_outs"] and rng.random() < 0.2 else "deck.out"), {}
     player = turn["player"] if turn else s["next_player"]
     if turn and len(turn["placements"]) >= 2 or rng.random() < 0.15:
         return "turn.end", {"player": player}
@@ -188,6 +191,49 @@ def _web_of_power(p: Playthrough, finishing: bool):
     if placed["monasteries"] < 20 and (placed["councillors"] >= 8 or rng.random() < 0.7):
         return "place", {"player": player, "piece": "monastery", "country": rng.choice(countries)}
     return "place", {"player": player, "piece": "councillor", "country": rng.choice(countries)}
+
+
+def _web_of_power_by_hand(p: Playthrough):
+    """At the scoring step: some or all of the missing parts, as the table counted them (docs/rulings.md,
+    "Web of Power: incomplete scoring"): an alliance by its two countries, or by the players who score it
+    and its points, or nobody; a player's chains (none, or lengths of 4 or more within their monasteries)."""
+    from companion.games import web_of_power as wop
+
+    s, rng = p.fold.game_state, p.rng
+    missing = s["scoring_step"]["missing"]
+
+    def some(items):
+        return list(items) if rng.random() < 0.5 else rng.sample(items, rng.randint(1, len(items)))
+
+    def lengths(player):
+        out, left = [], s["placed"][player]["monasteries"]
+        while left >= 4 and rng.random() < 0.6:
+            out.append(rng.randint(4, min(left, 8)))
+            left -= out[-1]
+        return out
+
+    if missing["chains"] and not missing["alliances"] and rng.random() < 0.2:
+        who = rng.choice(missing["chains"])
+        return "chains", {"player": who, "lengths": lengths(who)}
+    data: dict = {}
+    if missing["alliances"]:
+        leaders = wop.leaders_in_two(s["councillors"], s["players"])
+        totals = sorted((sum(c.values()) for c in s["councillors"].values()), reverse=True)
+        most = sum(totals[:2])
+        entries = []
+        for n in some(missing["alliances"]):
+            roll = rng.random()
+            if roll < 0.5:
+                entries.append({"number": n, "countries": rng.sample(s["board"]["countries"], 2)})
+            elif roll < 0.8 and leaders and most >= 2:
+                entries.append({"number": n, "players": rng.sample(leaders, rng.randint(1, len(leaders))),
+                                "points": rng.randint(2, most)})
+            else:
+                entries.append({"number": n, "players": []})
+        data["alliances"] = entries
+    if missing["chains"] and (not data or rng.random() < 0.7):
+        data["chains"] = {who: lengths(who) for who in some(missing["chains"])}
+    return "scoring.hand", data
 
 
 def _richelieu(p: Playthrough, finishing: bool):
@@ -245,6 +291,11 @@ def _rome(p: Playthrough, finishing: bool):
 
 
 def _conquest(p: Playthrough, finishing: bool):
+    """The conquest game's turn as the game keeps it (docs/rulings.md, "Conquest: the turn"): reinforce
+    exactly the units due first (a trade of three cards now and then), combats from the player's own
+    cities, at most one move, the turn's card (drawn, or given in turn.end), then turn.end. Now and then the
+    organiser corrects a city (``territory.set``), more often in the end game, taking cities from the
+    weakest player: players are eliminated, their seats skipped."""
     from companion.games import conquest_italy as ci
 
     s, c, rng = p.fold.game_state, p.fold.clock_state, p.rng
@@ -254,45 +305,95 @@ def _conquest(p: Playthrough, finishing: bool):
     if s["phase"] == "place":
         who = s["next_placer"]
         return "setup.place", {"player": who, "placements": {rng.choice(ci.held(s, who)): min(5, s["reserve"][who])}}
-    if c["phase"] == "setup":
-        return "clock.start", {"limit_minutes": 30}
+    if not s["started"]:  # with options.clock false the game alone takes clock.start: the turns begin
+        return "clock.start", {"limit_minutes": 20}
     for who in s["players"]:
         if who not in s["objectives"] and ci.held(s, who):
             return "objective.set", {"player": who, "cities": sorted(rng.sample(ci.held(s, who), 1))}
-    view = match_clock.view(c, p.last_at)
-    if view["awaiting_roll"]:
-        return "final.roll", {"player": view["awaiting_roll"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
-    who = view["current_player"]
-    turn = (view["round"], who)
-    if p.memo.get("turn") != turn:
-        p.memo.update(turn=turn, step="reinforce", attacks=0, drew=False, start=s["conquests"][who])
+    turn = ci.current_turn(s)
+    who = turn["player"]
+    endgame = finishing
+    if c is not None:
+        view = match_clock.view(c, p.last_at)
+        if view["awaiting_roll"]:
+            return "final.roll", {"player": view["awaiting_roll"], "dice": [rng.randint(1, 6), rng.randint(1, 6)]}
+        endgame = finishing or view["phase"] != "regular"  # the clock has run out: the end game
+        assert view["current_player"] == who, f"the game's turn {turn} is not the clock's ({view['current_player']})"
+    if turn["step"] == ci.REINFORCE or p.memo.get("who") != who:  # a new turn: its plan
+        p.memo.update(who=who, attacks=rng.randint(0, 8 if endgame else 5), move=rng.random() < 0.4,
+                      draw=rng.random() < 0.5)
     mine = ci.held(s, who)
+    rivals = sorted((q for q in s["players"] if q != who and q not in s["eliminated"]),
+                    key=lambda q: (len(ci.held(s, q)), q))
+    if rivals and rng.random() < (0.2 if endgame else 0.02):
+        city = rng.choice(ci.held(s, rivals[0]))  # a correction: the weakest rival's city was the player's
+        return "territory.set", {"city": city, "player": who, "units": rng.randint(1, 3)}
     objective = s["objectives"].get(who)
-    if finishing and objective and all(s["owner"][x] == who for x in objective) and rng.random() < 0.2:
+    if finishing and objective and all(s["owner"][x] == who for x in objective) and rng.random() < 0.1:
         return "objective.completed", {"player": who}
-    if who in s["eliminated"] or not mine:
-        p.memo["step"] = "end"
-    if p.memo["step"] == "reinforce":
-        p.memo["step"] = "attack"
-        due = ci.reinforcements(gm, mine, ci.units_on_map(s, who))["placeable"]
-        if due:
-            return "reinforce", {"player": who, "placements": {rng.choice(mine): due}}
-    if p.memo["step"] == "attack" and p.memo["attacks"] < 3:
-        p.memo["attacks"] += 1
+    actions = turn["actions"]
+    if "reinforce" in actions:
+        trade = _conquest_trade(s, gm, who, rng) if rng.random() < 0.9 else None
+        due = ci.reinforcements(gm, mine, ci.units_on_map(s, who), trade)["placeable"]
+        if due or trade or "turn.end" not in actions or rng.random() < 0.5:
+            # mostly on the cities that border the weakest rival
+            front = [a for a in mine if rivals and any(s["owner"].get(d) == rivals[0] for d in gm.neighbours[a])]
+            return "reinforce", {"player": who, "placements": _spread(due, front if front and rng.random() < 0.7
+                                                                      else mine, rng),
+                                 **({"trade": trade} if trade else {})}
+        return "turn.end", {"player": who, "conquered": 0}
+    if "combat" in actions and p.memo["attacks"] > 0:
+        p.memo["attacks"] -= 1
         targets = [(a, d) for a in mine if s["units"][a] >= 2
                    for d in gm.cities if s["owner"][d] != who and gm.can_attack(a, d) is not None]
+        weak = [(a, d) for a, d in targets if rivals and s["owner"][d] == rivals[0]]
         if targets:
-            a, d = rng.choice(targets)
-            return "combat", ci.fill_dice(s, {"from": a, "to": d, "player": who}, rng)
-    p.memo["step"] = "end"
-    conquered = s["conquests"][who] - p.memo["start"]
-    if conquered and not p.memo["drew"]:
-        p.memo["drew"] = True
-        held_cards = {x for h in s["hands"].values() for x in h}
-        free = [x for x in gm.cards if x not in held_cards]
-        if free:
-            return "card.draw", {"player": who, "card": rng.choice(free)}
-    return "turn.end", {"player": who, "conquered": conquered}
+            a, d = rng.choice(weak if weak and (endgame or rng.random() < 0.8) else targets)
+            data = {"from": a, "to": d, **({"player": who} if rng.random() < 0.7 else {})}
+            if rng.random() < 0.3:
+                data["move"] = rng.randint(1, 4)
+            return "combat", ci.fill_dice(s, data, rng)
+    if "move" in actions and p.memo["move"]:
+        p.memo["move"] = False
+        pairs = [(a, b) for a in mine if s["units"][a] >= 2 for b in sorted(gm.neighbours[a]) if s["owner"][b] == who]
+        if pairs:
+            a, b = rng.choice(pairs)
+            return "move", {"player": who, "from": a, "to": b, "units": rng.randint(1, s["units"][a] - 1)}
+    done = s["turn_conquests"]
+    # two or more: all the clock asks (the box's long press says 2)
+    data = {"player": who, "conquered": 2 if done > 2 and rng.random() < 0.3 else done}
+    if turn["card_owed"]:
+        card = ci.draw_card(s, rng)
+        if p.memo["draw"]:
+            return "card.draw", {"player": who, "card": card}
+        data["card"] = card
+    return "turn.end", data
+
+
+def _conquest_trade(s, gm, who, rng) -> list | None:
+    """Three of ``who``'s cards the map gives a value (docs/rulings.md#reinforcements), or None."""
+    from itertools import combinations
+
+    from companion.games import conquest_italy as ci
+
+    sets = []
+    for cards in combinations(s["hands"][who], 3):
+        try:
+            ci.trade_value(list(cards), frozenset(), gm)
+        except CompanionError:
+            continue
+        sets.append(list(cards))
+    return rng.choice(sets) if sets else None
+
+
+def _spread(units: int, cities: list, rng) -> dict:
+    """``units`` (exactly) over one to three of ``cities``."""
+    out: dict = {}
+    chosen = rng.sample(cities, min(len(cities), rng.randint(1, 3)))
+    for i in range(units):
+        city = chosen[i % len(chosen)] if i < len(chosen) else rng.choice(chosen)
+        out[city] = out.get(city, 0) + 1
+    return out
 
 
 PROPOSERS = {

@@ -683,7 +683,11 @@ def test_the_clock_ending_the_match_ends_the_game():
     assert ci.is_ended(s2) and not ci.is_ended(s)
     sm = ci.summary(s2)
     assert sm["ended"] and sm["ended_by"] == {"reason": "final-roll", "player": "Bruno"} and sm["turn"] is None
-    assert sm["ranking"]["players"] == ci.final_ranking(s2)
+    # the summary's ranking is final_score (points and cities too); final_ranking is its one-shape results
+    assert sm["ranking"] == ci.final_score(s2)
+    assert sm["ranking"]["results"] == ci.final_ranking(s2)
+    assert [{k: r[k] for k in ("player", "place", "objective", "eliminated")}
+            for r in sm["ranking"]["players"]] == ci.final_ranking(s2)
     assert ci.end_by_clock(s2, {"reason": "x", "player": None}) is s2
 
 

@@ -1,0 +1,132 @@
+"""Web of Power played with the match clock (``options.clock``), docs/rulings.md, "Web of Power: the
+clock": a turn the game closes without a ``turn.end`` (the deck runs out, the next player places) moves the
+clock's turn on too; the scoring step holds the clock (its time stops, its events are refused: no
+clock-only final roll can end a match whose scoring waits for its missing parts)."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from companion.errors import RuleError
+from companion.games import contract
+from companion.games import web_of_power as wop
+from companion.matches import Fold
+from companion.season_store import results_from_fold
+
+P3 = ["Anna", "Bruno", "Carla"]
+T0 = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
+
+
+class Match:
+    """A Web of Power match with the clock on, folded event by event; ``at`` in seconds after T0."""
+
+    def __init__(self, limit_minutes=120):
+        self.fold = Fold("web-of-power", P3, {"clock": True})
+        self.seq = 0
+        self.t = 0
+        self("clock.start", limit_minutes=limit_minutes)
+
+    def event(self, t, data, at=None):
+        self.t = self.t + 1 if at is None else at
+        return {"seq": self.seq + 1, "type": t, "data": data,
+                "at": (T0 + timedelta(seconds=self.t)).isoformat().replace("+00:00", "Z")}
+
+    def __call__(self, t, at=None, **data):
+        self.fold.apply(self.event(t, data, at))
+        self.seq += 1
+        return self
+
+    def refused(self, t, at=None, **data):
+        game, clock = self.fold.game_state, self.fold.clock_state
+        with pytest.raises(RuleError) as err:
+            self.fold.apply(self.event(t, data, at))
+        assert self.fold.game_state is game and self.fold.clock_state is clock
+        return err.value
+
+    def place(self, player, n=1, country="Franken"):
+        return self("place", player=player, piece="monastery", country=country, count=n)
+
+    @property
+    def view(self):
+        return self.fold.view()
+
+
+def test_the_deck_running_out_during_a_turn_ends_it_on_the_clock_too():
+    m = Match().place("Anna")
+    assert m.view["current_player"] == "Anna"
+    m("deck.out")  # Anna drew the last card: the game closes her turn
+    assert m.fold.game_state["turn"] is None and m.fold.game_state["next_player"] == "Bruno"
+    assert m.view["current_player"] == "Bruno"
+    assert m.refused("turn.end", player="Anna").field == "player"
+    m("turn.end", player="Bruno")
+    assert m.view["current_player"] == "Carla"
+    # between turns the deck running out changes no turn
+    m = Match().place("Anna")("turn.end", player="Anna")("deck.out")
+    assert m.view["current_player"] == "Bruno" and m.fold.game_state["next_player"] == "Bruno"
+
+
+def test_the_next_player_placing_ends_the_open_turn_on_the_clock_too():
+    m = Match().place("Anna").place("Bruno")  # Bruno's placement closes Anna's turn in the game
+    assert m.fold.game_state["turn"]["player"] == "Bruno"
+    assert m.view["current_player"] == "Bruno"
+    m("turn.end", player="Bruno")
+    assert m.view["current_player"] == "Carla" and m.fold.game_state["next_player"] == "Carla"
+
+
+def test_a_turn_closed_by_the_game_while_the_clock_is_paused_is_refused_like_turn_end():
+    m = Match().place("Anna")("clock.pause")
+    err = m.refused("deck.out")
+    assert err.field == "type" and "paused" in err.message
+    m("clock.resume")("deck.out")
+    assert m.view["current_player"] == "Bruno"
+
+
+def _at_the_scoring_step_owing_a_final_roll():
+    """Anna has 4 monasteries (the template board has no roads: her chains are missing); the clock runs out
+    (1 minute), the rounds are played out, and in the first final round Anna owes a roll when the deck
+    runs out the second time."""
+    m = Match(limit_minutes=1)
+    m.place("Anna", 2).place("Anna", 2, "Lothringen")("turn.end", player="Anna")("deck.out")
+    m("turn.end", at=120, player="Bruno")  # the clock reached zero during Bruno's turn
+    assert m.view["phase"] == "finishing-round"
+    for p in ["Carla", "Anna", "Bruno", "Carla"]:
+        m("turn.end", player=p)
+    assert m.view["phase"] == "final-rounds"
+    m("turn.end", player="Anna", conquered=0)
+    assert m.view["awaiting_roll"] == "Anna"
+    m("deck.out")
+    assert m.fold.game_state["scoring_step"]["missing"] == {"alliances": [], "chains": ["Anna"]}
+    return m
+
+
+def test_the_scoring_step_holds_the_clock_no_final_roll_ends_the_match():
+    m = _at_the_scoring_step_owing_a_final_roll()
+    held = m.view["clock"]
+    assert held["running"] is False
+    assert m.fold.view((T0 + timedelta(hours=3)).isoformat())["clock"] == held  # its time stopped
+    for t, data in [("final.roll", {"player": "Anna", "dice": [1, 1]}), ("clock.pause", {}),
+                    ("clock.resume", {}), ("objective.completed", {"player": "Anna"}),
+                    ("turn.end", {"player": "Anna", "conquered": 0})]:
+        err = m.refused(t, **data)
+        assert err.field == "type" and "missing parts" in err.message, t
+    assert not m.fold.ended() and wop.final_ranking(m.fold.game_state) is None
+    # the missing part entered: the game ends, and the clock with it (reason "game"), its time as held
+    m("scoring.hand", chains={"Anna": [4]})
+    assert m.fold.ended() and m.view["ended_by"] == {"reason": "game", "player": None}
+    assert m.view["clock"]["elapsed_seconds"] == held["elapsed_seconds"]
+    ranking = results_from_fold(m.fold)
+    assert contract.check_ranking(ranking, P3) == [] and ranking[0]["player"] == "Anna"
+    # undo re-opens the scoring step, the clock held again (not ended)
+    m("undo")
+    assert not m.fold.ended() and m.fold.game_state["scoring_step"] is not None
+    assert m.view["clock"] == held and m.view["ended"] is False
+    assert m.refused("final.roll", player="Anna", dice=[1, 1]).field == "type"
+
+
+def test_a_game_end_at_the_scoring_step_with_a_paused_clock_stays_held():
+    m = Match().place("Anna", 2).place("Anna", 2, "Lothringen")("turn.end", player="Anna")("clock.pause")
+    m("game.end")
+    assert m.fold.game_state["scoring_step"] is not None and m.view["clock"]["running"] is False
+    assert m.refused("clock.resume").field == "type"
+    m("chains", player="Anna", lengths=[])
+    assert m.fold.ended() and m.view["ended_by"]["reason"] == "game"
