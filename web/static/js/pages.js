@@ -545,9 +545,20 @@
     });
     var start = document.getElementById("start-round");
     if (start) start.addEventListener("click", function () {
-      var ids = Object.keys(tables).filter(function (k) { return tables[k].status === "open"; });
-      C.api("POST", "/api/tournament/round", { match_ids: ids }).then(function () { C.toast(t("tournament.started")); load(); },
-        function (e) { C.toast(C.errorText(e), true); });
+      // the open tables whose clock waits to start; the others are said apart, each with why
+      var ready = [], skipped = [];
+      Object.keys(tables).map(function (k) { return tables[k]; }).filter(function (m) { return m.status === "open"; })
+        .forEach(function (m) {
+          var b = m.brief || {}, name = m.label || gameName(m.game);
+          if (!b.clock) skipped.push(t("tournament.skip_no_clock", { table: name, game: gameName(m.game) }));
+          else if (b.phase !== "setup") skipped.push(t("tournament.skip_started", { table: name }));
+          else ready.push(m.id);
+        });
+      var said = skipped.length ? " " + t("tournament.skipped", { list: skipped.join("; ") }) : "";
+      if (!ready.length) { C.toast(t("tournament.none_ready") + said, true); return; }
+      C.api("POST", "/api/tournament/round", { match_ids: ready }).then(function () {
+        C.toast(C.plural("tournament.started_n", ready.length) + said); load();
+      }, function (e) { C.toast(C.errorText(e), true); });
     });
   }
 
