@@ -65,7 +65,7 @@ def serve(name: str, port: int, data_dir: str) -> int:
         cfg.accesslog = None
         cfg.backlog = 2048
         cfg.keep_alive_timeout = 5
-        cfg.read_timeout = 10  # a connection that sends nothing for 10 s is closed
+        # not read_timeout: it closes an open event stream too (its client sends nothing after the request)
         front = Front(app, Limits(), threads=16)
         asyncio.run(hserve(front, cfg))
         return 0
