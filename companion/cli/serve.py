@@ -54,7 +54,7 @@ def print_qr(text: str, out) -> None:
 def limit_malloc_arenas(n: int = 2) -> bool:
     """Cap glibc's malloc arenas (like ``MALLOC_ARENA_MAX=n``) before the worker threads start.
 
-    glibc gives busy threads their own arenas (up to 8 per core); with 48 waitress threads every
+    glibc gives busy threads their own arenas (up to 8 per core); with many worker threads every
     arena keeps the freed memory of its own requests, so the server's RSS crept up through an evening
     although the live heap stayed flat (docs/benchmarks-notes.md). A Pi Zero's 4 cores would allow
     32 arenas. Returns whether the cap was set (not on other C libraries, nor when the environment
@@ -110,7 +110,7 @@ def run(args):
     app = create_app(config)
     c = app.extensions["companion"]
     max_connections = args.max_connections
-    if files is not None:
+    if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)
         max_connections = max(1, min(max_connections, files[0] - 100))
     limits = Limits(streams_per_address=args.max_streams_per_address,
                     connections_per_address=args.max_connections_per_address, max_connections=max_connections,

@@ -27,18 +27,18 @@ _REFUSED = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r
 
 
 def raise_open_files_limit() -> tuple[int, int] | None:
-    """Soft RLIMIT_NOFILE := hard; returns (soft, hard) after, or None where there is no such limit."""
+    """Soft RLIMIT_NOFILE := hard (65,536 when the hard one is unlimited); returns (soft, hard) after, or
+    None where there is no such limit."""
     try:
         import resource
     except ImportError:
         return None
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if hard == resource.RLIM_INFINITY:
-        hard = max(soft, 65536)
-    if soft != resource.RLIM_INFINITY and soft < hard:
+    target = 65536 if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
         try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            soft = hard
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
         except (ValueError, OSError):
             pass
     return soft, hard

@@ -261,3 +261,32 @@ def test_bodies_over_the_limit_are_refused_before_flask(app, front, tokens):
         assert ok.status == 201, ok.text
 
     run(go())
+
+
+def test_connections_are_capped_per_address_and_in_all():
+    from companion.web.server import Connections
+
+    conns = Connections(Limits(connections_per_address=2, max_connections=3))
+    a1, a2, a3, b1, c1 = object(), object(), object(), object(), object()
+    assert conns.admit(("10.0.0.1", 1), a1) and conns.admit(("10.0.0.1", 2), a2)
+    assert not conns.admit(("10.0.0.1", 3), a3)  # the address is full
+    assert conns.admit(("10.0.0.2", 1), b1)
+    assert not conns.admit(("10.0.0.3", 1), c1)  # the server is full
+    conns.release(("10.0.0.1", 1), a1)
+    assert conns.get(("10.0.0.1", 1)) is None and conns.admit(("10.0.0.1", 3), a3)
+    conns.release(("10.0.0.1", 3), object())  # not the one registered: nothing changes
+    assert len(conns) == 3
+
+
+def test_the_open_files_soft_limit_is_raised_to_the_hard_one():
+    import subprocess
+    import sys
+
+    code = ("import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard)); "
+            "from companion.web.server import raise_open_files_limit; raise_open_files_limit(); "
+            "want = hard if hard != resource.RLIM_INFINITY else 65536; "
+            "print(resource.getrlimit(resource.RLIMIT_NOFILE) == (want, hard))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "True"
