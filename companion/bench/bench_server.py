@@ -110,8 +110,15 @@ class Client:
         self.h = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
     def call(self, method, path, body=None):
-        self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.h)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.h)
+            r = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # the server closed this keep-alive connection while it was idle (after 5 s): a browser opens
+            # a new one and sends again, and so does this client (the request never reached the server)
+            self.conn.close()
+            self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.h)
+            r = self.conn.getresponse()
         data = r.read()
         return r.status, (json.loads(data) if data else None)
 
