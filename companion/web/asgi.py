@@ -10,8 +10,9 @@
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
   for every event: that read runs in the worker pool too. An error (403, 404, 400) is Flask's own
   response, sent as it is.
-- every other request goes to the Flask app through a2wsgi's WSGI bridge (a bounded pool of threads,
-  ``--threads``), after its body was read here: a body larger than the limit (its ``Content-Length``,
+- every other request goes to the Flask app in a bounded pool of threads (``--threads``): one trip to
+  a thread per request, the environ built by a2wsgi's ``build_environ``, the response collected in the
+  thread and sent from the loop; its body was read here first: a body larger than the limit (its ``Content-Length``,
   or what arrived) is refused with 413 before any thread sees it, and a body that does not arrive
   within ``body_timeout`` is answered 408, so a slow sender never holds a thread.
 - one address may hold at most ``streams_per_address`` open streams (429 beyond). The caps on
@@ -66,12 +67,10 @@ class _TooLarge(Exception):
 
 class Front:
     def __init__(self, app, limits: Limits | None = None, threads: int = 16, connections=None):
-        from a2wsgi import WSGIMiddleware
-
         self.app = app
         self.limits = limits or Limits()
         self.c = app.extensions["companion"]
-        self.wsgi = WSGIMiddleware(app, workers=threads)
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="companion-wsgi")
         self.io = ThreadPoolExecutor(max_workers=self.limits.stream_threads, thread_name_prefix="companion-stream")
         self.connections = connections  # server.Connections: to drop a stuck stream's connection
         self.streams: dict[str, int] = {}
@@ -141,16 +140,40 @@ class Front:
                 return
             if body is None:
                 return  # the client went away
-        sent = False
+        from a2wsgi.wsgi import build_environ
 
-        async def replay():
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
+        environ = build_environ(scope, io.BytesIO(body))
+        environ["wsgi.input_terminated"] = True  # the whole body is here (a chunked one too)
+        status, headers, data = await asyncio.get_running_loop().run_in_executor(self.pool, self._call, environ)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": data, "more_body": False})
 
-        await self.wsgi(scope, replay, send)
+    def _call(self, environ):
+        """In a worker thread: the whole WSGI call, its response collected (every response but a stream's
+        is finite and small: JSON, pages, static files), so a request costs one trip to a thread and back
+        (a2wsgi's middleware makes one per message of the response, which halved the requests served per
+        second under load: docs/server.md)."""
+        started = []
+        chunks = []
+
+        def start_response(status, headers, exc_info=None):
+            if exc_info is not None and started:
+                raise exc_info[1].with_traceback(exc_info[2])
+            started[:] = [status, headers]
+            return chunks.append
+
+        it = self.app(environ, start_response)
+        try:
+            for chunk in it:
+                if chunk:
+                    chunks.append(chunk)
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+        status, headers = started
+        return (int(status.split(" ", 1)[0]),
+                [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers], b"".join(chunks))
 
     async def _read_body(self, receive) -> bytes | None:
         parts, size = [], 0

@@ -81,7 +81,7 @@ def front(app):
     f = Front(app, Limits(streams_per_address=4, send_timeout=0.5), threads=4)
     yield f
     f.io.shutdown(wait=True)
-    f.wsgi.executor.shutdown(wait=True)
+    f.pool.shutdown(wait=True)
 
 
 @pytest.fixture
