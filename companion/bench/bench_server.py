@@ -429,6 +429,11 @@ def report() -> list[dict]:
         server = Server(d)
         try:
             ev = evening(server, token)
+        except RuntimeError as exc:  # a report, not a test: say it, keep the other rows
+            rows.append({"name": "server RSS after a simulated 3-hour evening of 6 tables",
+                         "median_ms": float("inf"), "best_ms": None, "target_ms": 80, "unit": "MB",
+                         "note": f"not measured: {exc} (the machine's load at the time)"})
+            return rows
         finally:
             server.stop()
         rss = ev["rss"]
