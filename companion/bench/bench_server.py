@@ -1,4 +1,4 @@
-"""The real server (`companion serve` on 127.0.0.1, a subprocess, waitress with its default 48 threads):
+"""The real server (`companion serve` on 127.0.0.1, a subprocess: uvicorn, streams on its event loop):
 
 - start to the first `/healthz` 200 (process start, imports, migrations, listening);
 - event POST latency with 12 concurrent clients, each writing to its own match with `expected_seq`
@@ -7,6 +7,11 @@
 - resident memory (VmRSS of the server process) after a simulated 3-hour club evening of 6 tables
   (compressed in time: ~3,200 events, 12 live streams that reconnect now and then, page polls, undos),
   and its growth between the end of the first hour and the end of the evening.
+
+- a tournament room (``companion/bench/room.py``): 1,000 open streams of one match, 200 connections
+  sending their request head a byte a second and 200 sending nothing (all from 127.0.0.1, reopened when
+  the server closes them) while 12 players write: player POST p95, /healthz, fan-out to all 1,000
+  streams, peak RSS, and how soon the service answers again once the flood stops.
 
 The matches and their events are synthetic (Richelieu track corrections, cheap to fold), made up for
 timing only. Traffic goes only to 127.0.0.1; every loop is bounded in count and in time.
@@ -55,7 +60,7 @@ def _token(data_dir: Path) -> str:
 class Server:
     def __init__(self, data_dir: Path):
         self.port = _free_port()
-        env = dict(os.environ)  # the default SSE heartbeat (10 s): it is what frees the threads of dead streams
+        env = dict(os.environ)  # the default SSE heartbeat (10 s)
         env.pop("COMPANION_SSE_HEARTBEAT", None)
         env.pop("COMPANION_DEBUG", None)
         self.t0 = time.perf_counter()
@@ -105,8 +110,15 @@ class Client:
         self.h = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
     def call(self, method, path, body=None):
-        self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.h)
-        r = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.h)
+            r = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # the server closed this keep-alive connection while it was idle (after 5 s): a browser opens
+            # a new one and sends again, and so does this client (the request never reached the server)
+            self.conn.close()
+            self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.h)
+            r = self.conn.getresponse()
         data = r.read()
         return r.status, (json.loads(data) if data else None)
 
@@ -336,6 +348,44 @@ def evening(server: Server, token: str, events_per_table: int = 540) -> dict:
     return {"rss": rss, "events": sum(seqs.values())}
 
 
+ROOM = {"streams": 1000, "slow": 200, "idle": 200, "players": CLIENTS, "seconds": 30.0}
+
+
+def room_rows(server: Server, token: str) -> list[dict]:
+    from companion.bench import room
+
+    # a control first: the same players with no flood, so the figures below can be read against the
+    # machine's load at the time (the CPU is shared)
+    quiet = room.flood(server.host, server.proc.pid, token, streams=1, slow=0, idle=0,
+                       players=ROOM["players"], seconds=10.0)
+    r = room.flood(server.host, server.proc.pid, token, **ROOM)
+    flood = (f"{r['streams_ready']}/{r['streams']} streams open (in {r['open_s']:.1f} s), {r['slow']} slow-header + "
+             f"{r['idle']} idle connections ({r['nuisance_reopened']} closed by the server and reopened), "
+             f"{ROOM['players']} players writing for {ROOM['seconds']:.0f} s")
+    post, fan, health = r["post_ms"], r["fan_ms"], r["health_ms"]
+    return [
+        {"name": "room: player POST p95 during the flood", "median_ms": room.pct(post, 95),
+         "best_ms": min(post) if post else None, "target_ms": 100,
+         "note": f"{len(post)} POSTs ({r['post_fail']} failed, p50 {room.pct(post, 50):.1f} ms); {flood}; "
+                 f"server CPU {r['server_cpu'] * 100:.0f}% of a core. Control, the same players without the "
+                 f"flood just before: p95 {room.pct(quiet['post_ms'], 95):.1f} ms"},
+        {"name": "room: /healthz failures during the flood", "median_ms": float(r["health_fail"]),
+         "best_ms": None, "target_ms": 0, "unit": "failed",
+         "note": f"{len(health)} answered (2 s timeout), p95 {room.pct(health, 95):.1f} ms, "
+                 f"slowest {max(health) if health else float('nan'):.1f} ms"},
+        {"name": "room: fan-out to all 1,000 streams p95", "median_ms": room.pct(fan, 95),
+         "best_ms": min(fan) if fan else None, "target_ms": 500,
+         "note": f"{len(fan)} deliveries of {r['fan_events']} events ({r['fan_missing']} never arrived), "
+                 f"p50 {room.pct(fan, 50):.1f} ms: from sending the POST to the event read on each stream"},
+        {"name": "room: server peak RSS during the flood", "median_ms": r["rss_peak"], "best_ms": None,
+         "target_ms": 150, "unit": "MB", "note": "VmRSS, read ten times a second"},
+        {"name": "room: answers again after the flood stops", "median_ms":
+            r["recovered_ms"] if r["recovered_ms"] is not None else float("inf"),
+         "best_ms": None, "target_ms": 1000,
+         "note": "every flood socket closed at once, then the time to a /healthz 200 and a POST 201"},
+    ]
+
+
 def report() -> list[dict]:
     rows = []
     starts = start_times()
@@ -369,10 +419,21 @@ def report() -> list[dict]:
             ]
         finally:
             server.stop()
+        # a fresh server for the room, so its RSS is the room's alone
+        server = Server(d)
+        try:
+            rows += room_rows(server, token)
+        finally:
+            server.stop()
         # a fresh server for the evening, so the RSS is the evening's alone
         server = Server(d)
         try:
             ev = evening(server, token)
+        except RuntimeError as exc:  # a report, not a test: say it, keep the other rows
+            rows.append({"name": "server RSS after a simulated 3-hour evening of 6 tables",
+                         "median_ms": float("inf"), "best_ms": None, "target_ms": 80, "unit": "MB",
+                         "note": f"not measured: {exc} (the machine's load at the time)"})
+            return rows
         finally:
             server.stop()
         rss = ev["rss"]

@@ -1,4 +1,5 @@
-"""``companion serve``: the phone web app on the LAN (waitress, pure-Python WSGI)."""
+"""``companion serve``: the phone web app on the LAN (uvicorn, pure Python: live streams on its event loop,
+the Flask app in a pool of threads; ``companion/web/server.py``)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,18 @@ def register(sub):
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="another host name phones may use to reach the Pi (repeatable); localhost, the "
                         "Pi's addresses and host names are always allowed")
-    p.add_argument("--threads", type=int, default=48,
-                   help="worker threads (default 48: each open live page holds one, and a page whose phone "
-                        "went away holds its thread until the next heartbeat)")
+    p.add_argument("--threads", type=int, default=16,
+                   help="worker threads for ordinary requests (default 16); live pages hold no thread")
+    p.add_argument("--max-streams-per-address", type=int, default=1000, metavar="N",
+                   help="open live pages one address may hold (default 1000; beyond: 429)")
+    p.add_argument("--max-connections-per-address", type=int, default=1500, metavar="N",
+                   help="connections one address may hold (default 1500; beyond: refused)")
+    p.add_argument("--max-connections", type=int, default=4000, metavar="N",
+                   help="connections the server holds in all (default 4000, and at most the open-files "
+                        "limit less 100)")
+    p.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
+                   help="a connection that has not sent a whole request head this long after it opened "
+                        "(or after its last response) is closed (default 10)")
     p.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
     p.set_defaults(func=run)
 
@@ -54,7 +64,7 @@ def under_systemd(env=None) -> bool:
 def limit_malloc_arenas(n: int = 2) -> bool:
     """Cap glibc's malloc arenas (like ``MALLOC_ARENA_MAX=n``) before the worker threads start.
 
-    glibc gives busy threads their own arenas (up to 8 per core); with 48 waitress threads every
+    glibc gives busy threads their own arenas (up to 8 per core); with many worker threads every
     arena keeps the freed memory of its own requests, so the server's RSS crept up through an evening
     although the live heap stayed flat (docs/benchmarks-notes.md). A Pi Zero's 4 cores would allow
     32 arenas. Returns whether the cap was set (not on other C libraries, nor when the environment
@@ -86,19 +96,21 @@ def run(args):
         raise InputError("must be between 0 and 65535", "--port")
     if not 4 <= args.threads <= 200:
         raise InputError("must be between 4 and 200", "--threads")
+    for name in ("max_streams_per_address", "max_connections_per_address", "max_connections"):
+        if not 1 <= getattr(args, name) <= 100000:
+            raise InputError("must be between 1 and 100000", "--" + name.replace("_", "-"))
+    if not 0.1 <= args.header_timeout <= 3600:
+        raise InputError("must be between 0.1 and 3600 seconds", "--header-timeout")
 
     limit_malloc_arenas()  # before any thread starts
 
-    import waitress
-
-    from companion.web import netinfo
+    from companion.web import netinfo, server as http
     from companion.web.app import create_app
+    from companion.web.asgi import Limits
     from companion.web.auth import current_join
 
-    from companion.web.limits import MAX_BODY, quiet_queue_warnings
-
+    files = http.raise_open_files_limit()  # every connection is a file: a room of phones needs more than 1,024
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    quiet_queue_warnings()
     allowed = list(args.allow_host)
     if args.host not in WILDCARDS:
         allowed.append(args.host)
@@ -107,15 +119,19 @@ def run(args):
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
     app = create_app(config)
     c = app.extensions["companion"]
+    max_connections = args.max_connections
+    if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)
+        max_connections = max(1, min(max_connections, files[0] - 100))
+    limits = Limits(streams_per_address=args.max_streams_per_address,
+                    connections_per_address=args.max_connections_per_address, max_connections=max_connections,
+                    header_timeout=args.header_timeout, max_body=app.config["MAX_CONTENT_LENGTH"])
     try:
-        server = waitress.create_server(
-            app, host=args.host if args.host != "" else "0.0.0.0", port=args.port, threads=args.threads,
-            ident="companion", channel_timeout=120, connection_limit=200, clear_untrusted_proxy_headers=True,
-            max_request_body_size=MAX_BODY)
+        sock = http.bind(args.host if args.host != "" else "0.0.0.0", args.port)
     except OSError as exc:
         _shutdown(c)
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
-    port = server.effective_port
+    server, front = http.build(app, limits, threads=args.threads)
+    port = sock.getsockname()[1]
     ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
@@ -154,17 +170,16 @@ def run(args):
     def stop(signum, frame):
         raise KeyboardInterrupt
 
+    # uvicorn handles SIGINT/SIGTERM while it serves (a graceful stop: every stream ends, then the
+    # connections close) and raises the signal again afterwards: this handler turns that into the end.
     signal.signal(signal.SIGTERM, stop)
     try:
-        server.run()
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         c.hub.close_all()
-        try:
-            server.close()
-        except Exception:
-            pass
+        sock.close()
         _shutdown(c, clean=True)
     return 0
 

@@ -17,11 +17,3 @@ MAX_BODY = max([DEFAULT_BODY, *BODY_LIMITS.values()])
 
 def body_limit(endpoint: str | None) -> int:
     return BODY_LIMITS.get(endpoint or "", DEFAULT_BODY)
-
-
-def quiet_queue_warnings() -> None:
-    """waitress logs "Task queue depth is N" as a WARNING whenever a request waits for a free thread: in a
-    full room that is routine, not a fault. Show it only when debugging."""
-    import logging
-
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)

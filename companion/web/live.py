@@ -10,10 +10,18 @@ every event it missed, then a fresh snapshot.
 
 ``GET /api/stream``: the club-wide feed for the home page and the tournament overview
 (``event: match`` when a match is created or changes, ticks and alerts of every match).
+
+A stream is opened by the Flask view (the request gate, the 404, ``Last-Event-ID``, the snapshot: all
+SQLite reads) and becomes a ``Plan``: the text sent first, the hub subscriber, and how each hub item is
+written for this caller. Under ``companion serve`` the plan is pumped by the event loop of
+``companion/web/asgi.py`` (a stream holds no thread); under a plain WSGI server or Flask's test client
+the view's response body pumps it in the request's thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import json
 import logging
 import queue
@@ -28,9 +36,12 @@ log = logging.getLogger(__name__)
 bp = Blueprint("live", __name__)
 
 ALL = "*"
+CLOSE = ("close", None)
 
 
 class Subscriber:
+    """A stream read by a thread (WSGI): a bounded queue."""
+
     def __init__(self, key: str, maxsize: int = 1000):
         self.key = key
         self.q: queue.Queue = queue.Queue(maxsize=maxsize)
@@ -43,20 +54,75 @@ class Subscriber:
             self.overflow = True
 
 
+class AsyncSubscriber:
+    """A stream read by an event loop: items arrive through ``loop.call_soon_threadsafe`` (one call per
+    published item for all the loop's subscribers, see ``Hub.publish``); bounded like ``Subscriber``."""
+
+    def __init__(self, key: str, loop: asyncio.AbstractEventLoop, maxsize: int = 1000):
+        self.key = key
+        self.loop = loop
+        self.maxsize = maxsize
+        self.items: collections.deque = collections.deque()
+        self.ready = asyncio.Event()
+        self.overflow = False
+
+    def deliver(self, item) -> None:
+        """On the loop."""
+        if len(self.items) >= self.maxsize:
+            self.overflow = True
+        else:
+            self.items.append(item)
+        self.ready.set()
+
+    def put(self, item) -> None:
+        """From any thread."""
+        try:
+            self.loop.call_soon_threadsafe(self.deliver, item)
+        except RuntimeError:  # the loop is closed: the server is stopping
+            pass
+
+    async def items_until_closed(self, heartbeat: float):
+        """``(kind, payload, cache)`` items, or None when nothing came for ``heartbeat`` seconds. Ends
+        on ``close`` or when the subscriber fell too far behind."""
+        while not self.overflow:
+            if not self.items:
+                self.ready.clear()
+                try:
+                    async with asyncio.timeout(heartbeat):
+                        await self.ready.wait()
+                except TimeoutError:
+                    yield None
+                continue
+            item = self.items.popleft()
+            if item[0] == "close":
+                return
+            yield item
+
+
+def _deliver_all(subs, item) -> None:
+    for s in subs:
+        s.deliver(item)
+
+
 class Hub:
     """Fan-out of events to the open streams (one queue per stream)."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._subs: dict[str, set[Subscriber]] = {}
+        self._subs: dict[str, set] = {}
 
-    def subscribe(self, key: str) -> Subscriber:
-        sub = Subscriber(key)
+    def _add(self, sub):
         with self._lock:
-            self._subs.setdefault(key, set()).add(sub)
+            self._subs.setdefault(sub.key, set()).add(sub)
         return sub
 
-    def unsubscribe(self, sub: Subscriber) -> None:
+    def subscribe(self, key: str) -> Subscriber:
+        return self._add(Subscriber(key))
+
+    def subscribe_async(self, key: str, loop: asyncio.AbstractEventLoop) -> AsyncSubscriber:
+        return self._add(AsyncSubscriber(key, loop))
+
+    def unsubscribe(self, sub) -> None:
         with self._lock:
             subs = self._subs.get(sub.key)
             if subs is not None:
@@ -64,11 +130,26 @@ class Hub:
                 if not subs:
                     del self._subs[sub.key]
 
+    def _send(self, subs, item) -> None:
+        by_loop: dict = {}
+        for s in subs:
+            loop = getattr(s, "loop", None)
+            if loop is None:
+                s.put(item)
+            else:
+                by_loop.setdefault(loop, []).append(s)
+        for loop, group in by_loop.items():  # one wake-up of the loop for all its streams
+            try:
+                loop.call_soon_threadsafe(_deliver_all, group, item)
+            except RuntimeError:
+                pass
+
     def publish(self, key: str, kind: str, payload) -> None:
         with self._lock:
             subs = list(self._subs.get(key, ()))
-        for s in subs:
-            s.put((kind, payload))
+        # the third element caches the text written for each kind of caller: 1,000 viewers of one
+        # match cost one rendering, not 1,000
+        self._send(subs, (kind, payload, {}))
 
     def count(self) -> int:
         with self._lock:
@@ -77,8 +158,7 @@ class Hub:
     def close_all(self) -> None:
         with self._lock:
             subs = [s for group in self._subs.values() for s in group]
-        for s in subs:
-            s.put(("close", None))
+        self._send(subs, CLOSE)
 
     # -- sources -------------------------------------------------------------
     def on_event(self, c, match_id: str, event: dict, fold) -> None:
@@ -113,6 +193,8 @@ def sse(kind: str, data, id: int | None = None) -> str:
     return out
 
 
+
+
 def _last_event_id() -> int | None:
     raw = request.headers.get("Last-Event-ID")
     field = "Last-Event-ID"
@@ -137,32 +219,95 @@ def heartbeat_event(every: float) -> str:
 
 
 def _pump(sub, heartbeat: float):
-    """What a subscriber's stream sends next: ``(kind, payload)`` from the hub, or ``(None, heartbeat)`` when
-    nothing came for ``heartbeat`` seconds (the write that reveals a phone that went away). Ends when the
-    hub closes the stream or the subscriber fell too far behind."""
+    """What a thread-read subscriber's stream sends next: a hub item, or None when nothing came for
+    ``heartbeat`` seconds (the write that reveals a phone that went away). Ends when the hub closes the
+    stream or the subscriber fell too far behind."""
     while not sub.overflow:
         try:
-            kind, payload = sub.q.get(timeout=heartbeat)
+            item = sub.q.get(timeout=heartbeat)
         except queue.Empty:
-            yield None, heartbeat_event(heartbeat)
+            yield None
             continue
-        if kind == "close":
+        if item[0] == "close":
             return
-        yield kind, payload
+        yield item
+
+
+class Plan:
+    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item)``: the
+    text for one hub item (None to skip it). ``blocking`` says that ``render`` reads the database (a
+    player's seat, read again for every event), so an event loop runs it in a worker thread."""
+
+    def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False):
+        self.hub, self.sub, self.head, self.render = hub, sub, head, render
+        self.heartbeat, self.blocking = heartbeat, blocking
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self.sub)
+
+    def body(self):
+        """The whole stream, pumped by the calling thread (WSGI)."""
+        try:
+            yield from self.head
+            for item in _pump(self.sub, self.heartbeat):
+                if item is None:
+                    yield heartbeat_event(self.heartbeat)
+                    continue
+                text = self.render(item)
+                if text:
+                    yield text
+        finally:
+            self.close()
 
 
 def _headers() -> dict:
     return {"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"}
 
 
+def _subscribe(c, key: str):
+    """A subscriber for this request: an event loop's when the ASGI front serves it, else a queue."""
+    factory = request.environ.get("companion.subscribe")
+    return factory(key) if factory is not None else c.hub.subscribe(key)
+
+
+def _response(plan: Plan) -> Response:
+    resp = Response(plan.body(), mimetype="text/event-stream", headers=_headers())
+    resp.plan = plan  # the ASGI front pumps it on its event loop instead of iterating the body
+    resp.call_on_close(plan.close)  # a body never iterated still unsubscribes
+    return resp
+
+
+def _cached(item, key, make):
+    cache = item[2] if len(item) > 2 else None
+    if cache is None:
+        return make()
+    text = cache.get(key)
+    if text is None:
+        text = cache[key] = make()
+    return text
+
+
 @bp.get("/api/matches/<match_id>/stream")
 def match_stream(match_id):
     c = ctx()
-    c.store.get_match(match_id)  # 404 before the stream starts
+    game = c.store.get_match(match_id)["game"]  # 404 before the stream starts
     last = _last_event_id()
     who, seat = role(), seat_for(match_id)
     session_key = g.session["key"] if getattr(g, "session", None) else None
-    game = c.store.get_match(match_id)["game"]
+    heartbeat = float(c.extra.get("sse_heartbeat", 10))
+    sub = _subscribe(c, match_id)  # before the snapshot: nothing written meanwhile is missed
+    try:
+        head = ["retry: 2000\n\n"]
+        if last is not None:
+            ended = c.store.get_match(match_id)["status"] == "ended"
+            for e in c.store.events(match_id, after_seq=last):
+                head.append(sse("event", {"event": present_event(e, game, who, seat, ended)}, id=e["seq"]))
+        view = c.service.state(match_id)
+        head.append(sse("snapshot", {"view": present_view(view, who, seat)}, id=view["seq"]))
+    except BaseException:
+        c.hub.unsubscribe(sub)
+        raise
+    state = {"sent": view["seq"], "seat": seat}
 
     def current_seat():
         # the phone may pick its seat after the stream opened: read it again for every event
@@ -171,54 +316,32 @@ def match_stream(match_id):
         data = c.access.session_data(session_key)
         return ((data or {}).get("seats") or {}).get(match_id)
 
-    heartbeat = float(c.extra.get("sse_heartbeat", 10))
-    sub = c.hub.subscribe(match_id)
+    def render(item):
+        kind, payload = item[0], item[1]
+        if kind != "event":
+            return _cached(item, kind, lambda: sse(kind, payload))
+        seq = payload["event"]["seq"]
+        if seq <= state["sent"]:
+            return None
+        state["sent"] = seq
+        now_seat = state["seat"] = current_seat()
+        ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
+        return _cached(item, (who, now_seat), lambda: sse(
+            "event", {"event": present_event(payload["event"], game, who, now_seat, ended),
+                      "view": present_view(payload["view"], who, now_seat)}, id=seq))
 
-    def gen():
-        nonlocal seat
-        try:
-            yield "retry: 2000\n\n"
-            sent = 0
-            if last is not None:
-                ended = c.store.get_match(match_id)["status"] == "ended"
-                for e in c.store.events(match_id, after_seq=last):
-                    yield sse("event", {"event": present_event(e, game, who, seat, ended)}, id=e["seq"])
-            view = c.service.state(match_id)
-            sent = view["seq"]
-            yield sse("snapshot", {"view": present_view(view, who, seat)}, id=sent)
-            for kind, payload in _pump(sub, heartbeat):
-                if kind is None:
-                    yield payload  # heartbeat
-                elif kind == "event":
-                    seq = payload["event"]["seq"]
-                    if seq <= sent:
-                        continue
-                    sent = seq
-                    seat = current_seat()
-                    ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
-                    yield sse("event", {"event": present_event(payload["event"], game, who, seat, ended),
-                                        "view": present_view(payload["view"], who, seat)}, id=seq)
-                else:
-                    yield sse(kind, payload)
-        finally:
-            c.hub.unsubscribe(sub)
-
-    return Response(gen(), mimetype="text/event-stream", headers=_headers())
+    return _response(Plan(c.hub, sub, head, render, heartbeat, blocking=session_key is not None))
 
 
 @bp.get("/api/stream")
 def club_stream():
     c = ctx()
     heartbeat = float(c.extra.get("sse_heartbeat", 10))
-    sub = c.hub.subscribe(ALL)
+    sub = _subscribe(c, ALL)
+    head = ["retry: 2000\n\n", sse("hello", {"streams": c.hub.count()})]
 
-    def gen():
-        try:
-            yield "retry: 2000\n\n"
-            yield sse("hello", {"streams": c.hub.count()})
-            for kind, payload in _pump(sub, heartbeat):
-                yield payload if kind is None else sse(kind, payload)
-        finally:
-            c.hub.unsubscribe(sub)
+    def render(item):
+        kind, payload = item[0], item[1]
+        return _cached(item, kind, lambda: sse(kind, payload))
 
-    return Response(gen(), mimetype="text/event-stream", headers=_headers())
+    return _response(Plan(c.hub, sub, head, render, heartbeat))

@@ -143,6 +143,7 @@ ORG = [{"bearer": []}, {"session": []}]
 def _paths() -> dict:
     sse = {"description": "text/event-stream",
            "content": {"text/event-stream": {"schema": {"type": "string"}}}}
+    too_many = _json("Error", "too many open live pages from this address (companion serve --max-streams-per-address)")
     return {
         "/healthz": {"get": {"summary": "Health", "responses": {"200": _json("Health")}}},
         "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {
@@ -194,9 +195,9 @@ def _paths() -> dict:
             "parameters": [MATCH_ID,
                            {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
                            {"name": "last_event_id", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
-            "responses": {"200": sse, **_errors(400, 401, 404)}}},
+            "responses": {"200": sse, **_errors(400, 401, 404), "429": too_many}}},
         "/api/stream": {"get": {"summary": "Server-Sent Events for the whole club (matches, ticks, alerts)",
-                                "responses": {"200": sse, **_errors(400, 401)}}},
+                                "responses": {"200": sse, **_errors(400, 401), "429": too_many}}},
         "/api/tournament": {"get": {"summary": "Open tables with their clocks",
                                     "responses": {"200": _json("Tournament"), **_errors(400, 401)}}},
         "/api/tournament/round": {"post": {

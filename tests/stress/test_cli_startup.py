@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-HEAVY = ("flask", "werkzeug", "waitress", "gpiozero", "qrcode", "openskill", "lark", "rfc3987_syntax",
+HEAVY = ("flask", "werkzeug", "waitress", "uvicorn", "a2wsgi", "h11", "gpiozero", "qrcode", "openskill", "lark", "rfc3987_syntax",
          "hypothesis", "schemathesis")
 
 PROBE = """

@@ -1,4 +1,4 @@
-"""Concurrency: 12 clients x 500 events on one match through the API of the real server (waitress), every
+"""Concurrency: 12 clients x 500 events on one match through the API of the real server (uvicorn), every
 write with ``expected_seq`` (the last seq that client saw).
 
 - no lost update: every 201 is stored, at the seq it answered (expected_seq + 1), and nothing else is;

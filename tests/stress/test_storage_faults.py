@@ -361,36 +361,6 @@ def test_the_server_stops_reading_a_body_past_the_largest_limit(tmp_path):
         server.stop()
 
 
-def test_routine_queueing_is_not_a_warning(capfd):
-    """waitress warns "Task queue depth" whenever a request waits for a thread; the server hides it."""
-    import logging
-
-    from waitress.task import ThreadedTaskDispatcher
-
-    from companion.web.limits import quiet_queue_warnings
-
-    quiet_queue_warnings()
-    records = []
-    handler = logging.Handler()
-    handler.emit = records.append
-    logging.getLogger().addHandler(handler)
-    try:
-        d = ThreadedTaskDispatcher()  # no threads: every task waits in the queue
-
-        class Task:
-            def cancel(self):
-                pass
-
-            def defer(self):
-                pass
-
-        d.add_task(Task())
-        d.add_task(Task())
-    finally:
-        logging.getLogger().removeHandler(handler)
-    assert not [r for r in records if r.levelno >= logging.WARNING], [r.getMessage() for r in records]
-
-
 def test_organisers_see_a_failed_backup_on_the_home_page(app_and_store):
     """The nightly timer's failure was visible nowhere but the journal."""
     from companion.storage.db import write_backup_status

@@ -1,4 +1,4 @@
-"""The real server (waitress) as a subprocess: printed URL and QR, live events reach a client at once
+"""The real server (uvicorn) as a subprocess: printed URL and QR, live events reach a client at once
 (no buffering), tokens from `companion token create`, Host checks on the wire."""
 
 import http.client

@@ -1,0 +1,291 @@
+"""The ASGI front of ``companion serve``: live streams on the event loop, everything else to Flask.
+
+``Front(app, limits)`` is an ASGI application:
+
+- ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` are opened by the Flask views themselves
+  (the request gate: Host allow-list, roles, viewers turned off; the 404, ``Last-Event-ID``, the
+  snapshot) in a small pool of worker threads, since they read SQLite; the ``Plan`` they return (see
+  ``companion/web/live.py``) is then pumped here, natively async: the hub feeds an
+  ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
+  holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
+  for every event: that read runs in the worker pool too. An error (403, 404, 400) is Flask's own
+  response, sent as it is.
+- every other request goes to the Flask app in a bounded pool of threads (``--threads``): one trip to
+  a thread per request, the environ built by a2wsgi's ``build_environ``, the response collected in the
+  thread and sent from the loop; its body was read here first: a body larger than the limit (its ``Content-Length``,
+  or what arrived) is refused with 413 before any thread sees it, and a body that does not arrive
+  within ``body_timeout`` is answered 408, so a slow sender never holds a thread.
+- one address may hold at most ``streams_per_address`` open streams (429 beyond). The caps on
+  connections and the header and idle timeouts are the server's (``companion/web/server.py``).
+
+A stream whose client stops reading is dropped: when its queue holds 1,000 items, or when a write
+waits longer than ``send_timeout``. Stopping the server (``close_streams``) ends every stream with its
+last chunk, so a clean stop leaves no half-written response and logs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import logging
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from companion.web.live import heartbeat_event
+
+log = logging.getLogger(__name__)
+
+STREAM_PATH = re.compile(r"^/api/(?:stream|matches/[^/]+/stream)$")
+
+
+@dataclass
+class Limits:
+    """What one address and the whole box may hold; the timeouts (seconds)."""
+
+    streams_per_address: int = 1000
+    connections_per_address: int = 1500
+    max_connections: int = 4000
+    header_timeout: float = 10.0  # from the connection (or the end of the last response) to a whole request head
+    keep_alive: float = 5.0  # an idle keep-alive connection is closed after this
+    body_timeout: float = 30.0  # a request body must arrive within this
+    send_timeout: float = 30.0  # a stream whose client reads nothing for this long is dropped
+    max_body: int = 2 * 1024 * 1024
+    stream_threads: int = 8  # worker threads that open streams (SQLite reads)
+
+
+def _json_response(status: int, body: dict, extra=()) -> tuple[dict, dict]:
+    data = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+               (b"cache-control", b"no-store"), *extra]
+    return ({"type": "http.response.start", "status": status, "headers": headers},
+            {"type": "http.response.body", "body": data, "more_body": False})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class Front:
+    def __init__(self, app, limits: Limits | None = None, threads: int = 16, connections=None):
+        self.app = app
+        self.limits = limits or Limits()
+        self.c = app.extensions["companion"]
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="companion-wsgi")
+        self.io = ThreadPoolExecutor(max_workers=self.limits.stream_threads, thread_name_prefix="companion-stream")
+        self.connections = connections  # server.Connections: to drop a stuck stream's connection
+        self.streams: dict[str, int] = {}
+        self.subs: set = set()
+        self.stopping = False
+
+    # -- ASGI -----------------------------------------------------------------------------------
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    self.close_streams()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        try:
+            if scope["method"] in ("GET", "HEAD") and STREAM_PATH.match(scope["path"]):
+                await self._stream(scope, receive, send)
+            else:
+                await self._request(scope, receive, send)
+        except asyncio.CancelledError:
+            # the server is stopping and this client did not finish in time: drop it without a traceback
+            self._drop(scope)
+
+    def close_streams(self) -> None:
+        """Ends every open stream (on the loop): the server is stopping."""
+        self.stopping = True
+        for sub in list(self.subs):
+            sub.deliver(("close", None))
+
+    def _drop(self, scope) -> None:
+        proto = self.connections.get(scope.get("client")) if self.connections is not None else None
+        if proto is not None:
+            proto.transport.abort()
+
+    # -- ordinary requests: the body first, then Flask in a worker thread ------------------------------
+    async def _request(self, scope, receive, send):
+        length = None
+        chunked = False
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    length = int(value)
+                except ValueError:
+                    length = None
+            elif name == b"transfer-encoding":
+                chunked = True
+        if length is not None and length > self.limits.max_body:
+            await self._send_json(send, 413, {"error": f"the body is too large (at most {self.limits.max_body} "
+                                                        "bytes)", "field": "Content-Length"})
+            return
+        body = b""
+        if (length or 0) > 0 or chunked:
+            try:
+                async with asyncio.timeout(self.limits.body_timeout):
+                    body = await self._read_body(receive)
+            except _TooLarge:
+                await self._send_json(send, 413, {"error": f"the body is too large (at most "
+                                                            f"{self.limits.max_body} bytes)", "field": "body"})
+                return
+            except TimeoutError:
+                await self._send_json(send, 408, {"error": "the body did not arrive in time", "field": "body"})
+                return
+            if body is None:
+                return  # the client went away
+        from a2wsgi.wsgi import build_environ
+
+        environ = build_environ(scope, io.BytesIO(body))
+        environ["wsgi.input_terminated"] = True  # the whole body is here (a chunked one too)
+        status, headers, data = await asyncio.get_running_loop().run_in_executor(self.pool, self._call, environ)
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": data, "more_body": False})
+
+    def _call(self, environ):
+        """In a worker thread: the whole WSGI call, its response collected (every response but a stream's
+        is finite and small: JSON, pages, static files), so a request costs one trip to a thread and back
+        (a2wsgi's middleware makes one per message of the response, which halved the requests served per
+        second under load: docs/server.md)."""
+        started = []
+        chunks = []
+
+        def start_response(status, headers, exc_info=None):
+            if exc_info is not None and started:
+                raise exc_info[1].with_traceback(exc_info[2])
+            started[:] = [status, headers]
+            return chunks.append
+
+        it = self.app(environ, start_response)
+        try:
+            for chunk in it:
+                if chunk:
+                    chunks.append(chunk)
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+        status, headers = started
+        return (int(status.split(" ", 1)[0]),
+                [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers], b"".join(chunks))
+
+    async def _read_body(self, receive) -> bytes | None:
+        parts, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limits.max_body:
+                raise _TooLarge
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts)
+
+    async def _send_json(self, send, status: int, body: dict, extra=()) -> None:
+        start, payload = _json_response(status, body, extra)
+        await send(start)
+        await send(payload)
+
+    # -- streams ------------------------------------------------------------------------------------
+    def _open(self, environ):
+        """In a worker thread: the Flask view, with the whole request gate, as for any request."""
+        app = self.app
+        with app.request_context(environ):
+            try:
+                resp = app.full_dispatch_request()
+            except Exception as exc:  # what Flask's wsgi_app does with an error its handlers let through
+                resp = app.handle_exception(exc)
+            plan = getattr(resp, "plan", None)
+            headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in resp.headers.items()]
+            if plan is not None:
+                return plan, resp.status_code, headers, b""
+            try:
+                return None, resp.status_code, headers, resp.get_data()
+            finally:
+                resp.close()
+
+    async def _stream(self, scope, receive, send):
+        loop = asyncio.get_running_loop()
+        client = scope.get("client") or ("", 0)
+        addr = client[0]
+        if self.streams.get(addr, 0) >= self.limits.streams_per_address:
+            await self._send_json(send, 429, {"error": f"too many live pages from this address (at most "
+                                                        f"{self.limits.streams_per_address})",
+                                              "field": "address"}, [(b"retry-after", b"5")])
+            return
+        if self.stopping:
+            await self._send_json(send, 503, {"error": "the server is stopping"}, [(b"retry-after", b"2")])
+            return
+        self.streams[addr] = self.streams.get(addr, 0) + 1
+        try:
+            from a2wsgi.wsgi import build_environ
+
+            environ = build_environ(scope, io.BytesIO(b""))
+            environ["companion.subscribe"] = lambda key: self.c.hub.subscribe_async(key, loop)
+            plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
+            if plan is None:
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": data, "more_body": False})
+                return
+            await self._pump(plan, status, headers, scope, receive, send)
+        finally:
+            n = self.streams.get(addr, 1) - 1
+            if n:
+                self.streams[addr] = n
+            else:
+                self.streams.pop(addr, None)
+
+    async def _pump(self, plan, status, headers, scope, receive, send):
+        loop = asyncio.get_running_loop()
+        sub = plan.sub
+        self.subs.add(sub)
+        if self.stopping:
+            sub.deliver(("close", None))
+
+        async def watch():  # the client went away: end the stream now, not at the next heartbeat
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    sub.deliver(("close", None))
+                    return
+
+        watcher = loop.create_task(watch())
+        timeout = self.limits.send_timeout
+
+        async def write(text: str, more: bool = True) -> None:
+            async with asyncio.timeout(timeout):
+                await send({"type": "http.response.body", "body": text.encode("utf-8"), "more_body": more})
+
+        try:
+            async with asyncio.timeout(timeout):
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+            await write("".join(plan.head))
+            async for item in sub.items_until_closed(plan.heartbeat):
+                if item is None:
+                    text = heartbeat_event(plan.heartbeat)
+                elif plan.blocking:
+                    text = await loop.run_in_executor(self.io, plan.render, item)
+                else:
+                    text = plan.render(item)
+                if text:
+                    await write(text)
+            if sub.overflow:  # fell 1,000 items behind: it reconnects and resumes by Last-Event-ID
+                self._drop(scope)
+            else:
+                await write("", more=False)
+        except TimeoutError:  # the client reads nothing: let its connection go
+            self._drop(scope)
+        finally:
+            self.subs.discard(sub)
+            plan.close()
+            watcher.cancel()

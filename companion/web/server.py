@@ -1,0 +1,175 @@
+"""The HTTP server of ``companion serve``: uvicorn (pure Python, with h11) running the ASGI front of
+``companion/web/asgi.py`` on one asyncio event loop. See docs/server.md for why, with figures.
+
+What a connection may do, enforced here before any request reaches the app:
+
+- one address holds at most ``connections_per_address`` connections, the box ``max_connections``
+  (beyond: a short 429, then the connection is closed);
+- a connection must send a whole request head within ``header_timeout`` seconds of being opened or
+  of its last response (a client that sends nothing, or its headers a byte at a time, is closed); an
+  idle keep-alive connection is closed after ``keep_alive`` seconds; a request head is at most 16 KB.
+
+``raise_open_files_limit()`` raises the soft limit of open files to the hard one at start-up: every
+connection is a file descriptor, and the usual soft limit (1,024) is below a room's worth of phones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+
+log = logging.getLogger(__name__)
+
+_REFUSED_BODY = b'{"error": "too many connections from this address", "field": "address"}'
+_REFUSED = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nConnection: close\r\n"
+            b"Retry-After: 5\r\nContent-Length: %d\r\n\r\n%s" % (len(_REFUSED_BODY), _REFUSED_BODY))
+
+
+def raise_open_files_limit() -> tuple[int, int] | None:
+    """Soft RLIMIT_NOFILE := hard (65,536 when the hard one is unlimited); returns (soft, hard) after, or
+    None where there is no such limit."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = 65536 if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return soft, hard
+
+
+class Connections:
+    """The open connections, by address and by (address, port) (on the loop's thread only)."""
+
+    def __init__(self, limits):
+        self.limits = limits
+        self.by_client: dict = {}
+        self.per_address: dict[str, int] = {}
+
+    def admit(self, client, proto) -> bool:
+        addr = client[0] if client else ""
+        if len(self.by_client) >= self.limits.max_connections or \
+                self.per_address.get(addr, 0) >= self.limits.connections_per_address:
+            return False
+        self.by_client[client] = proto
+        self.per_address[addr] = self.per_address.get(addr, 0) + 1
+        return True
+
+    def release(self, client, proto) -> None:
+        if self.by_client.get(client) is not proto:
+            return
+        del self.by_client[client]
+        addr = client[0] if client else ""
+        n = self.per_address.get(addr, 1) - 1
+        if n:
+            self.per_address[addr] = n
+        else:
+            self.per_address.pop(addr, None)
+
+    def get(self, client):
+        return self.by_client.get(client) if client else None
+
+    def __len__(self) -> int:
+        return len(self.by_client)
+
+
+def protocol_class(limits, connections: Connections):
+    """uvicorn's h11 protocol with the per-address caps and the header deadline."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class CompanionH11(H11Protocol):
+        _deadline = None
+        _admitted = False
+
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self._admitted = connections.admit(self.client, self)
+            if not self._admitted:
+                transport.write(_REFUSED)
+                transport.close()
+                return
+            self._arm()
+
+        def _arm(self):
+            self._disarm()
+            self._deadline = self.loop.call_later(limits.header_timeout, self._expired)
+
+        def _disarm(self):
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expired(self):
+            self._deadline = None
+            if self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete) \
+                    and not self.transport.is_closing():
+                self.transport.close()  # no whole request head in time: a slow or idle client
+
+        def data_received(self, data):
+            if not self._admitted:
+                return
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:
+                self._disarm()  # a request head arrived: its body and response have their own limits
+
+        def on_response_complete(self):
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self._arm()
+
+        def connection_lost(self, exc):
+            self._disarm()
+            if self._admitted:
+                connections.release(self.client, self)
+            super().connection_lost(exc)
+
+    return CompanionH11
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket: connections wait in its backlog until uvicorn's loop runs."""
+    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family, _, _, _, addr = infos[0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(addr)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def build(app, limits=None, threads: int = 16):
+    """(uvicorn server, front) for the Flask ``app``; ``server.run(sockets=[sock])`` serves until a
+    signal (SIGINT/SIGTERM) or ``server.should_exit = True``."""
+    import uvicorn
+
+    from companion.web.asgi import Front, Limits
+
+    limits = limits or Limits()
+    connections = Connections(limits)
+    front = Front(app, limits, threads=threads, connections=connections)
+    config = uvicorn.Config(
+        front, http=protocol_class(limits, connections), ws="none", lifespan="off", loop="asyncio",
+        interface="asgi3", log_config=None, access_log=False, proxy_headers=False, server_header=False,
+        timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=5, backlog=2048,
+        h11_max_incomplete_event_size=16 * 1024)
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None):
+            front.close_streams()  # every stream ends with its last chunk, then the connections close
+            await asyncio.sleep(0.05)
+            await super().shutdown(sockets)
+
+    logging.getLogger("uvicorn.error").setLevel(logging.ERROR)  # malformed requests are routine noise
+    return Server(config), front

@@ -1,0 +1,292 @@
+"""The ASGI front (companion/web/asgi.py), driven in-process: the streams served on the event loop keep
+what the WSGI streams do (snapshot, ids, resume, secrets per seat, the request gate's answers), a stuck
+stream is dropped, a stop ends every stream, bodies over the limit are refused before they are read."""
+
+import asyncio
+import json
+
+import pytest
+
+from companion.web.asgi import Front, Limits
+
+
+class Call:
+    """One request to the front: ``send`` collects what it writes; ``disconnect()`` is the client leaving."""
+
+    def __init__(self, front, path, headers=(), method="GET", body=b"", client=("127.0.0.1", 50000),
+                 query=b"", stuck=False):
+        self.front = front
+        self.scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
+                      "scheme": "http", "path": path, "raw_path": path.encode(), "root_path": "",
+                      "query_string": query, "client": client, "server": ("127.0.0.1", 80),
+                      "headers": [(b"host", b"localhost"), *[(k.lower().encode(), v.encode()) for k, v in headers]]}
+        self.body = body
+        self.sent_body = False
+        self.left = asyncio.Event()
+        self.messages = []
+        self.text = ""
+        self.arrived = asyncio.Event()
+        self.stuck = stuck
+        self.task = None
+
+    async def receive(self):
+        if not self.sent_body:
+            self.sent_body = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        await self.left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message):
+        if self.stuck and message["type"] == "http.response.body":
+            await asyncio.Event().wait()  # a client that reads nothing: the write never completes
+        self.messages.append(message)
+        if message["type"] == "http.response.body":
+            self.text += message.get("body", b"").decode()
+        self.arrived.set()
+
+    def start(self):
+        self.task = asyncio.get_running_loop().create_task(self.front(self.scope, self.receive, self.send))
+        return self
+
+    async def until(self, marker, timeout=10):
+        async with asyncio.timeout(timeout):
+            while marker not in self.text:
+                self.arrived.clear()
+                await self.arrived.wait()
+        return self.text
+
+    @property
+    def status(self):
+        return self.messages[0]["status"]
+
+    @property
+    def complete(self):
+        return any(m["type"] == "http.response.body" and not m.get("more_body") for m in self.messages)
+
+    async def leave(self):
+        self.left.set()
+        await asyncio.wait_for(self.task, 10)
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def post(app, client, path, body):
+    return client.post(path, json=body, headers={"Origin": "http://localhost"})
+
+
+@pytest.fixture
+def front(app):
+    f = Front(app, Limits(streams_per_address=4, send_timeout=0.5), threads=4)
+    yield f
+    f.io.shutdown(wait=True)
+    f.pool.shutdown(wait=True)
+
+
+@pytest.fixture
+def match(fake_game, player):
+    return player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+
+
+def test_snapshot_events_and_resume_on_the_loop(app, front, player, match):
+    hub = app.extensions["companion"].hub
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        s = Call(front, f"/api/matches/{match}/stream").start()
+        await s.until("event: snapshot")
+        assert s.status == 200 and (b"content-type", b"text/event-stream; charset=utf-8") in s.messages[0]["headers"]
+        assert "id: 0\nevent: snapshot" in s.text
+        r = await loop.run_in_executor(None, lambda: player.post(
+            f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}))
+        assert r.status_code == 201
+        await s.until("id: 1\nevent: event")
+        block = s.text.split("id: 1\nevent: event\ndata: ", 1)[1].split("\n\n", 1)[0]
+        assert json.loads(block)["view"]["state"]["points"]["Anna"] == 1
+        await s.until("event: heartbeat")  # heartbeats while idle: a named event the page sees
+        # a client that reconnects gets what it missed, then the snapshot
+        again = Call(front, f"/api/matches/{match}/stream", headers=[("Last-Event-ID", "0")]).start()
+        await again.until("event: snapshot")
+        assert again.text.index("id: 1\nevent: event") < again.text.index("id: 1\nevent: snapshot")
+        query = Call(front, f"/api/matches/{match}/stream", query=b"last_event_id=0").start()
+        await query.until("event: snapshot")
+        assert "id: 1\nevent: event" in query.text
+        assert hub.count() == 3
+        for c in (s, again, query):
+            await c.leave()
+        assert hub.count() == 0 and front.streams == {}
+
+    run(go())
+
+
+def test_the_request_gate_answers_as_flask_does(app, front, match):
+    async def go():
+        cases = [
+            (Call(front, "/api/matches/nope/stream"), 404, "match_id"),
+            (Call(front, f"/api/matches/{match}/stream", headers=[("Last-Event-ID", "abc")]), 400, "Last-Event-ID"),
+        ]
+        foreign = Call(front, "/api/stream")
+        foreign.scope["headers"] = [(b"host", b"rebind.example")]
+        cases.append((foreign, 403, "Host"))
+        for call, status, field in cases:
+            call.start()
+            await asyncio.wait_for(call.task, 10)
+            assert call.status == status
+            body = json.loads(call.text)
+            assert body.get("field") == field and body["error"]
+        assert app.extensions["companion"].hub.count() == 0
+
+    run(go())
+
+
+def test_viewers_turned_off_are_refused_a_stream(app, front, organiser):
+    r = organiser.put("/api/auth/settings", {"viewers_allowed": False})
+    assert r.status_code == 200, r.json
+
+    async def go():
+        call = Call(front, "/api/stream").start()
+        await asyncio.wait_for(call.task, 10)
+        assert call.status == 401 and json.loads(call.text)["field"] == "Authorization"
+
+    run(go())
+
+
+def test_a_seat_picked_after_the_stream_opened_shows_that_player_s_secret(app, front, player):
+    """The player's seat is read again for every event (in a worker thread, not on the loop)."""
+    mid = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    cookie = player.c.get_cookie("companion_sid").value
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        s = Call(front, f"/api/matches/{mid}/stream", headers=[("Cookie", f"companion_sid={cookie}")]).start()
+        viewer = Call(front, f"/api/matches/{mid}/stream", client=("127.0.0.9", 1)).start()
+        await s.until("event: snapshot")
+        await viewer.until("event: snapshot")
+        assert (await loop.run_in_executor(None, lambda: player.put(
+            f"/api/matches/{mid}/seat", {"player": "Anna"}))).status_code == 200
+        r = await loop.run_in_executor(None, lambda: player.post(
+            f"/api/matches/{mid}/events", {"type": "objective.set", "data": {"player": "Anna", "cities": ["Roma"]},
+                                           "expected_seq": 0}))
+        assert r.status_code == 201, r.json
+        await s.until("id: 1\nevent: event")
+        await viewer.until("id: 1\nevent: event")
+        mine = json.loads(s.text.split("id: 1\nevent: event\ndata: ", 1)[1].split("\n\n", 1)[0])
+        theirs = json.loads(viewer.text.split("id: 1\nevent: event\ndata: ", 1)[1].split("\n\n", 1)[0])
+        assert mine["event"]["data"].get("cities") == ["Roma"]
+        assert "cities" not in theirs["event"]["data"] and theirs["event"].get("hidden")
+        assert "Roma" not in json.dumps(theirs)
+        await s.leave()
+        await viewer.leave()
+
+    run(go())
+
+
+def test_streams_per_address_are_capped(app, front):
+    async def go():
+        calls = [Call(front, "/api/stream", client=("127.0.0.5", n)).start() for n in range(4)]
+        for c in calls:
+            await c.until("event: hello")
+        over = Call(front, "/api/stream", client=("127.0.0.5", 99)).start()
+        await asyncio.wait_for(over.task, 10)
+        assert over.status == 429 and json.loads(over.text)["field"] == "address"
+        other = Call(front, "/api/stream", client=("127.0.0.6", 1)).start()
+        await other.until("event: hello")
+        for c in [*calls, other]:
+            await c.leave()
+        assert front.streams == {}
+
+    run(go())
+
+
+def test_a_client_that_reads_nothing_is_dropped_and_unsubscribed(app, front):
+    hub = app.extensions["companion"].hub
+
+    async def go():
+        stuck = Call(front, "/api/stream", stuck=True).start()
+        await asyncio.wait_for(stuck.task, 10)  # the write waits send_timeout (0.5 s), then the stream ends
+        assert hub.count() == 0 and front.streams == {}
+
+    run(go())
+
+
+def test_a_subscriber_too_far_behind_ends_its_stream(app, front):
+    from companion.web.live import AsyncSubscriber
+
+    async def go():
+        sub = AsyncSubscriber("x", asyncio.get_running_loop(), maxsize=2)
+        for i in range(5):
+            sub.deliver(("event", i, {}))
+        got = [item async for item in sub.items_until_closed(5)]
+        assert sub.overflow and got == []
+
+    run(go())
+
+
+def test_stopping_ends_every_stream_with_its_last_chunk(app, front, match):
+    async def go():
+        calls = [Call(front, "/api/stream", client=("127.0.0.7", n)).start() for n in range(3)]
+        calls.append(Call(front, f"/api/matches/{match}/stream").start())
+        for c in calls:
+            await c.until("retry:")
+        await asyncio.sleep(0)
+        front.close_streams()
+        for c in calls:
+            await asyncio.wait_for(c.task, 10)
+            assert c.complete
+        late = Call(front, "/api/stream").start()
+        await asyncio.wait_for(late.task, 10)
+        assert late.status == 503
+
+    run(go())
+
+
+def test_bodies_over_the_limit_are_refused_before_flask(app, front, tokens):
+    front.limits.max_body = 100
+
+    async def go():
+        head = [("Authorization", f"Bearer {tokens['player']}"), ("Content-Type", "application/json")]
+        big = Call(front, "/api/matches", method="POST", headers=[*head, ("Content-Length", "101")],
+                   body=b"x" * 101).start()
+        await asyncio.wait_for(big.task, 10)
+        assert big.status == 413 and json.loads(big.text)["field"] == "Content-Length"
+        chunked = Call(front, "/api/matches", method="POST", headers=[*head, ("Transfer-Encoding", "chunked")],
+                       body=b"x" * 101).start()
+        await asyncio.wait_for(chunked.task, 10)
+        assert chunked.status == 413 and json.loads(chunked.text)["field"] == "body"
+        body = json.dumps({"game": "richelieu", "players": ["A", "B"]}).encode()
+        ok = Call(front, "/api/matches", method="POST", headers=[*head, ("Content-Length", str(len(body)))],
+                  body=body).start()
+        await asyncio.wait_for(ok.task, 10)
+        assert ok.status == 201, ok.text
+
+    run(go())
+
+
+def test_connections_are_capped_per_address_and_in_all():
+    from companion.web.server import Connections
+
+    conns = Connections(Limits(connections_per_address=2, max_connections=3))
+    a1, a2, a3, b1, c1 = object(), object(), object(), object(), object()
+    assert conns.admit(("10.0.0.1", 1), a1) and conns.admit(("10.0.0.1", 2), a2)
+    assert not conns.admit(("10.0.0.1", 3), a3)  # the address is full
+    assert conns.admit(("10.0.0.2", 1), b1)
+    assert not conns.admit(("10.0.0.3", 1), c1)  # the server is full
+    conns.release(("10.0.0.1", 1), a1)
+    assert conns.get(("10.0.0.1", 1)) is None and conns.admit(("10.0.0.1", 3), a3)
+    conns.release(("10.0.0.1", 3), object())  # not the one registered: nothing changes
+    assert len(conns) == 3
+
+
+def test_the_open_files_soft_limit_is_raised_to_the_hard_one():
+    import subprocess
+    import sys
+
+    code = ("import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (min(256, hard), hard)); "
+            "from companion.web.server import raise_open_files_limit; raise_open_files_limit(); "
+            "want = hard if hard != resource.RLIM_INFINITY else 65536; "
+            "print(resource.getrlimit(resource.RLIMIT_NOFILE) == (want, hard))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "True"
