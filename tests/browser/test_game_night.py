@@ -245,7 +245,7 @@ def test_web_of_power_in_italian_warnings_board_and_counts(browser, server, api,
         page.goto(f"/m/{mid}")
         page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
         expect(page.locator("#wop-warnings li")).to_have_text(
-            "#1 " + IT["wop.w_out_of_turn"].format(player="Bruno", next="Anna"))
+            IT["wop.warn_turn"].format(turn=1, message=IT["wop.w_out_of_turn"].format(player="Bruno", next="Anna")))
         expect(page.locator("#wop-board-note")).to_contain_text(IT["wop.board_shipped"])
         expect(page.locator("#wop-board-note")).not_to_contain_text("TEMPLATE")
         expect(page.locator("#wop-status")).to_have_text(IT["wop.status_turn.one"].format(player="Bruno", n=1))
