@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from playwright.sync_api import expect
 
+from companion.games.conquest_map import default_map
 from tests.browser.trackers_kit import Api
 from tests.web.serverproc import Server
 
@@ -244,7 +245,7 @@ def test_web_of_power_in_italian_warnings_board_and_counts(browser, server, api,
         page.goto(f"/m/{mid}")
         page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
         expect(page.locator("#wop-warnings li")).to_have_text(
-            "#1 " + IT["wop.w_out_of_turn"].format(player="Bruno", next="Anna"))
+            IT["wop.warn_turn"].format(turn=1, message=IT["wop.w_out_of_turn"].format(player="Bruno", next="Anna")))
         expect(page.locator("#wop-board-note")).to_contain_text(IT["wop.board_shipped"])
         expect(page.locator("#wop-board-note")).not_to_contain_text("TEMPLATE")
         expect(page.locator("#wop-status")).to_have_text(IT["wop.status_turn.one"].format(player="Bruno", n=1))
@@ -270,7 +271,8 @@ def test_web_of_power_in_italian_warnings_board_and_counts(browser, server, api,
 # -- the phone layout --------------------------------------------------------------------------------
 
 def conquest_in_play(api):
-    """A conquest match dealt by the Pi, the set-up placements made, the clock running."""
+    """A conquest match dealt by the Pi, the set-up placements made, the clock running, the first player's
+    reinforcements placed (a turn is reinforced before its combats, its move or its end are offered)."""
     p = api["player"]
     mid = p.create("conquest-italy", PLAYERS)
     p.ok("POST", f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
@@ -284,6 +286,13 @@ def conquest_in_play(api):
         p.ok("POST", f"/api/matches/{mid}/events", {"type": "setup.place", "expected_seq": m["seq"],
                                                    "data": {"player": who, "placements": {city: sm["placement_due"]}}})
     p.event(mid, "clock.start", {})
+    m = p.ok("GET", f"/api/matches/{mid}")
+    who = m["view"]["state"]["turn"]["player"]
+    due = next(x["reinforcements"] for x in m["view"]["summary"]["players"] if x["player"] == who)
+    owner = m["view"]["state"]["owner"]
+    gm = default_map()  # on a city that borders another player's, so that a combat is there to offer
+    city = sorted(c for c, o in owner.items() if o == who and any(gm.can_attack(c, d) for d, x in owner.items() if x != who))[0]
+    p.event(mid, "reinforce", {"player": who, "placements": {city: due}})
     return mid
 
 
@@ -397,7 +406,7 @@ def _token(server, role):
 
 @pytest.mark.parametrize("lang", ["en", "it"])
 def test_a_season_for_a_new_club_is_created_in_one_step(browser, server, api, lang, artifacts_dir):
-    from companion.web import seasons
+    from companion.web import i18n
 
     name = {"en": "Circolo Risiko Torino", "it": "Circolo Risiko Milano"}[lang]
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale={"en": "en-GB", "it": "it-IT"}[lang],
@@ -408,7 +417,7 @@ def test_a_season_for_a_new_club_is_created_in_one_step(browser, server, api, la
         form = page.locator("#new-season")
         form.locator("[name=club]").fill(name)
         expect(page.locator("#new-club-note")).to_have_text(
-            seasons.STRINGS[lang]["season.new_club_note"].format(name=name))
+            i18n.translate(lang, "season.new_club_note", name=name))
         form.locator("[name=year]").fill("2027")
         page.screenshot(path=str(artifacts_dir / f"night-new-season-{lang}.png"), full_page=True)
         form.locator("[type=submit]").click()
