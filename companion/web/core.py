@@ -107,9 +107,10 @@ def json_body(schema: str | None = None, optional: bool = False):
     return doc
 
 
-def int_arg(name: str, default: int, lo: int, hi: int) -> int:
+def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
+    """A whole-number query parameter from ``lo`` to ``hi`` (``default`` when missing or empty)."""
     value = request.args.get(name)
-    if value is None:
+    if value is None or value == "":
         return default
     try:
         n = int(value)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from flask import current_app, request
+from flask import current_app
 
 from companion.errors import CompanionError, ConflictError, InputError, NotFoundError
 from companion.matches import event_path
@@ -78,19 +78,6 @@ def engine(fn, *args, **kw):
         if exc.field and exc.field.startswith("$"):
             raise
         raise type(exc)(exc.message, event_path("$", exc.field)) from None
-
-
-def int_query(name: str, lo: int, hi: int, default=None) -> int | None:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        n = int(raw)
-    except ValueError:
-        raise InputError("must be a whole number", name) from None
-    if not lo <= n <= hi:
-        raise InputError(f"must be between {lo} and {hi}", name)
-    return n
 
 
 # -- OpenAPI pieces ----------------------------------------------------------------------------------------

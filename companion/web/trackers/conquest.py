@@ -9,8 +9,8 @@ from companion.errors import ForbiddenError, InputError, RuleError
 from companion.games import conquest_italy as ci
 from companion.games import conquest_map as cm
 from companion.games import conquest_odds as co
-from companion.web.core import ctx, require, role, seat_for
-from companion.web.trackers import act, game_match, int_query, openapi_read, openapi_write
+from companion.web.core import ctx, int_arg, require, role, seat_for
+from companion.web.trackers import act, game_match, openapi_read, openapi_write
 
 bp = Blueprint("trackers_conquest", __name__)
 GAME = ci.GAME_ID
@@ -62,15 +62,15 @@ def conquest_odds(match_id):
     game_match(match_id, GAME)
     state = ctx().service.fold(match_id).game_state
     src, dst = request.args.get("from"), request.args.get("to")
-    a = int_query("attacker", 1, co.MAX_UNITS)
-    d = int_query("defender", 1, co.MAX_UNITS)
+    a = int_arg("attacker", None, 1, co.MAX_UNITS)
+    d = int_arg("defender", None, 1, co.MAX_UNITS)
     if src is not None or dst is not None:
         on_map = ci.battle_units(state, src, dst)
         a = on_map[0] if a is None else a
         d = on_map[1] if d is None else d
     if a is None or d is None:
         raise InputError("give from and to (cities), or attacker and defender (units)", "from")
-    stop_at = int_query("stop_at", 1, co.MAX_UNITS, 1)
+    stop_at = int_arg("stop_at", 1, 1, co.MAX_UNITS)
     try:
         b = co.battle(a, d, stop_at)
     except co.DiceError as exc:
