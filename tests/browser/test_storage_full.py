@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.web.serverproc import Server
+from tests.stress.test_storage_faults import fill
 
 pytestmark = pytest.mark.browser
 
@@ -27,17 +28,6 @@ def server(tmp_path_factory):
     yield s
     s.stop()
     subprocess.run(["umount", "-l", str(disk)], capture_output=True)
-
-
-def fill(disk):
-    fd = os.open(disk / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
-    try:
-        while True:
-            os.write(fd, b"\0" * 4096)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 @pytest.mark.parametrize("locale, words", [("it-IT", "La memoria della scatola è piena")])
