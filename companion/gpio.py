@@ -581,7 +581,7 @@ class Box:
         if self._no_match("undo"):
             return False
         mid = self.match_id
-        ok = self._command("undo", lambda: self.service.undo(mid))
+        ok = self._command("undo", lambda: self.service.undo(mid, organiser=True))
         if ok:
             self._beep("ack")
         return ok

@@ -20,12 +20,50 @@ import threading
 from collections import OrderedDict, deque
 
 from companion import clock as clockfold
-from companion.errors import InputError, RuleError
+from companion.errors import ConflictError, ForbiddenError, InputError, RuleError
 from companion.games import game_module
 from companion.matches import UNDO, Fold, check_export
 from companion.timeutil import parse_iso
 
 log = logging.getLogger(__name__)
+
+
+# The mark of an event whose dice the Pi rolled (``data.rolled_by == "pi"``): a final roll, a combat or a
+# Rome move completed by the server's RNG. Undoing one needs an organiser (MatchService.undo).
+PI_ROLL = "rolled_by"
+
+
+def is_pi_roll(event: dict) -> bool:
+    return (event.get("data") or {}).get(PI_ROLL) == "pi"
+
+
+def undone_event(events: list[dict]) -> dict | None:
+    """The event the last of ``events`` (an undo) took back: undo takes back the latest event in effect."""
+    stack: list[dict] = []
+    back = None
+    for e in events:
+        if e["type"] == UNDO:
+            back = stack.pop() if stack else None
+        else:
+            stack.append(e)
+            back = None
+    return back
+
+
+class _CountingRng:
+    """An RNG that counts its calls (did the Pi roll anything for this event?)."""
+
+    def __init__(self, rng):
+        self._rng = rng
+        self.calls = 0
+
+    def randint(self, a, b):
+        self.calls += 1
+        return self._rng.randint(a, b)
+
+    def __getattr__(self, name):
+        self.calls += 1
+        return getattr(self._rng, name)
 
 
 class MatchService:
@@ -162,8 +200,40 @@ class MatchService:
         self._notify()
         return event
 
-    def undo(self, match_id: str, expected_seq: int | None = None) -> dict:
-        return self.append(match_id, UNDO, {}, expected_seq=expected_seq)
+    def undo(self, match_id: str, expected_seq: int | None = None, organiser: bool = False) -> dict:
+        """Take back the latest event in effect. An event whose dice the Pi rolled (``rolled_by: "pi"``,
+        set by :meth:`act` and :meth:`final_roll`) is taken back only by an organiser (``organiser=True``;
+        the GPIO box's hold-to-undo counts as one): a player who dislikes a roll may not roll again."""
+        def check(f):
+            if not organiser:
+                in_effect = f.effective
+                if in_effect and is_pi_roll(in_effect[-1]):
+                    raise ForbiddenError("the Pi rolled these dice: only an organiser may undo them "
+                                         "(and so roll them again)", "type")
+            return {}
+
+        return self.append(match_id, UNDO, {}, expected_seq=expected_seq, complete=check)
+
+    def undone_by_last(self, match_id: str) -> dict | None:
+        """When the match's last event is an undo: the event it took back (else ``None``)."""
+        events = self.store.events(match_id, after_seq=max(0, self.fold(match_id).last_seq - 1))
+        if not events or events[-1]["type"] != UNDO:
+            return None
+        return undone_event(self.store.events(match_id))
+
+    def redo(self, match_id: str, expected_seq: int | None = None) -> dict:
+        """Take back the most recent undo: the event it undid is appended again (its type and data, the
+        same dice) as a new event. Only while the undo is the match's last event."""
+        with self._lock:
+            f = self.fold(match_id)
+            if expected_seq is not None and expected_seq != f.last_seq:
+                raise ConflictError(f"stale write: the match is at seq {f.last_seq}, not {expected_seq}",
+                                    "expected_seq")
+            back = self.undone_by_last(match_id)
+            if back is None:
+                raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
+                                "else is recorded", "type")
+            return self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq)
 
     def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
                    rng=None) -> dict:
@@ -172,7 +242,8 @@ class MatchService:
             raise RuleError("this match does not use the clock", "type")
         rng = rng or self.rng
         return self.append(match_id, "final.roll", expected_seq=expected_seq,
-                           complete=lambda f: clockfold.final_roll_data(f.clock_state, player, rng))
+                           complete=lambda f: {**clockfold.final_roll_data(f.clock_state, player, rng),
+                                               PI_ROLL: "pi"})
 
     def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
             rng=None) -> tuple[dict, dict]:
@@ -193,7 +264,10 @@ class MatchService:
         def complete(fold):
             if fold.ended():
                 raise RuleError("the match has ended", "type")
-            event_data, more = fn(fold.game_state, fold.players, dict(data or {}), rng, lambda: fold.effective)
+            counted = _CountingRng(rng)
+            event_data, more = fn(fold.game_state, fold.players, dict(data or {}), counted, lambda: fold.effective)
+            if counted.calls and action in getattr(f.module, "DICE_ACTIONS", ()):
+                event_data = {**event_data, PI_ROLL: "pi"}  # the Pi rolled (some of) these dice
             extra.clear()
             extra.update(more or {})
             return event_data

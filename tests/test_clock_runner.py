@@ -475,7 +475,7 @@ def test_the_server_rolls_the_final_dice_with_its_rng(table):
     expected = random.Random(7)
     e = table.runner.roll_final(mid)
     assert e["type"] == "final.roll" and e["data"] == {
-        "player": "ada", "dice": [expected.randint(1, 6), expected.randint(1, 6)]}
+        "player": "ada", "dice": [expected.randint(1, 6), expected.randint(1, 6)], "rolled_by": "pi"}
     v = table.svc.state(mid)
     assert v["ended"] == (sum(e["data"]["dice"]) <= 4)
 

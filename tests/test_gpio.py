@@ -385,7 +385,7 @@ def test_leds_through_every_phase_to_the_end(store, clock, fake_game):
         assert t.view(mid)["awaiting_roll"] == "Ada"
         t.press("roll")  # 1 + 2 <= 4: the match ends
         ev = t.store.events(mid)[-1]
-        assert ev["type"] == "final.roll" and ev["data"] == {"player": "Ada", "dice": [1, 2]}
+        assert ev["type"] == "final.roll" and ev["data"] == {"player": "Ada", "dice": [1, 2], "rolled_by": "pi"}
         assert t.view(mid)["ended"] is True and t.lit() == {"red"}
         assert t.box.sounder.played.count("ended") == 1
         # the ended match stays shown (red) although it is no longer open
@@ -407,6 +407,25 @@ def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
         assert not t.view(mid)["ended"] and t.lit() == {"amber"}
         t.press("roll")
         assert t.view(mid)["ended"] and t.box.sounder.played.count("ended") == 2
+    finally:
+        t.box.close()
+
+
+def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, clock, fake_game):
+    from companion.errors import ForbiddenError
+
+    t = Table(store, clock, dice=Dice(6, 5))
+    try:
+        mid = t.start(minutes=1)
+        to_final_rounds(t, mid)
+        t.runner.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
+        t.press("roll")
+        assert t.types(mid)[-1] == "final.roll"
+        with pytest.raises(ForbiddenError):  # a player's undo of the Pi's roll is refused ...
+            t.service.undo(mid)
+        assert t.types(mid)[-1] == "final.roll"
+        t.press("next", seconds=3)  # ... the box's hold-to-undo is the organiser's
+        assert t.types(mid)[-1] == "undo" and t.view(mid)["awaiting_roll"] == "Ada"
     finally:
         t.box.close()
 
@@ -558,7 +577,7 @@ def test_without_a_runner_the_box_rolls_with_its_own_rng(store, clock, fake_game
         assert box.next_turn(long=False)  # a prompt, not an event
         service.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
         assert box.roll()
-        assert store.events(mid)[-1]["data"] == {"player": "Ada", "dice": [2, 1]}
+        assert store.events(mid)[-1]["data"] == {"player": "Ada", "dice": [2, 1], "rolled_by": "pi"}
         assert service.state(mid)["ended"] and box.status()["leds"]["red"]
     finally:
         box.close()

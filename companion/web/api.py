@@ -135,7 +135,16 @@ def append_event(match_id):
 @require("player")
 def undo(match_id):
     doc = json_body("api.undo")
-    return stored(match_id, lambda: ctx().service.undo(match_id, expected_seq=doc["expected_seq"]))
+    return stored(match_id, lambda: ctx().service.undo(match_id, expected_seq=doc["expected_seq"],
+                                                        organiser=role() == "organiser"))
+
+
+@bp.post("/api/matches/<match_id>/redo")
+@require("player")
+def redo(match_id):
+    """Take back the most recent undo (while it is the match's last event): its event again, same data."""
+    doc = json_body("api.undo")
+    return stored(match_id, lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"]))
 
 
 @bp.post("/api/matches/<match_id>/final-roll")

@@ -175,8 +175,12 @@ def _paths() -> dict:
                                    **_errors(400, 401, 403, 404, 409)}},
         },
         "/api/matches/{match_id}/undo": {"post": {
-            "summary": "Undo the latest event still in effect (player)", "parameters": [MATCH_ID],
+            "summary": "Undo the latest event still in effect (player; dice the Pi rolled: organiser)", "parameters": [MATCH_ID],
             "security": WRITE, "requestBody": _body("api.undo"),
+            "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/matches/{match_id}/redo": {"post": {
+            "summary": "Redo the most recent undo while nothing was recorded after it (player)",
+            "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.undo"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
         "/api/matches/{match_id}/final-roll": {"post": {
             "summary": "The server rolls the final-round dice for the player who owes them (player)",
