@@ -287,8 +287,10 @@ def plan(doc) -> dict:
 # ---------------------------------------------------------------------------------------------------------
 # intrigue resolution
 
-def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, where: str) -> None:
-    """Rules the schema can't express. ``where`` prefixes paths ("$" for the CLI, "" for event data)."""
+def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, where: str,
+                 need_full: bool = True) -> None:
+    """Rules the schema can't express. ``where`` prefixes paths ("$" for the CLI, "" for event data).
+    ``need_full=False``: a form being filled in (the preview) may have no full card yet."""
     def path(*parts):
         return join_path(where, json_path(parts))
 
@@ -325,7 +327,7 @@ def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, w
                 raise InputError(f"{who} has {have} agent{'s' if have != 1 else ''} of value {value}",
                                  path(key, "slots", i, "value"))
             used[(who, value)] = n
-    if not full:
+    if not full and need_full:
         raise RuleError("an intrigue is resolved when every space of one of its cards is taken",
                         path("richelieu_card", "slots"))
 
@@ -657,9 +659,22 @@ def summary(state: dict) -> dict:
 
 def preview(state, data) -> dict:
     """What resolving an intrigue with these cards (``data`` as in ``intrigue.resolve``) would do, without
-    storing anything: the result, each player's changes, the Cardinal before and after, the end."""
+    storing anything: the result, each player's changes, the Cardinal before and after, the end
+    (``complete: true``); or, while no card is full yet, ``complete: false`` with the agents placed per card."""
     if state.get("ended"):
         raise RuleError("the match has ended", "type")
+    # a form being filled in is no error: until one card is full the preview says how far it is
+    # (the agents placed so far are checked all the same: a colour's supply, the pieces' cards)
+    check_data("richelieu.events", "intrigue_resolve", data)
+    data = integral(data)
+    rcard, fcard = data["richelieu_card"], data["faction_card"]
+    if not any(all(x is not None for x in c["slots"]) for c in (rcard, fcard)):
+        _check_cards(state["players"], rcard, fcard, state["neutral"], "", need_full=False)
+        return {"complete": False,
+                "placed": {k: sum(1 for x in c["slots"] if x is not None) for k, c in
+                           (("richelieu_card", rcard), ("faction_card", fcard))},
+                "slots": {"richelieu_card": len(rcard["slots"]), "faction_card": len(fcard["slots"])},
+                "cardinal": {"before": state["cardinal"], "after": state["cardinal"]}, "ends_match": False}
     after = apply(state, {"type": "intrigue.resolve", "data": data})
     changes = {}
     for name in state["order"]:
@@ -670,5 +685,5 @@ def preview(state, data) -> dict:
             delta["sheets"] = cards
         if delta:
             changes[name] = delta
-    return {"result": after["resolutions"][-1], "changes": changes,
+    return {"complete": True, "result": after["resolutions"][-1], "changes": changes,
             "cardinal": {"before": state["cardinal"], "after": after["cardinal"]}, "ends_match": after["ended"]}

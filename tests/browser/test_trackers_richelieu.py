@@ -56,20 +56,31 @@ def check(page, org, mid):
 
 
 def fill_intrigue(page):
+    """The intrigue copied by taps: each space selected, then a colour and a value (or the piece); the
+    faction; the rewards (first or second place, one tap per point); the Cardinal's move."""
     r, f = "#rl-card-r", "#rl-card-f"
-    for card, slots in ((r, ["Anna|3", "Bruno|2", "queen", ""]), (f, ["Carla|2", "Bruno|1", "eminence", "Anna|1"])):
+    for card, slots in ((r, [("Anna", 3), ("Bruno", 2), "queen", None]),
+                        (f, [("Carla", 2), ("Bruno", 1), "eminence", ("Anna", 1)])):
         for i, v in enumerate(slots):
-            page.select_option(f"{card} .rl-slot >> nth={i}", v)
-    page.select_option("#rl-faction", "england")
+            if v is None:
+                continue
+            page.click(f"{card} .rl-slot[data-i='{i}']")
+            if isinstance(v, tuple):
+                page.click(f"{card} .rl-colour[data-player='{v[0]}']")
+                page.click(f"{card} .rl-value[data-value='{v[1]}']")
+            else:
+                page.click(f"{card} .rl-piece[data-piece='{v}']")
+    page.click("#rl-factions .rl-faction-btn[data-faction=england]")
     for card, rewards, cardinal in ((r, [("first", "prestige", 4), ("second", "money", 2)], 2),
                                     (f, [("first", "prestige", 3), ("first", "income", 1), ("second", "prestige", 3)], -2)):
-        used = {"first": 0, "second": 0}
         for place, kind, n in rewards:
-            row = page.locator(f"{card} .rl-reward[data-place={place}]").nth(used[place])
-            used[place] += 1
-            row.locator(".rl-reward-type").select_option(kind)
-            row.locator(".rl-reward-amount").fill(str(n))
-        page.fill(f"{card} .rl-cardinal", str(cardinal))
+            page.click(f"{card} .rl-place-pick[data-place={place}]")
+            for _ in range(n):
+                page.click(f"{card} .rl-reward-btn[data-reward={kind}]")
+            expect(page.locator(f"{card} .rl-chip[data-place={place}][data-reward={kind}]")).to_contain_text(f"×{n}")
+        for _ in range(abs(cardinal)):
+            page.click(f"{card} .rl-cardinal-{'plus' if cardinal > 0 else 'minus'}")
+        expect(page.locator(f"{card} .rl-cardinal")).to_have_text(f"{cardinal:+d}")
 
 
 def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens, artifacts_dir):  # noqa: F811
@@ -97,10 +108,28 @@ def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens
     assert f.game_state["players"]["Bruno"]["military"] == 1
     act(page, "#rl-turn-end")
 
-    # an intrigue: the form, the engine's preview, then applied
+    # an intrigue: the form by taps, the engine's preview as it fills, then applied
     page.click("#rl-intrigue summary")
-    fill_intrigue(page)
+    # the empty form previews as "nothing placed yet", never an error
     page.click("#rl-preview")
+    expect(page.locator("#rl-preview-box")).to_have_text("Nothing placed yet: tap the spaces of the cards.")
+    expect(page.locator("#rl-preview-box .trk-bad")).to_have_count(0)
+    # one agent placed: 2 taps (the colour, the value); the first space was selected by itself
+    page.click("#rl-card-r .rl-colour[data-player='Anna']")
+    page.click("#rl-card-r .rl-value[data-value='3']")
+    expect(page.locator("#rl-card-r .rl-slot[data-i='0']")).to_contain_text("Anna 3")
+    expect(page.locator("#rl-card-r .rl-slot[data-i='1']")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#rl-preview-box")).to_contain_text("Cardinal's card 1 of 4, faction's card 0 of 4")
+    expect(page.locator("#rl-preview-box .trk-bad")).to_have_count(0)
+    page.set_viewport_size({"width": 360, "height": 800})
+    page.locator("#rl-intrigue").screenshot(path=str(artifacts_dir / "tracker-richelieu-intrigue-taps-360.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    small = page.eval_on_selector_all("#rl-intrigue .rl-tap", "bs => bs.filter(b => b.offsetParent)"
+                                      ".map(b => b.getBoundingClientRect()).filter(r => r.height < 48 || r.width < 48).length")
+    assert small == 0
+    page.set_viewport_size({"width": 412, "height": 860})
+    fill_intrigue(page)
+    expect(page.locator("#rl-preview-box")).to_contain_text("Richelieu wins.")
     expect(page.locator("#rl-preview-box")).to_contain_text("Richelieu wins.")
     expect(page.locator("#rl-preview-box")).to_contain_text("First: Anna · second: Bruno · the sheet goes to Anna")
     expect(page.locator("#rl-preview-changes li[data-player=Anna]")).to_contain_text("Prestige +4")
@@ -115,7 +144,8 @@ def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens
     expect(page.locator("#rl-resolved")).to_contain_text("Richelieu wins, the sheet goes to Anna")
 
     # undo takes the resolution back; applied again from the same form
-    act(page, "#undo")
+    page.click("#undo")  # undo asks first
+    act(page, "#undo-yes")
     f = check(page, org, mid)
     assert f.game_state["players"] == before["players"] and f.game_state["cardinal"] == 7
     fill_intrigue(page)

@@ -1,7 +1,8 @@
 /* Richelieu tracker (plugs into the match page through Companion.registerGame).
  * The tracks (prestige, income, military, money, jewels), the Cardinal and the actions of the player
- * whose turn it is (1 or 2, as the engine says); the intrigue-resolution form (two cards, slots left to
- * right: agents, Grey Eminence, Queen; rewards), previewed and applied by the engine; corrections; the
+ * whose turn it is (1 or 2, as the engine says); the intrigue-resolution form by taps (two cards, spaces left
+ * to right: agents from a palette of colours and values, Grey Eminence, Queen; rewards), previewed as it is
+ * filled in and applied by the engine; corrections; the
  * end-game scoring with its breakdown. Numbers come from companion/games/richelieu.py. */
 (function () {
   "use strict";
@@ -14,7 +15,7 @@
   var VALUES = [3, 2, 1, -2];
 
   var K = C.trackerKit(function () { return client; });
-  var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
+  var $ = K.$, base = K.base, send = K.send, who = K.who, fill = K.fill;
   var st = K.st, sm = K.sm;
   function fmtValue(v) { return v < 0 ? "−" + Math.abs(v) : String(v); }
 
@@ -98,66 +99,150 @@
     box.appendChild(el("p", { class: "small muted", text: t("rl.cardinal_line", { n: st().cardinal, jewels: st().city_jewels }) }));
   }
 
-  // -- the intrigue form -------------------------------------------------------------------------------------
+  // -- the intrigue form, by taps -----------------------------------------------------------------------------
+  // Each card: its spaces as big buttons, left to right; the selected space (the first empty one by itself)
+  // takes the next agent: tap a colour (it stays chosen), then a value; the Queen or the Grey Eminence; a
+  // space tapped again is selected to change or clear it. Rewards: pick first or second place, tap a reward
+  // (each tap adds 1; a reward's chip tapped takes 1 away). The preview follows every tap.
+  var CARDS = { r: "richelieu_card", f: "faction_card" };
+  var form = null;
+  function blankCard(kind) {
+    return { kind: kind, slots: [null, null, null, null], active: 0, colour: null, place: "first",
+             rewards: { first: [], second: [] }, cardinal: 0 };
+  }
+  function resetForm() { form = { r: blankCard("richelieu_card"), f: blankCard("faction_card"), faction: form ? form.faction : "england" }; }
   function agents() {
     var names = st().order.slice();
     if (st().neutral) names.push(st().neutral);
     return names;
   }
-  function slotSelect(kind) {
-    var sel = el("select", { class: "rl-slot", "aria-label": t("rl.slot") }, opt("", "—"));
-    agents().forEach(function (p) { VALUES.forEach(function (v) { sel.appendChild(opt(p + "|" + v, p + " " + fmtValue(v))); }); });
-    sel.appendChild(opt(kind === "richelieu_card" ? "queen" : "eminence", kind === "richelieu_card" ? t("rl.queen") : t("rl.eminence")));
-    return sel;
+  function firstEmpty(c, from) {
+    for (var i = 0; i < c.slots.length; i++) { var j = (from + i) % c.slots.length; if (!c.slots[j]) return j; }
+    return null;
   }
-  function rewardRow(place) {
-    var type = el("select", { class: "rl-reward-type", "aria-label": t("rl.reward") }, opt("", "—"),
-      REWARDS.map(function (r) { return opt(r, t("rl.reward_" + r)); }));
-    var amount = el("input", { type: "number", class: "trk-die rl-reward-amount", min: "1", max: "20", value: "1", inputmode: "numeric", "aria-label": t("rl.amount") });
-    return el("div", { class: "trk-row rl-reward", "data-place": place }, type, amount);
+  function slotText(x) {
+    if (!x) return "—";
+    if (x.piece) return x.piece === "queen" ? t("rl.queen") : t("rl.eminence");
+    return x.player + " " + fmtValue(x.value);
   }
-  function buildCard(box, kind) {
-    var count = el("select", { class: "rl-slot-count", "aria-label": t("rl.slots") });
-    for (var i = 1; i <= 8; i++) count.appendChild(opt(i, String(i), i === 4));
-    var slots = el("div", { class: "rl-slots" });
-    function draw() {
-      var n = parseInt(count.value, 10);
-      while (slots.children.length < n) slots.appendChild(slotSelect(kind));
-      while (slots.children.length > n) slots.removeChild(slots.lastChild);
+  function tap(cls, text, on, extra) {
+    var b = el("button", Object.assign({ type: "button", class: "btn rl-tap " + cls, text: text }, extra || {}));
+    b.addEventListener("click", function () { on(); drawForm(); previewSoon(); });
+    return b;
+  }
+  function drawCard(key) {
+    var c = form[key], box = $(key === "r" ? "rl-card-r" : "rl-card-f");
+    var body = box.querySelector(".rl-form");
+    if (!body) { body = el("div", { class: "rl-form" }); box.appendChild(body); }
+    body.textContent = "";
+    // how many spaces the card has
+    body.appendChild(el("div", { class: "trk-row rl-count" }, el("span", { text: t("rl.slots_left_right") }),
+      tap("rl-n-minus", "−", function () { if (c.slots.length > 1) { c.slots.pop(); if (c.active !== null && c.active >= c.slots.length) c.active = firstEmpty(c, 0); } }, { "aria-label": t("rl.slots_fewer") }),
+      el("strong", { class: "rl-n", text: String(c.slots.length) }),
+      tap("rl-n-plus", "+", function () { if (c.slots.length < 8) { c.slots.push(null); if (c.active === null) c.active = c.slots.length - 1; } }, { "aria-label": t("rl.slots_more") })));
+    // the spaces
+    body.appendChild(el("div", { class: "rl-slots" }, c.slots.map(function (x, i) {
+      var b = tap("rl-slot" + (c.active === i ? " active" : "") + (x ? " filled" : ""), "", function () { c.active = i; },
+        { "data-i": String(i), "aria-pressed": c.active === i ? "true" : "false", "aria-label": t("rl.slot_n", { n: i + 1 }) + ": " + slotText(x) });
+      b.appendChild(el("span", { class: "rl-slot-n", text: String(i + 1) }));
+      if (x && x.player) b.appendChild(swatch(x.player));
+      b.appendChild(document.createTextNode(slotText(x)));
+      return b;
+    })));
+    // the palette for the selected space
+    if (c.active !== null) {
+      body.appendChild(el("p", { class: "small rl-palette-title", text: t("rl.palette_for", { n: c.active + 1 }) }));
+      body.appendChild(el("div", { class: "rl-palette rl-colours" }, agents().map(function (p) {
+        var b = tap("rl-colour" + (c.colour === p ? " active" : ""), "", function () { c.colour = p; },
+          { "data-player": p, "aria-pressed": c.colour === p ? "true" : "false" });
+        b.appendChild(swatch(p)); b.appendChild(document.createTextNode(p));
+        return b;
+      })));
+      var piece = key === "r" ? "queen" : "eminence";
+      body.appendChild(el("div", { class: "rl-palette rl-values" }, VALUES.map(function (v) {
+        return tap("rl-value", fmtValue(v), function () {
+          if (!c.colour) { C.toast(t("rl.pick_colour"), true); return; }
+          c.slots[c.active] = { player: c.colour, value: v };
+          c.active = firstEmpty(c, c.active + 1);
+        }, { "data-value": String(v), disabled: c.colour ? null : "disabled" });
+      }), tap("rl-piece", key === "r" ? t("rl.queen") : t("rl.eminence"), function () {
+        c.slots.forEach(function (x, i) { if (x && x.piece === piece) c.slots[i] = null; }); // one on the board
+        c.slots[c.active] = { piece: piece };
+        c.active = firstEmpty(c, c.active + 1);
+      }, { "data-piece": piece }), tap("rl-clear", t("rl.clear"), function () { c.slots[c.active] = null; })));
     }
-    count.addEventListener("change", draw);
-    box.appendChild(el("div", { class: "trk-row" }, el("span", { text: t("rl.slots_left_right") }), count));
-    box.appendChild(slots);
-    box.appendChild(el("p", { class: "small", text: t("rl.first_place") }));
-    box.appendChild(rewardRow("first")); box.appendChild(rewardRow("first"));
-    box.appendChild(el("p", { class: "small", text: t("rl.second_place") }));
-    box.appendChild(rewardRow("second")); box.appendChild(rewardRow("second"));
-    box.appendChild(el("label", { class: "trk-inline" }, t("rl.cardinal_moves"),
-      el("input", { type: "number", class: "rl-cardinal", min: "-10", max: "10", value: "0", inputmode: "numeric" })));
-    draw();
+    // rewards printed on the card
+    body.appendChild(el("div", { class: "rl-palette rl-places" }, ["first", "second"].map(function (pl) {
+      return tap("rl-place-pick" + (c.place === pl ? " active" : ""), t(pl === "first" ? "rl.first_place" : "rl.second_place"),
+        function () { c.place = pl; }, { "data-place": pl, "aria-pressed": c.place === pl ? "true" : "false" });
+    })));
+    ["first", "second"].forEach(function (pl) {
+      var chips = c.rewards[pl].map(function (r, i) {
+        return tap("rl-chip", t("rl.reward_" + r.type) + " ×" + r.amount, function () {
+          r.amount -= 1; if (r.amount < 1) c.rewards[pl].splice(i, 1);
+        }, { "data-place": pl, "data-reward": r.type, title: t("rl.chip_less") });
+      });
+      body.appendChild(el("p", { class: "small rl-chips", "data-place": pl },
+        el("span", { text: t(pl === "first" ? "rl.first_place" : "rl.second_place") + " " }),
+        chips.length ? chips : el("span", { class: "muted", text: "—" })));
+    });
+    body.appendChild(el("div", { class: "rl-palette rl-rewards" }, REWARDS.map(function (r) {
+      return tap("rl-reward-btn", t("rl.reward_" + r), function () {
+        var list = c.rewards[c.place], had = list.filter(function (x) { return x.type === r; })[0];
+        if (had) { if (had.amount < 20) had.amount += 1; }
+        else if (list.length < 4) list.push({ type: r, amount: 1 });
+      }, { "data-reward": r });
+    })));
+    body.appendChild(el("div", { class: "trk-row rl-cardinal-row" }, el("span", { text: t("rl.cardinal_moves") }),
+      tap("rl-cardinal-minus", "−", function () { if (c.cardinal > -10) c.cardinal -= 1; }, { "aria-label": t("rl.cardinal_back") }),
+      el("strong", { class: "rl-cardinal", text: (c.cardinal > 0 ? "+" : "") + c.cardinal }),
+      tap("rl-cardinal-plus", "+", function () { if (c.cardinal < 10) c.cardinal += 1; }, { "aria-label": t("rl.cardinal_on") })));
   }
-  function readCard(box) {
-    var slots = Array.prototype.map.call(box.querySelectorAll(".rl-slot"), function (s) {
-      if (!s.value) return null;
-      if (s.value === "queen" || s.value === "eminence") return { piece: s.value };
-      var bits = s.value.split("|");
-      return { player: bits.slice(0, -1).join("|"), value: parseInt(bits[bits.length - 1], 10) };
+  function drawFaction() {
+    var box = $("rl-factions");
+    if (!box) return;
+    box.textContent = "";
+    FACTIONS.forEach(function (f) {
+      box.appendChild(tap("rl-faction-btn" + (form.faction === f ? " active" : ""), t("rl.faction_" + f), function () { form.faction = f; },
+        { "data-faction": f, "aria-pressed": form.faction === f ? "true" : "false" }));
     });
-    var rewards = { first: [], second: [], cardinal: parseInt(box.querySelector(".rl-cardinal").value, 10) || 0 };
-    Array.prototype.forEach.call(box.querySelectorAll(".rl-reward"), function (row) {
-      var type = row.querySelector(".rl-reward-type").value, amount = parseInt(row.querySelector(".rl-reward-amount").value, 10);
-      if (type) rewards[row.dataset.place].push({ type: type, amount: amount >= 1 ? amount : 1 });
-    });
-    return { slots: slots, rewards: rewards };
+  }
+  function drawForm() { if (!form) resetForm(); drawFaction(); drawCard("r"); drawCard("f"); }
+  function swatch(p) { return K.swatch(p) || el("span", { class: "swatch rl-neutral" }); }
+  function cardData(c) {
+    return { slots: c.slots.slice(), rewards: { first: c.rewards.first.map(function (r) { return { type: r.type, amount: r.amount }; }),
+      second: c.rewards.second.map(function (r) { return { type: r.type, amount: r.amount }; }), cardinal: c.cardinal } };
   }
   function intrigueData() {
-    var r = readCard($("rl-card-r")), f = readCard($("rl-card-f"));
-    f = { faction: $("rl-faction").value, slots: f.slots, rewards: f.rewards };
-    return { richelieu_card: r, faction_card: f };
+    if (!form) resetForm();
+    var f = cardData(form.f);
+    return { richelieu_card: cardData(form.r), faction_card: { faction: form.faction, slots: f.slots, rewards: f.rewards } };
+  }
+  var previewTimer = null, previewAsked = 0;
+  function previewSoon() {
+    if (previewTimer) clearTimeout(previewTimer);
+    previewTimer = setTimeout(previewNow, 150);
+  }
+  function previewNow() {
+    previewTimer = null;
+    var n = ++previewAsked;
+    return C.api("POST", base() + "/richelieu/preview", { data: intrigueData() }).then(function (p) {
+      if (n === previewAsked) showPreview(p);
+    }, function (e) {
+      if (n !== previewAsked) return;
+      $("rl-preview-box").textContent = "";
+      $("rl-preview-box").appendChild(el("p", { class: "trk-bad", text: C.errorText(e) }));
+    });
   }
   function showPreview(p) {
     var box = $("rl-preview-box"), r = p.result;
     box.textContent = "";
+    if (!p.complete) {  // a form being filled in: how far it is, never an error
+      var placed = p.placed.richelieu_card + p.placed.faction_card;
+      box.appendChild(el("p", { class: "rl-progress", text: placed ? t("rl.preview_partial", {
+        r: p.placed.richelieu_card, rn: p.slots.richelieu_card, f: p.placed.faction_card, fn: p.slots.faction_card }) : t("rl.preview_empty") }));
+      return;
+    }
     var winner = r.winner === "richelieu" ? t("rl.sheet_richelieu") : t("rl.faction_" + r.winner);
     box.appendChild(el("p", null, el("strong", { text: t("rl.preview_winner", { side: winner }) }), " " +
       Object.keys(r.totals).map(function (k) { return (k === "richelieu" ? t("rl.sheet_richelieu") : t("rl.faction_" + k)) + " " + r.totals[k]; }).join(" · ")));
@@ -190,7 +275,7 @@
     $("rl-final-title").textContent = s.final ? t("rl.final") : t("rl.final_now");
     drawStandings($("rl-final"), "rl-final-table");
     fill($("rl-adj-player"), st().order.map(function (p) { return { value: p, label: p }; }));
-    if (!$("rl-card-r").querySelector(".rl-slots")) { buildCard($("rl-card-r"), "richelieu_card"); buildCard($("rl-card-f"), "faction_card"); }
+    if (!form) { resetForm(); drawForm(); previewSoon(); }
   }
 
   function mount(r, cl) {
@@ -204,12 +289,7 @@
     $("rl-sell").addEventListener("click", action("sell_jewel"));
     $("rl-place").addEventListener("click", action("place_agent", function () { return { space: parseInt($("rl-space").value, 10) }; }));
     $("rl-turn-end").addEventListener("click", function () { send("turn.end", { player: sm().turn.player }); });
-    $("rl-preview").addEventListener("click", function () {
-      C.api("POST", base() + "/richelieu/preview", { data: intrigueData() }).then(showPreview, function (e) {
-        $("rl-preview-box").textContent = "";
-        $("rl-preview-box").appendChild(el("p", { class: "trk-bad", text: C.errorText(e) }));
-      });
-    });
+    $("rl-preview").addEventListener("click", previewNow);
     $("rl-resolve").addEventListener("click", function () {
       send("intrigue.resolve", intrigueData()).then(function (m) {
         if (!m) return;
@@ -217,8 +297,7 @@
         var last = m.view.state.resolutions[m.view.state.resolutions.length - 1];
         if (last) $("rl-preview-box").appendChild(el("p", { class: "trk-result", id: "rl-resolved", text: t("rl.resolved", {
           side: last.winner === "richelieu" ? t("rl.sheet_richelieu") : t("rl.faction_" + last.winner), player: last.sheet.to || "—" }) }));
-        Array.prototype.forEach.call(document.querySelectorAll("#rl-intrigue .rl-slot, #rl-intrigue .rl-reward-type"), function (s) { s.value = ""; });
-        Array.prototype.forEach.call(document.querySelectorAll("#rl-intrigue .rl-cardinal"), function (s) { s.value = "0"; });
+        resetForm(); drawForm();
       });
     });
     $("rl-adj-send").addEventListener("click", function () {
