@@ -63,7 +63,10 @@ def test_record_an_event_and_undo_it_seen_live_by_a_second_phone(new_context, se
     expect(other.locator("#seq")).to_have_text("1")  # live, no reload
     expect(other.locator("#clock-panel")).to_be_visible()
     page.screenshot(path=str(artifacts_dir / "web-match-clock.png"), full_page=True)
-    page.click("#undo")
+    page.click("#undo")  # undo asks first, saying what it takes back
+    expect(page.locator("#undo-confirm-text")).to_have_text("Undo: Clock started?")
+    expect(page.locator("#seq")).to_have_text("1")
+    page.click("#undo-yes")
     expect(page.locator("#seq")).to_have_text("2")
     expect(page.locator("#history li[data-seq='1']")).to_have_class(re.compile("undone"))
     expect(page.locator("#clock-start")).to_be_visible()
@@ -117,7 +120,7 @@ def test_organiser_setup_join_qr_and_joining_through_it(new_context, server, art
     other.goto("/login")
     other.fill("#pin", "000000")
     other.click("#login-form button[type=submit]")
-    expect(other.locator("#form-error")).to_contain_text("wrong PIN")
+    expect(other.locator("#form-error")).to_contain_text("That PIN is wrong")
 
 
 def test_switch_language_and_it_is_remembered(new_context):

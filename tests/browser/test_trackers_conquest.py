@@ -158,10 +158,25 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     expect(anna.locator("#ci-last-combat")).to_contain_text(
         f"Anna loses {lc['attacker_losses']}, {lc['defender']} loses {lc['defender_losses']}")
 
-    # undo takes it back, on both phones; the history marks it as a correction
-    f = step(anna, "#undo", org, mid, [bruno])
+    # the Pi rolled these dice: a player may not undo them (and roll again); the page says so before asking
+    n = seq(anna)
+    anna.click("#undo")
+    expect(anna.locator("#undo-confirm-text")).to_contain_text("Undo: ")
+    expect(anna.locator("#undo-confirm-text")).to_contain_text("only an organiser can undo them")
+    expect(anna.locator("#undo-yes")).to_be_hidden()
+    anna.screenshot(path=str(artifacts_dir / "tracker-conquest-undo-pi-roll.png"), full_page=True)
+    anna.click("#undo-no")
+    expect(anna.locator("#undo-confirm")).to_be_hidden()
+    assert seq(anna) == n
+    # the organiser undoes it: on both phones; the history marks it as a correction, the roll as re-rolled
+    org.ok("POST", f"/api/matches/{mid}/undo", {"expected_seq": n})
+    wait_seq(anna, n + 1)
+    f = check_scores(anna, org, mid)
+    check_scores(bruno, org, mid)
     assert f.game_state["units"] == before
     expect(anna.locator("#history")).to_contain_text("Correction: the previous event taken back")
+    expect(anna.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("re-rolled")
+    expect(bruno.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("dadi rilanciati")
 
     # the same attack with dice rolled at the table: 6s against 1s
     anna.check("input[name=ci-dice-mode][value=table]")

@@ -107,7 +107,8 @@ def test_a_whole_rome_match_through_the_page(new_context, server, tokens, artifa
             act(page, f"#rb-move-{direction}")
             if not undone:  # take the first table move back and make it again
                 undone = True
-                act(page, "#undo")
+                page.click("#undo")  # undo asks first
+                act(page, "#undo-yes")
                 assert org.engine(mid).game_state["positions"][mover] == 0
                 page.fill("#rb-die", str(d))
                 act(page, f"#rb-move-{direction}")

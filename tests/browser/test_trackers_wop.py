@@ -92,7 +92,8 @@ def test_a_match_on_a_board_with_roads(new_context, server, tokens, artifacts_di
     bruno_country = norm["site_country"]["s012"]
     page.select_option("#wop-country", bruno_country)
     act(page, "#wop-place")
-    act(page, "#undo")
+    page.click("#undo")  # undo asks first
+    act(page, "#undo-yes")
     f = check(page, org, mid)
     assert f.game_state["councillors"][bruno_country] == {}
     act(page, "#wop-place")

@@ -215,7 +215,7 @@
     var box = $("wop-chain-inputs");
     if (byHand && !box.children.length) {
       players().forEach(function (p) {
-        box.appendChild(el("label", { class: "trk-inline" }, p + " ", el("input", { type: "text", class: "wop-chain", "data-player": p,
+        box.appendChild(el("label", { class: "trk-inline" }, p + " ", el("input", { type: "text", class: "wop-chain", "data-player": p, "data-field": "$.data.chains." + p,
           inputmode: "numeric", placeholder: "5, 4", value: (s.hand_chains[p] || []).join(", ") })));
       });
     }
@@ -285,7 +285,7 @@
     if (miss.chains.length) ch.appendChild(el("p", { class: "small", text: t("wop.chains_hand_hint") }));
     miss.chains.forEach(function (p) {
       ch.appendChild(el("label", { class: "field" }, t("wop.chains_of", { player: p }) + " ",
-        el("input", { type: "text", class: "wop-hand-chain", "data-player": p, inputmode: "numeric", placeholder: "5, 4" })));
+        el("input", { type: "text", class: "wop-hand-chain", "data-player": p, "data-field": "$.data.chains." + p, inputmode: "numeric", placeholder: "5, 4" })));
     });
     handRestore(typed);
   }

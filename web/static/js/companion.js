@@ -110,7 +110,7 @@
     this.body = body || {};
     this.error = (body && body.error) || ("HTTP " + status);
     this.field = body && body.field;
-    this.message = this.error + (this.field ? " (" + this.field + ")" : "");
+    this.message = this.error; // the field (a JSON path) is for highlighting an input, never for the text
   }
   ApiError.prototype = Object.create(Error.prototype);
 
@@ -134,13 +134,47 @@
     });
   }
 
+  // An error in a person's words: a sentence in the page's language where there is one, else the server's
+  // sentence with the field named in words ("Chains · Anna: ..."), never the JSON path ($.data.chains.Anna).
+  var SKIP_FIELDS = { "$": 1, data: 1, type: 1, Authorization: 1, expected_seq: 1, method: 1 };
+  function fieldWords(field) {
+    if (!field) return "";
+    var words = [], re = /([^.\[\]$]+)|\[(\d+)\]/g, m;
+    while ((m = re.exec(String(field)))) {
+      if (m[2] !== undefined) { words.push("#" + (Number(m[2]) + 1)); continue; }
+      var k = m[1];
+      if (SKIP_FIELDS[k]) continue;
+      var label = t("field." + k);
+      words.push(label === "field." + k ? k.replace(/_/g, " ") : label);
+    }
+    var out = words.join(" · ");
+    return out.charAt(0).toUpperCase() + out.slice(1);
+  }
+  var BAD_SECRET = { "$.setup_code": "error.bad_setup_code", "$.pin": "error.bad_pin", "$.current_pin": "error.bad_current_pin" };
   function errorText(err) {
     if (!err) return "";
-    if (err.status === 401) return t("error.need_join") + " (" + err.error + ")";
-    if (err.status === 403) return t("error.forbidden") + " (" + err.error + ")";
+    if (err.status === 401 && BAD_SECRET[err.field]) return t(BAD_SECRET[err.field]);
+    if (err.status === 401) return t("error.need_join");
+    if (err.status === 403) return t("error.forbidden") + ": " + err.error;
     if (err.status === 409 && err.field === "expected_seq") return t("conflict.text");
     if (err.status === 503) return t(err.body.code === "storage_full" ? "error.storage_full" : "error.storage_failed");
-    return err.message || String(err);
+    if (!(err instanceof ApiError)) return err.message || String(err);
+    var where = fieldWords(err.field);
+    return where ? where + ": " + err.error : err.error;
+  }
+  // the input an error names (an element with data-field="<the error's field>") is marked for a while
+  function markField(err) {
+    var f = err && err.field;
+    if (!f) return null;
+    var node = null;
+    Array.prototype.forEach.call(document.querySelectorAll("[data-field]"), function (n) {
+      if (!node && (n.getAttribute("data-field") === f || "$.data." + n.getAttribute("data-field") === f)) node = n;
+    });
+    if (!node) return null;
+    node.classList.add("input-bad");
+    node.setAttribute("aria-invalid", "true");
+    setTimeout(function () { node.classList.remove("input-bad"); node.removeAttribute("aria-invalid"); }, 6000);
+    return node;
   }
 
   // -- Server-Sent Events with reconnect and resume ------------------------------------
@@ -213,7 +247,7 @@
     if (name === "event." + ev.type) name = ev.type;
     var data = ev.data || {};
     if (ev.type === "clock.pause") return name + (data.reason ? " (" + pauseReason(data.reason) + ")" : "");
-    var parts = Object.keys(data).filter(function (k) { return k !== "player"; }).map(function (k) {
+    var parts = Object.keys(data).filter(function (k) { return k !== "player" && k !== "rolled_by"; }).map(function (k) {
       var v = data[k], label = t("field." + k);
       return (label === "field." + k ? k : label) + ": " + (typeof v === "object" ? JSON.stringify(v) : v);
     });
@@ -329,7 +363,7 @@
     function base() { return "/api/matches/" + encodeURIComponent(getClient().id); }
     function done(p) {
       return p.then(function (m) { toast(t("match.saved")); return m; },
-        function (e) { toast(errorText(e), true); return null; });
+        function (e) { toast(errorText(e), true); markField(e); return null; });
     }
     function colour(p) { var c = getClient(); return ((c && c.match && c.match.colours) || {})[p]; }
     function swatch(p) { var c = colour(p); return c ? el("span", { class: "swatch", style: "background:" + c }) : null; }
@@ -362,7 +396,7 @@
   }
 
   window.Companion = {
-    t: t, plural: plural, pluralForm: pluralForm, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, stream: stream, toast: toast,
+    t: t, plural: plural, pluralForm: pluralForm, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit

@@ -388,21 +388,31 @@
     });
     window.companionMatch = client; // for game trackers and tests
 
+    // what undo would take back now (the latest event in effect) and what redo would record again (the
+    // event the match's last event, an undo, took back)
+    var inEffect = null, redoable = null;
+    var role = body.dataset.role || "viewer";
+    function isPiRoll(e) { return !!(e && e.data && e.data.rolled_by === "pi"); }
     function drawHistory() {
       historyBox.textContent = "";
       // which events an undo took back: walk forward keeping a stack of events in effect
-      var stack = [], undone = {};
+      var stack = [], undone = {}, lastBack = null;
       events.forEach(function (e) {
-        if (e.type === "undo") { var back = stack.pop(); if (back) undone[back.seq] = e.seq; }
-        else stack.push(e);
+        if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; }
+        else { stack.push(e); lastBack = null; }
       });
+      inEffect = stack.length ? stack[stack.length - 1] : null;
+      redoable = lastBack;
+      drawUndoRedo();
       // why the clock is paused (the last pause or resume in effect): said under the clock
       var lastClock = stack.filter(function (e) { return e.type === "clock.pause" || e.type === "clock.resume"; }).pop();
       clock.pausedBy = lastClock && lastClock.type === "clock.pause" ? ((lastClock.data || {}).reason || "") : null;
       clock.draw();
       events.slice().reverse().forEach(function (e) {
+        // an undone roll of the Pi's dice is said plainly: they were rolled again
+        var reroll = undone[e.seq] && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
         historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
-          C.describeEvent(game, e), el("span", { class: "when", text: when(e.at) })));
+          C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) })));
       });
       if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
     }
@@ -436,8 +446,39 @@
       catch (e) { C.toast(t("match.bad_data"), true); return; }
       client.send(typeSel.value, data).then(function () { C.toast(t("match.saved")); }, function (e) { C.toast(C.errorText(e), true); });
     });
+    // undo asks first, saying in words what it takes back; the Pi's dice are the organiser's to undo
+    var confirmBox = document.getElementById("undo-confirm"), undoYes = document.getElementById("undo-yes");
+    var redoBtn = document.getElementById("redo");
+    function closeConfirm() { confirmBox.hidden = true; }
+    function drawUndoRedo() {
+      if (redoBtn) {
+        redoBtn.hidden = !redoable || role === "viewer" || client.ended();
+        if (redoable) {
+          var what = t("match.redo_what", { what: C.describeEvent(game, redoable) });
+          redoBtn.title = what; redoBtn.setAttribute("aria-label", what);
+        }
+      }
+      if (!confirmBox.hidden && (!inEffect || String(inEffect.seq) !== confirmBox.dataset.seq)) closeConfirm();
+    }
     document.getElementById("undo").addEventListener("click", function () {
+      if (!inEffect) { C.toast(t("match.undo_nothing"), true); return; }
+      var pi = isPiRoll(inEffect) && role !== "organiser";
+      document.getElementById("undo-confirm-text").textContent = t("match.undo_confirm", { what: C.describeEvent(game, inEffect) }) +
+        (pi ? " " + t("match.undo_pi_organiser") : "");
+      undoYes.hidden = pi;
+      confirmBox.dataset.seq = String(inEffect.seq);
+      confirmBox.hidden = false;
+      (pi ? document.getElementById("undo-no") : undoYes).focus();
+    });
+    document.getElementById("undo-no").addEventListener("click", closeConfirm);
+    undoYes.addEventListener("click", function () {
+      closeConfirm();
       client.undo().then(function () { C.toast(t("match.undone")); }, function (e) { C.toast(C.errorText(e), true); });
+    });
+    if (redoBtn) redoBtn.addEventListener("click", function () {
+      client._write("/api/matches/" + encodeURIComponent(id) + "/redo", { expected_seq: client.seq }).then(function () {
+        C.toast(t("match.redone"));
+      }, function (e) { C.toast(C.errorText(e), true); });
     });
     document.getElementById("seat").addEventListener("change", function (ev) {
       var p = ev.target.value || null;
@@ -606,7 +647,7 @@
   // -- sign-in / PIN --------------------------------------------------------------------------------------
   function initLogin() {
     var errBox = document.getElementById("form-error");
-    function fail(e) { errBox.textContent = e.status === 429 ? t("login.locked", { error: e.error }) : C.errorText(e); errBox.hidden = false; }
+    function fail(e) { errBox.textContent = e.status === 429 ? t("login.locked", { error: e.error }) : C.errorText(e); errBox.hidden = false; C.markField(e); }
     function val(id) { var x = document.getElementById(id); return x ? x.value.trim() : undefined; }
     var login = document.getElementById("login-form");
     if (login) login.addEventListener("submit", function (ev) {
