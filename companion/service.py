@@ -37,6 +37,18 @@ def is_pi_roll(event: dict) -> bool:
     return (event.get("data") or {}).get(PI_ROLL) == "pi"
 
 
+def last_in_effect(events: list[dict]) -> dict | None:
+    """The event an undo would take back now: the latest of ``events`` still in effect."""
+    stack: list[dict] = []
+    for e in events:
+        if e["type"] == UNDO:
+            if stack:
+                stack.pop()
+        else:
+            stack.append(e)
+    return stack[-1] if stack else None
+
+
 def undone_event(events: list[dict]) -> dict | None:
     """The event the last of ``events`` (an undo) took back: undo takes back the latest event in effect."""
     stack: list[dict] = []
@@ -206,8 +218,8 @@ class MatchService:
         the GPIO box's hold-to-undo counts as one): a player who dislikes a roll may not roll again."""
         def check(f):
             if not organiser:
-                in_effect = f.effective
-                if in_effect and is_pi_roll(in_effect[-1]):
+                last = last_in_effect(self.store.events(match_id))  # the log as it stands in this write
+                if last is not None and is_pi_roll(last):
                     raise ForbiddenError("the Pi rolled these dice: only an organiser may undo them "
                                          "(and so roll them again)", "type")
             return {}

@@ -182,3 +182,34 @@ def test_a_crash_between_the_event_and_its_notification_leaves_nothing_stale(tmp
         assert store.get_match(match_id)["status"] == "ended"
         season = ss.list_seasons(store)[0]
         assert [x["match_id"] for x in ss.season_matches(store, season["id"])] == [match_id]
+
+
+# -- undo and redo -------------------------------------------------------------------------------------
+
+def test_what_undo_takes_back_and_what_redo_records_agree_with_the_fold(store, fake_game):
+    """A walk of points and undos: the service's ``last_in_effect`` is the fold's last event in effect, and
+    a redo right after an undo records that undo's event again (the state before the undo comes back)."""
+    import random
+
+    from companion.service import last_in_effect
+
+    rng = random.Random(5)
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    for step in range(60):
+        f = svc.fold(m["id"])
+        eff = f.effective
+        last = last_in_effect(store.events(m["id"]))
+        assert (last and {k: last[k] for k in ("seq", "type", "data")}) == \
+            ({k: eff[-1][k] for k in ("seq", "type", "data")} if eff else None)
+        if eff and rng.random() < 0.4:
+            before = f.game_state
+            svc.undo(m["id"], expected_seq=f.last_seq)
+            if rng.random() < 0.5:
+                e = svc.redo(m["id"], expected_seq=f.last_seq + 1)
+                assert (e["type"], e["data"]) == (eff[-1]["type"], eff[-1]["data"])
+                assert svc.fold(m["id"]).game_state == before
+        else:
+            svc.append(m["id"], "point", {"player": rng.choice(["ada", "bo"]), "n": step})
+    with pytest.raises(RuleError):  # the last event is no undo: nothing to redo
+        svc.redo(m["id"])
