@@ -136,16 +136,16 @@
     if (!body) { body = el("div", { class: "rl-form" }); box.appendChild(body); }
     body.textContent = "";
     // how many spaces the card has
-    body.appendChild(el("div", { class: "trk-row rl-count" }, el("span", { text: t("rl.slots_left_right") }),
+    body.appendChild(el("div", { class: "trk-row rl-count" }, el("span", { text: t("rl.slots_left_right") }), el("span", { class: "rl-stepper" },
       tap("rl-n-minus", "−", function () { if (c.slots.length > 1) { c.slots.pop(); if (c.active !== null && c.active >= c.slots.length) c.active = firstEmpty(c, 0); } }, { "aria-label": t("rl.slots_fewer") }),
       el("strong", { class: "rl-n", text: String(c.slots.length) }),
-      tap("rl-n-plus", "+", function () { if (c.slots.length < 8) { c.slots.push(null); if (c.active === null) c.active = c.slots.length - 1; } }, { "aria-label": t("rl.slots_more") })));
+      tap("rl-n-plus", "+", function () { if (c.slots.length < 8) { c.slots.push(null); if (c.active === null) c.active = c.slots.length - 1; } }, { "aria-label": t("rl.slots_more") }))));
     // the spaces
     body.appendChild(el("div", { class: "rl-slots" }, c.slots.map(function (x, i) {
       var b = tap("rl-slot" + (c.active === i ? " active" : "") + (x ? " filled" : ""), "", function () { c.active = i; },
         { "data-i": String(i), "aria-pressed": c.active === i ? "true" : "false", "aria-label": t("rl.slot_n", { n: i + 1 }) + ": " + slotText(x) });
       b.appendChild(el("span", { class: "rl-slot-n", text: String(i + 1) }));
-      if (x && x.player) b.appendChild(swatch(x.player));
+      if (x && x.player && swatch(x.player)) b.appendChild(swatch(x.player));
       b.appendChild(document.createTextNode(slotText(x)));
       return b;
     })));
@@ -155,7 +155,8 @@
       body.appendChild(el("div", { class: "rl-palette rl-colours" }, agents().map(function (p) {
         var b = tap("rl-colour" + (c.colour === p ? " active" : ""), "", function () { c.colour = p; },
           { "data-player": p, "aria-pressed": c.colour === p ? "true" : "false" });
-        b.appendChild(swatch(p)); b.appendChild(document.createTextNode(p));
+        if (swatch(p)) b.appendChild(swatch(p));
+        b.appendChild(document.createTextNode(p));
         return b;
       })));
       var piece = key === "r" ? "queen" : "eminence";
@@ -173,7 +174,7 @@
     }
     // rewards printed on the card
     body.appendChild(el("div", { class: "rl-palette rl-places" }, ["first", "second"].map(function (pl) {
-      return tap("rl-place-pick" + (c.place === pl ? " active" : ""), t(pl === "first" ? "rl.first_place" : "rl.second_place"),
+      return tap("rl-place-pick" + (c.place === pl ? " active" : ""), t(pl === "first" ? "rl.pick_first" : "rl.pick_second"),
         function () { c.place = pl; }, { "data-place": pl, "aria-pressed": c.place === pl ? "true" : "false" });
     })));
     ["first", "second"].forEach(function (pl) {
@@ -193,10 +194,10 @@
         else if (list.length < 4) list.push({ type: r, amount: 1 });
       }, { "data-reward": r });
     })));
-    body.appendChild(el("div", { class: "trk-row rl-cardinal-row" }, el("span", { text: t("rl.cardinal_moves") }),
+    body.appendChild(el("div", { class: "trk-row rl-cardinal-row" }, el("span", { text: t("rl.cardinal_moves") }), el("span", { class: "rl-stepper" },
       tap("rl-cardinal-minus", "−", function () { if (c.cardinal > -10) c.cardinal -= 1; }, { "aria-label": t("rl.cardinal_back") }),
       el("strong", { class: "rl-cardinal", text: (c.cardinal > 0 ? "+" : "") + c.cardinal }),
-      tap("rl-cardinal-plus", "+", function () { if (c.cardinal < 10) c.cardinal += 1; }, { "aria-label": t("rl.cardinal_on") })));
+      tap("rl-cardinal-plus", "+", function () { if (c.cardinal < 10) c.cardinal += 1; }, { "aria-label": t("rl.cardinal_on") }))));
   }
   function drawFaction() {
     var box = $("rl-factions");
@@ -208,7 +209,7 @@
     });
   }
   function drawForm() { if (!form) resetForm(); drawFaction(); drawCard("r"); drawCard("f"); }
-  function swatch(p) { return K.swatch(p) || el("span", { class: "swatch rl-neutral" }); }
+  function swatch(p) { return K.swatch(p) || (p === st().neutral ? el("span", { class: "swatch rl-neutral" }) : null); }
   function cardData(c) {
     return { slots: c.slots.slice(), rewards: { first: c.rewards.first.map(function (r) { return { type: r.type, amount: r.amount }; }),
       second: c.rewards.second.map(function (r) { return { type: r.type, amount: r.amount }; }), cardinal: c.cardinal } };
