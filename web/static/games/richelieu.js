@@ -221,6 +221,7 @@
   }
   var previewTimer = null, previewAsked = 0;
   function previewSoon() {
+    if (sm().final || document.body.dataset.role === "viewer") return;
     if (previewTimer) clearTimeout(previewTimer);
     previewTimer = setTimeout(previewNow, 150);
   }
@@ -276,7 +277,10 @@
     $("rl-final-title").textContent = s.final ? t("rl.final") : t("rl.final_now");
     drawStandings($("rl-final"), "rl-final-table");
     fill($("rl-adj-player"), st().order.map(function (p) { return { value: p, label: p }; }));
-    if (!form) { resetForm(); drawForm(); previewSoon(); }
+    if (!form) {  // an empty form: said at once, without asking the Pi
+      resetForm(); drawForm();
+      showPreview({ complete: false, placed: { richelieu_card: 0, faction_card: 0 }, slots: { richelieu_card: 4, faction_card: 4 } });
+    }
   }
 
   function mount(r, cl) {
