@@ -242,6 +242,7 @@ def test_web_of_power_in_italian_warnings_board_and_counts(browser, server, api,
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="it-IT")
     try:
         page = _watch(ctx.new_page())
+        page.goto(server.join_url)  # a player: a viewer's page has no tracker controls
         page.goto(f"/m/{mid}")
         page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
         expect(page.locator("#wop-warnings li")).to_have_text(
