@@ -287,8 +287,8 @@ def match_club(store, match: dict) -> str | None:
 def options_for_new_match(store, game: str, club=None, season=None, year: int | None = None) -> dict:
     """The season a new match feeds, chosen at creation: ``{"club": id, "season": id | "none"}`` to put in
     its options (so an export carries them). ``season``: a season id (or club/game/year), ``"none"``, or
-    None for the club's season of that game this year when there is one. ``club``: an id or name; needed
-    only when the box has several clubs and no season is named. ``{}`` when the box has no club."""
+    None for the club's season of that game this year when there is one. ``club``: an id or name; when the
+    box has several clubs and neither is named, the match belongs to no club (``{}``, as with no club)."""
     if season not in (None, "", NO_SEASON):
         s = get_season(store, str(season), "season")
         if s["game"] != game:
@@ -304,8 +304,8 @@ def options_for_new_match(store, game: str, club=None, season=None, year: int | 
             if season == NO_SEASON:
                 return {"season": NO_SEASON}
             return {}
-        if len(clubs) > 1:
-            raise InputError("this box has several clubs: say which one", "club")
+        if len(clubs) > 1:  # the match names no club: it feeds no season (the new-match page always names one)
+            return {"season": NO_SEASON} if season == NO_SEASON else {}
         club_id = clubs[0]["id"]
     if season == NO_SEASON:
         return {"club": club_id, "season": NO_SEASON}
