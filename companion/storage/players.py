@@ -411,3 +411,22 @@ def profile(store, player_id: str, last: int = 10) -> dict:
     return {**p, "club": club["name"], "matches": len(hist), "games": per_game, "seasons": seasons,
             "last": hist[::-1][:last], "similar": [x["id"] for x in similar_to(store, p["club_id"], p["name"],
                                                                                exclude=player_id)]}
+
+
+def resolve(store, ref: str, club_id: str | None = None, field: str = "player") -> dict:
+    """A roster player by id, or by exact name (within ``club_id`` when given; a name on several clubs'
+    rosters needs the club)."""
+    if not isinstance(ref, str) or not ref.strip():
+        raise InputError("must name a roster player (id or exact name)", field)
+    row = store.conn().execute("SELECT * FROM players WHERE id=?", (ref,)).fetchone()
+    if row is not None and (club_id is None or row["club_id"] == club_id):
+        return _row(row)
+    if club_id is None:
+        rows = store.conn().execute("SELECT * FROM players WHERE name=?", (ref,)).fetchall()
+    else:
+        rows = store.conn().execute("SELECT * FROM players WHERE name=? AND club_id=?", (ref, club_id)).fetchall()
+    if len(rows) > 1:
+        raise InputError(f"{ref!r} is on several clubs' rosters: say which club", field)
+    if not rows:
+        raise NotFoundError(f"no roster player {ref!r}", field)
+    return _row(rows[0])
