@@ -14,7 +14,7 @@ from flask import Blueprint, abort, g, jsonify, make_response, redirect, render_
 
 from companion import season_store as ss
 from companion.errors import CompanionError, InputError, NotFoundError
-from companion.roster import sparkline_svg
+from companion.roster import short_name as default_short_name, sparkline_svg
 from companion.storage import players as roster
 from companion.web.core import ctx, int_arg, json_body, require, role
 
@@ -222,7 +222,7 @@ def page_player(player_id):
     except NotFoundError:
         abort(404)
     for game in p["games"]:
-        game["spark"] = sparkline_svg(game["trend"], label=game["game"]) if len(game["trend"]) > 1 else ""
+        game["spark"] = sparkline_svg(game["trend"], width=140, height=28, label=game["game"]) if len(game["trend"]) > 1 else ""
     sess = g.get("session")
     mine = bool(sess and sess["data"].get("me") == player_id)
     links = roster.links(store, player_id) if role() == "organiser" else []
@@ -230,7 +230,8 @@ def page_player(player_id):
     from companion.web import i18n
 
     lang = g.get("lang", i18n.DEFAULT)
-    return render_template("player.html", page="player", p=p, mine=mine, similar=similar,
+    own_short = "" if p["short_name"] == default_short_name(p["name"], roster.SHORT_MAX) else p["short_name"]
+    return render_template("player.html", page="player", p=p, mine=mine, similar=similar, own_short=own_short,
                            plural=lambda key, n: i18n.plural(lang, key, n),
                            live_links=sum(1 for x in links if not x["revoked"]))
 

@@ -38,7 +38,7 @@
       var mine = state.seasons.filter(function (s) { return s.club_id === state.club && s.game === game.value; });
       mine.sort(function (a, b) { return b.year - a.year; });
       mine.forEach(function (s) {
-        season.appendChild(el("option", { value: s.id, text: s.name + " (" + s.year + ")" }));
+        season.appendChild(el("option", { value: s.id, text: s.name.indexOf(String(s.year)) >= 0 ? s.name : s.name + " (" + s.year + ")" }));
         if (s.year === year && chosen === null) chosen = s.id;
       });
       season.appendChild(el("option", { value: "none", text: t("new.no_season") }));
@@ -172,8 +172,9 @@
     if (!form) return;
     form.addEventListener("submit", function (ev) {
       ev.preventDefault(); box.hidden = true;
-      var doc = { name: document.getElementById("edit-name").value, short_name: document.getElementById("edit-short").value.trim(),
-                  colour: document.getElementById("edit-colour").value };
+      var colour = document.getElementById("edit-colour");
+      var doc = { name: document.getElementById("edit-name").value, short_name: document.getElementById("edit-short").value.trim() };
+      if (colour.value !== colour.defaultValue || form.dataset.hasColour) doc.colour = colour.value;  // no colour chosen: none
       C.api("PATCH", "/api/players/" + encodeURIComponent(id), doc).then(function () { location.reload(); },
         function (e) { showError(box, e); });
     });
