@@ -32,7 +32,7 @@ def _old_database(path, clubs=1):
     ins("INSERT INTO seasons VALUES ('s1', 'c1', 'rome-is-burning', 2026, 'Rome 2026', '{}', '2026-01-01T00:00:00.000Z')")
     events = [("m1", 1, "e1", "kill", '{"player": "Cy"}', "2026-03-01T20:00:00.000Z"),
               ("m1", 2, "e2", "finish", '{"ranking": ["Nicolò", "Bo", "Cy"]}', "2026-03-01T21:00:00.000Z"),
-              ("m2", 1, "e3", "move", '{}', "2026-03-02T20:00:00.000Z")]
+              ("m2", 1, "e3", "clock.start", '{}', "2026-03-02T20:00:00.000Z")]
     ins("INSERT INTO matches VALUES ('m1', 'rome-is-burning', ?, '{}', '2026-03-01T19:00:00.000Z', 'ended')",
         (json.dumps(["Nicolò", "Bo", "Cy"]),))
     ins("INSERT INTO matches VALUES ('m2', 'richelieu', ?, '{\"clock\": true}', '2026-03-02T19:00:00.000Z', 'open')",
@@ -111,9 +111,8 @@ def test_nothing_is_lost_and_the_players_land_on_the_roster(tmp_path, clock, ran
     fresh = Store(tmp_path / "fresh.db", clock=clock)
     try:
         for doc in exports_before.values():
-            if doc["game"] == "rome-is-burning":
-                MatchService(fresh).import_match(doc)
-                assert fresh.export_match(doc["id"]) == doc
+            MatchService(fresh).import_match(doc)
+            assert fresh.export_match(doc["id"]) == doc
     finally:
         fresh.close()
 
@@ -149,5 +148,27 @@ def test_no_club_yet(tmp_path, clock):
     try:
         assert [(p["match_id"], p["reason"]) for p in roster.pending(store)] == [("m1", "no club yet")]
         assert roster.list_players(store) == []
+    finally:
+        store.close()
+
+
+def test_db_rebuild_fills_the_places_of_old_matches_outside_seasons(tmp_path, clock, ranked):
+    path = tmp_path / "companion.db"
+    _old_database(path)
+    c = sqlite3.connect(path, isolation_level=None)
+    c.execute("INSERT INTO matches VALUES ('m4', 'rome-is-burning', '[\"Bo\", \"Cy\", \"Eve\"]', "
+              "'{\"season\": \"none\"}', '2026-03-05T19:00:00.000Z', 'ended')")
+    c.execute("INSERT INTO events VALUES ('m4', 1, 'e9', 'finish', '{\"ranking\": [\"Eve\", \"Cy\", \"Bo\"]}', "
+              "'2026-03-05T20:00:00.000Z')")
+    c.close()
+    store = Store(path, clock=clock)
+    try:
+        # "season": "none" names no club: the match waits for the organiser
+        assert "m4" in [p["match_id"] for p in roster.pending(store)]
+        roster.assign_pending(store, "m4", "c1")
+        assert [s["place"] for s in roster.match_roster(store, "m4")] == [None, None, None]
+        MatchService(store).rebuild()
+        assert [(s["name"], s["place"]) for s in roster.match_roster(store, "m4")] == [("Bo", 3), ("Cy", 2), ("Eve", 1)]
+        assert ss.season_match_count(store, "s1") == 2  # a "none" match stays out of the season
     finally:
         store.close()
