@@ -311,7 +311,8 @@ def options_for_new_match(store, game: str, club=None, season=None, year: int | 
         return {"club": club_id, "season": NO_SEASON}
     year = year or int(store.clock.now_iso()[:4])
     current = find_season(store, club_id, game, year)
-    return {"club": club_id, "season": current["id"] if current else NO_SEASON}
+    # No season yet: the match feeds the club's season of the year it ends, if the organiser creates it by then.
+    return {"club": club_id, "season": current["id"]} if current else {"club": club_id}
 
 
 def record_finished_match(store, match: dict, results: list[dict], date: str | None = None,

@@ -53,7 +53,7 @@ def _finish(service, game, players, options=None, roster_seats=None):
     return m
 
 
-def test_a_rename_keeps_the_history_and_the_standings(store, club, ranked_game):  # noqa: F811
+def test_a_rename_keeps_the_history_and_the_standings(store, club, clock, ranked_game):  # noqa: F811
     season = ss.create_season(store, club["id"], ranked_game, 2026)
     ann = roster.create_player(store, club["id"], "Ann")
     service = MatchService(store)
@@ -72,6 +72,7 @@ def test_a_rename_keeps_the_history_and_the_standings(store, club, ranked_game):
     # the event log keeps the name typed at the table
     assert store.get_match(m["id"])["players"][0] == "Ann"
     # a later match of the renamed player, by the new name, adds to the same entry
+    clock.advance(3600)
     _finish(service, ranked_game, ["Bo", "Anna Bianchi", "Cy"], ss.options_for_new_match(store, ranked_game))
     assert [h["place"] for h in roster.history(store, ann["id"])] == [1, 2]
     row = {r["player"]: r for r in ss.season_standings(store, season["id"])["standings"]}["Anna Bianchi"]
@@ -161,3 +162,19 @@ def test_this_is_me_links_are_hashed_and_revocable(store, club):
     assert roster.link_owner(store, token + "x") is None
     assert roster.revoke_links(store, ann["id"])["links_revoked"] == 1
     assert roster.link_owner(store, token) is None
+
+
+def test_no_season_yet_feeds_the_season_created_before_the_match_ends(store, club, ranked_game):  # noqa: F811
+    service = MatchService(store)
+    opts = ss.options_for_new_match(store, ranked_game)
+    assert opts == {"club": club["id"]}  # no season of the game this year yet: decided when it ends
+    m = service.create(ranked_game, ["Ann", "Bo", "Cy"], opts)
+    season = ss.create_season(store, club["id"], ranked_game, 2026)
+    service.append(m["id"], "finish", {"ranking": ["Ann", "Bo", "Cy"]})
+    assert ss.season_match_count(store, season["id"]) == 1
+    # "none" chosen at creation: never in a season
+    m2 = service.create(ranked_game, ["Ann", "Bo", "Cy"], ss.options_for_new_match(store, ranked_game, season="none"))
+    service.append(m2["id"], "finish", {"ranking": ["Ann", "Bo", "Cy"]})
+    assert ss.season_match_count(store, season["id"]) == 1
+    assert [s["name"] for s in roster.match_roster(store, m2["id"])] == ["Ann", "Bo", "Cy"]
+    assert [s["place"] for s in roster.match_roster(store, m2["id"])] == [1, 2, 3]

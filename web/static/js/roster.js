@@ -41,8 +41,9 @@
         season.appendChild(el("option", { value: s.id, text: s.name.indexOf(String(s.year)) >= 0 ? s.name : s.name + " (" + s.year + ")" }));
         if (s.year === year && chosen === null) chosen = s.id;
       });
+      if (chosen === null) season.appendChild(el("option", { value: "", text: t("new.season_auto") }));
       season.appendChild(el("option", { value: "none", text: t("new.no_season") }));
-      season.value = chosen || "none";
+      season.value = chosen || "";
       seasonLabel.hidden = !state.club;
     }
     state.clubs.forEach(function (c) { club.appendChild(el("option", { value: c.id, text: c.name })); });
