@@ -183,3 +183,14 @@ def test_pending_matches(organiser, store):
     assert r.status_code == 200 and [p["name"] for p in r.json["players"]] == ["A", "B", "C"]
     assert organiser.get("/api/players/pending").json["pending"] == []
     assert organiser.post(f"/api/players/pending/{m['id']}", {"club": ""}).json["field"] == "$.club"
+
+
+def test_the_roster_page_lists_the_pending_matches_in_words(organiser, store):
+    from companion.service import MatchService
+
+    m = MatchService(store).create("richelieu", ["A", "B", "C"])
+    with store.write() as c:
+        c.execute("INSERT INTO roster_pending(match_id, reason) VALUES (?, 'several clubs')", (m["id"],))
+    page = organiser.get("/players").data.decode()
+    assert f'data-match="{m["id"]}"' in page and "the box has several clubs" in page
+    assert "ci sono più club" in organiser.get("/players?lang=it").data.decode()
