@@ -90,7 +90,7 @@ def test_a_rename_keeps_the_history(org, artifacts_dir):
     expect(last).to_have_count(3)  # newest first; the oldest, from before the rename, is still there
     expect(last.nth(2)).to_contain_text("2026-02-01")
     expect(last.nth(2)).to_contain_text("1 of 3")
-    expect(org.locator("#player-games tr.trend-row svg polyline")).to_have_count(1)
+    expect(org.locator("#player-games .trend svg polyline")).to_have_count(1)
     expect(org.locator("#player-seasons")).to_contain_text(org.season["name"])
     stored = org.call("GET", f"/api/players/{marta['id']}")
     assert stored["colour"] is None and stored["short_name"] == "Marta"  # only the name was changed
@@ -119,3 +119,37 @@ def test_pages_fit_a_360_px_phone(org, artifacts_dir):
         org.goto("/players?lang=en")
     finally:
         org.set_viewport_size({"width": 412, "height": 860})
+
+
+def test_a_phone_opens_its_personal_link_and_a_second_club_is_chosen_on_new_match(org, browser, server, artifacts_dir):
+    bo = org.call("GET", "/api/players?q=bo")["players"][0]
+    org.goto(f"/players/{bo['id']}")
+    org.click("#new-link")
+    url = org.locator("#link-url").inner_text()
+    assert url.startswith(server.url + "/me/")
+    phone = browser.new_context(base_url=server.url, locale="it-IT", viewport={"width": 360, "height": 740})
+    try:
+        page = phone.new_page()
+        page.goto(url)
+        expect(page).to_have_url(f"{server.url}/players/{bo['id']}")  # the token left the address bar
+        expect(page.locator("#this-is-me")).to_have_text("sei tu")
+        expect(page.locator("#role-badge")).to_have_text(re.compile("giocatore", re.I))
+        page.screenshot(path=str(artifacts_dir / "roster-this-is-me.png"), full_page=True)
+        assert page.evaluate("[...document.querySelectorAll('.table-scroll')].every(w => w.scrollWidth <= w.clientWidth)")
+        org.click("#revoke-links")
+        expect(org.locator("#link-count")).to_contain_text("0")
+        page.reload()
+        expect(page.locator("#this-is-me")).to_have_count(0)
+    finally:
+        phone.close()
+    # a second club: the new-match page asks which, and offers that club's seasons
+    other = org.call("POST", "/api/clubs", {"name": "Altro Club"})
+    theirs = org.call("POST", "/api/seasons", {"club": other["id"], "game": "rome-is-burning", "year": 2026})
+    org.goto("/new")
+    org.select_option("#game", "rome-is-burning")
+    expect(org.locator("#club")).to_be_visible()
+    org.select_option("#club", other["id"])
+    expect(org.locator("#season")).to_have_value(theirs["id"])
+    org.locator(".player-name").nth(0).press_sequentially("Nic", delay=20)
+    expect(org.locator(".add-to-roster")).to_be_visible()  # Nicolò is on the other club's roster only
+    expect(org.locator(".roster-suggest .suggest")).to_have_count(0)
