@@ -5,8 +5,10 @@ places: a finished match of the app (``record_finished_match``, called by ``deri
 match event's own transaction, see ``companion.service``) and results the organiser enters for a match played without the app
 (``add_result``). Every write goes through ``Store.write()``; the maths is ``companion.season``.
 
-Which season an app match feeds: ``options.season`` (a season id or ``club/game/year``) when the match
-names one; else ``options.club`` (a club id or name), or the only club when the store has exactly one,
+Which season an app match feeds: chosen at creation (``options_for_new_match``: the club's season of
+the game and year by default, or another, or ``"none"``) and kept in the match's options, so the
+result feeds exactly that season whatever the number of clubs. ``options.season`` (a season id or
+``club/game/year``, or ``"none"``: no season) when the match names one; else ``options.club`` (a club id or name), or the only club when the store has exactly one,
 and the season of that club for the match's game and the year it ended. A season is never created
 implicitly: a match with no such season is not recorded (the organiser creates the season once a year).
 """
@@ -186,8 +188,10 @@ def season_matches(store, season_id: str) -> list[dict]:
                          "ORDER BY date, id", (season_id,)):
         matches[row["id"]] = {"id": row["id"], "date": row["date"], "source": row["source"],
                               "match_id": row["match_id"], "results": []}
-    for row in c.execute("SELECT match, player, place, objective, eliminated FROM season_results "
-                         "WHERE season_id=? ORDER BY match, place, player", (season_id,)):
+    # The roster's current name of each player (a rename keeps the history), else the name as recorded.
+    for row in c.execute("SELECT r.match, COALESCE(p.name, r.player) AS player, r.place, r.objective, r.eliminated "
+                         "FROM season_results r LEFT JOIN players p ON p.id = r.player_id "
+                         "WHERE r.season_id=? ORDER BY r.match, r.place, player", (season_id,)):
         m = matches.get(row["match"])
         if m is not None:
             m["results"].append({"player": row["player"], "place": row["place"],
@@ -195,13 +199,16 @@ def season_matches(store, season_id: str) -> list[dict]:
     return list(matches.values())
 
 
-def _insert_match(c, season_id: str, m: dict, source: str, match_id: str | None, now: str) -> None:
+def _insert_match(c, season_id: str, m: dict, source: str, match_id: str | None, now: str,
+                  ids: dict[str, str] | None = None) -> None:
+    """``ids``: the roster id of each result's player name (every season result is on the club's roster)."""
+    ids = ids or {}
     c.execute("INSERT INTO season_matches(season_id, id, date, source, match_id, created_at) VALUES (?,?,?,?,?,?)",
               (season_id, m["id"], m["date"], source, match_id, now))
-    c.executemany("INSERT INTO season_results(season_id, match, player, place, objective, eliminated) "
-                  "VALUES (?,?,?,?,?,?)",
-                  [(season_id, m["id"], r["player"], r["place"], int(r["objective"]), int(r["eliminated"]))
-                   for r in m["results"]])
+    c.executemany("INSERT INTO season_results(season_id, match, player, place, objective, eliminated, player_id) "
+                  "VALUES (?,?,?,?,?,?,?)",
+                  [(season_id, m["id"], r["player"], r["place"], int(r["objective"]), int(r["eliminated"]),
+                    ids.get(r["player"])) for r in m["results"]])
 
 
 def add_result(store, ref: str, doc) -> dict:
@@ -217,10 +224,13 @@ def add_result(store, ref: str, doc) -> dict:
     if int(nm["date"][:4]) != season["year"]:
         raise InputError(f"the date is not in the season's year {season['year']}", "$.date")
     nm["game"] = season["game"]
+    from companion.storage import players as roster
+
     with store.write() as c:
         if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], nm["id"])).fetchone():
             raise ConflictError(f"the season has a match {nm['id']!r} already", "$.id")
-        _insert_match(c, season["id"], nm, "manual", None, store.clock.now_iso())
+        ids = roster.ensure_players(store, season["club_id"], [r["player"] for r in nm["results"]])
+        _insert_match(c, season["id"], nm, "manual", None, store.clock.now_iso(), ids)
     return {**nm, "season": season["id"], "source": "manual"}
 
 
@@ -235,6 +245,8 @@ def remove_result(store, ref: str, match: str) -> None:
 def season_for_match(store, match: dict, date: str) -> dict | None:
     """The season an app match feeds (see the module's docstring), or None."""
     options = match.get("options") or {}
+    if options.get("season") == NO_SEASON:
+        return None
     if options.get("season"):
         try:
             return get_season(store, str(options["season"]))
@@ -253,6 +265,54 @@ def season_for_match(store, match: dict, date: str) -> dict | None:
             return None
         club = {"id": clubs[0]["id"]}
     return find_season(store, club["id"], match["game"], int(date[:4]))
+
+
+NO_SEASON = "none"  # options.season of a match chosen at creation to feed no season
+
+
+def match_club(store, match: dict) -> str | None:
+    """The club a match belongs to: its options' season's or club's, else the only club (or None)."""
+    options = match.get("options") or {}
+    try:
+        if options.get("season") and options["season"] != NO_SEASON:
+            return get_season(store, str(options["season"]))["club_id"]
+        if options.get("club"):
+            return get_club(store, str(options["club"]))["id"]
+    except NotFoundError:
+        return None
+    clubs = store.conn().execute("SELECT id FROM clubs LIMIT 2").fetchall()
+    return clubs[0]["id"] if len(clubs) == 1 else None
+
+
+def options_for_new_match(store, game: str, club=None, season=None, year: int | None = None) -> dict:
+    """The season a new match feeds, chosen at creation: ``{"club": id, "season": id | "none"}`` to put in
+    its options (so an export carries them). ``season``: a season id (or club/game/year), ``"none"``, or
+    None for the club's season of that game this year when there is one. ``club``: an id or name; when the
+    box has several clubs and neither is named, the match belongs to no club (``{}``, as with no club)."""
+    if season not in (None, "", NO_SEASON):
+        s = get_season(store, str(season), "season")
+        if s["game"] != game:
+            raise InputError(f"season {s['name']!r} is of {s['game']}, not {game}", "season")
+        if club not in (None, "") and get_club(store, str(club), "club")["id"] != s["club_id"]:
+            raise InputError(f"season {s['name']!r} is not of that club", "season")
+        return {"club": s["club_id"], "season": s["id"]}
+    if club not in (None, ""):
+        club_id = get_club(store, str(club), "club")["id"]
+    else:
+        clubs = list_clubs(store)
+        if not clubs:
+            if season == NO_SEASON:
+                return {"season": NO_SEASON}
+            return {}
+        if len(clubs) > 1:  # the match names no club: it feeds no season (the new-match page always names one)
+            return {"season": NO_SEASON} if season == NO_SEASON else {}
+        club_id = clubs[0]["id"]
+    if season == NO_SEASON:
+        return {"club": club_id, "season": NO_SEASON}
+    year = year or int(store.clock.now_iso()[:4])
+    current = find_season(store, club_id, game, year)
+    # No season yet: the match feeds the club's season of the year it ends, if the organiser creates it by then.
+    return {"club": club_id, "season": current["id"]} if current else {"club": club_id}
 
 
 def record_finished_match(store, match: dict, results: list[dict], date: str | None = None,
@@ -285,11 +345,23 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
         raise InputError(exc.message, (exc.field or "").lstrip(".")) from None
     nm["game"] = match["game"]
     now = store.clock.now_iso()
+    from companion.storage import players as roster
+
     with store.write() as c:
         c.execute("DELETE FROM season_matches WHERE match_id=?", (match["id"],))
         if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], match["id"])).fetchone():
             raise ConflictError(f"the season has a match {match['id']!r} entered by hand", "id")
-        _insert_match(c, season["id"], nm, "app", match["id"], now)
+        # Each result's roster id: the seat's roster player chosen at creation, else the exact name on the
+        # season's club roster (added when missing: whoever plays a season match is on the club's roster).
+        seats = roster.match_seats(store, match["id"])
+        seat_of = {name: i for i, name in enumerate(match.get("players") or [])}
+        ids = {r["player"]: seats[seat_of[r["player"]]] for r in nm["results"]
+               if seat_of.get(r["player"]) in seats}
+        ids.update(roster.ensure_players(store, season["club_id"],
+                                         [r["player"] for r in nm["results"] if r["player"] not in ids]))
+        _insert_match(c, season["id"], nm, "app", match["id"], now, ids)
+        roster.link_match(store, match, season["club_id"],
+                          {i: ids[name] for name, i in seat_of.items() if name in ids})
     return {**nm, "season": season["id"], "source": "app"}
 
 
@@ -352,6 +424,7 @@ def derive_from_fold(store, match: dict, fold, event: dict) -> None:
     rebuild of a match still in play, takes it out. A season that cannot take the result (its rules
     refuse it) is logged and leaves the match alone."""
     from companion.errors import CompanionError
+    from companion.storage import players as roster
 
     if fold.ended():
         results = results_from_fold(fold)
@@ -362,7 +435,9 @@ def derive_from_fold(store, match: dict, fold, event: dict) -> None:
                 record_finished_match(store, match, results, date=fold.last_at or event.get("at"))
         except CompanionError as exc:
             log.warning("could not record match %s in its season: %s", match["id"], exc)
+        roster.set_places(store, match, results)
     elif event.get("type") == "undo" or event.get("rebuild"):
+        roster.set_places(store, match, None)
         forget_app_match(store, match["id"])
 
 

@@ -158,14 +158,18 @@ class MatchService:
 
     # -- writing -----------------------------------------------------------------------------
     def create(self, game: str, players: list[str], options: dict | None = None, match_id: str | None = None,
-               label: str = "", colours: dict | None = None) -> dict:
+               label: str = "", colours: dict | None = None, roster: dict[int, str] | None = None) -> dict:
+        """``roster``: {seat: roster player id} chosen at creation; the other seats are linked to the match's
+        club roster by their exact name (``companion.storage.players.link_match``), in the same transaction."""
         game_module(game)
         if not isinstance(players, list) or not players:
             raise InputError("must be a non-empty list of player names", "players")
         if len(set(players)) != len(players):
             raise InputError("a player is named twice", "players")
         Fold(game, players, options)  # the game's initial_state checks player counts and options
-        match = self.store.create_match(game, players, options, match_id=match_id, label=label, colours=colours)
+        with self.store.write():
+            match = self.store.create_match(game, players, options, match_id=match_id, label=label, colours=colours)
+            self._link_roster(match, roster)
         self._pending.append((match["id"], None, None))
         self._notify()
         return match
@@ -295,6 +299,12 @@ class MatchService:
         return self.append(match_id, "turn.end", data, expected_seq=expected_seq)
 
     # -- derived rows ----------------------------------------------------------------------------
+    def _link_roster(self, match: dict, seats: dict[int, str] | None = None) -> None:
+        from companion import season_store
+        from companion.storage import players as roster
+
+        roster.link_match(self.store, match, season_store.match_club(self.store, match), seats)
+
     def _derive(self, match: dict, fold: Fold, event: dict) -> None:
         """The rows derived from the log, written in the event's transaction: the status, the season."""
         from companion import season_store
@@ -311,8 +321,11 @@ class MatchService:
         match = {"id": doc["id"], "game": doc["game"], "players": doc["players"],
                  "options": doc.get("options", {}), "created_at": doc["created_at"], "status": status}
         last = {"type": doc["events"][-1]["type"]} if doc["events"] else {"type": None}
-        match_id = self.store.import_match(doc, status=status,
-                                           derive=lambda: self._derive(match, f, last))
+        def derive():
+            self._link_roster(match)
+            self._derive(match, f, last)
+
+        match_id = self.store.import_match(doc, status=status, derive=derive)
         self.forget(match_id)
         self._pending.append((match_id, None, None))
         self._notify()

@@ -26,6 +26,7 @@ COMMANDS = [
     "richelieu",
     "match",
     "season",
+    "players",
     "token",
     "pin",
     "map",

@@ -63,6 +63,24 @@ def list_matches():
     return jsonify({"matches": cards})
 
 
+def season_and_roster(store, doc: dict) -> tuple[dict, dict]:
+    """The match's club and season chosen at creation (kept in its options) and its seats' roster ids."""
+    from companion import season_store
+
+    options = dict(doc.get("options", {}))
+    roster = doc.get("roster") or []
+    if len(roster) > len(doc["players"]):
+        raise InputError("has more entries than there are players", "$.roster")
+    try:
+        options.update(season_store.options_for_new_match(store, doc["game"], club=doc.get("club", options.get("club")),
+                                                          season=doc.get("season", options.get("season"))))
+    except NotFoundError as exc:  # a club or season the body names that does not exist: a bad body
+        raise exc.under("$", InputError) from None
+    except CompanionError as exc:
+        raise exc.under("$") from None
+    return options, {i: pid for i, pid in enumerate(roster) if pid}
+
+
 @bp.post("/api/matches")
 @require("player")
 def create_match():
@@ -73,11 +91,12 @@ def create_match():
     for name in colours:
         if name not in players:
             raise InputError(f"{name!r} is not one of the players", json_path(["colours", name]))
+    options, roster = season_and_roster(c.store, doc)
     try:
-        match = c.service.create(doc["game"], players, doc.get("options", {}), label=doc.get("label", ""),
-                                 colours=colours)
+        match = c.service.create(doc["game"], players, options, label=doc.get("label", ""),
+                                 colours=colours, roster=roster)
     except CompanionError as exc:
-        if exc.field in ("players", "game"):
+        if exc.field in ("players", "game") or (exc.field or "").startswith("roster["):
             raise exc.under("$") from None
         if exc.field and exc.field.startswith("$"):
             raise

@@ -49,6 +49,7 @@ BLUEPRINTS = [
     "companion.web.live",
     "companion.web.openapi",
     "companion.web.pages",
+    "companion.web.players",
     "companion.web.seasons",
     "companion.web.trackers.conquest",
     "companion.web.trackers.richelieu",
@@ -61,7 +62,8 @@ LANG_COOKIE = "lang"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # What a viewer may still reach when the club turned viewers off.
 OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
-                  "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page"}
+                  "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page",
+                  "players.me_landing"}
 
 
 class BodyTooLarge(CompanionError):

@@ -294,7 +294,10 @@ def page_history(season_id, player):
     for x in h["history"]:
         x["points_text"] = core.text(core.exact(x["points"]))
         x["cumulative_text"] = core.text(core.exact(x["cumulative"]))
-    return render_template("season_player.html", page="season-player", season=season, h=h,
+    from companion.storage import players as roster
+
+    on_roster = roster.find_by_name(ctx().store, season["club_id"], player)  # the player page: every game, season
+    return render_template("season_player.html", page="season-player", season=season, h=h, on_roster=on_roster,
                            total_text=core.text(core.exact(h["points"])),
                            chart=_chart(matches, rules, f"{season['name']}: {player}", [player]))
 

@@ -316,6 +316,7 @@
         if (options.clock === undefined) options.clock = clock.checked;
       }
       var doc = { game: game.value, players: players, colours: colours, options: options };
+      if (window.CompanionRoster) window.CompanionRoster.extend(doc, list);  // club, season, roster ids (roster.js)
       var label = document.getElementById("label").value.trim();
       if (label) doc.label = label;
       var btn = document.getElementById("create");

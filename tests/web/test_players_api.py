@@ -1,0 +1,196 @@
+"""/api/players (companion/web/players.py): the roster over HTTP, roles, errors naming the field, a match's
+season chosen at creation, "this is me" links, the player page."""
+
+import pytest
+
+from tests.test_season_store import ranked_game  # noqa: F401  (fixture: a game whose "finish" ranks)
+from tests.web.conftest import ORIGIN
+
+
+def patch(a, path, body):
+    return a.c.patch(path, json=body, headers={"Origin": ORIGIN})
+
+
+@pytest.fixture
+def club(organiser):
+    r = organiser.post("/api/clubs", {"name": "Fan Club"})
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def add(organiser, name, **kw):
+    r = organiser.post("/api/players", {"name": name, **kw})
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def test_create_list_search_get(organiser, api, club):
+    nico = add(organiser, "Nicolò Rossi", colour="#aa0000", short_name="Nico")
+    assert nico["club_id"] == club["id"] and nico["short_name"] == "Nico" and nico["colour"] == "#aa0000"
+    look = add(organiser, "nicolo rossi")
+    assert look["similar"] == [nico["id"]]
+    add(organiser, "Anna")
+    r = api.get("/api/players?q=NICO")  # viewers read names: case- and accent-insensitive type-ahead
+    assert r.status_code == 200 and {p["name"] for p in r.json["players"]} == {"Nicolò Rossi", "nicolo rossi"}
+    assert "links" not in api.get(f"/api/players/{nico['id']}").json
+    assert organiser.get(f"/api/players/{nico['id']}").json["links"] == []
+    assert api.get("/api/players?q=" + "x" * 41).json["field"] == "q"
+    assert api.get("/api/players/nope").status_code == 404
+
+
+@pytest.mark.parametrize("body, status, field", [
+    ({"name": ""}, 400, "$.name"),
+    ({"name": "Ann", "colour": "blue"}, 400, "$.colour"),
+    ({"name": "Ann", "club": "No Such Club"}, 404, "$.club"),
+    ({"name": "Ann", "secret": 1}, 400, "$"),
+    ({}, 400, "$"),
+])
+def test_bad_bodies_name_the_field(organiser, club, body, status, field):
+    r = organiser.post("/api/players", body)
+    assert r.status_code == status and r.json["field"] == field, r.json
+
+
+def test_the_same_name_twice_is_a_conflict(organiser, club):
+    add(organiser, "Ann")
+    r = organiser.post("/api/players", {"name": "Ann"})
+    assert r.status_code == 409 and r.json["field"] == "$.name"
+
+
+def test_no_club_or_several_clubs(organiser):
+    assert organiser.post("/api/players", {"name": "Ann"}).json["field"] == "$.club"
+    organiser.post("/api/clubs", {"name": "A"})
+    organiser.post("/api/clubs", {"name": "B"})
+    r = organiser.post("/api/players", {"name": "Ann"})
+    assert r.status_code == 400 and r.json["field"] == "$.club"
+    assert organiser.post("/api/players", {"name": "Ann", "club": "B"}).status_code == 201
+
+
+def test_writes_are_for_organisers(player, api, organiser, club):
+    ann = add(organiser, "Ann")
+    for who, status in ((api, 401), (player, 403)):
+        assert who.post("/api/players", {"name": "Bo"}).status_code == status
+        assert patch(who, f"/api/players/{ann['id']}", {"name": "Bo"}).status_code == status
+        assert who.post("/api/players/merge", {"from": ann["id"], "into": ann["id"]}).status_code == status
+        assert who.post(f"/api/players/{ann['id']}/links").status_code == status
+        assert who.delete(f"/api/players/{ann['id']}/links").status_code == status
+    assert player.get("/api/players").status_code == 200
+
+
+def _finish(a, game, players, **extra):
+    r = a.post("/api/matches", {"game": game, "players": players, **extra})
+    assert r.status_code == 201, r.json
+    m = r.json
+    r = a.post(f"/api/matches/{m['id']}/events", {"type": "finish", "data": {"ranking": players}, "expected_seq": 0})
+    assert r.status_code == 201, r.json
+    return m
+
+
+def test_season_chosen_at_creation_rename_and_merge(organiser, player, club, ranked_game):  # noqa: F811
+    s = organiser.post("/api/seasons", {"club": club["id"], "game": ranked_game, "year": 2026}).json
+    ann = add(organiser, "Ann")
+    m1 = _finish(player, ranked_game, ["Ann", "Bo", "Cy"], club=club["id"], roster=[ann["id"], None, None])
+    assert m1["options"] == {"club": club["id"], "season": s["id"]}
+    m2 = _finish(player, ranked_game, ["Cy", "ann", "Bo"], club=club["id"], season="none")  # no season
+    assert m2["options"]["season"] == "none"
+    assert organiser.get(f"/api/seasons/{s['id']}").json["matches"] == 1
+    r = patch(organiser, f"/api/players/{ann['id']}", {"name": "Anna Bianchi"})
+    assert r.status_code == 200 and r.json["name"] == "Anna Bianchi"
+    prof = organiser.get(f"/api/players/{ann['id']}").json
+    assert [x["match_id"] for x in prof["last"]] == [m1["id"]]
+    assert prof["games"][0]["matches"] == 1 and prof["games"][0]["wins"] == 1
+    assert prof["seasons"][0]["points"] == 1 and prof["seasons"][0]["season_id"] == s["id"]
+    standings = organiser.get(f"/api/seasons/{s['id']}/standings").json["standings"]
+    assert standings[0]["player"] == "Anna Bianchi"
+    # "ann" of the second match was not on the roster: add it, then merge it into Anna
+    players = organiser.get("/api/players").json["players"]
+    assert "ann" not in {p["name"] for p in players}
+    lower = add(organiser, "ann")
+    r = organiser.post("/api/players/merge", {"from": lower["id"], "into": ann["id"]})
+    assert r.status_code == 200 and r.json["from"]["name"] == "ann", r.json
+    assert r.json["by"].startswith("organiser (session ")
+    audit = organiser.get("/api/players/merges").json["merges"]
+    assert [(m["from"]["name"], m["into"]["name"]) for m in audit] == [("ann", "Anna Bianchi")]
+    assert "by" not in player.get("/api/players/merges").json["merges"][0]
+    r = organiser.post("/api/players/merge", {"from": ann["id"], "into": "nope"})
+    assert r.status_code == 404 and r.json["field"] == "$.into"
+
+
+def test_bad_match_creation_names_the_field(player, organiser, club, ranked_game):  # noqa: F811
+    r = player.post("/api/matches", {"game": ranked_game, "players": ["A", "B"], "season": "nope"})
+    assert r.status_code == 400 and r.json["field"] == "$.season"
+    r = player.post("/api/matches", {"game": ranked_game, "players": ["A", "B"], "club": "nope"})
+    assert r.status_code == 400 and r.json["field"] == "$.club"
+    r = player.post("/api/matches", {"game": ranked_game, "players": ["A", "B"], "roster": ["nope", None]})
+    assert r.status_code == 400 and r.json["field"] == "$.roster[0]", r.json
+    r = player.post("/api/matches", {"game": ranked_game, "players": ["A", "B"], "roster": [None, None, None]})
+    assert r.status_code == 400 and r.json["field"] == "$.roster"
+    other = organiser.post("/api/seasons", {"club": club["id"], "game": "conquest-italy", "year": 2026}).json
+    r = player.post("/api/matches", {"game": ranked_game, "players": ["A", "B"], "season": other["id"]})
+    assert r.status_code == 400 and r.json["field"] == "$.season"
+
+
+def test_this_is_me_link(app, organiser, club):
+    ann = add(organiser, "Ann")
+    r = organiser.post(f"/api/players/{ann['id']}/links")
+    assert r.status_code == 201
+    url = r.json["url"]
+    token = url.rsplit("/", 1)[1]
+    assert organiser.get(f"/api/players/{ann['id']}").json["links"][0]["sessions"] == 0
+    phone = app.test_client()
+    r = phone.get(url[len("http://localhost"):])
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"/players/{ann['id']}")
+    me = phone.get("/api/players/me").json
+    assert me["player"]["id"] == ann["id"]
+    assert phone.get("/api/auth/me").json["role"] == "player"
+    page = phone.get(f"/players/{ann['id']}")
+    assert b'id="this-is-me"' in page.data and token.encode() not in page.data
+    assert organiser.get(f"/api/players/{ann['id']}").json["links"][0]["sessions"] == 1
+    r = organiser.delete(f"/api/players/{ann['id']}/links")
+    assert r.json == {"links_revoked": 1, "sessions_ended": 1}
+    assert phone.get("/api/players/me").json["player"] is None
+    assert phone.get("/api/auth/me").json["role"] == "viewer"
+    assert phone.get(url[len("http://localhost"):]).status_code == 404  # an ended link
+
+
+def test_player_page_and_roster_page(organiser, api, club, ranked_game):  # noqa: F811
+    organiser.post("/api/seasons", {"club": club["id"], "game": ranked_game, "year": 2026})
+    ann = add(organiser, "Ann", colour="#123456")
+    for i in range(3):
+        order = ["Ann", "Bo", "Cy"] if i != 1 else ["Bo", "Ann", "Cy"]
+        _finish(organiser, ranked_game, order, club=club["id"])
+    page = api.get(f"/players/{ann['id']}").data.decode()
+    assert "<svg" in page and "polyline" in page  # the rating trend
+    assert page.count('data-match="') == 3 and 'href="/m/' in page
+    assert 'id="rename-form"' not in page  # viewers see no write controls
+    assert 'id="rename-form"' in organiser.get(f"/players/{ann['id']}").data.decode()
+    roster_page = api.get("/players").data.decode()
+    assert "Ann" in roster_page and "Bo" in roster_page
+    assert api.get("/players/nope").status_code == 404
+    season_id = organiser.get("/api/seasons").json["seasons"][0]["id"]
+    sp = api.get(f"/seasons/{season_id}/players/Ann").data.decode()
+    assert f'href="/players/{ann["id"]}"' in sp
+
+
+def test_pending_matches(organiser, store):
+    from companion.service import MatchService
+
+    m = MatchService(store).create("richelieu", ["A", "B", "C"])  # no club yet: no roster
+    with store.write() as c:  # what the migration leaves for matches it cannot place
+        c.execute("INSERT INTO roster_pending(match_id, reason) VALUES (?, 'no club yet')", (m["id"],))
+    assert [p["match_id"] for p in organiser.get("/api/players/pending").json["pending"]] == [m["id"]]
+    organiser.post("/api/clubs", {"name": "Fan Club"})
+    r = organiser.post(f"/api/players/pending/{m['id']}", {"club": "Fan Club"})
+    assert r.status_code == 200 and [p["name"] for p in r.json["players"]] == ["A", "B", "C"]
+    assert organiser.get("/api/players/pending").json["pending"] == []
+    assert organiser.post(f"/api/players/pending/{m['id']}", {"club": ""}).json["field"] == "$.club"
+
+
+def test_the_roster_page_lists_the_pending_matches_in_words(organiser, store):
+    from companion.service import MatchService
+
+    m = MatchService(store).create("richelieu", ["A", "B", "C"])
+    with store.write() as c:
+        c.execute("INSERT INTO roster_pending(match_id, reason) VALUES (?, 'several clubs')", (m["id"],))
+    page = organiser.get("/players").data.decode()
+    assert f'data-match="{m["id"]}"' in page and "the box has several clubs" in page
+    assert "ci sono più club" in organiser.get("/players?lang=it").data.decode()
