@@ -74,7 +74,10 @@ def create_match():
         if name not in players:
             raise InputError(f"{name!r} is not one of the players", json_path(["colours", name]))
     try:
-        match = c.service.create(doc["game"], players, doc.get("options", {}), label=doc.get("label", ""),
+        from companion.boards import match_options  # Web of Power: the board (and version) it starts on
+
+        options = match_options(c.store, doc["game"], doc.get("options", {}))
+        match = c.service.create(doc["game"], players, options, label=doc.get("label", ""),
                                  colours=colours)
     except CompanionError as exc:
         if exc.field in ("players", "game"):
