@@ -257,6 +257,12 @@ def check(doc, base: str = "$") -> dict:
             warn(f"$.countries[{i}].sites", f"{c['id']} has no sites")
     if unknown_counts:
         warn("$.countries", "site count unknown for " + ", ".join(unknown_counts))
+    drawn = [isinstance(st, dict) and "x" in st and "y" in st for c in countries for st in c["sites"]]
+    if any(drawn) and not all(drawn):
+        unplaced = [_site_id(st) for c in countries for st in c["sites"]
+                    if not (isinstance(st, dict) and "x" in st and "y" in st)]
+        warn("$.countries", f"{len(unplaced)} site(s) not placed on the drawing yet: " + ", ".join(unplaced[:10])
+             + (" ..." if len(unplaced) > 10 else ""))
     if len(countries) != 9:
         warn("$.countries", f"the board has 9 countries; this lists {len(countries)}")
     if sorted(ids) == sorted(BOOK_SCORING_ORDER) and ids != BOOK_SCORING_ORDER:

@@ -79,6 +79,13 @@
     for (var n = 1; ; n++) if (!used[cid + n]) return cid + n;
   }
   function addSite(x, y) {
+    if (S.placing) { // a site known by name (the rule book's) put where it is on the photo
+      var id0 = S.placing;
+      S.placing = null;
+      change(function () { var f = findSite(id0); if (f) { f.site.x = Math.round(x); f.site.y = Math.round(y); } });
+      select({ kind: "site", id: id0 });
+      return;
+    }
     var cid = S.country;
     if (!cid) { C.toast(t("boards.pick_country"), true); return; }
     var id = newSiteId(cid);
@@ -149,7 +156,12 @@
     var v = S.view;
     $("bd-svg").setAttribute("viewBox", [v.x, v.y, v.w, v.h].join(" "));
   }
-  function resetView() { var z = size(); S.view = { x: 0, y: 0, w: z.width, h: z.height }; setView(); }
+  function resetView() {
+    var z = size();
+    S.view = { x: 0, y: 0, w: z.width, h: z.height };
+    $("bd-stage").style.aspectRatio = z.width + " / " + z.height; // the photo fills the frame, no grey bands
+    setView();
+  }
   function renderMap() {
     var svg = $("bd-svg"), z = size(), u = unit();
     svg.textContent = "";
@@ -192,12 +204,23 @@
         "aria-pressed": String(S.country === c.id), text: c.id + " · " + count }));
     });
   }
+  // sites named but not on the photo yet (Chorin and Obra come from the rule book): tap one, then the photo
+  function renderUnplaced() {
+    var box = $("bd-unplaced"), list = sites().filter(function (s) { return s.site.x === undefined || s.site.y === undefined; });
+    box.hidden = !list.length;
+    var ul = $("bd-unplaced-list");
+    ul.textContent = "";
+    list.forEach(function (s) {
+      ul.appendChild(el("button", { type: "button", class: "bd-country", "data-place": s.site.id, style: "background:" + colourOf(s.country),
+        "aria-pressed": String(S.placing === s.site.id), text: (s.site.name || s.site.id) + " · " + s.country }));
+    });
+  }
   function renderArms() {
     var box = $("bd-arms");
     box.textContent = "";
     S.doc.countries.forEach(function (c) {
       box.appendChild(el("button", { type: "button", class: "bd-country bd-arm", "data-arm": c.id, style: "background:" + colourOf(c.id),
-        "aria-pressed": String(S.arms.indexOf(c.id) >= 0), text: "⛨ " + c.id }));
+        "aria-pressed": String(S.arms.indexOf(c.id) >= 0), text: c.id }));
     });
     var pick = $("bd-alliance-pick");
     pick.hidden = S.arms.length !== 2;
@@ -269,22 +292,25 @@
     Array.prototype.forEach.call(document.querySelectorAll(".bd-tools [data-mode]"), function (b2) { b2.setAttribute("aria-pressed", String(b2.dataset.mode === S.mode)); });
     $("bd-hint").textContent = t("boards.hint_" + S.mode);
   }
-  function render() { renderHead(); renderCountries(); renderArms(); renderMap(); renderProblems(); }
+  function render() { renderHead(); renderCountries(); renderUnplaced(); renderArms(); renderMap(); renderProblems(); }
 
   // -- the checker -------------------------------------------------------------------------------------
   function scheduleCheck() {
     clearTimeout(S.checkTimer);
+    S.pending = true;
     S.checkTimer = setTimeout(runCheck, 300);
   }
   function runCheck() {
     if (!organiser()) return Promise.resolve();
     var seq = ++S.checkSeq;
+    S.pending = true;
     return C.api("POST", "/api/boards/check", { board: S.doc }).then(function (r) {
       if (seq !== S.checkSeq) return;
       S.check = r;
+      S.pending = false;
       renderHead();
       renderProblems();
-    }, fail);
+    }, function (e) { if (seq === S.checkSeq) S.pending = false; fail(e); });
   }
   // "$.board.roads[3][1]" -> what it points at in the editor
   function target(path) {
@@ -302,7 +328,37 @@
     }
     return null;
   }
-  function problemText(pr) { return pr.message; }
+  // the checker's sentences (English, companion/games/wop_board.py) in the page's language; one it does not
+  // know stays as the checker wrote it
+  var PROBLEMS = [
+    [/^the rule book says (.+) has (\d+) sites, not (\d+)$/, "p_book_sites", ["country", "book", "n"]],
+    [/^countries unknown for alliance\(s\) (.+): they score nothing until transcribed$/, "p_alliances_unknown", ["list"]],
+    [/^roads unknown: chains are entered by hand$/, "p_roads_unknown", []],
+    [/^(\d+) site\(s\) on no road: (.+)$/, "p_lonely", ["n", "list"]],
+    [/^site count unknown for (.+)$/, "p_count_unknown", ["list"]],
+    [/^unknown site '(.+)'$/, "p_unknown_site", ["site"]],
+    [/^site '(.+)' is listed twice$/, "p_site_twice", ["site"]],
+    [/^road '(.+)'-'(.+)' is listed twice$/, "p_road_twice", ["a", "b"]],
+    [/^a road from '(.+)' to itself$/, "p_road_self", ["site"]],
+    [/^the rule book says alliance (\d+) is (.+)-(.+)$/, "p_book_alliance", ["number", "a", "b"]],
+    [/^the rule book says alliance (\d+) crosses water \(a sea route\)$/, "p_book_sea", ["number"]],
+    [/^the rule book says alliance (\d+) is not a sea route$/, "p_book_not_sea", ["number"]],
+    [/^(\d+) site\(s\) not placed on the drawing yet: (.+)$/, "p_unplaced", ["n", "list"]],
+    [/^the road network falls into (\d+) separate parts$/, "p_parts", ["n"]],
+    [/^alliance (\d+) joins the same countries as alliance (\d+)$/, "p_alliance_same", ["number", "other"]],
+    [/^the rule book's card colours are: (.+)$/, "p_book_cards", ["list"]],
+    [/^(.+): (\d+) of (\d+) sites are not named yet$/, "p_unnamed", ["country", "n", "count"]]
+  ];
+  function problemText(pr) {
+    for (var i = 0; i < PROBLEMS.length; i++) {
+      var m = PROBLEMS[i][0].exec(pr.message);
+      if (!m) continue;
+      var vars = {};
+      PROBLEMS[i][2].forEach(function (k, j) { vars[k] = m[j + 1]; });
+      return t("boards." + PROBLEMS[i][1], vars);
+    }
+    return pr.message;
+  }
   function renderProblems() {
     var r = S.check;
     var errs = $("bd-errors"), warns = $("bd-warnings");
@@ -583,6 +639,13 @@
       S.mode = "site";
       renderCountries(); renderHead();
     });
+    $("bd-unplaced-list").addEventListener("click", function (ev) {
+      var b = ev.target.closest("[data-place]");
+      if (!b) return;
+      S.placing = S.placing === b.dataset.place ? null : b.dataset.place;
+      S.mode = "site";
+      renderUnplaced(); renderHead();
+    });
     $("bd-arms").addEventListener("click", function (ev) {
       var b = ev.target.closest("[data-arm]");
       if (!b) return;
@@ -649,6 +712,7 @@
     });
   }
 
-  window.CompanionBoards = { state: S };
+  // for tests and scripts: the editor's state, and whether a check is still on its way
+  window.CompanionBoards = { state: S, render: render, check: runCheck, open: open, busy: function () { return !!S.pending; } };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
 })();
