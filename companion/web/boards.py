@@ -156,8 +156,12 @@ _CHECK = {"type": "object", "required": ["ok", "errors", "warnings", "status", "
 def _map_schema() -> dict:
     from companion.web.openapi import _clean, load_schema
 
-    text = json.dumps(_clean(load_schema("web-of-power.map")))
-    return json.loads(text.replace('"#/$defs/', '"#/components/schemas/web-of-power.map/$defs/'))
+    schema = _clean(load_schema("web-of-power.map"))
+    defs = schema.pop("$defs", {})
+    text = json.dumps(schema)  # the schema's own definitions written in place: one component, no inner $ref
+    for name, d in defs.items():
+        text = text.replace(json.dumps({"$ref": f"#/$defs/{name}"}), json.dumps(d))
+    return json.loads(text)
 
 
 OPENAPI_SCHEMAS = {

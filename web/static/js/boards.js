@@ -331,23 +331,23 @@
   // the checker's sentences (English, companion/games/wop_board.py) in the page's language; one it does not
   // know stays as the checker wrote it
   var PROBLEMS = [
-    [/^the rule book says (.+) has (\d+) sites, not (\d+)$/, "p_book_sites", ["country", "book", "n"]],
-    [/^countries unknown for alliance\(s\) (.+): they score nothing until transcribed$/, "p_alliances_unknown", ["list"]],
-    [/^roads unknown: chains are entered by hand$/, "p_roads_unknown", []],
-    [/^(\d+) site\(s\) on no road: (.+)$/, "p_lonely", ["n", "list"]],
-    [/^site count unknown for (.+)$/, "p_count_unknown", ["list"]],
-    [/^unknown site '(.+)'$/, "p_unknown_site", ["site"]],
-    [/^site '(.+)' is listed twice$/, "p_site_twice", ["site"]],
-    [/^road '(.+)'-'(.+)' is listed twice$/, "p_road_twice", ["a", "b"]],
-    [/^a road from '(.+)' to itself$/, "p_road_self", ["site"]],
-    [/^the rule book says alliance (\d+) is (.+)-(.+)$/, "p_book_alliance", ["number", "a", "b"]],
-    [/^the rule book says alliance (\d+) crosses water \(a sea route\)$/, "p_book_sea", ["number"]],
-    [/^the rule book says alliance (\d+) is not a sea route$/, "p_book_not_sea", ["number"]],
-    [/^(\d+) site\(s\) not placed on the drawing yet: (.+)$/, "p_unplaced", ["n", "list"]],
-    [/^the road network falls into (\d+) separate parts$/, "p_parts", ["n"]],
-    [/^alliance (\d+) joins the same countries as alliance (\d+)$/, "p_alliance_same", ["number", "other"]],
-    [/^the rule book's card colours are: (.+)$/, "p_book_cards", ["list"]],
-    [/^(.+): (\d+) of (\d+) sites are not named yet$/, "p_unnamed", ["country", "n", "count"]]
+    [/^the rule book says (.+) has (\d+) sites, not (\d+)$/, "book_sites", ["country", "book", "n"]],
+    [/^countries unknown for alliance\(s\) (.+): they score nothing until transcribed$/, "alliances_unknown", ["list"]],
+    [/^roads unknown: chains are entered by hand$/, "roads_unknown", []],
+    [/^(\d+) site\(s\) on no road: (.+)$/, "lonely", ["n", "list"]],
+    [/^site count unknown for (.+)$/, "count_unknown", ["list"]],
+    [/^unknown site '(.+)'$/, "unknown_site", ["site"]],
+    [/^site '(.+)' is listed twice$/, "site_twice", ["site"]],
+    [/^road '(.+)'-'(.+)' is listed twice$/, "road_twice", ["a", "b"]],
+    [/^a road from '(.+)' to itself$/, "road_self", ["site"]],
+    [/^the rule book says alliance (\d+) is (.+)-(.+)$/, "book_alliance", ["number", "a", "b"]],
+    [/^the rule book says alliance (\d+) crosses water \(a sea route\)$/, "book_sea", ["number"]],
+    [/^the rule book says alliance (\d+) is not a sea route$/, "book_not_sea", ["number"]],
+    [/^(\d+) site\(s\) not placed on the drawing yet: (.+)$/, "unplaced", ["n", "list"]],
+    [/^the road network falls into (\d+) separate parts$/, "parts", ["n"]],
+    [/^alliance (\d+) joins the same countries as alliance (\d+)$/, "alliance_same", ["number", "other"]],
+    [/^the rule book's card colours are: (.+)$/, "book_cards", ["list"]],
+    [/^(.+): (\d+) of (\d+) sites are not named yet$/, "unnamed", ["country", "n", "count"]]
   ];
   function problemText(pr) {
     for (var i = 0; i < PROBLEMS.length; i++) {
@@ -355,7 +355,7 @@
       if (!m) continue;
       var vars = {};
       PROBLEMS[i][2].forEach(function (k, j) { vars[k] = m[j + 1]; });
-      return t("boards." + PROBLEMS[i][1], vars);
+      return t("boards.p_" + PROBLEMS[i][1], vars);
     }
     return pr.message;
   }
@@ -693,7 +693,10 @@
     svg.addEventListener("contextmenu", function (ev) { ev.preventDefault(); });
     document.addEventListener("keydown", onKey);
     window.addEventListener("beforeunload", function (ev) { if (S.dirty) { ev.preventDefault(); ev.returnValue = ""; } });
-    loadClubs();
+    if (!organiser()) { // a player or viewer may look at the boards, not change them
+      ["bd-new", "bd-save", "bd-make-default", "bd-photo-label", "bd-undo", "bd-redo", "bd-delete"].forEach(function (id) { $(id).hidden = true; });
+      document.querySelector(".bd-import").hidden = true;
+    } else loadClubs();
     var want = new URLSearchParams(location.search).get("board");
     loadList().then(function (r) {
       if (!r) return;
