@@ -247,6 +247,9 @@ def test_transcribe_save_export_import_and_play_on_it(new_context, server, token
             wait_seq(phone, n + 1)
             phone.click("#wop-turn-end")
             wait_seq(phone, n + 2)
+    # the chains each player has now are drawn on the photo in their colour
+    expect(phone.locator("#wop-photo-svg polyline.wop-chain-live[data-player='Anna']")).to_have_count(1)
+    expect(phone.locator("#wop-photo-svg polyline.wop-chain-live[data-player='Bruno']")).to_have_count(1)
     held = phone.evaluate("window.companionMatch.view.state.sites")
     assert held == {s: p for p, ss in MONASTERIES.items() for s in ss}
     phone.locator("#wop-photo").screenshot(path=str(artifacts_dir / "boards-match-photo-390.png"))

@@ -184,12 +184,24 @@ def test_a_match_keeps_its_board_version_when_the_board_is_edited(organiser, pla
     assert final["players"] == want["players"]
     chains = {r["player"]: [e for e in r["breakdown"] if e["kind"] == "chain"] for r in final["players"]}
     assert [len(e["sites"]) for e in chains["Anna"]] == [6]
+    # the chains the page draws during play are the ones the scoring counts
+    live = player.get(f"/api/matches/{mid}/wop/chains").json["chains"]
+    assert {p: [sorted(c) for c in cs] for p, cs in live.items()} == \
+        {p: [sorted(e["sites"]) for e in chains[p]] for p in chains}
+    board = player.get(f"/api/matches/{mid}/wop/board").json
+    assert board["board_ref"] == {"id": bid, "version": 2} and board["photo"] is None and len(board["coords"]) == 18
     edited_score = wop.score({"players": ["Anna", "Bruno", "Carla"], "scoring": "final", "map": edited,
                               "monasteries": mons, "councillors": cons})
     assert edited_score["players"] != want["players"]  # the edit would have changed the scoring
+    # edited again after the match ended: the match's scoring stays what it was
+    again = complete_board()
+    again["alliances"] = [dict(al, countries=["England", "Italien"]) if al["number"] == 2 else al for al in again["alliances"]]
+    again["roads"] = again["roads"][:5]
+    assert organiser.post(f"/api/boards/{bid}/versions", {"board": again}).status_code == 201
+    assert player.get(f"/api/matches/{mid}").json["view"]["summary"]["scores"]["final"] == final
     # a new match starts on the latest version
     r = player.post("/api/matches", {"game": "web-of-power", "players": ["A", "B", "C"]})
-    assert r.json["options"]["board_ref"] == {"id": bid, "version": 3}
+    assert r.json["options"]["board_ref"] == {"id": bid, "version": 4}
     r = player.post("/api/matches", {"game": "web-of-power", "players": ["A", "B", "C"],
                                      "options": {"board_id": bid, "board_version": 2}})
     assert r.json["options"]["board_ref"] == {"id": bid, "version": 2}

@@ -45,6 +45,14 @@ def wop_board(match_id):
                     "roads": board["roads"] or [], "sea_routes": doc.get("sea_routes") or [], "photo": photo})
 
 
+@bp.get("/api/matches/<match_id>/wop/chains")
+def wop_chains(match_id):
+    """Each player's chains now (``web_of_power.current_chains``): the page draws them on the board."""
+    game_match(match_id, GAME)
+    return jsonify({"chains": wop.current_chains(ctx().service.fold(match_id).game_state)})
+
+
 OPENAPI_PATHS = {
     "/api/matches/{match_id}/wop/board": openapi_read("The Web of Power match's board (countries, sites, SVG)"),
+    "/api/matches/{match_id}/wop/chains": openapi_read("Each player's chains of monasteries now (null: no roads)"),
 }

@@ -104,6 +104,25 @@
       if (holder) mark.setAttribute("fill", colour(holder) || "#222"); else mark.removeAttribute("fill");
     });
   }
+  // the chains each player has now, drawn in their colour under the sites (fetched once per new event)
+  var chainsSeq = -1;
+  function liveChains() {
+    if (!board || !board.photo || !board.coords || !board.roads_known || client.seq === chainsSeq) return;
+    var at = chainsSeq = client.seq;
+    C.api("GET", base() + "/wop/chains").then(function (r) {
+      if (at !== chainsSeq) return;
+      var layer = $("wop-chain-layer"), u = photoUnit();
+      if (!layer) return;
+      layer.querySelectorAll(".wop-chain-live").forEach(function (n) { n.remove(); });
+      Object.keys(r.chains || {}).forEach(function (p) {
+        (r.chains[p] || []).forEach(function (chain) {
+          var pts = chain.map(function (id) { return board.coords[id]; }).filter(Boolean);
+          layer.insertBefore(svgEl("polyline", { points: pts.map(function (q) { return q.join(","); }).join(" "), class: "wop-chain-live",
+            stroke: colour(p) || "#222", "stroke-width": 1.6 * u, "data-player": p, "data-chain": chain.join(",") }), layer.firstChild);
+        });
+      });
+    }, function () { chainsSeq = -1; });
+  }
   function tapSite(ev) {
     var mark = ev.target.closest ? ev.target.closest("circle[data-site]") : null;
     if (!mark || !playing()) return;
@@ -467,6 +486,7 @@
     renderBreakdown();
     renderCountries();
     paintPhoto();
+    liveChains();
     $("wop-photo").hidden = !(board && board.photo && board.coords);
     $("wop-photo-hint").hidden = !playing();
     $("wop-board").hidden = !(sm().board && sm().board.roads_known);
