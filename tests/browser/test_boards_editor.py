@@ -298,6 +298,17 @@ def test_the_editor_fits_a_phone_and_speaks_italian(new_context, server, artifac
     before = page.get_attribute("#bd-svg", "viewBox")
     page.click("#bd-zoom-in")
     assert page.get_attribute("#bd-svg", "viewBox") != before
+    # a drag on the photo pans it, and adds nothing
+    sites = page.locator("#bd-svg circle.bd-site").count()
+    zoomed = page.get_attribute("#bd-svg", "viewBox")
+    page.locator("#bd-svg").scroll_into_view_if_needed()
+    box = page.locator("#bd-svg").bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.6, box["y"] + box["height"] * 0.9)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] * 0.7, steps=4)
+    page.mouse.up()
+    assert page.get_attribute("#bd-svg", "viewBox") != zoomed
+    assert page.locator("#bd-svg circle.bd-site").count() == sites
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.screenshot(path=str(artifacts_dir / "boards-editor-360-it.png"), full_page=True)
     assert page.errors == []
