@@ -223,7 +223,8 @@ def set_default(store, board_id: str | None, club: str | None = None) -> None:
 def match_options(store, game: str, options: dict) -> dict:
     """A new Web of Power match's options with its board: ``board_id`` (+ ``board_version``, default the
     latest) names a box board, ``board_id: null`` the installed template; without either, the club's
-    default board (``options.club``, else the box's own default) when there is one. The version's document goes into ``board`` and
+    default board (``options.club``, else the box's own default) when there is one. The version's document
+    goes into ``board`` and
     ``board_ref`` records which board and version it is. Other games' options are returned as they are."""
     if game != GAME or not isinstance(options, dict):
         return options

@@ -342,9 +342,10 @@ def check(doc, base: str = "$") -> dict:
         if book is not None and frozenset(book) != key and set(book) <= set(ids):
             warn(f"$.alliances[{k}].countries", f"the rule book says alliance {num} is {book[0]}-{book[1]}")
     for k, a in enumerate(doc["alliances"]):
-        if "sea_route" in a and a["sea_route"] != (a["number"] in BOOK_SEA_ROUTES) and set(ids) == set(BOOK_SCORING_ORDER):
+        book_sea = a["number"] in BOOK_SEA_ROUTES
+        if "sea_route" in a and a["sea_route"] != book_sea and set(ids) == set(BOOK_SCORING_ORDER):
             warn(f"$.alliances[{k}].sea_route", f"the rule book says alliance {a['number']} "
-                 + ("crosses water (a sea route)" if a["number"] in BOOK_SEA_ROUTES else "is not a sea route"))
+                 + ("crosses water (a sea route)" if book_sea else "is not a sea route"))
     unknown_alliances = [a["number"] for a in doc["alliances"] if a["countries"] is None]
     if unknown_alliances:
         warn("$.alliances", "countries unknown for alliance(s) " + ", ".join(map(str, unknown_alliances))

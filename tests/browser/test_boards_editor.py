@@ -90,7 +90,8 @@ def state(page):
     return page.evaluate("JSON.parse(JSON.stringify(window.CompanionBoards.state.doc))")
 
 
-def test_transcribe_save_export_import_and_play_on_it(new_context, server, tokens, artifacts_dir, tmp_path):  # noqa: F811
+def test_transcribe_save_export_import_and_play_on_it(new_context, server, tokens,  # noqa: F811
+                                                     artifacts_dir, tmp_path):
     org = organiser_page(new_context, server, viewport={"width": 1000, "height": 1400})
     org.on("dialog", lambda d: d.accept("Our board"))
     org.goto("/boards")

@@ -49,7 +49,8 @@ def complete_board(name="Test board") -> dict:
     countries = [{"id": c, "sites": [{"id": site_id(ci, k), "x": site_xy(ci, k)[0], "y": site_xy(ci, k)[1]}
                                      for k in range(2)]} for ci, c in enumerate(COUNTRIES)]
     alliances = [{"number": n + 1, "countries": list(p)} for n, p in enumerate(PAIRS)]
-    alliances += [{"number": 14, "countries": ["Italien", "Burgund"]}, {"number": 15, "countries": ["Italien", "Bayern"]}]
+    alliances += [{"number": 14, "countries": ["Italien", "Burgund"]},
+                  {"number": 15, "countries": ["Italien", "Bayern"]}]
     for a in alliances:
         if a["number"] in wb.BOOK_SEA_ROUTES:
             a["sea_route"] = True

@@ -195,7 +195,8 @@ def test_a_match_keeps_its_board_version_when_the_board_is_edited(organiser, pla
     assert edited_score["players"] != want["players"]  # the edit would have changed the scoring
     # edited again after the match ended: the match's scoring stays what it was
     again = complete_board()
-    again["alliances"] = [dict(al, countries=["England", "Italien"]) if al["number"] == 2 else al for al in again["alliances"]]
+    again["alliances"] = [dict(al, countries=["England", "Italien"]) if al["number"] == 2 else al
+                          for al in again["alliances"]]
     again["roads"] = again["roads"][:5]
     assert organiser.post(f"/api/boards/{bid}/versions", {"board": again}).status_code == 201
     assert player.get(f"/api/matches/{mid}").json["view"]["summary"]["scores"]["final"] == final
