@@ -57,8 +57,7 @@ def organiser_page(new_context, server, **kw):
 
 
 def screen(page, x, y):
-    """Where the photo's pixel (x, y) is on the screen (the photo scrolled into view, the live check back)."""
-    page.wait_for_function("() => !window.CompanionBoards.busy()")
+    """Where the photo's pixel (x, y) is on the screen (the photo scrolled into view)."""
     return page.evaluate("""([x, y]) => { const svg = document.getElementById('bd-svg');
         svg.scrollIntoView({block: 'nearest'});
         const p = svg.createSVGPoint(); p.x = x; p.y = y; const q = p.matrixTransform(svg.getScreenCTM());
@@ -227,10 +226,22 @@ def test_transcribe_save_export_import_and_play_on_it(new_context, server, token
     expect(phone.locator("#wop-photo-svg circle[data-site]")).to_have_count(18)
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
 
-    # monasteries by tapping the drawn board, councillors with the form; a turn each
+    # monasteries by tapping the drawn board (a turn each), councillors with the form (Anna's first) and by
+    # a script (the others)
+    n = seq(phone)
+    phone.click("#wop-piece-councillor")
+    phone.select_option("#wop-country", "England")
+    phone.click("#wop-place")
+    phone.click("#wop-piece-monastery")
+    wait_seq(phone, n + 1)
+    phone.click("#wop-turn-end")
+    wait_seq(phone, n + 2)
+    player_api = Api(server, tokens["player"])
+    for p, country in COUNCILLORS[1:]:
+        player_api.event(mid, "place", {"player": p, "piece": "councillor", "country": country})
+        player_api.event(mid, "turn.end", {"player": p})
+    wait_seq(phone, n + 2 + 2 * (len(COUNCILLORS) - 1))
     pieces = {p: [("m", s) for s in MONASTERIES[p]] for p in PLAYERS}
-    for p, country in COUNCILLORS:
-        pieces[p].append(("c", country))
     while any(pieces.values()):
         for p in PLAYERS:
             if not pieces[p]:
