@@ -263,6 +263,32 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
     return {"scoring": kind, "players": results, "warnings": warnings, "complete": complete, "missing": missing}
 
 
+def current_chains(state) -> dict | None:
+    """Each player's chains on the board now (the best disjoint chains along the roads, as the final scoring
+    would count them), for the page to draw during play: ``{player: [[site, ...], ...]}``; None when the
+    board has no roads. A player whose roads are too dense for the exact search, or with monasteries
+    placed by country, gets None."""
+    board = state["board"]
+    if board["roads"] is None:
+        return None
+    out: dict = {}
+    for p in state["players"]:
+        sites = state["player_sites"].get(p) or []
+        if p in state["by_country"]:
+            out[p] = None
+            continue
+        if len(sites) < MIN_CHAIN:
+            out[p] = []
+            continue
+        mine = set(sites)
+        edges = [r for r in board["roads"] if r[0] in mine and r[1] in mine]
+        try:
+            out[p] = best_chains(sites, edges, budget=SEARCH_BUDGET)[1]
+        except SearchTooLong:
+            out[p] = None
+    return out
+
+
 def ranking(players: list, totals: dict, unplayed: dict, tie_break: bool) -> list:
     """Most points first; with ``tie_break`` (final) ties go to the most unplayed pieces.
     Players still level share the place (1, 1, 3)."""

@@ -35,6 +35,18 @@ BOOK_SCORING_ORDER = ["England", "Franken", "Bayern", "Italien", "Aragon",
 BOOK_SITE_COUNTS = {"Frankreich": 8, "Schwaben": 4}
 BOOK_ALLIANCES = {14: ("Italien", "Burgund"), 15: ("Italien", "Bayern")}
 BOOK_ALLIANCE_COUNT = 15
+BOOK_SEA_ROUTES = frozenset({1, 2, 3, 5, 6, 15})  # the alliances across water ("Preparazione")
+BOOK_CARD_COLOURS = [(("Franken", "Aragon"), 13), (("Bayern", "Burgund"), 12), (("Lothringen", "Italien"), 11),
+                     (("England", "Schwaben"), 10), (("Frankreich",), 9)]
+PHOTO_MIMES = ("image/jpeg", "image/png")
+
+
+def book_facts() -> dict:
+    """What the rule book states about the board (the editor shows these as "from the rule book")."""
+    return {"countries": list(BOOK_SCORING_ORDER), "site_counts": dict(BOOK_SITE_COUNTS),
+            "alliances": {str(n): list(p) for n, p in BOOK_ALLIANCES.items()},
+            "alliance_count": BOOK_ALLIANCE_COUNT, "sea_routes": sorted(BOOK_SEA_ROUTES),
+            "card_colours": [{"countries": list(c), "cards": n} for c, n in BOOK_CARD_COLOURS]}
 
 
 @functools.cache
@@ -81,7 +93,8 @@ def quick_valid(doc) -> bool:
     (jsonschema is slow on a Pi; it runs only when this says no, to name the error's path.)"""
     if not isinstance(doc, dict) or not {"countries", "roads", "alliances"} <= doc.keys():
         return False
-    if not doc.keys() <= {"game", "name", "transcription", "countries", "roads", "alliances", "card_colours"}:
+    if not doc.keys() <= {"game", "name", "transcription", "countries", "roads", "sea_routes", "alliances",
+                          "card_colours", "photo"}:
         return False
     if "game" in doc and doc["game"] != "web-of-power":
         return False
@@ -134,6 +147,21 @@ def quick_valid(doc) -> bool:
         for r in roads:
             if not isinstance(r, list) or len(r) != 2 or not _name(r[0]) or not _name(r[1]):
                 return False
+    if "sea_routes" in doc:
+        sea = doc["sea_routes"]
+        if not isinstance(sea, list) or len(sea) > 200:
+            return False
+        for r in sea:
+            if not isinstance(r, list) or len(r) != 2 or not _name(r[0]) or not _name(r[1]):
+                return False
+    if "photo" in doc:
+        ph = doc["photo"]
+        if not isinstance(ph, dict) or not {"mime", "data"} <= ph.keys() \
+                or not ph.keys() <= {"mime", "data", "width", "height"} or ph["mime"] not in PHOTO_MIMES \
+                or not isinstance(ph["data"], str) or len(ph["data"]) > 2900000:
+            return False
+        if any(k in ph and not _int_in(ph[k], 1, 20000) for k in ("width", "height")):
+            return False
     alliances = doc["alliances"]
     if not isinstance(alliances, list) or len(alliances) > 40:
         return False
@@ -229,6 +257,12 @@ def check(doc, base: str = "$") -> dict:
             warn(f"$.countries[{i}].sites", f"{c['id']} has no sites")
     if unknown_counts:
         warn("$.countries", "site count unknown for " + ", ".join(unknown_counts))
+    drawn = [isinstance(st, dict) and "x" in st and "y" in st for c in countries for st in c["sites"]]
+    if any(drawn) and not all(drawn):
+        unplaced = [_site_id(st) for c in countries for st in c["sites"]
+                    if not (isinstance(st, dict) and "x" in st and "y" in st)]
+        warn("$.countries", f"{len(unplaced)} site(s) not placed on the drawing yet: " + ", ".join(unplaced[:10])
+             + (" ..." if len(unplaced) > 10 else ""))
     if len(countries) != 9:
         warn("$.countries", f"the board has 9 countries; this lists {len(countries)}")
     if sorted(ids) == sorted(BOOK_SCORING_ORDER) and ids != BOOK_SCORING_ORDER:
@@ -269,6 +303,15 @@ def check(doc, base: str = "$") -> dict:
         if len(comps) > 1 and not lonely:
             warn("$.roads", f"the road network falls into {len(comps)} separate parts")
 
+    for k, (a, b) in enumerate(doc.get("sea_routes") or []):
+        for end, sid in enumerate((a, b)):
+            if sid not in site_country:
+                err(f"$.sea_routes[{k}][{end}]", f"unknown site {sid!r}")
+        if a == b:
+            err(f"$.sea_routes[{k}]", f"a sea route from {a!r} to itself")
+        elif roads is not None and [a, b] in roads or roads is not None and [b, a] in roads:
+            warn(f"$.sea_routes[{k}]", f"{a!r}-{b!r} is both a road and a sea route (a sea route is not a road)")
+
     numbers_seen: dict[int, int] = {}
     pairs_seen: dict[frozenset, int] = {}
     known_alliances = 0
@@ -298,6 +341,11 @@ def check(doc, base: str = "$") -> dict:
         book = BOOK_ALLIANCES.get(num)
         if book is not None and frozenset(book) != key and set(book) <= set(ids):
             warn(f"$.alliances[{k}].countries", f"the rule book says alliance {num} is {book[0]}-{book[1]}")
+    for k, a in enumerate(doc["alliances"]):
+        book_sea = a["number"] in BOOK_SEA_ROUTES
+        if "sea_route" in a and a["sea_route"] != book_sea and set(ids) == set(BOOK_SCORING_ORDER):
+            warn(f"$.alliances[{k}].sea_route", f"the rule book says alliance {a['number']} "
+                 + ("crosses water (a sea route)" if book_sea else "is not a sea route"))
     unknown_alliances = [a["number"] for a in doc["alliances"] if a["countries"] is None]
     if unknown_alliances:
         warn("$.alliances", "countries unknown for alliance(s) " + ", ".join(map(str, unknown_alliances))
@@ -313,6 +361,11 @@ def check(doc, base: str = "$") -> dict:
         for end, cid in enumerate(cc["countries"]):
             if cid not in seen_country:
                 err(f"$.card_colours[{k}].countries[{end}]", f"unknown country {cid!r}")
+    if "card_colours" in doc and set(ids) == set(BOOK_SCORING_ORDER):
+        given = sorted((tuple(sorted(cc["countries"])), cc["cards"]) for cc in doc["card_colours"])
+        if given != sorted((tuple(sorted(c)), n) for c, n in BOOK_CARD_COLOURS):
+            warn("$.card_colours", "the rule book's card colours are: " + "; ".join(
+                f"{'-'.join(c)} {n} cards" for c, n in BOOK_CARD_COLOURS))
 
     status = (doc.get("transcription") or {}).get("status")
     complete = (not unknown_counts and roads is not None and not unknown_alliances
@@ -498,6 +551,11 @@ def map_svg(doc) -> str:
             (x1, y1), (x2, y2) = pos[a], pos[b]
             out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#7a5a30" '
                        f'stroke-width="3"/>')
+    for a, b in doc.get("sea_routes") or []:
+        if a in pos and b in pos and a != b:
+            (x1, y1), (x2, y2) = pos[a], pos[b]
+            out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#2070c0" '
+                       f'stroke-width="2" stroke-dasharray="6,4"/>')
     # coats of arms (councillors), labelled with the shortest unambiguous prefix
     def short(cid):
         for k in range(3, len(cid) + 1):

@@ -2,13 +2,14 @@
 
 ``Store`` is the database (:mod:`.db`: connections, the write path, migrations, settings, backups)
 with the rows of each part of the app: matches and their event log (:mod:`.matches`), clock
-checkpoints (:mod:`.clock`), sign-in (:mod:`.access`). Clubs, seasons and their results live in
-``companion.season_store``.
+checkpoints (:mod:`.clock`), sign-in (:mod:`.access`), Web of Power boards (:mod:`.boards`). Clubs,
+seasons and their results live in ``companion.season_store``.
 """
 
 from __future__ import annotations
 
 from companion.storage.access import AccessRows
+from companion.storage.boards import BoardRows
 from companion.storage.clock import ClockRows
 from companion.storage.db import PRAGMAS, Database, connect, is_disk_full, migrations, new_id
 from companion.storage.matches import MatchRows
@@ -16,5 +17,5 @@ from companion.storage.matches import MatchRows
 __all__ = ["Store", "Database", "connect", "migrations", "new_id", "is_disk_full", "PRAGMAS"]
 
 
-class Store(MatchRows, ClockRows, AccessRows, Database):
+class Store(MatchRows, ClockRows, AccessRows, BoardRows, Database):
     """The database of one box."""

@@ -93,6 +93,9 @@ def create_match():
             raise InputError(f"{name!r} is not one of the players", json_path(["colours", name]))
     options, roster = season_and_roster(c.store, doc)
     try:
+        from companion.boards import match_options  # Web of Power: the board (and version) it starts on
+
+        options = match_options(c.store, doc["game"], options)
         match = c.service.create(doc["game"], players, options, label=doc.get("label", ""),
                                  colours=colours, roster=roster)
     except CompanionError as exc:

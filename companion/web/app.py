@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 BLUEPRINTS = [
     "companion.web.api",
     "companion.web.auth",
+    "companion.web.boards",
     "companion.web.live",
     "companion.web.openapi",
     "companion.web.pages",

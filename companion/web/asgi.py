@@ -33,6 +33,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from companion.web.limits import MAX_BODY
 from companion.web.live import heartbeat_event
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class Limits:
     keep_alive: float = 5.0  # an idle keep-alive connection is closed after this
     body_timeout: float = 30.0  # a request body must arrive within this
     send_timeout: float = 30.0  # a stream whose client reads nothing for this long is dropped
-    max_body: int = 2 * 1024 * 1024
+    max_body: int = MAX_BODY  # the largest body any endpoint takes (companion/web/limits.py)
     stream_threads: int = 8  # worker threads that open streams (SQLite reads)
 
 

@@ -113,6 +113,12 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "ci.set_": set(SET_KINDS),
         "ci.step_": {ci.REINFORCE, ci.ATTACK, ci.MOVED, ci.CARD},
         "breakdown.": None,
+        "boards.status_": {"template", "partial", "complete"},
+        "boards.hint_": {"site", "road", "sea"},
+        # the board checker's sentences the editor words (the others stay as the checker wrote them)
+        "boards.p_": {"book_sites", "alliances_unknown", "roads_unknown", "lonely", "count_unknown", "unknown_site",
+                      "site_twice", "road_twice", "road_self", "book_alliance", "book_sea", "book_not_sea",
+                      "unplaced", "parts", "alliance_same", "book_cards", "unnamed"},
     }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from companion.games import web_of_power as wop
+from companion.errors import NotFoundError
 from companion.games import wop_board as wb
 from companion.web.core import ctx
 from companion.web.trackers import game_match, openapi_read
@@ -22,12 +23,36 @@ def wop_board(match_id):
     doc = m["options"].get("board") or wb.default_board_doc()
     board = ctx().service.fold(match_id).game_state["board"]
     site_order = [s if isinstance(s, str) else s["id"] for c in doc["countries"] for s in c["sites"]]
+    # a board drawn on the box (/boards): the sites where they are on its photo, the roads, the photo itself
+    coords = {s["id"]: [s["x"], s["y"]] for c in doc["countries"] for s in c["sites"]
+              if isinstance(s, dict) and "x" in s and "y" in s}
+    ref = m["options"].get("board_ref")
+    photo = None
+    if isinstance(ref, dict) and coords and len(coords) == len(site_order):
+        try:
+            v = ctx().store.board_version(ref["id"], ref["version"])
+            meta = ctx().store.board_photo_meta(v["photo_id"]) if v["photo_id"] else None
+        except NotFoundError:  # an imported match whose board is not on this box
+            meta = None
+        if meta:
+            photo = {"url": f"/api/boards/{ref['id']}/photo?version={ref['version']}",
+                     "width": meta["width"], "height": meta["height"]}
     return jsonify({"name": board["name"], "status": board["status"], "complete": board["complete"],
                     "countries": board["countries"], "sites": board["sites"], "capacity": board["capacity"],
                     "roads_known": board["roads"] is not None, "alliances": board["alliances"],
-                    "site_order": site_order, "svg": wb.map_svg(doc)})
+                    "site_order": site_order, "svg": wb.map_svg(doc), "board_ref": ref,
+                    "coords": coords if len(coords) == len(site_order) and coords else None,
+                    "roads": board["roads"] or [], "sea_routes": doc.get("sea_routes") or [], "photo": photo})
+
+
+@bp.get("/api/matches/<match_id>/wop/chains")
+def wop_chains(match_id):
+    """Each player's chains now (``web_of_power.current_chains``): the page draws them on the board."""
+    game_match(match_id, GAME)
+    return jsonify({"chains": wop.current_chains(ctx().service.fold(match_id).game_state)})
 
 
 OPENAPI_PATHS = {
     "/api/matches/{match_id}/wop/board": openapi_read("The Web of Power match's board (countries, sites, SVG)"),
+    "/api/matches/{match_id}/wop/chains": openapi_read("Each player's chains of monasteries now (null: no roads)"),
 }

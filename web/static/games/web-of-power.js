@@ -60,9 +60,94 @@
     boardReq = C.api("GET", base() + "/wop/board").then(function (b) {
       board = b;
       $("wop-svg").innerHTML = b.svg; // our own server's SVG (escaped by the engine)
+      drawPhoto();
       return b;
     }, function (e) { boardReq = null; C.toast(C.errorText(e), true); });
     return boardReq;
+  }
+
+  // -- a board drawn on the box (/boards): its photo, the roads and the sites; tap a free site to place -------
+  var SVGNS = "http://www.w3.org/2000/svg", photoZoom = 1;
+  function svgEl(tag, attrs) {
+    var n = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs).forEach(function (k) { n.setAttribute(k, attrs[k]); });
+    return n;
+  }
+  function photoUnit() { return Math.max(board.photo.width, board.photo.height) / 100; }
+  function drawPhoto() {
+    var box = $("wop-photo");
+    if (!board || !board.photo || !board.coords) { box.hidden = true; return; }
+    box.hidden = false;
+    var svg = $("wop-photo-svg"), w = board.photo.width, h = board.photo.height, u = photoUnit(), xy = board.coords;
+    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
+    svg.textContent = "";
+    svg.appendChild(svgEl("image", { href: board.photo.url, x: 0, y: 0, width: w, height: h }));
+    [[board.roads, "wop-photo-road", 0.7], [board.sea_routes, "wop-photo-sea", 0.5]].forEach(function (set) {
+      set[0].forEach(function (r) {
+        if (!xy[r[0]] || !xy[r[1]]) return;
+        svg.appendChild(svgEl("line", { x1: xy[r[0]][0], y1: xy[r[0]][1], x2: xy[r[1]][0], y2: xy[r[1]][1], class: set[1], "stroke-width": set[2] * u }));
+      });
+    });
+    svg.appendChild(svgEl("g", { id: "wop-chain-layer" }));
+    Object.keys(xy).forEach(function (id) {
+      var c = svgEl("circle", { cx: xy[id][0], cy: xy[id][1], r: 1.7 * u, "stroke-width": 0.3 * u, class: "wop-photo-site free", "data-site": id });
+      c.appendChild(svgEl("title", {})).textContent = id;
+      svg.appendChild(c);
+    });
+    svg.style.width = (100 * photoZoom) + "%";
+  }
+  function paintPhoto() {
+    if (!board || !board.coords || !client.view) return;
+    document.querySelectorAll("#wop-photo-svg circle[data-site]").forEach(function (mark) {
+      var holder = st().sites[mark.getAttribute("data-site")];
+      mark.setAttribute("class", "wop-photo-site" + (holder ? "" : " free"));
+      if (holder) mark.setAttribute("fill", colour(holder) || "#222"); else mark.removeAttribute("fill");
+    });
+  }
+  // the chains each player has now, drawn in their colour under the sites (fetched once per new event)
+  var chainsSeq = -1;
+  function liveChains() {
+    if (!board || !board.photo || !board.coords || !board.roads_known || client.seq === chainsSeq) return;
+    var at = chainsSeq = client.seq;
+    C.api("GET", base() + "/wop/chains").then(function (r) {
+      if (at !== chainsSeq) return;
+      var layer = $("wop-chain-layer"), u = photoUnit();
+      if (!layer) return;
+      layer.querySelectorAll(".wop-chain-live").forEach(function (n) { n.remove(); });
+      Object.keys(r.chains || {}).forEach(function (p) {
+        (r.chains[p] || []).forEach(function (chain) {
+          var pts = chain.map(function (id) { return board.coords[id]; }).filter(Boolean);
+          layer.insertBefore(svgEl("polyline", { points: pts.map(function (q) { return q.join(","); }).join(" "), class: "wop-chain-live",
+            stroke: colour(p) || "#222", "stroke-width": 1.6 * u, "data-player": p, "data-chain": chain.join(",") }), layer.firstChild);
+        });
+      });
+    }, function () { chainsSeq = -1; });
+  }
+  function tapSite(ev) {
+    var mark = ev.target.closest ? ev.target.closest("circle[data-site]") : null;
+    if (!mark || !playing()) return;
+    var site = mark.getAttribute("data-site");
+    if (st().sites[site]) { C.toast(t("wop.site_taken", { site: site }), true); return; }
+    send("place", { player: $("wop-player").value, piece: "monastery", site: site });
+  }
+  // the chain's sites joined by a thick line on the photo (or on the drawing when there is no photo)
+  function showChain(chain) {
+    var onPhoto = board && board.coords && board.photo, pts = [];
+    if (onPhoto) chain.forEach(function (id) { if (board.coords[id]) pts.push(board.coords[id]); });
+    else chain.forEach(function (id) {
+      var c = document.querySelector("#wop-svg circle[data-site='" + (window.CSS && CSS.escape ? CSS.escape(id) : id) + "']");
+      if (c) pts.push([+c.getAttribute("cx"), +c.getAttribute("cy")]);
+    });
+    document.querySelectorAll(".wop-chain-hl").forEach(function (n) { n.remove(); });
+    var svg = onPhoto ? $("wop-chain-layer") : $("wop-svg").querySelector("svg");
+    if (!svg || pts.length < 2) return;
+    var width = onPhoto ? 1.2 * photoUnit() : 7;
+    svg.appendChild(svgEl("polyline", { points: pts.map(function (p) { return p.join(","); }).join(" "), class: "wop-chain-hl",
+      "stroke-width": width, "data-chain": chain.join(",") }));
+    var where = onPhoto ? $("wop-photo") : $("wop-board");
+    if (!onPhoto) $("wop-board").open = true;
+    where.hidden = false;
+    if (where.scrollIntoView) where.scrollIntoView({ block: "nearest" });
   }
 
   // -- scores: intermediate, final, total; the breakdown by country, alliance and chain -----------------------
@@ -115,7 +200,15 @@
       res.players.forEach(function (r) {
         sec.appendChild(el("details", { class: "trk-details", "data-player": r.player },
           el("summary", null, who(r.player), " · ", el("strong", { class: "wop-points", text: String(r.total) }), " " + C.plural("wop.points_word", r.total)),
-          el("ul", { class: "small" }, r.breakdown.map(function (e) { return el("li", { "data-kind": e.kind, text: describeEntry(e) }); }))));
+          el("ul", { class: "small" }, r.breakdown.map(function (e) {
+            var li = el("li", { "data-kind": e.kind, text: describeEntry(e) });
+            if (e.kind === "chain" && e.sites) {
+              li.setAttribute("data-chain", e.sites.join(","));
+              li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost wop-chain-btn", text: t("wop.chain_show"),
+                onclick: function () { showChain(e.sites); } }));
+            }
+            return li;
+          }))));
       });
       (res.warnings || []).forEach(function (w) { sec.appendChild(el("p", { class: "trk-warn small", text: messageText(w) })); });
       box.appendChild(sec);
@@ -392,6 +485,10 @@
     renderHand();
     renderBreakdown();
     renderCountries();
+    paintPhoto();
+    liveChains();
+    $("wop-photo").hidden = !(board && board.photo && board.coords);
+    $("wop-photo-hint").hidden = !playing();
     $("wop-board").hidden = !(sm().board && sm().board.roads_known);
   }
 
@@ -426,6 +523,9 @@
       if (!$("wop-chains").hidden) { var ch = readChains(); if (!ch) return; if (Object.keys(ch).length) data.chains = ch; }
       send("game.end", data);
     });
+    $("wop-photo-svg").addEventListener("click", tapSite);
+    $("wop-photo-in").addEventListener("click", function () { photoZoom = Math.min(4, photoZoom * 1.5); $("wop-photo-svg").style.width = (100 * photoZoom) + "%"; });
+    $("wop-photo-out").addEventListener("click", function () { photoZoom = Math.max(1, photoZoom / 1.5); $("wop-photo-svg").style.width = (100 * photoZoom) + "%"; });
     loadBoard();
   }
 

@@ -300,6 +300,17 @@
     var game = document.getElementById("game"), clock = document.getElementById("opt-clock");
     function syncClock() { clock.checked = game.value === "conquest-italy"; }
     game.addEventListener("change", syncClock); syncClock();
+    // Web of Power: the boards transcribed on the box (/boards), the club's default chosen
+    var boardSel = document.getElementById("board"), boardField = document.getElementById("board-field");
+    function syncBoard() { boardField.hidden = game.value !== "web-of-power" || boardSel.options.length < 2; }
+    C.api("GET", "/api/boards").then(function (r) {
+      r.boards.forEach(function (b) {
+        boardSel.appendChild(el("option", { value: b.id, text: b.name + " · v" + b.latest + " · " + t("boards.status_" + b.status) }));
+        if (b["default"] && !b.club_id) boardSel.value = b.id;
+      });
+      syncBoard();
+    }, function () { /* no boards: the installed template */ });
+    game.addEventListener("change", syncBoard);
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
       errBox.hidden = true;
@@ -315,6 +326,7 @@
       if (clock.checked !== (game.value === "conquest-italy") || options.clock !== undefined) {
         if (options.clock === undefined) options.clock = clock.checked;
       }
+      if (!boardField.hidden && options.board === undefined && options.board_id === undefined) options.board_id = boardSel.value || null;
       var doc = { game: game.value, players: players, colours: colours, options: options };
       if (window.CompanionRoster) window.CompanionRoster.extend(doc, list);  // club, season, roster ids (roster.js)
       var label = document.getElementById("label").value.trim();
