@@ -50,6 +50,7 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.seasons",
+    "companion.web.tournaments",
     "companion.web.trackers.conquest",
     "companion.web.trackers.richelieu",
     "companion.web.trackers.rome",
