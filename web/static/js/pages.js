@@ -484,10 +484,12 @@
       rollBox.textContent = finalRollText(e, threshold, !!(view && view.ended));
       rollBox.hidden = false;
     }
+    function tell(name, detail) { document.dispatchEvent(new CustomEvent("companion:tv-" + name, { detail: detail })); }
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
         renderScores(document.getElementById("scores"), view, cl.match); clock.set(view);
         if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
+        tell("view", { view: view, client: cl });  // the TV's own panels (js/display.js)
       }
     });
     // the game's script may register after the first view (scripts load in parallel): draw again then
@@ -503,10 +505,11 @@
           showRoll(d.events[d.events.length - 1], v);
         }, function () {});
       }
+      tell("loaded", { view: v });
       client.follow({
-        event: function (d) { showRoll(d.event, d.view); },
-        tick: function (d) { clock.tick(d); },
-        alert: function (d) { C.toast(alertText(d, clock.players), true); }
+        event: function (d) { showRoll(d.event, d.view); tell("event", { data: d }); },
+        tick: function (d) { clock.tick(d); tell("tick", d); },
+        alert: function (d) { C.toast(alertText(d, clock.players), true); tell("alert", d); }
       });
     });
   }
