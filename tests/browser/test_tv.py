@@ -250,3 +250,81 @@ def test_tv_at_1280x720_light_and_dark(browser, server, org, artifacts_dir, sche
         assert not tv.errors, tv.errors
     finally:
         ctx.close()
+
+
+def test_tv_web_of_power_countries_and_the_scoring_step_by_step(browser, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "web-of-power", "players": PLAYERS, "colours": COLOURS})["id"]
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display?reveal=500")
+        expect(tv.locator("#wop-tv-countries table")).to_be_visible()
+        for data in ({"player": "Anna", "piece": "monastery", "country": "England", "count": 2},
+                     {"player": "Anna", "piece": "councillor", "country": "England"},
+                     {"player": "Bruno", "piece": "monastery", "country": "Bayern", "count": 2},
+                     {"player": "Carla", "piece": "monastery", "country": "England"}):
+            org.event(mid, "place", data)
+        cell = tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Anna"]')
+        expect(cell).to_have_text("2 / 1")
+        expect(tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Carla"]')).to_have_text("1 / 0")
+        org.event(mid, "deck.out", {})  # the intermediate scoring
+        box = tv.locator("#wop-tv-scoring")
+        expect(box).to_be_visible()
+        expect(box).to_have_attribute("data-scoring", "intermediate")
+        assert box.locator("tr.wop-tv-totals").is_hidden()  # the totals come last
+        expect(box).to_have_attribute("data-revealed", "1", timeout=10_000)
+        res = _match(org, mid)["view"]["summary"]["scores"]["intermediate"]
+        for p in res["players"]:
+            expect(box.locator(f'tr.wop-tv-totals td[data-player="{p["player"]}"]')).to_have_text(str(p["total"]))
+        parts = {b["country"] for p in res["players"] for b in p["breakdown"] if b["kind"] == "monasteries"}
+        expect(box.locator("tr.wop-tv-part")).to_have_count(len(parts))
+        tv.screenshot(path=str(artifacts_dir / "tv-web-of-power.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_richelieu_tracks_cardinal_and_the_last_intrigue(browser, server, org, artifacts_dir):
+    import json
+    from pathlib import Path
+
+    players = ["blue", "red", "yellow"]
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": players})["id"]
+    data = json.loads((Path(__file__).resolve().parents[2] / "schemas/examples/richelieu.events/intrigue-resolve.json")
+                      .read_text())["data"]
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        expect(tv.locator("#rl-tv-intrigue")).to_have_text(EN["tv.rl_no_intrigue"])
+        org.event(mid, "intrigue.resolve", data)
+        st = _match(org, mid)["view"]["state"]
+        last = st["resolutions"][-1]
+        expect(tv.locator("#rl-tv-cardinal")).to_contain_text(EN["tv.rl_cardinal"].format(n=st["cardinal"]))
+        for p in players:
+            for k in ("prestige", "income", "military", "money", "jewels"):
+                expect(tv.locator(f'#rl-tv-tracks tr[data-player="{p}"] td[data-track="{k}"]')).to_have_text(
+                    str(st["players"][p][k]))
+        expect(tv.locator("#rl-tv-intrigue")).to_contain_text(EN["tv.rl_places"].format(
+            first=last["first"], second=last["second"]))
+        tv.screenshot(path=str(artifacts_dir / "tv-richelieu.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_rome_is_burning_emperor_turn_scores(browser, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "rome-is-burning", "players": PLAYERS, "colours": COLOURS})["id"]
+    ctx = browser.new_context(base_url=server.url, viewport=SMALL_TV, locale="it-IT")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        sm = _match(org, mid)["view"]["summary"]
+        expect(tv.locator("#rome-tv-emperor")).to_have_text(IT["tv.rome_no_emperor"])
+        expect(tv.locator("#rome-tv-turn")).to_have_text(IT["tv.rome_turn"].format(turn=sm["turn"], turns=sm["turns"]))
+        expect(tv.locator("#rome-tv-scores tr")).to_have_count(3)
+        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        tv.screenshot(path=str(artifacts_dir / "tv-rome.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
