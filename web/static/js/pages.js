@@ -516,20 +516,28 @@
 
   // -- tournament overview -----------------------------------------------------------------------------
   function initTournament() {
-    var box = document.getElementById("tables"), tables = {}, clocks = {};
+    // the club room's screen: every open table with its clock, phase and whose turn; a table whose time is
+    // up (finishing round, last lap, final rounds) or that owes a final roll is drawn in the alert colour
+    var box = document.getElementById("tables"), tables = {}, clocks = {}, live = {};
+    var ALERT = ["finishing-round", "last-lap", "final-rounds"];
     function draw() {
       box.textContent = "";
       var list = Object.keys(tables).map(function (k) { return tables[k]; }).filter(function (m) { return m.status === "open"; });
-      list.sort(function (a, b) { return (a.label || a.id) < (b.label || b.id) ? -1 : 1; });
+      list.sort(function (a, b) { return (a.label || a.id).localeCompare(b.label || b.id, undefined, { numeric: true }); });
       if (!list.length) box.appendChild(el("p", { class: "muted", text: t("home.none_open") }));
       list.forEach(function (m) {
-        var b = m.brief || {};
+        var b = Object.assign({}, m.brief || {}, live[m.id] || {});
         var c = clocks[m.id] || b.clock;
-        box.appendChild(el("a", { class: "table-card match-item", href: "/m/" + encodeURIComponent(m.id) + "/display", "data-id": m.id },
+        var owed = b.awaiting_roll, alert = !!owed || (b.clock && ALERT.indexOf(b.phase) >= 0);
+        var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) :
+          (b.current_player ? t("clock.turn", { player: b.current_player }) : "");
+        box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
+                                  "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
           el("h3", { text: (m.label || gameName(m.game)) }),
-          el("div", { class: "small muted", text: gameName(m.game) + " · " + m.players.join(", ") }),
+          el("div", { class: "small muted table-game", text: gameName(m.game) + " · " + m.players.join(", ") }),
           c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "small", text: [b.phase ? phaseName(b.phase, m.game) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
+          el("div", { class: "table-phase", text: b.phase ? phaseName(b.phase, m.game) : "" }),
+          el("div", { class: "table-turn", text: turn })));
       });
     }
     function load() {
@@ -539,12 +547,15 @@
     load();
     C.stream("/api/stream", {
       open: load,
-      match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); draw(); },
+      match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); delete live[m.id]; draw(); },
       tick: function (d) {
         if (!d.match_id) return;
         var c = d.clock || (typeof d.remaining_seconds === "number" ? { remaining_seconds: d.remaining_seconds } : null);
+        if (d.phase) live[d.match_id] = { phase: d.phase, awaiting_roll: d.awaiting_roll, final_threshold: d.final_threshold,
+                                          current_player: d.current_player };
         if (c) { clocks[d.match_id] = c; draw(); }
-      }
+      },
+      alert: function (d) { if (window.CompanionSound && d && d.alert) window.CompanionSound.play(d.alert === "ended" ? "ended" : d.alert); }
     });
     var start = document.getElementById("start-round");
     if (start) start.addEventListener("click", function () {
