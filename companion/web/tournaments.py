@@ -340,7 +340,7 @@ _ROUND = {"name": "number", "in": "path", "required": True, "schema": {"type": "
 _SEC = [{"bearer": []}, {"session": []}]
 _NUM = {"type": ["number", "null"]}
 OPENAPI_SCHEMAS = {
-    "Tournament": {"type": "object", "required": ["id", "name", "date", "game", "table_size", "rounds", "players",
+    "TournamentDay": {"type": "object", "required": ["id", "name", "date", "game", "table_size", "rounds", "players",
                                                    "round_list", "standings"],
                    "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "date": {"type": "string"},
                                   "game": {"type": "string"}, "table_size": {"type": "integer"},
@@ -348,7 +348,7 @@ OPENAPI_SCHEMAS = {
                                   "players": {"type": "array", "items": {"type": "string"}},
                                   "round_list": {"type": "array"}, "standings": {"type": "array"},
                                   "next_round": {"type": ["integer", "null"]}, "finished": {"type": "boolean"}}},
-    "TournamentList": {"type": "object", "required": ["tournaments"],
+    "TournamentDayList": {"type": "object", "required": ["tournaments"],
                        "properties": {"tournaments": {"type": "array"}}},
     "MatchResult": {"type": "object", "required": ["match_id", "ended", "results"],
                     "properties": {"match_id": {"type": "string"}, "ended": {"type": "boolean"},
@@ -356,33 +356,33 @@ OPENAPI_SCHEMAS = {
 }
 OPENAPI_PATHS = {
     "/api/tournaments": {
-        "get": {"summary": "Tournaments", "responses": {"200": _ok("TournamentList"), **_err(400, 401)}},
+        "get": {"summary": "Tournaments", "responses": {"200": _ok("TournamentDayList"), **_err(400, 401)}},
         "post": {"summary": "Create a tournament (organiser)", "security": _SEC,
                  "requestBody": _body("api.tournament-create"),
-                 "responses": {"201": _ok("Tournament", "created"), **_err(400, 401, 403, 409)}}},
+                 "responses": {"201": _ok("TournamentDay", "created"), **_err(400, 401, 403, 409)}}},
     "/api/tournaments/{tid}": {"get": {"summary": "A tournament: players, rounds, matches, standings",
                                        "parameters": [_TID],
-                                       "responses": {"200": _ok("Tournament"), **_err(400, 401, 404)}}},
+                                       "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 404)}}},
     "/api/tournaments/{tid}/players": {"post": {
         "summary": "Register a player by name before round 1 is seated (organiser)", "security": _SEC,
         "parameters": [_TID], "requestBody": _body("api.tournament-player"),
-        "responses": {"201": _ok("Tournament"), **_err(400, 401, 403, 404, 409)}}},
+        "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/players/{player}": {"delete": {
         "summary": "Unregister a player before round 1 is seated (organiser)", "security": _SEC,
         "parameters": [_TID, {"name": "player", "in": "path", "required": True, "schema": _ID}],
-        "responses": {"200": _ok("Tournament"), **_err(400, 401, 403, 404, 409)}}},
+        "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/rounds": {"post": {
         "summary": "Seat the next round (organiser): round 1 at random, then by standing keeping pairs apart",
         "security": _SEC, "parameters": [_TID],
-        "responses": {"201": _ok("Tournament"), **_err(400, 401, 403, 404, 409)}}},
+        "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/rounds/{number}": {"put": {
         "summary": "Replace the seats of a round not started (organiser)", "security": _SEC,
         "parameters": [_TID, _ROUND], "requestBody": _body("api.tournament-seats"),
-        "responses": {"200": _ok("Tournament"), **_err(400, 401, 403, 404, 409)}}},
+        "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/rounds/{number}/start": {"post": {
         "summary": "Create the round's matches and start every clock together (organiser)", "security": _SEC,
         "parameters": [_TID, _ROUND],
-        "responses": {"201": _ok("Tournament"), **_err(400, 401, 403, 404, 409)}}},
+        "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/standings.csv": {"get": {
         "summary": "The standings as CSV", "parameters": [_TID],
         "responses": {"200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},

@@ -177,6 +177,8 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         expect(roll.locator(".tv-roll-who")).to_have_text(EN["tv.roll_owed"].format(player="Anna"))
         expect(roll.locator(".tv-roll-target")).to_have_text(EN["tv.roll_target"].format(n=4))
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-3-roll-owed.png"))
+        # a tone for the roll owed (WebAudio; the page keeps a log of what it played)
+        assert {"kind": "final-roll", "muted": False} in tv.evaluate("window.CompanionSound.log")
         _event(org, mid, "final.roll", {"player": "Anna", "dice": [6, 5]})
         expect(roll).to_have_attribute("data-state", "goes-on")
         expect(roll.locator(".tv-roll-verdict")).to_have_text(EN["tv.roll_goes_on"].format(total=11, n=4))
@@ -217,6 +219,7 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         places = [int(x) for x in tv.locator(".tv-rank").evaluate_all("l => l.map(e => e.dataset.place)")]
         assert places == sorted(places)
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-6-ranking.png"))
+        assert [x["kind"] for x in tv.evaluate("window.CompanionSound.log")].count("ended") >= 1
         # nothing runs out of the screen at 1920x1080
         assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         assert not tv.errors, tv.errors
@@ -244,6 +247,10 @@ def test_tv_at_1280x720_light_and_dark(browser, server, org, artifacts_dir, sche
         expect(tv.locator("#tv-mute")).to_have_attribute("aria-label", IT["tv.mute"])
         tv.click("#tv-mute")
         expect(tv.locator("#tv-mute")).to_have_attribute("aria-pressed", "true")
+        assert tv.evaluate("window.CompanionSound.play('5-minutes')") is False  # muted: nothing played
+        tv.reload()  # remembered
+        expect(tv.locator("#tv-mute")).to_have_attribute("aria-pressed", "true")
+        tv.click("#tv-mute")
         tv.screenshot(path=str(artifacts_dir / f"tv-conquest-1280-{scheme}.png"))
         # no QR endpoint on this server: the slot stays hidden
         expect(tv.locator("#table-qr")).to_be_hidden()

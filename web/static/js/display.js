@@ -84,6 +84,8 @@
   if (muteBtn) muteBtn.addEventListener("click", function () {
     window.CompanionSound.setMuted(!window.CompanionSound.muted()); drawMute();
   });
+  // a kiosk URL may start it muted: /m/<id>/display?sound=off
+  if (params.get("sound") === "off" && window.CompanionSound) window.CompanionSound.setMuted(true);
   drawMute();
 
   // -- a clock of an hour or more (h:mm:ss) takes a smaller size, so it stays within its column ----------
@@ -152,8 +154,7 @@
   var ranking = { shown: false, timers: [] };
   function pts(v) {
     if (v === null || v === undefined) return "";
-    var s = (Math.round(v * 100) / 100).toString();
-    return C.plural("tv.points", v, { pts: (v > 0 ? "+" : "") + s.replace(".", body.dataset.lang === "it" ? "," : ".") });
+    return (v > 0 ? "+" : "") + C.plural("tv.points", Math.round(v * 100) / 100);
   }
   function showRanking() {
     if (ranking.shown) return;
@@ -188,7 +189,7 @@
       });
       ranking.timers.push(setTimeout(function () {
         big.textContent = "";
-        big.appendChild(el("span", { class: "tv-winner-label", text: C.plural("tv.winner", winners.length) }));
+        big.appendChild(el("span", { class: "tv-winner-label", text: t(winners.length === 1 ? "tv.winner" : "tv.winners") }));
         big.appendChild(el("span", { class: "tv-winner-name", text: winners.join(" · ") }));
         if (res.season) big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.season_points", { season: res.season }) }));
         big.hidden = false;

@@ -351,6 +351,8 @@
 
     var lastView = null;
     function clockButtons(view, cl) {
+      // a final roll newly owed: a tone (not for the view the page opened with)
+      if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
       var show = function (id, on) { var b = document.getElementById(id); if (b) b.hidden = !on; };
@@ -460,10 +462,13 @@
         event: function (d) { addEvent(d.event); },
         snapshot: function () { loadHistory(); },
         tick: function (d) { clock.tick(d); },
-        alert: function (d) { C.toast(alertText(d, clock.players), true); }
+        alert: function (d) { C.toast(alertText(d, clock.players), true); sound(d && d.alert); }
       });
     }, function (e) { document.getElementById("scores").textContent = C.errorText(e); });
   }
+
+  // a short tone for a clock alert (js/sounds.js; the TV plays its own in js/display.js)
+  function sound(kind) { if (window.CompanionSound && kind) window.CompanionSound.play(kind); }
 
   // -- display page ------------------------------------------------------------------------------
   // The TV beside the table: the clock (or, for a game without one, the scoreboard alone), the phase, whose
