@@ -26,6 +26,7 @@ COMMANDS = [
     "richelieu",
     "match",
     "season",
+    "tournament",
     "token",
     "pin",
     "map",
