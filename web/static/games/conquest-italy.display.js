@@ -37,6 +37,9 @@
       var svg = holder.querySelector("svg");
       // the engine's legend (region colours) is on the right: the TV colours by holder, so it is cut off
       svg.setAttribute("viewBox", "0 0 878 1000");
+      Array.prototype.forEach.call(svg.querySelectorAll("text[x], rect[x]"), function (n) {
+        if (parseFloat(n.getAttribute("x")) >= 878) n.remove();  // the legend (drawn in English) goes too
+      });
       svg.removeAttribute("width"); svg.removeAttribute("height");
       svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
       var found = svg.querySelectorAll("circle.city, rect.airport");
