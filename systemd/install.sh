@@ -183,6 +183,12 @@ if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
     else
         say "GPIO: no python3-lgpio in this system's apt sources: going on without it (the box's pins stay off)"
     fi
+    # espeak-ng: the optional spoken announcer (COMPANION_ANNOUNCER=it|en in /etc/default/companion)
+    if is_installed espeak-ng || apt_has espeak-ng; then
+        pkgs+=(espeak-ng)
+    else
+        say "announcer: no espeak-ng in this system's apt sources: going on without the voice"
+    fi
     [ "$kiosk" = 1 ] && pkgs+=(cage chromium)
     missing=() present=()
     for p in "${pkgs[@]}"; do

@@ -62,11 +62,11 @@ def test_companion_service_is_a_watched_notify_service_of_a_dedicated_user():
     # exit 2 (a configuration mistake: bad option, empty or unreadable database) is not restarted in a loop
     assert one(u, "Service", "RestartPreventExitStatus").split() == ["2"]
     assert one(u, "Service", "User") == "companion" and one(u, "Service", "Group") == "companion"
-    assert one(u, "Service", "SupplementaryGroups") == "gpio"
+    assert one(u, "Service", "SupplementaryGroups") == "gpio audio"  # audio: the announcer's sound cards
     assert one(u, "Service", "StateDirectory") == "companion"
     assert "COMPANION_DATA=/var/lib/companion" in s["Environment"]
     assert one(u, "Service", "DevicePolicy") == "closed"
-    assert s["DeviceAllow"] == ["char-gpiochip rw"]  # the GPIO chips and nothing else
+    assert s["DeviceAllow"] == ["char-gpiochip rw", "char-alsa rw"]  # the GPIO chips, the sound cards, nothing else
     assert "PrivateDevices" not in s  # it would hide /dev/gpiochip*
     assert "ProcSubset" not in s  # gpiozero reads /proc/device-tree and /proc/cpuinfo
     assert one(u, "Service", "NoNewPrivileges") == "yes"

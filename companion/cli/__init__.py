@@ -27,6 +27,7 @@ COMMANDS = [
     "match",
     "season",
     "players",
+    "tournament",
     "token",
     "pin",
     "map",

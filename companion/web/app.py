@@ -52,6 +52,7 @@ BLUEPRINTS = [
     "companion.web.pages",
     "companion.web.players",
     "companion.web.seasons",
+    "companion.web.tournaments",
     "companion.web.trackers.conquest",
     "companion.web.trackers.richelieu",
     "companion.web.trackers.rome",
@@ -162,6 +163,22 @@ def create_app(config: dict | None = None) -> Flask:
         if config.get("START_BACKGROUND"):
             runner.start()
     c.runner = runner
+
+    # the spoken announcer on the box (espeak-ng), off unless COMPANION_ANNOUNCER=it|en (companion/announcer.py)
+    from companion.announcer import ENV as ANNOUNCER_ENV, Announcer, lang_from
+
+    announcer = config.get("ANNOUNCER")
+    if announcer is None:
+        try:
+            announcer = Announcer(lang_from(os.environ.get(ANNOUNCER_ENV)))
+        except ValueError as exc:
+            log.warning("%s; the announcer is off", exc)
+            announcer = Announcer(None)
+    if announcer.enabled():
+        service.subscribe(announcer.on_event)
+        if runner is not None:
+            runner.subscribe(announcer.on_clock)
+    c.extra["announcer"] = announcer
 
     # GPIO buttons and LEDs, when asked for
     mode = config.get("GPIO")

@@ -21,6 +21,9 @@ def game_files(game: str) -> dict:
         "game_partial": f"games/{game}.html" if (wd / "templates" / "games" / f"{game}.html").is_file() else None,
         "game_script": f"games/{game}.js" if (wd / "static" / "games" / f"{game}.js").is_file() else None,
         "game_style": f"games/{game}.css" if (wd / "static" / "games" / f"{game}.css").is_file() else None,
+        # the TV's own panel of the game (the display page, web/static/js/display.js)
+        "display_script": f"games/{game}.display.js"
+        if (wd / "static" / "games" / f"{game}.display.js").is_file() else None,
     }
 
 
@@ -79,10 +82,20 @@ def match_page(match_id):
                            **game_files(match["game"]))
 
 
+def has_table_qr() -> bool:
+    """Whether this server draws a table's QR code at ``/m/<id>/qr.svg`` (the TV shows it when so)."""
+    import re
+
+    from flask import current_app
+
+    return any(re.fullmatch(r"/m/<[^>]+>/qr\.svg", r.rule) for r in current_app.url_map.iter_rules())
+
+
 @bp.get("/m/<match_id>/display")
 def display_page(match_id):
     match = _match(match_id)
-    return render_template("display.html", page="display", match=match, **game_files(match["game"]))
+    return render_template("display.html", page="display", match=match, table_qr=has_table_qr(),
+                           **game_files(match["game"]))
 
 
 @bp.get("/tournament")

@@ -364,6 +364,8 @@
 
     var lastView = null;
     function clockButtons(view, cl) {
+      // a final roll newly owed: a tone (not for the view the page opened with)
+      if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
       var show = function (id, on) { var b = document.getElementById(id); if (b) b.hidden = !on; };
@@ -514,10 +516,13 @@
         event: function (d) { addEvent(d.event); },
         snapshot: function () { loadHistory(); },
         tick: function (d) { clock.tick(d); },
-        alert: function (d) { C.toast(alertText(d, clock.players), true); }
+        alert: function (d) { C.toast(alertText(d, clock.players), true); sound(d && d.alert); }
       });
     }, function (e) { document.getElementById("scores").textContent = C.errorText(e); });
   }
+
+  // a short tone for a clock alert (js/sounds.js; the TV plays its own in js/display.js)
+  function sound(kind) { if (window.CompanionSound && kind) window.CompanionSound.play(kind); }
 
   // -- display page ------------------------------------------------------------------------------
   // The TV beside the table: the clock (or, for a game without one, the scoreboard alone), the phase, whose
@@ -538,10 +543,12 @@
       rollBox.textContent = finalRollText(e, threshold, !!(view && view.ended));
       rollBox.hidden = false;
     }
+    function tell(name, detail) { document.dispatchEvent(new CustomEvent("companion:tv-" + name, { detail: detail })); }
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
         renderScores(document.getElementById("scores"), view, cl.match); clock.set(view);
         if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
+        tell("view", { view: view, client: cl });  // the TV's own panels (js/display.js)
       }
     });
     // the game's script may register after the first view (scripts load in parallel): draw again then
@@ -557,30 +564,39 @@
           showRoll(d.events[d.events.length - 1], v);
         }, function () {});
       }
+      tell("loaded", { view: v });
       client.follow({
-        event: function (d) { showRoll(d.event, d.view); },
-        tick: function (d) { clock.tick(d); },
-        alert: function (d) { C.toast(alertText(d, clock.players), true); }
+        event: function (d) { showRoll(d.event, d.view); tell("event", { data: d }); },
+        tick: function (d) { clock.tick(d); tell("tick", d); },
+        alert: function (d) { C.toast(alertText(d, clock.players), true); tell("alert", d); }
       });
     });
   }
 
   // -- tournament overview -----------------------------------------------------------------------------
   function initTournament() {
-    var box = document.getElementById("tables"), tables = {}, clocks = {};
+    // the club room's screen: every open table with its clock, phase and whose turn; a table whose time is
+    // up (finishing round, last lap, final rounds) or that owes a final roll is drawn in the alert colour
+    var box = document.getElementById("tables"), tables = {}, clocks = {}, live = {};
+    var ALERT = ["finishing-round", "last-lap", "final-rounds"];
     function draw() {
       box.textContent = "";
       var list = Object.keys(tables).map(function (k) { return tables[k]; }).filter(function (m) { return m.status === "open"; });
-      list.sort(function (a, b) { return (a.label || a.id) < (b.label || b.id) ? -1 : 1; });
+      list.sort(function (a, b) { return (a.label || a.id).localeCompare(b.label || b.id, undefined, { numeric: true }); });
       if (!list.length) box.appendChild(el("p", { class: "muted", text: t("home.none_open") }));
       list.forEach(function (m) {
-        var b = m.brief || {};
+        var b = Object.assign({}, m.brief || {}, live[m.id] || {});
         var c = clocks[m.id] || b.clock;
-        box.appendChild(el("a", { class: "table-card match-item", href: "/m/" + encodeURIComponent(m.id) + "/display", "data-id": m.id },
+        var owed = b.awaiting_roll, alert = !!owed || (b.clock && ALERT.indexOf(b.phase) >= 0);
+        var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) :
+          (b.current_player ? t("clock.turn", { player: b.current_player }) : "");
+        box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
+                                  "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
           el("h3", { text: (m.label || gameName(m.game)) }),
-          el("div", { class: "small muted", text: gameName(m.game) + " · " + m.players.join(", ") }),
+          el("div", { class: "small muted table-game", text: gameName(m.game) + " · " + m.players.join(", ") }),
           c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "small", text: [b.phase ? phaseName(b.phase, m.game) : "", b.current_player ? t("clock.turn", { player: b.current_player }) : ""].filter(Boolean).join(" · ") })));
+          el("div", { class: "table-phase", text: b.phase ? phaseName(b.phase, m.game) : "" }),
+          el("div", { class: "table-turn", text: turn })));
       });
     }
     function load() {
@@ -590,12 +606,15 @@
     load();
     C.stream("/api/stream", {
       open: load,
-      match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); draw(); },
+      match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); delete live[m.id]; draw(); },
       tick: function (d) {
         if (!d.match_id) return;
         var c = d.clock || (typeof d.remaining_seconds === "number" ? { remaining_seconds: d.remaining_seconds } : null);
+        if (d.phase) live[d.match_id] = { phase: d.phase, awaiting_roll: d.awaiting_roll, final_threshold: d.final_threshold,
+                                          current_player: d.current_player };
         if (c) { clocks[d.match_id] = c; draw(); }
-      }
+      },
+      alert: function (d) { if (window.CompanionSound && d && d.alert) window.CompanionSound.play(d.alert === "ended" ? "ended" : d.alert); }
     });
     var start = document.getElementById("start-round");
     if (start) start.addEventListener("click", function () {

@@ -1,0 +1,85 @@
+"""Tournaments: settings, registered players, each round's seating and matches (migration 0009).
+
+Results are not stored here: a round's matches are ordinary matches, and the standings are computed from
+their logs (``companion/web/tournaments.py`` folds them through the match service)."""
+
+from __future__ import annotations
+
+import json
+
+from companion.errors import ConflictError, NotFoundError
+from companion.storage.db import new_id
+
+
+def _row(row) -> dict:
+    return {"id": row["id"], "name": row["name"], "date": row["date"], "game": row["game"],
+            "table_size": row["table_size"], "rounds": row["rounds"], "clock_minutes": row["clock_minutes"],
+            "created_at": row["created_at"]}
+
+
+def create(store, name: str, date: str, game: str, table_size: int, rounds: int,
+           clock_minutes: int | None, players: list[str]) -> dict:
+    tid = new_id()
+    with store.write() as c:
+        c.execute("INSERT INTO tournaments(id, name, date, game, table_size, rounds, clock_minutes, created_at) "
+                  "VALUES (?,?,?,?,?,?,?,?)",
+                  (tid, name, date, game, table_size, rounds, clock_minutes, store.clock.now_iso()))
+        for i, p in enumerate(players):
+            c.execute("INSERT INTO tournament_players(tournament_id, position, player) VALUES (?,?,?)", (tid, i, p))
+    return get(store, tid)
+
+
+def get(store, tid: str) -> dict:
+    conn = store.conn()
+    row = conn.execute("SELECT * FROM tournaments WHERE id=?", (tid,)).fetchone()
+    if row is None:
+        raise NotFoundError(f"no tournament {tid}", "tournament_id")
+    out = _row(row)
+    out["players"] = [r["player"] for r in conn.execute(
+        "SELECT player FROM tournament_players WHERE tournament_id=? ORDER BY position", (tid,))]
+    out["round_list"] = [{"round": r["round"], "tables": json.loads(r["tables"]),
+                          "match_ids": json.loads(r["match_ids"]) if r["match_ids"] else None,
+                          "started_at": r["started_at"]}
+                         for r in conn.execute("SELECT * FROM tournament_rounds WHERE tournament_id=? ORDER BY round",
+                                               (tid,))]
+    return out
+
+
+def list_all(store) -> list[dict]:
+    rows = store.conn().execute("SELECT * FROM tournaments ORDER BY date DESC, created_at DESC").fetchall()
+    return [_row(r) for r in rows]
+
+
+def add_player(store, tid: str, player: str) -> None:
+    with store.write() as c:
+        if c.execute("SELECT 1 FROM tournament_players WHERE tournament_id=? AND player=?", (tid, player)).fetchone():
+            raise ConflictError(f"{player!r} is registered already", "$.player")
+        n = c.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM tournament_players WHERE tournament_id=?",
+                      (tid,)).fetchone()[0]
+        c.execute("INSERT INTO tournament_players(tournament_id, position, player) VALUES (?,?,?)", (tid, n, player))
+
+
+def remove_player(store, tid: str, player: str) -> None:
+    with store.write() as c:
+        if not c.execute("DELETE FROM tournament_players WHERE tournament_id=? AND player=?", (tid, player)).rowcount:
+            raise NotFoundError(f"{player!r} is not registered", "player")
+
+
+def put_round(store, tid: str, number: int, tables: list[list[str]]) -> None:
+    """The seating of round ``number`` (new, or replacing one not started)."""
+    with store.write() as c:
+        row = c.execute("SELECT started_at FROM tournament_rounds WHERE tournament_id=? AND round=?",
+                        (tid, number)).fetchone()
+        if row is not None and row["started_at"] is not None:
+            raise ConflictError(f"round {number} has started: its seats are fixed", "$.round")
+        c.execute("INSERT INTO tournament_rounds(tournament_id, round, tables) VALUES (?,?,?) "
+                  "ON CONFLICT(tournament_id, round) DO UPDATE SET tables=excluded.tables",
+                  (tid, number, json.dumps(tables)))
+
+
+def start_round(store, tid: str, number: int, match_ids: list[str]) -> None:
+    with store.write() as c:
+        n = c.execute("UPDATE tournament_rounds SET match_ids=?, started_at=? WHERE tournament_id=? AND round=? "
+                      "AND started_at IS NULL", (json.dumps(match_ids), store.clock.now_iso(), tid, number)).rowcount
+        if not n:
+            raise ConflictError(f"round {number} has started already", "$.round")

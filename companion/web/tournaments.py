@@ -1,0 +1,337 @@
+"""Tournament days: ``/api/tournaments…`` (create, register players, seat a round, swap seats by hand,
+start a round, standings as JSON and CSV), the pages ``/tournaments``, ``/tournaments/<id>`` and the printable
+``/tournaments/<id>/print``, and ``GET /api/matches/<id>/result`` (a finished match's ranking with the club
+points each place earns, for the TV). The seating and the standings are ``companion/tournament.py``; the rows
+``companion/storage/tournaments.py``; every match is created and started through the match service and the
+clock runner, as the tables page does."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from companion import season as season_core
+from companion import tournament as core
+from companion.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.matches import uses_clock
+from companion import tournament_days as days
+from companion.storage import tournaments as rows
+from companion.web.core import ctx, json_body, require
+
+bp = Blueprint("tournaments", __name__)
+
+
+# -- reading (companion/tournament_days.py) --------------------------------------------------------------
+
+def _rules():
+    return days.club_rules(ctx().store)
+
+
+def match_results(match_id: str) -> list[dict] | None:
+    return days.match_results(ctx().service, match_id)
+
+
+def _doc(tid: str) -> dict:
+    c = ctx()
+    return days.document(c.store, c.service, tid)
+
+
+def _limits(game: str) -> tuple[int, int]:
+    return days.seat_limits(game)
+
+
+# -- API -----------------------------------------------------------------------------------------------
+
+@bp.get("/api/tournaments")
+def list_tournaments():
+    return jsonify({"tournaments": rows.list_all(ctx().store)})
+
+
+@bp.post("/api/tournaments")
+@require("organiser")
+def create_tournament():
+    doc = json_body("api.tournament-create")
+    lo, hi = _limits(doc["game"])
+    if not lo <= doc["table_size"] <= hi:
+        raise InputError(f"{doc['game']} is played at tables of {lo} to {hi}", "$.table_size")
+    players = [p.strip() for p in doc.get("players", [])]
+    if any(not p for p in players) or len(set(players)) != len(players):
+        raise InputError("every player once, by a name that is not blank", "$.players")
+    season_core.normalize_date(doc["date"], "$.date")
+    t = rows.create(ctx().store, doc["name"].strip(), doc["date"], doc["game"], doc["table_size"], doc["rounds"],
+                    doc.get("clock_minutes"), players)
+    return jsonify(_doc(t["id"])), 201, {"Location": f"/api/tournaments/{t['id']}"}
+
+
+@bp.get("/api/tournaments/<tid>")
+def get_tournament(tid):
+    return jsonify(_doc(tid))
+
+
+def _not_started(t: dict) -> None:
+    if t["round_list"]:
+        raise RuleError("the players are fixed once round 1 is seated", "$.player")
+
+
+@bp.post("/api/tournaments/<tid>/players")
+@require("organiser")
+def add_player(tid):
+    doc = json_body("api.tournament-player")
+    c = ctx()
+    _not_started(rows.get(c.store, tid))
+    name = doc["player"].strip()
+    if not name:
+        raise InputError("a player needs a name", "$.player")
+    rows.add_player(c.store, tid, name)
+    return jsonify(_doc(tid)), 201
+
+
+@bp.delete("/api/tournaments/<tid>/players/<path:player>")
+@require("organiser")
+def remove_player(tid, player):
+    c = ctx()
+    _not_started(rows.get(c.store, tid))
+    rows.remove_player(c.store, tid, player)
+    return jsonify(_doc(tid))
+
+
+@bp.post("/api/tournaments/<tid>/rounds")
+@require("organiser")
+def seat_next_round(tid):
+    """Seat the next round: round 1 at random, later ones by the standings keeping those who met apart."""
+    json_body(optional=True)
+    c = ctx()
+    t = _doc(tid)
+    if t["next_round"] is None:
+        if t["finished"]:
+            raise RuleError(f"all {t['rounds']} rounds have been played", "$")
+        raise RuleError("the round in play has not ended: every table's match must end first", "$")
+    lo, hi = _limits(t["game"])
+    rng = c.runner.rng if c.runner is not None else None
+    if t["next_round"] == 1:
+        tables = core.seat_round(t["players"], t["table_size"], rng=rng, lo=lo, hi=hi)
+    else:
+        met = core.meetings([r["tables"] for r in t["round_list"]])
+        standing = [r["player"] for r in t["standings"]]
+        tables = core.seat_round(t["players"], t["table_size"], rng=rng, standing=standing, met=met, lo=lo, hi=hi)
+    rows.put_round(c.store, tid, t["next_round"], tables)
+    return jsonify(_doc(tid)), 201
+
+
+@bp.put("/api/tournaments/<tid>/rounds/<int:number>")
+@require("organiser")
+def set_seats(tid, number):
+    """The organiser's own seats for a round not started (swaps by hand): the same players, tables of the
+    sizes the game allows."""
+    doc = json_body("api.tournament-seats")
+    c = ctx()
+    t = _doc(tid)
+    r = next((x for x in t["round_list"] if x["round"] == number), None)
+    if r is None:
+        raise NotFoundError(f"round {number} is not seated", "round")
+    if r["status"] != "seated":
+        raise ConflictError(f"round {number} has started: its seats are fixed", "$.tables")
+    tables = [[p.strip() for p in table] for table in doc["tables"]]
+    seen = [p for table in tables for p in table]
+    if sorted(seen) != sorted(t["players"]):
+        missing = sorted(set(t["players"]) - set(seen))
+        extra = sorted(set(seen) - set(t["players"]))
+        dup = sorted({p for p in seen if seen.count(p) > 1})
+        what = "; ".join(x for x in (f"missing: {', '.join(missing)}" if missing else "",
+                                      f"not registered: {', '.join(extra)}" if extra else "",
+                                      f"twice: {', '.join(dup)}" if dup else "") if x)
+        raise InputError(f"every registered player exactly once ({what})", "$.tables")
+    lo, hi = _limits(t["game"])
+    for k, table in enumerate(tables):
+        if not lo <= len(table) <= hi:
+            raise InputError(f"a table of {t['game']} seats {lo} to {hi} players", f"$.tables[{k}]")
+    rows.put_round(c.store, tid, number, tables)
+    return jsonify(_doc(tid))
+
+
+@bp.post("/api/tournaments/<tid>/rounds/<int:number>/start")
+@require("organiser")
+def start_round(tid, number):
+    """Create the round's matches (label "Round N · Table K") and start every clock together; a game
+    played without the clock is listed as skipped, as the tables page's start of the round does."""
+    json_body(optional=True)
+    c = ctx()
+    t = _doc(tid)
+    r = next((x for x in t["round_list"] if x["round"] == number), None)
+    if r is None:
+        raise NotFoundError(f"round {number} is not seated", "round")
+    if r["status"] != "seated":
+        raise ConflictError(f"round {number} has started already", "$")
+    options = {}
+    if t["clock_minutes"] is not None:
+        options["clock"] = True
+    clocked = uses_clock(t["game"], options)
+    ids = []
+    for k, table in enumerate(r["tables"]):
+        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}")
+        ids.append(m["id"])
+    rows.start_round(c.store, tid, number, ids)
+    skipped, started = [], []
+    if not clocked:
+        skipped = [{"match_id": mid, "reason": "no-clock"} for mid in ids]
+    elif c.runner is None:
+        skipped = [{"match_id": mid, "reason": "no-clock-runner"} for mid in ids]
+    else:
+        c.runner.start_tournament_round(ids, limit_minutes=t["clock_minutes"])
+        started = ids
+    return jsonify({**_doc(tid), "started": started, "skipped": skipped}), 201
+
+
+def _csv(name: str, text: str) -> Response:
+    return Response(text, mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
+
+
+@bp.get("/api/tournaments/<tid>/standings.csv")
+def standings_csv(tid):
+    import csv
+    import io
+
+    t = _doc(tid)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(core.STANDINGS_CSV_COLUMNS)
+    for r in t["standings"]:
+        w.writerow(["" if r[k] is None else r[k] for k in core.STANDINGS_CSV_COLUMNS])
+    return _csv(f"tournament-{tid}-standings", buf.getvalue())
+
+
+@bp.get("/api/matches/<match_id>/result")
+def match_result(match_id):
+    """A finished match's ranking with the club points each player earned (the season's rules when the
+    match feeds a season, else the club's, else the defaults); ``ended: false`` while it is in play."""
+    from companion import season_store
+
+    c = ctx()
+    match = c.store.get_match(match_id)
+    results = match_results(match_id) if match["status"] == "ended" else None
+    if results is None:
+        return jsonify({"match_id": match_id, "ended": False, "results": []})
+    season = season_store.season_for_match(c.store, match, c.store.clock.now_iso()[:10])
+    rules = season_store.season_rules(c.store, season) if season else _rules()
+    try:
+        pts = core.match_points(rules, results)
+    except RuleError:
+        pts = {}
+    out = [{**r, "points": season_core.num(pts[r["player"]]) if r["player"] in pts else None} for r in results]
+    return jsonify({"match_id": match_id, "ended": True, "season": season["name"] if season else None,
+                    "results": out})
+
+
+# -- pages ---------------------------------------------------------------------------------------------
+
+@bp.get("/tournaments")
+def tournaments_page():
+    from companion.games import GAMES
+
+    return render_template("tournaments.html", page="tournaments", games=sorted(GAMES))
+
+
+@bp.get("/tournaments/<tid>")
+def tournament_day_page(tid):
+    try:
+        t = rows.get(ctx().store, tid)
+    except NotFoundError:
+        from flask import abort
+        abort(404)
+    return render_template("tournament_day.html", page="tournament-day", tournament=t)
+
+
+@bp.get("/tournaments/<tid>/print")
+def tournament_print(tid):
+    """A printable A4 page: one round's seating (``?round=N``) or the standings."""
+    try:
+        t = _doc(tid)
+    except NotFoundError:
+        from flask import abort
+        abort(404)
+    number = request.args.get("round")
+    rnd = None
+    if number is not None:
+        rnd = next((r for r in t["round_list"] if str(r["round"]) == number), None)
+        if rnd is None:
+            raise NotFoundError(f"round {number} is not seated", "round")
+    return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd)
+
+
+# -- OpenAPI -------------------------------------------------------------------------------------------
+
+def _ref(name):
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _ok(name, description="OK"):
+    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _err(*codes):
+    return {str(c): {"description": "error", "content": {"application/json": {"schema": _ref("Error")}}}
+            for c in codes}
+
+
+def _body(name):
+    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+_ID = {"type": "string", "minLength": 1, "maxLength": 64}
+_TID = {"name": "tid", "in": "path", "required": True, "schema": _ID}
+_ROUND = {"name": "number", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+_SEC = [{"bearer": []}, {"session": []}]
+_NUM = {"type": ["number", "null"]}
+OPENAPI_SCHEMAS = {
+    "TournamentDay": {"type": "object", "required": ["id", "name", "date", "game", "table_size", "rounds", "players",
+                                                   "round_list", "standings"],
+                   "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "date": {"type": "string"},
+                                  "game": {"type": "string"}, "table_size": {"type": "integer"},
+                                  "rounds": {"type": "integer"}, "clock_minutes": {"type": ["integer", "null"]},
+                                  "players": {"type": "array", "items": {"type": "string"}},
+                                  "round_list": {"type": "array"}, "standings": {"type": "array"},
+                                  "next_round": {"type": ["integer", "null"]}, "finished": {"type": "boolean"}}},
+    "TournamentDayList": {"type": "object", "required": ["tournaments"],
+                       "properties": {"tournaments": {"type": "array"}}},
+    "MatchResult": {"type": "object", "required": ["match_id", "ended", "results"],
+                    "properties": {"match_id": {"type": "string"}, "ended": {"type": "boolean"},
+                                   "season": {"type": ["string", "null"]}, "results": {"type": "array"}}},
+}
+OPENAPI_PATHS = {
+    "/api/tournaments": {
+        "get": {"summary": "Tournaments", "responses": {"200": _ok("TournamentDayList"), **_err(400, 401)}},
+        "post": {"summary": "Create a tournament (organiser)", "security": _SEC,
+                 "requestBody": _body("api.tournament-create"),
+                 "responses": {"201": _ok("TournamentDay", "created"), **_err(400, 401, 403, 409)}}},
+    "/api/tournaments/{tid}": {"get": {"summary": "A tournament: players, rounds, matches, standings",
+                                       "parameters": [_TID],
+                                       "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 404)}}},
+    "/api/tournaments/{tid}/players": {"post": {
+        "summary": "Register a player by name before round 1 is seated (organiser)", "security": _SEC,
+        "parameters": [_TID], "requestBody": _body("api.tournament-player"),
+        "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/tournaments/{tid}/players/{player}": {"delete": {
+        "summary": "Unregister a player before round 1 is seated (organiser)", "security": _SEC,
+        "parameters": [_TID, {"name": "player", "in": "path", "required": True, "schema": _ID}],
+        "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/tournaments/{tid}/rounds": {"post": {
+        "summary": "Seat the next round (organiser): round 1 at random, then by standing keeping pairs apart",
+        "security": _SEC, "parameters": [_TID],
+        "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/tournaments/{tid}/rounds/{number}": {"put": {
+        "summary": "Replace the seats of a round not started (organiser)", "security": _SEC,
+        "parameters": [_TID, _ROUND], "requestBody": _body("api.tournament-seats"),
+        "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/tournaments/{tid}/rounds/{number}/start": {"post": {
+        "summary": "Create the round's matches and start every clock together (organiser)", "security": _SEC,
+        "parameters": [_TID, _ROUND],
+        "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/tournaments/{tid}/standings.csv": {"get": {
+        "summary": "The standings as CSV", "parameters": [_TID],
+        "responses": {"200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
+                      **_err(400, 401, 404)}}},
+    "/api/matches/{match_id}/result": {"get": {
+        "summary": "A finished match's ranking with the club points each player earned",
+        "parameters": [{"name": "match_id", "in": "path", "required": True, "schema": _ID}],
+        "responses": {"200": _ok("MatchResult"), **_err(400, 401, 404)}}},
+}

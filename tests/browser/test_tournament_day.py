@@ -1,0 +1,67 @@
+"""A tournament day in the browser, as the organiser does it on a phone (360 px): create it with its
+players, seat round 1, swap two players by tapping them, start the round (its matches appear, every clock
+started), print the seats on A4. Screenshots: test-artifacts/tday-*.png."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_game_night import EN, IT
+from tests.browser.test_tournament_round import _organiser
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Franco", "Gina", "Ugo"]
+
+
+@pytest.mark.parametrize("locale, cat", [("en-GB", EN), ("it-IT", IT)])
+def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir, locale, cat):
+    org = _organiser(new_context, server, locale)
+    org.set_viewport_size({"width": 360, "height": 780})
+    org.goto("/tournaments")
+    org.fill("#tday-new [name=name]", f"Coppa {locale}")
+    org.select_option("#tday-new [name=game]", "conquest-italy")
+    org.fill("#tday-new [name=table_size]", "4")
+    org.fill("#tday-new [name=rounds]", "3")
+    org.fill("#tday-new [name=clock_minutes]", "90")
+    org.fill("#tday-new [name=players]", "\n".join(PLAYERS[:7]))
+    org.click("#tday-new button[type=submit]")
+    org.wait_for_url("**/tournaments/*")
+    expect(org.locator("#tday-players li")).to_have_count(7)
+    org.fill("#tday-add [name=player]", "Ugo")
+    org.click("#tday-add button[type=submit]")
+    expect(org.locator("#tday-players li")).to_have_count(8)
+    expect(org.locator("#tday-count")).to_have_text(cat["tday.players_count.other"].format(n=8))
+
+    org.click("#tday-seat")
+    tables = org.locator(".tday-round[data-round='1'] .tday-table")
+    expect(tables).to_have_count(2)
+    expect(org.locator("#tday-add")).to_be_hidden()  # the players are fixed once a round is seated
+    a = tables.nth(0).locator("li").first.get_attribute("data-player")
+    b = tables.nth(1).locator("li").first.get_attribute("data-player")
+    tables.nth(0).locator(f'li[data-player="{a}"] button').click()
+    tables.nth(1).locator(f'li[data-player="{b}"] button').click()
+    expect(org.locator(".toast").last).to_have_text(cat["tday.swapped"].format(a=a, b=b))
+    expect(tables.nth(0).locator(f'li[data-player="{b}"]')).to_have_count(1)
+    expect(tables.nth(1).locator(f'li[data-player="{a}"]')).to_have_count(1)
+    org.screenshot(path=str(artifacts_dir / f"tday-seated-{locale}.png"), full_page=True)
+    assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+    org.click("[data-start='1']")
+    expect(org.locator(".toast").last).to_contain_text(cat["tday.started"].format(n=1))
+    links = org.locator(".tday-round[data-round='1'] .tday-table a[href$='/display']")
+    expect(links).to_have_count(2)
+    tid = org.url.rstrip("/").split("/")[-1]
+    doc = org.request.get(f"/api/tournaments/{tid}").json()
+    first = doc["round_list"][0]["matches"][0]["match_id"]
+    m = org.request.get(f"/api/matches/{first}").json()
+    assert m["label"] == "Round 1 · Table 1" and m["view"]["clock"]["running"] is True
+    assert m["players"] == doc["round_list"][0]["tables"][0] and b in m["players"]
+    org.screenshot(path=str(artifacts_dir / f"tday-started-{locale}.png"), full_page=True)
+
+    # the printable seats
+    org.goto(f"/tournaments/{tid}/print?round=1")
+    expect(org.locator("#print-tables .table")).to_have_count(2)
+    org.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
+    org.screenshot(path=str(artifacts_dir / f"tday-print-round-{locale}.png"), full_page=True)
+    org.goto(f"/tournaments/{tid}/print")
+    expect(org.locator("#print-standings tbody tr")).to_have_count(8)

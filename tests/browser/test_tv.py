@@ -1,0 +1,337 @@
+"""The TV beside a table, at 1920x1080, while a conquest match is played to its end through the API: the map
+(each territory's fill is its holder's colour, its label the units) against the match state after every
+step, the last combat's dice and losses, the final roll (whose roll and the total that ends the match, then
+the dice), and the ranking revealed from last to first with the winner large and the season points.
+Screenshots: test-artifacts/tv-*.png."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_game_night import EN, IT, _watch
+from tests.browser.trackers_kit import Api
+from tests.web.serverproc import Server
+
+pytestmark = pytest.mark.browser
+
+TV = {"width": 1920, "height": 1080}
+SMALL_TV = {"width": 1280, "height": 720}
+PLAYERS = ["Anna", "Bruno", "Carla"]
+COLOURS = {"Anna": "#d62728", "Bruno": "#1f77b4", "Carla": "#f5d90a"}
+SEAT_COLOURS = ["#d62728", "#1f77b4", "#2ca02c"]  # the TV's colours by seat for a match that has none
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    s = Server(tmp_path_factory.mktemp("tv") / "data", {"COMPANION_CHECKPOINT_SECONDS": "1"})
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def org(server):
+    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", "organiser",
+                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return Api(server, p.stdout.strip().splitlines()[-1])
+
+
+def _iso(dt):
+    return dt.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _match(org, mid):
+    return org.ok("GET", f"/api/matches/{mid}")
+
+
+def _act(org, mid, action, data):
+    return org.ok("POST", f"/api/matches/{mid}/conquest/{action}", {"expected_seq": _match(org, mid)["seq"],
+                                                                     "data": data})
+
+
+def _event(org, mid, type_, data):
+    return org.ok("POST", f"/api/matches/{mid}/events", {"type": type_, "data": data,
+                                                         "expected_seq": _match(org, mid)["seq"]})
+
+
+def set_up_with_two_seconds_left(org):
+    """A conquest match dealt and placed through the API, then imported again with its clock started an
+    hour ago (a 1-minute limit) and paused 2 s before the end, so nothing waits for the real clock."""
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "colours": COLOURS,
+                                          "label": "Table 7"})["id"]
+    _act(org, mid, "deal", {})
+    while True:
+        m = _match(org, mid)
+        sm, st = m["view"]["summary"], m["view"]["state"]
+        if sm["phase"] != "place":
+            break
+        p = sm["next_placer"]
+        city = sorted(c for c, o in st["owner"].items() if o == p)[0]
+        _event(org, mid, "setup.place", {"player": p, "placements": {city: sm["placement_due"]}})
+    doc = org.ok("GET", f"/api/matches/{mid}/export")
+    start = datetime.now(timezone.utc) - timedelta(hours=1)
+    events = [{"seq": i + 1, "type": e["type"], "data": e["data"], "at": _iso(start + timedelta(seconds=i))}
+              for i, e in enumerate(doc["events"])]
+    t0 = start + timedelta(seconds=len(events) + 1)
+    events.append({"seq": len(events) + 1, "type": "clock.start", "data": {"limit_minutes": 1}, "at": _iso(t0)})
+    events.append({"seq": len(events) + 1, "type": "clock.pause", "data": {}, "at": _iso(t0 + timedelta(seconds=58))})
+    new = {k: v for k, v in doc.items() if k not in ("events", "id")}
+    new.update(id=f"{mid}-tv", events=events, created_at=_iso(start - timedelta(seconds=1)))
+    return org.ok("POST", "/api/matches/import", new)["imported"]
+
+
+def neighbours(org, mid):
+    m = org.ok("GET", f"/api/matches/{mid}/conquest/map")
+    return {c["name"]: set(c["land"]) | set(c["sea"]) for c in m["cities"]}
+
+
+def play_turn(org, mid, player, near, attack=False):
+    """Reinforce (all the units due on a city with an enemy beside it), attack once with dice from the table
+    (the attacker's sixes against ones) when asked, end the turn. Returns the combat's result or None."""
+    m = _match(org, mid)
+    st, sm = m["view"]["state"], m["view"]["summary"]
+    due = next(r for r in sm["players"] if r["player"] == player)["reinforcements"]
+    own = sorted(c for c, o in st["owner"].items() if o == player)
+    city = next(c for c in own if any(st["owner"][n] != player for n in near[c]))
+    _event(org, mid, "reinforce", {"player": player, "placements": {city: due}})
+    result = None
+    if attack:
+        st = _match(org, mid)["view"]["state"]
+        target = sorted(n for n in near[city] if st["owner"][n] != player)[0]
+        a = min(3, st["units"][city] - 1)
+        d = min(3, st["units"][target])
+        _act(org, mid, "combat", {"from": city, "to": target, "attack_dice": [6] * a, "defend_dice": [1] * d})
+        result = _match(org, mid)["view"]["state"]["last_combat"]
+    _act(org, mid, "turn-end", {"player": player})
+    return result
+
+
+def expect_map_matches_state(tv, org, mid):
+    m = _match(org, mid)
+    st = m["view"]["state"]
+    colour = {p: m["colours"].get(p) or SEAT_COLOURS[i] for i, p in enumerate(m["players"])}
+    want = {c: [colour[o], str(st["units"][c])] for c, o in st["owner"].items()}
+    tv.wait_for_function("""want => {
+        const marks = document.querySelectorAll('#ci-tv-map circle[data-city], #ci-tv-map rect[data-city]');
+        if (marks.length !== Object.keys(want).length) return false;
+        for (const m of marks) {
+          const c = m.getAttribute('data-city');
+          const label = document.querySelector('#ci-tv-map text.ci-tv-units[data-city="' + CSS.escape(c) + '"]');
+          if (!want[c] || m.getAttribute('fill') !== want[c][0] || !label || label.textContent !== want[c][1]) return false;
+        }
+        return true;
+    }""", arg=want, timeout=10_000)
+
+
+def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_dir):
+    mid = set_up_with_two_seconds_left(org)
+    near = neighbours(org, mid)
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display?reveal=1000")
+        expect(tv.locator("#tv-game")).to_be_visible()
+        expect_map_matches_state(tv, org, mid)
+        tv.screenshot(path=str(artifacts_dir / "tv-conquest-1-setup.png"))
+        # the players' table: territories and units as the summary says
+        sm = _match(org, mid)["view"]["summary"]
+        for r in sm["players"]:
+            row = tv.locator(f'#ci-tv-players tr[data-player="{r["player"]}"] td.num')
+            expect(row).to_have_text([str(r["territories"]), str(r["units"])])
+
+        _event(org, mid, "clock.resume", {})
+        expect(tv.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"], timeout=15_000)
+        expect(tv.locator("body")).to_have_class(re.compile(r"\btv-alert\b"))  # the time is up: the alert colour
+
+        # Anna's turn finishes the round, with a combat: the map changes, the dice show as faces
+        combat = play_turn(org, mid, "Anna", near, attack=True)
+        expect_map_matches_state(tv, org, mid)
+        box = tv.locator("#ci-tv-combat")
+        expect(box).to_be_visible()
+        expect(box).to_contain_text(f"Anna ({combat['from']}) attacks {combat['defender']} ({combat['to']})")
+        expect(box.locator(".tv-die-attack")).to_have_count(len(combat["attacker_dice"]))
+        expect(box.locator(".tv-die-defend")).to_have_count(len(combat["defender_dice"]))
+        assert box.locator(".tv-die-attack").first.get_attribute("data-value") == "6"
+        assert box.locator(".tv-die-attack .tv-pip").count() == 6 * len(combat["attacker_dice"])
+        n = combat["defender_losses"]
+        expect(tv.locator("#ci-tv-losses")).to_contain_text(
+            EN["tv.ci_losses.one" if n == 1 else "tv.ci_losses.other"].format(player=combat["defender"], n=n))
+        tv.screenshot(path=str(artifacts_dir / "tv-conquest-2-combat.png"))
+
+        for p in ["Bruno", "Carla"] + PLAYERS:  # the end of the finishing round, then the last lap
+            play_turn(org, mid, p, near)
+            expect_map_matches_state(tv, org, mid)
+        expect(tv.locator("#clock-phase")).to_have_text(EN["phase.final-rounds"])
+
+        # the final rounds: Anna conquers nothing and owes the roll; 4 or less ends the match
+        play_turn(org, mid, "Anna", near)
+        roll = tv.locator("#tv-roll")
+        expect(roll).to_be_visible()
+        expect(roll).to_have_attribute("data-state", "owed")
+        expect(roll.locator(".tv-roll-who")).to_have_text(EN["tv.roll_owed"].format(player="Anna"))
+        expect(roll.locator(".tv-roll-target")).to_have_text(EN["tv.roll_target"].format(n=4))
+        tv.screenshot(path=str(artifacts_dir / "tv-conquest-3-roll-owed.png"))
+        # a tone for the roll owed (WebAudio; the page keeps a log of what it played)
+        assert {"kind": "final-roll", "muted": False} in tv.evaluate("window.CompanionSound.log")
+        _event(org, mid, "final.roll", {"player": "Anna", "dice": [6, 5]})
+        expect(roll).to_have_attribute("data-state", "goes-on")
+        expect(roll.locator(".tv-roll-verdict")).to_have_text(EN["tv.roll_goes_on"].format(total=11, n=4))
+        assert [roll.locator(".tv-die").nth(i).get_attribute("data-value") for i in range(2)] == ["6", "5"]
+        tv.screenshot(path=str(artifacts_dir / "tv-conquest-4-roll-goes-on.png"))
+
+        play_turn(org, mid, "Bruno", near)
+        expect(roll).to_have_attribute("data-state", "owed")
+        expect(roll.locator(".tv-roll-who")).to_have_text(EN["tv.roll_owed"].format(player="Bruno"))
+        _event(org, mid, "final.roll", {"player": "Bruno", "dice": [1, 2]})
+        # the dice roll for a moment before they show
+        expect(roll).to_have_attribute("data-state", "rolling")
+        expect(roll).to_have_attribute("data-state", "ends")
+        expect(roll.locator(".tv-roll-verdict")).to_have_text(EN["tv.roll_ends"].format(total=3, n=4))
+
+        # the ranking: from the last place up, then the winner large, with the club points of each place
+        result = org.ok("GET", f"/api/matches/{mid}/result")
+        assert result["ended"]
+        ranking = tv.locator("#tv-ranking")
+        expect(ranking).to_be_visible()
+        expect(tv.locator(".tv-rank:not([hidden])")).to_have_count(1)  # one at a time
+        assert tv.locator(".tv-winner").is_hidden()
+        tv.screenshot(path=str(artifacts_dir / "tv-conquest-5-reveal.png"))
+        expect(ranking).to_have_attribute("data-revealed", "1", timeout=15_000)
+        # revealed from the last place up
+        order = [int(x) for x in ranking.get_attribute("data-order").split(",")]
+        assert order == sorted((r["place"] for r in result["results"]), reverse=True)
+        winners = [r["player"] for r in result["results"] if r["place"] == 1]
+        expect(tv.locator(".tv-winner-name")).to_have_text(" · ".join(winners))
+        for r in result["results"]:
+            li = tv.locator(f'.tv-rank[data-player="{r["player"]}"]')
+            expect(li).to_be_visible()
+            expect(li.locator(".tv-rank-place")).to_have_text(str(r["place"]))
+            pts = r["points"]
+            text = ("+" if pts > 0 else "") + (str(pts) if pts != int(pts) else str(int(pts)))
+            expect(li.locator(".tv-rank-points")).to_contain_text(text)
+        # places top to bottom: 1 first
+        places = [int(x) for x in tv.locator(".tv-rank").evaluate_all("l => l.map(e => e.dataset.place)")]
+        assert places == sorted(places)
+        tv.screenshot(path=str(artifacts_dir / "tv-conquest-6-ranking.png"))
+        assert [x["kind"] for x in tv.evaluate("window.CompanionSound.log")].count("ended") >= 1
+        # nothing runs out of the screen at 1920x1080
+        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_tv_at_1280x720_light_and_dark(browser, server, org, artifacts_dir, scheme):
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "colours": COLOURS})["id"]
+    _act(org, mid, "deal", {})
+    ctx = browser.new_context(base_url=server.url, viewport=SMALL_TV, locale="it-IT", color_scheme=scheme)
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        expect_map_matches_state(tv, org, mid)
+        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        bg = tv.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert (bg == "rgb(18, 19, 22)") == (scheme == "dark"), bg
+        # the toggle turns the other way, and is remembered
+        tv.click("#tv-theme")
+        bg2 = tv.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert bg2 != bg
+        tv.click("#tv-theme")
+        expect(tv.locator("#tv-mute")).to_have_attribute("aria-label", IT["tv.mute"])
+        tv.click("#tv-mute")
+        expect(tv.locator("#tv-mute")).to_have_attribute("aria-pressed", "true")
+        assert tv.evaluate("window.CompanionSound.play('5-minutes')") is False  # muted: nothing played
+        tv.reload()  # remembered
+        expect(tv.locator("#tv-mute")).to_have_attribute("aria-pressed", "true")
+        tv.click("#tv-mute")
+        tv.screenshot(path=str(artifacts_dir / f"tv-conquest-1280-{scheme}.png"))
+        # no QR endpoint on this server: the slot stays hidden
+        expect(tv.locator("#table-qr")).to_be_hidden()
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_web_of_power_countries_and_the_scoring_step_by_step(browser, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "web-of-power", "players": PLAYERS, "colours": COLOURS})["id"]
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display?reveal=500")
+        expect(tv.locator("#wop-tv-countries table")).to_be_visible()
+        for data in ({"player": "Anna", "piece": "monastery", "country": "England", "count": 2},
+                     {"player": "Anna", "piece": "councillor", "country": "England"},
+                     {"player": "Bruno", "piece": "monastery", "country": "Bayern", "count": 2},
+                     {"player": "Carla", "piece": "monastery", "country": "England"}):
+            org.event(mid, "place", data)
+        cell = tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Anna"]')
+        expect(cell).to_have_text("2 / 1")
+        expect(tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Carla"]')).to_have_text("1 / 0")
+        org.event(mid, "deck.out", {})  # the intermediate scoring
+        box = tv.locator("#wop-tv-scoring")
+        expect(box).to_be_visible()
+        expect(box).to_have_attribute("data-scoring", "intermediate")
+        assert box.locator("tr.wop-tv-totals").is_hidden()  # the totals come last
+        expect(box).to_have_attribute("data-revealed", "1", timeout=10_000)
+        res = _match(org, mid)["view"]["summary"]["scores"]["intermediate"]
+        for p in res["players"]:
+            expect(box.locator(f'tr.wop-tv-totals td[data-player="{p["player"]}"]')).to_have_text(str(p["total"]))
+        parts = {b["country"] for p in res["players"] for b in p["breakdown"] if b["kind"] == "monasteries"}
+        expect(box.locator("tr.wop-tv-part")).to_have_count(len(parts))
+        tv.screenshot(path=str(artifacts_dir / "tv-web-of-power.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_richelieu_tracks_cardinal_and_the_last_intrigue(browser, server, org, artifacts_dir):
+    import json
+    from pathlib import Path
+
+    players = ["blue", "red", "yellow"]
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": players})["id"]
+    data = json.loads((Path(__file__).resolve().parents[2] / "schemas/examples/richelieu.events/intrigue-resolve.json")
+                      .read_text())["data"]
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        expect(tv.locator("#rl-tv-intrigue")).to_have_text(EN["tv.rl_no_intrigue"])
+        org.event(mid, "intrigue.resolve", data)
+        st = _match(org, mid)["view"]["state"]
+        last = st["resolutions"][-1]
+        expect(tv.locator("#rl-tv-cardinal")).to_contain_text(EN["tv.rl_cardinal"].format(n=st["cardinal"]))
+        for p in players:
+            for k in ("prestige", "income", "military", "money", "jewels"):
+                expect(tv.locator(f'#rl-tv-tracks tr[data-player="{p}"] td[data-track="{k}"]')).to_have_text(
+                    str(st["players"][p][k]))
+        expect(tv.locator("#rl-tv-intrigue")).to_contain_text(EN["tv.rl_places"].format(
+            first=last["first"], second=last["second"]))
+        tv.screenshot(path=str(artifacts_dir / "tv-richelieu.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_rome_is_burning_emperor_turn_scores(browser, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "rome-is-burning", "players": PLAYERS, "colours": COLOURS})["id"]
+    ctx = browser.new_context(base_url=server.url, viewport=SMALL_TV, locale="it-IT")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        sm = _match(org, mid)["view"]["summary"]
+        expect(tv.locator("#rome-tv-emperor")).to_have_text(IT["tv.rome_no_emperor"])
+        expect(tv.locator("#rome-tv-turn")).to_have_text(IT["tv.rome_turn"].format(turn=sm["turn"], turns=sm["turns"]))
+        expect(tv.locator("#rome-tv-scores tr")).to_have_count(3)
+        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        tv.screenshot(path=str(artifacts_dir / "tv-rome.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()

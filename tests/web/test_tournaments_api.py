@@ -1,0 +1,174 @@
+"""Tournament days through the API: create, register, seat, swap by hand, start (matches created through
+the match service, clocks started together), standings across four rounds of sixteen players checked
+against an independent computation, CSV, the printable page, the TV's match result."""
+
+import csv
+import io
+import random
+
+import pytest
+
+from companion import tournament as T
+from companion.season import Rules
+from tests.test_tournament import independent_standings
+from tests.web.conftest import Api
+
+PLAYERS = [f"P{i:02}" for i in range(16)]
+
+
+@pytest.fixture
+def clocked_app(store):
+    """An app with a clock runner (not running in the background: the test moves the clock by hand)."""
+    from companion.web.app import create_app
+
+    return create_app({"STORE": store, "TESTING": True, "SETUP_CODE": "13572468", "SSE_HEARTBEAT": 0.05})
+
+
+@pytest.fixture
+def org(clocked_app):
+    a = Api(clocked_app.test_client())
+    assert a.post("/api/auth/pin", {"pin": "246813", "setup_code": "13572468"}).status_code == 200
+    return a
+
+
+def _create(org, game, players=PLAYERS, **kw):
+    body = {"name": "Coppa", "date": "2026-12-12", "game": game, "table_size": 4, "rounds": 4, **kw,
+            "players": players}
+    r = org.post("/api/tournaments", body)
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def _finish(org, mid, rng):
+    """Play the (fake) game to its end: a few points each, then finish."""
+    m = org.get(f"/api/matches/{mid}").json
+    seq = m["seq"]
+    for p in m["players"]:
+        r = org.post(f"/api/matches/{mid}/events", {"type": "point", "data": {"player": p, "n": rng.randint(0, 3)},
+                                                    "expected_seq": seq})
+        assert r.status_code == 201, r.json
+        seq = r.json["seq"]
+    r = org.post(f"/api/matches/{mid}/events", {"type": "finish", "data": {}, "expected_seq": seq})
+    assert r.status_code == 201, r.json
+
+
+def test_a_four_round_sixteen_player_tournament(fake_game, org, store):
+    rng = random.Random(3)
+    t = _create(org, fake_game, clock_minutes=60)
+    tid = t["id"]
+    assert t["next_round"] == 1 and t["round_list"] == [] and len(t["standings"]) == 16
+    played = []  # independent record: per match the results as the game ranked them
+    for rnd in range(1, 5):
+        r = org.post(f"/api/tournaments/{tid}/rounds", {})
+        assert r.status_code == 201, r.json
+        tables = r.json["round_list"][-1]["tables"]
+        assert [len(x) for x in tables] == [4, 4, 4, 4]
+        assert sorted(p for x in tables for p in x) == PLAYERS
+        if rnd == 2:  # a swap by hand before the start
+            tables[0][0], tables[1][0] = tables[1][0], tables[0][0]
+            r = org.put(f"/api/tournaments/{tid}/rounds/2", {"tables": tables})
+            assert r.status_code == 200, r.json
+            assert r.json["round_list"][1]["tables"] == tables
+        r = org.post(f"/api/tournaments/{tid}/rounds/{rnd}/start", {})
+        assert r.status_code == 201, r.json
+        rd = r.json["round_list"][-1]
+        assert rd["status"] == "playing" and len(r.json["started"]) == 4 and r.json["skipped"] == []
+        # the next round waits for this one
+        assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 409
+        # seats are fixed once started
+        assert org.put(f"/api/tournaments/{tid}/rounds/{rnd}", {"tables": tables}).status_code == 409
+        for k, mm in enumerate(rd["matches"]):
+            m = org.get(f"/api/matches/{mm['match_id']}").json
+            assert m["label"] == f"Round {rnd} · Table {k + 1}"
+            assert m["players"] == tables[k]
+            assert m["view"]["clock"]["running"] is True  # every clock started together
+            assert m["view"]["clock"]["limit_seconds"] == 3600
+            _finish(org, mm["match_id"], rng)
+            st = org.get(f"/api/matches/{mm['match_id']}").json["view"]["state"]["points"]
+            played.append({"results": [{"player": p, "place": 1 + sum(1 for q in st.values() if q > st[p]),
+                                        "game_points": None} for p in tables[k]]})
+        doc = org.get(f"/api/tournaments/{tid}").json
+        assert doc["round_list"][-1]["status"] == "ended"
+        # independent computation: the season's default table, shared places, no game points for this game
+        want = independent_standings(PLAYERS, played, Rules())
+        assert [(s["rank"], s["player"], s["points"]) for s in doc["standings"]] == \
+            [(rank, p, float(v) if v.denominator != 1 else int(v)) for rank, p, v in want]
+    doc = org.get(f"/api/tournaments/{tid}").json
+    assert doc["finished"] is True and doc["next_round"] is None
+    assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 409
+    # later rounds kept those who met apart: far fewer repeats than random seating would give
+    met = T.meetings([r["tables"] for r in doc["round_list"]])
+    assert sum(v - 1 for v in met.values()) <= 8
+    # CSV
+    r = org.get(f"/api/tournaments/{tid}/standings.csv")
+    assert r.status_code == 200 and r.mimetype == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(r.data.decode())))
+    assert [x["player"] for x in rows] == [s["player"] for s in doc["standings"]]
+    # printable pages
+    page = org.get(f"/tournaments/{tid}/print?round=3").data.decode()
+    for p in doc["round_list"][2]["tables"][0]:
+        assert p in page
+    page = org.get(f"/tournaments/{tid}/print").data.decode()
+    assert doc["standings"][0]["player"] in page
+
+
+def test_round_of_a_game_without_clock_skips_and_says_so(org, store):
+    t = _create(org, "richelieu", players=PLAYERS[:8])
+    tid = t["id"]
+    org.post(f"/api/tournaments/{tid}/rounds", {})
+    r = org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    assert r.status_code == 201
+    assert r.json["started"] == [] and [s["reason"] for s in r.json["skipped"]] == ["no-clock", "no-clock"]
+
+
+def test_registration_and_refusals(org, clocked_app):
+    t = _create(org, "conquest-italy", players=["Anna", "Bruno"])
+    tid = t["id"]
+    assert org.post(f"/api/tournaments/{tid}/players", {"player": "Carla"}).status_code == 201
+    assert org.post(f"/api/tournaments/{tid}/players", {"player": "Carla"}).status_code == 409
+    assert org.delete(f"/api/tournaments/{tid}/players/Bruno").status_code == 200
+    assert org.get(f"/api/tournaments/{tid}").json["players"] == ["Anna", "Carla"]
+    r = org.post(f"/api/tournaments/{tid}/rounds", {})
+    assert r.status_code == 409 and r.json["field"] == "players"  # 2 players cannot sit at a table of 3-6
+    for p in ("Dario", "Elena", "Franco", "Gina"):
+        org.post(f"/api/tournaments/{tid}/players", {"player": p})
+    assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 201
+    assert org.post(f"/api/tournaments/{tid}/players", {"player": "Late"}).status_code == 409
+    # seats by hand: every player once, tables of 3-6
+    r = org.put(f"/api/tournaments/{tid}/rounds/1", {"tables": [["Anna", "Carla", "Dario", "Elena", "Franco"]]})
+    assert r.status_code == 400 and r.json["field"] == "$.tables" and "Gina" in r.json["error"]
+    r = org.put(f"/api/tournaments/{tid}/rounds/1", {"tables": [["Anna", "Carla"], ["Dario", "Elena", "Franco",
+                                                                                 "Gina"]]})
+    assert r.status_code == 400 and r.json["field"] == "$.tables[0]"
+    # bad bodies and roles
+    r = org.post("/api/tournaments", {"name": "x", "date": "2026-12-12", "game": "conquest-italy", "table_size": 7,
+                                      "rounds": 3})
+    assert r.status_code == 400 and r.json["field"] == "$.table_size"
+    r = org.post("/api/tournaments", {"name": "x", "date": "2026-12-12", "game": "richelieu", "table_size": 5,
+                                      "rounds": 3})
+    assert r.status_code == 400 and r.json["field"] == "$.table_size"  # Richelieu: at most 4
+    viewer = Api(clocked_app.test_client())
+    assert viewer.post("/api/tournaments", {"name": "x"}).status_code == 401
+    assert viewer.get(f"/api/tournaments/{tid}").status_code == 200
+    assert viewer.get("/api/tournaments/nope").status_code == 404
+
+
+def test_match_result_for_the_tv(org):
+    r = org.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"],
+                                  "options": {"clock": False}})
+    mid = r.json["id"]
+    assert org.get(f"/api/matches/{mid}/result").json == {"match_id": mid, "ended": False, "results": []}
+    org.post(f"/api/matches/{mid}/events", {"type": "objective.completed", "data": {"player": "Bruno"},
+                                            "expected_seq": r.json["seq"]})
+    res = org.get(f"/api/matches/{mid}/result").json
+    assert res["ended"] is True
+    first = res["results"][0]
+    assert first["player"] == "Bruno" and first["place"] == 1 and first["points"] == 1.5
+    # no city was dealt, so the game counts everyone out (-0.5): Bruno +1 (1st of 3) +1 (objective) -0.5
+    assert sorted(x["points"] for x in res["results"][1:]) == [-1, -1]  # share places 2-3 (0 - 1) / 2, -0.5 out
+
+
+def test_openapi_lists_the_tournament_endpoints(org):
+    doc = org.get("/api/openapi.json").json
+    for path in ("/api/tournaments", "/api/tournaments/{tid}/rounds/{number}/start", "/api/matches/{match_id}/result"):
+        assert path in doc["paths"]

@@ -1,0 +1,255 @@
+/* display.js: the TV beside a table (/m/<id>/display), on top of the generic clock and scoreboard of
+ * pages.js: the game's own panel (web/static/games/<game>.display.js registers it with
+ * CompanionTV.register), the final roll (whose roll, the total that ends the match, then the dice with a
+ * short reveal), the ranking revealed from last to first with the winner's name large and the season
+ * points each place earned, the alert colour, sounds, the light/dark and mute toggles, and the table's QR
+ * code when the server has one (/m/<id>/qr.svg: the page says so with data-src). pages.js hands over every
+ * view, event, tick and alert with the DOM events companion:tv-view, -event, -tick and -alert.
+ *
+ * A reveal step lasts 1.2 s; ?reveal=MS changes it (the browser tests use a short one). */
+(function () {
+  "use strict";
+  var C = window.Companion, t = C.t, el = C.el, body = document.body;
+  var id = body.dataset.match, game = body.dataset.game;
+  var params = new URLSearchParams(location.search);
+  var STEP = Math.max(0, parseInt(params.get("reveal") || "1200", 10) || 0);
+  var plugins = {}, client = null, mounted = false;
+  var $ = function (x) { return document.getElementById(x); };
+
+  // -- dice faces ------------------------------------------------------------------------------------
+  var PIPS = { 1: [[50, 50]], 2: [[28, 28], [72, 72]], 3: [[28, 28], [50, 50], [72, 72]],
+               4: [[28, 28], [72, 28], [28, 72], [72, 72]], 5: [[28, 28], [72, 28], [50, 50], [28, 72], [72, 72]],
+               6: [[28, 26], [72, 26], [28, 50], [72, 50], [28, 74], [72, 74]] };
+  var NS = "http://www.w3.org/2000/svg";
+  function die(n, kind) {
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 100 100");
+    svg.setAttribute("class", "tv-die" + (kind ? " tv-die-" + kind : ""));
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", n ? String(n) : "?");
+    svg.setAttribute("data-value", n ? String(n) : "");
+    var r = document.createElementNS(NS, "rect");
+    r.setAttribute("x", "4"); r.setAttribute("y", "4"); r.setAttribute("width", "92"); r.setAttribute("height", "92");
+    r.setAttribute("rx", "16"); r.setAttribute("class", "tv-die-body");
+    svg.appendChild(r);
+    if (PIPS[n]) PIPS[n].forEach(function (p) {
+      var c = document.createElementNS(NS, "circle");
+      c.setAttribute("cx", String(p[0])); c.setAttribute("cy", String(p[1])); c.setAttribute("r", "9");
+      c.setAttribute("class", "tv-pip");
+      svg.appendChild(c);
+    });
+    else {
+      var q = document.createElementNS(NS, "text");
+      q.setAttribute("x", "50"); q.setAttribute("y", "66"); q.setAttribute("text-anchor", "middle");
+      q.setAttribute("class", "tv-die-q"); q.textContent = "?";
+      svg.appendChild(q);
+    }
+    return svg;
+  }
+  function dice(list, kind) { return el("span", { class: "tv-dice" }, (list || []).map(function (n) { return die(n, kind); })); }
+  function swatch(colour) { return colour ? el("span", { class: "swatch", style: "background:" + colour }) : null; }
+  function colourOf(p) { return ((client && client.match && client.match.colours) || {})[p]; }
+  function who(p) { return el("span", { class: "tv-who" }, swatch(colourOf(p)), p); }
+  function sound(kind) { if (window.CompanionSound) window.CompanionSound.play(kind); }
+
+  // -- plugins -----------------------------------------------------------------------------------------
+  function register(g, plugin) { plugins[g] = plugin; mount(); }
+  function mount() {
+    var p = plugins[game], root = $("tv-game");
+    if (!p || mounted || !client || !client.view || !root) return;
+    mounted = true;
+    body.classList.add("tv-has-panel");
+    root.hidden = false;
+    try { p.mount(root, client); p.update(client.view, client); } catch (e) { console.error(e); }
+  }
+
+  // -- theme and mute ------------------------------------------------------------------------------------
+  var themeBtn = $("tv-theme");
+  if (themeBtn) themeBtn.addEventListener("click", function () {
+    var dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+    var cur = document.documentElement.getAttribute("data-theme") || (dark ? "dark" : "light");
+    var next = cur === "dark" ? "light" : "dark";
+    document.documentElement.setAttribute("data-theme", next);
+    try { localStorage.setItem("theme", next); } catch (e) { /* private mode */ }
+  });
+  var muteBtn = $("tv-mute");
+  function drawMute() {
+    if (!muteBtn || !window.CompanionSound) return;
+    var m = window.CompanionSound.muted();
+    muteBtn.textContent = "♪";  // struck through when muted (css)
+    muteBtn.setAttribute("aria-pressed", m ? "true" : "false");
+    muteBtn.setAttribute("aria-label", t(m ? "tv.unmute" : "tv.mute"));
+    muteBtn.title = t(m ? "tv.unmute" : "tv.mute");
+  }
+  if (muteBtn) muteBtn.addEventListener("click", function () {
+    window.CompanionSound.setMuted(!window.CompanionSound.muted()); drawMute();
+  });
+  // a kiosk URL may start it muted: /m/<id>/display?sound=off
+  if (params.get("sound") === "off" && window.CompanionSound) window.CompanionSound.setMuted(true);
+  drawMute();
+
+  // -- a clock of an hour or more (h:mm:ss) takes a smaller size, so it stays within its column ----------
+  var clockOut = $("clock-remaining");
+  if (clockOut && window.MutationObserver) {
+    var fit = function () { clockOut.classList.toggle("clock-long", clockOut.textContent.length > 5); };
+    new MutationObserver(fit).observe(clockOut, { childList: true, characterData: true, subtree: true });
+    fit();
+  }
+
+  // -- the table's QR code (when the server offers one) --------------------------------------------------
+  var qr = $("table-qr");
+  if (qr && qr.dataset.src) {
+    fetch(qr.dataset.src, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok || (r.headers.get("Content-Type") || "").indexOf("svg") < 0) return;
+      return r.text().then(function (svg) {
+        var img = el("img", { alt: t("tv.qr_alt"), src: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg) });
+        qr.appendChild(img);
+        qr.hidden = false;
+      });
+    }).catch(function () { /* no QR on this server: the slot stays hidden */ });
+  }
+
+  // -- the final roll ----------------------------------------------------------------------------------------
+  var roll = { threshold: null, owed: null, timer: null, shownSeq: 0 };
+  function rollPanel() { return $("tv-roll"); }
+  function showOwed(view) {
+    var box = rollPanel();
+    if (!box) return;
+    if (roll.timer) return; // a reveal is running: it finishes first
+    box.textContent = "";
+    box.dataset.state = "owed";
+    box.appendChild(el("div", { class: "tv-roll-who" }, t("tv.roll_owed", { player: view.awaiting_roll })));
+    box.appendChild(el("div", { class: "tv-roll-target", text: t("tv.roll_target", { n: view.final_threshold }) }));
+    box.appendChild(dice([0, 0], "waiting"));
+    box.hidden = false;
+    body.classList.add("tv-alert");
+  }
+  function showRoll(ev, threshold, animate) {
+    var box = rollPanel();
+    if (!box || !ev || !ev.data) return;
+    var d = ev.data.dice || [], total = d.reduce(function (a, b) { return a + b; }, 0);
+    var ends = threshold !== null && total <= threshold;
+    box.textContent = "";
+    box.dataset.state = "rolling";
+    box.appendChild(el("div", { class: "tv-roll-who" }, t("tv.roll_of", { player: ev.data.player })));
+    box.appendChild(el("div", { class: "tv-roll-target", text: t("tv.roll_target", { n: threshold }) }));
+    var faces = dice([0, 0], "rolling");
+    box.appendChild(faces);
+    var verdict = el("div", { class: "tv-roll-verdict" });
+    box.appendChild(verdict);
+    box.hidden = false;
+    function reveal() {
+      roll.timer = null;
+      box.dataset.state = ends ? "ends" : "goes-on";
+      box.replaceChild(dice(d, ends ? "ends" : "goes-on"), faces);
+      verdict.textContent = t(ends ? "tv.roll_ends" : "tv.roll_goes_on", { total: total, n: threshold });
+      if (ends) sound("ended");
+    }
+    if (roll.timer) clearTimeout(roll.timer);
+    if (animate && STEP > 0) roll.timer = setTimeout(reveal, STEP);
+    else reveal();
+  }
+
+  // -- the end: the ranking from last to first -----------------------------------------------------------
+  var ranking = { shown: false, timers: [] };
+  function pts(v) {
+    if (v === null || v === undefined) return "";
+    return (v > 0 ? "+" : "") + C.plural("tv.points", Math.round(v * 100) / 100);
+  }
+  function showRanking() {
+    if (ranking.shown) return;
+    ranking.shown = true;
+    // the dice of the roll that ended the match show first, and stay a moment
+    if (roll.timer) { setTimeout(function () { ranking.shown = false; showRanking(); }, STEP * 3); return; }
+    C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/result").then(function (res) {
+      var box = $("tv-ranking");
+      if (!box || !res.ended || !res.results.length) { ranking.shown = false; return; }
+      body.classList.add("tv-ended");
+      box.textContent = "";
+      box.hidden = false;
+      var rows = res.results.slice().sort(function (a, b) { return b.place - a.place; });
+      var winners = res.results.filter(function (r) { return r.place === 1; }).map(function (r) { return r.player; });
+      box.appendChild(el("h2", { class: "tv-ranking-title", text: t("tv.ranking") }));
+      var list = el("ol", { class: "tv-ranking-list", reversed: true });
+      box.appendChild(list);
+      var big = el("div", { class: "tv-winner", hidden: true });
+      box.appendChild(big);
+      rows.forEach(function (r, i) {
+        var li = el("li", { class: "tv-rank" + (r.place === 1 ? " tv-rank-first" : ""), "data-player": r.player,
+                            "data-place": String(r.place), hidden: true },
+          el("span", { class: "tv-rank-place", text: String(r.place) }),
+          el("span", { class: "tv-rank-name" }, who(r.player)),
+          el("span", { class: "tv-rank-notes", text: [r.objective ? t("tv.objective") : "", r.eliminated ? t("tv.eliminated") : ""].filter(Boolean).join(" · ") }),
+          el("span", { class: "tv-rank-points", text: pts(r.points) }));
+        list.insertBefore(li, list.firstChild);  // last place at the bottom, revealed first
+        ranking.timers.push(setTimeout(function () {
+          li.hidden = false; li.classList.add("tv-in");
+          box.dataset.order = (box.dataset.order ? box.dataset.order + "," : "") + r.place;  // the order shown, for tests
+        }, STEP * i));
+      });
+      ranking.timers.push(setTimeout(function () {
+        big.textContent = "";
+        big.appendChild(el("span", { class: "tv-winner-label", text: t(winners.length === 1 ? "tv.winner" : "tv.winners") }));
+        big.appendChild(el("span", { class: "tv-winner-name", text: winners.join(" · ") }));
+        if (res.season) big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.season_points", { season: res.season }) }));
+        big.hidden = false;
+        box.dataset.revealed = "1";
+        sound("ended");
+      }, STEP * rows.length));
+    }, function () { ranking.shown = false; });
+  }
+
+  // -- following the match -------------------------------------------------------------------------------------
+  var lastPhase = null, announcedOwed = null;
+  // the alert colour: the time is up (the clock's phases after the regular one) or a final roll is owed
+  function alerting(v) {
+    return !!v.awaiting_roll || (!v.ended && ["finishing-round", "last-lap", "final-rounds"].indexOf(v.phase) >= 0);
+  }
+  document.addEventListener("companion:tv-tick", function (ev) {
+    var d = ev.detail || {};
+    if (d.phase) body.classList.toggle("tv-alert", alerting(d));
+  });
+  document.addEventListener("companion:tv-view", function (ev) {
+    client = ev.detail.client;
+    var view = ev.detail.view;
+    mount();
+    var p = plugins[game];
+    if (mounted && p && p.update) { try { p.update(view, client); } catch (e) { console.error(e); } }
+    body.classList.toggle("tv-alert", alerting(view));
+    if (view.awaiting_roll) {
+      roll.threshold = view.final_threshold;
+      if (announcedOwed !== view.awaiting_roll + "@" + view.seq) { announcedOwed = view.awaiting_roll + "@" + view.seq; showOwed(view); sound("final-roll"); }
+    } else if (rollPanel() && rollPanel().dataset.state === "owed") {
+      rollPanel().hidden = true;
+    }
+    lastPhase = view.phase;
+    if (client.ended()) setTimeout(showRanking, 0);  // after this event's own panels (the roll's dice)
+  });
+  document.addEventListener("companion:tv-event", function (ev) {
+    var d = ev.detail.data || {}, e = d.event;
+    if (!e) return;
+    if (e.type === "final.roll") { showRoll(e, roll.threshold, true); }
+    else if (rollPanel() && rollPanel().dataset.state !== "owed" && !(d.view && d.view.awaiting_roll)) {
+      rollPanel().hidden = true;  // the game went on: the dice of the last roll make room
+    }
+    var p = plugins[game];
+    if (mounted && p && p.event) { try { p.event(e, d.view, client); } catch (err) { console.error(err); } }
+  });
+  document.addEventListener("companion:tv-alert", function (ev) {
+    var a = ev.detail && ev.detail.alert;
+    if (a === "15-minutes" || a === "5-minutes" || a === "time-up") sound(a);
+  });
+  // a TV switched on after the roll that ended the match: that roll's dice, without the suspense
+  document.addEventListener("companion:tv-loaded", function (ev) {
+    var v = ev.detail.view;
+    if (v && v.ended && v.ended_by && v.ended_by.reason === "final-roll" && v.seq) {
+      C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events?after=" + (v.seq - 1)).then(function (d) {
+        var last = d.events[d.events.length - 1];
+        if (last && last.type === "final.roll") showRoll(last, v.final_threshold, false);
+      }, function () {});
+    }
+  });
+
+  window.CompanionTV = { register: register, die: die, dice: dice, who: who, swatch: swatch, step: STEP,
+                         colour: colourOf, client: function () { return client; } };
+})();

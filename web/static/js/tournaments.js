@@ -1,0 +1,160 @@
+/* tournaments.js: the tournament pages (/tournaments, /tournaments/<id>): the list and the new-tournament
+ * form; a tournament's players, rounds (seat the next one, swap two seats by hand before it starts, start
+ * it), its standings. The seating and the standings come from the server (companion/tournament.py). */
+(function () {
+  "use strict";
+  var C = window.Companion, t = C.t, el = C.el;
+  var body = document.body, organiser = body.dataset.role === "organiser";
+  function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
+  function fail(e) { C.toast(C.errorText(e), true); }
+  var STATUS = { seated: function () { return t("tday.status_seated"); }, playing: function () { return t("tday.status_playing"); },
+                 ended: function () { return t("tday.status_ended"); } };
+
+  // -- the list and the form ----------------------------------------------------------------------------
+  function initList() {
+    var list = document.getElementById("tday-list");
+    C.api("GET", "/api/tournaments").then(function (d) {
+      list.textContent = "";
+      if (!d.tournaments.length) list.appendChild(el("li", { class: "muted empty", text: t("tday.none") }));
+      d.tournaments.forEach(function (x) {
+        list.appendChild(el("li", { "data-id": x.id }, el("a", { class: "match-item", href: "/tournaments/" + encodeURIComponent(x.id) },
+          el("div", { class: "title", text: x.name }),
+          el("div", { class: "small muted", text: x.date + " · " + gameName(x.game) }))));
+      });
+    }, function (e) { list.textContent = C.errorText(e); });
+    var form = document.getElementById("tday-new");
+    if (!form) return;
+    var date = form.querySelector("[name=date]");
+    if (!date.value) date.value = new Date().toISOString().slice(0, 10);
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var box = form.querySelector(".error-text");
+      box.hidden = true;
+      function v(n) { return form.querySelector("[name=" + n + "]").value.trim(); }
+      if (!v("name")) { box.textContent = t("tday.err_name"); box.hidden = false; return; }
+      if (!v("date")) { box.textContent = t("tday.err_date"); box.hidden = false; return; }
+      var doc = { name: v("name"), date: v("date"), game: v("game"), table_size: parseInt(v("table_size"), 10),
+                  rounds: parseInt(v("rounds"), 10),
+                  players: v("players").split("\n").map(function (s) { return s.trim(); }).filter(Boolean) };
+      if (v("clock_minutes")) doc.clock_minutes = parseInt(v("clock_minutes"), 10);
+      C.api("POST", "/api/tournaments", doc).then(function (x) { location.href = "/tournaments/" + encodeURIComponent(x.id); },
+        function (e) {
+          var label = { "$.table_size": "tday.table_size", "$.rounds": "tday.rounds", "$.players": "tday.players_list",
+                        "$.clock_minutes": "tday.clock_minutes", "$.date": "tday.date", "$.name": "tday.name" };
+          var f = (e.field || "").replace(/\[\d+\]$/, "");
+          box.textContent = (label[f] ? t(label[f]) + ": " : "") + C.errorText(e);
+          box.hidden = false;
+        });
+    });
+  }
+
+  // -- one tournament -----------------------------------------------------------------------------------
+  function initDay() {
+    var id = body.dataset.tournament, doc = null, picked = null;
+    var base = "/api/tournaments/" + encodeURIComponent(id);
+    function draw() {
+      var players = document.getElementById("tday-players");
+      players.textContent = "";
+      var fixed = doc.round_list.length > 0;
+      doc.players.forEach(function (p) {
+        var li = el("li", { "data-player": p }, el("span", { text: p }));
+        if (organiser && !fixed) li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost",
+          "aria-label": t("tday.remove_player", { player: p }), text: "×",
+          onclick: function () { C.api("DELETE", base + "/players/" + encodeURIComponent(p)).then(set, fail); } }));
+        players.appendChild(li);
+      });
+      document.getElementById("tday-count").textContent = C.plural("tday.players_count", doc.players.length);
+      var add = document.getElementById("tday-add");
+      if (add) add.hidden = fixed;
+      var seat = document.getElementById("tday-seat");
+      if (seat) seat.hidden = doc.next_round === null;
+      var rounds = document.getElementById("tday-rounds");
+      rounds.textContent = "";
+      var swapping = false;
+      doc.round_list.slice().reverse().forEach(function (r) {
+        var canSwap = organiser && r.status === "seated";
+        swapping = swapping || canSwap;
+        var head = el("div", { class: "row-between" },
+          el("h3", { text: t("tday.round_n", { n: r.round }) + " · " + STATUS[r.status]() }),
+          el("span", { class: "head-actions" },
+            el("a", { class: "btn btn-small btn-ghost", href: "/tournaments/" + encodeURIComponent(id) + "/print?round=" + r.round,
+                      text: t("tday.print_round") }),
+            canSwap ? el("button", { type: "button", class: "btn btn-small btn-primary", "data-start": String(r.round),
+              text: t("tday.start_round", { n: r.round }), onclick: function () { start(r.round); } }) : null));
+        var grid = el("div", { class: "tday-tables" });
+        r.tables.forEach(function (table, k) {
+          var m = r.matches[k];
+          grid.appendChild(el("div", { class: "tday-table", "data-table": String(k + 1) },
+            el("div", { class: "row-between" }, el("strong", { text: t("tday.table_n", { n: k + 1 }) }),
+              m ? el("span", { class: "small" },
+                el("a", { href: "/m/" + encodeURIComponent(m.match_id), text: t("tday.open_match") }), " · ",
+                el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") })) : null),
+            el("ol", null, table.map(function (p) {
+              var res = m && m.results ? m.results.filter(function (x) { return x.player === p; })[0] : null;
+              var on = picked && picked.round === r.round && picked.player === p;
+              var item = el("li", { "data-player": p, class: on ? "picked" : null },
+                canSwap ? el("button", { type: "button", class: "btn btn-small btn-ghost tday-seat-btn", text: p,
+                                         "aria-pressed": on ? "true" : "false",
+                                         onclick: function () { pick(r, k, p); } }) : el("span", { text: p }),
+                res ? el("span", { class: "muted small", text: " · " + res.place }) : null);
+              return item;
+            }))));
+        });
+        rounds.appendChild(el("div", { class: "tday-round", "data-round": String(r.round) }, head, grid));
+      });
+      document.getElementById("tday-swap-hint").hidden = !swapping;
+      var tb = document.querySelector("#tday-standings tbody");
+      tb.textContent = "";
+      doc.standings.forEach(function (r) {
+        tb.appendChild(el("tr", { "data-player": r.player, class: r.rank === 1 && doc.round_list.length ? "leader" : null },
+          el("td", { class: "num", text: String(r.rank) }), el("td", { text: r.player }),
+          el("td", { class: "num", text: String(r.points) }),
+          el("td", { class: "num", text: r.game_points === null ? "–" : String(r.game_points) }),
+          el("td", { class: "num", text: String(r.head_to_head) }),
+          el("td", { class: "num", text: String(r.matches) }), el("td", { class: "num", text: String(r.wins) })));
+      });
+    }
+    function set(d) { doc = d; draw(); return d; }
+    function load() { return C.api("GET", base).then(set, fail); }
+    function pick(r, k, p) {
+      if (!picked || picked.round !== r.round) { picked = { round: r.round, table: k, player: p }; draw(); return; }
+      if (picked.player === p) { picked = null; draw(); return; }
+      var a = picked; picked = null;
+      var tables = r.tables.map(function (x) { return x.slice(); });
+      var i = tables[a.table].indexOf(a.player), j = tables[k].indexOf(p);
+      tables[a.table][i] = p; tables[k][j] = a.player;
+      C.api("PUT", base + "/rounds/" + r.round, { tables: tables }).then(function (d) {
+        set(d); C.toast(t("tday.swapped", { a: a.player, b: p }));
+      }, function (e) { fail(e); draw(); });
+    }
+    function start(n) {
+      C.api("POST", base + "/rounds/" + n + "/start", {}).then(function (d) {
+        set(d);
+        var said = t("tday.started", { n: n });
+        if (d.skipped.length) said += " " + t("tday.skipped_no_clock", { game: gameName(d.game) });
+        C.toast(said);
+      }, fail);
+    }
+    var seat = document.getElementById("tday-seat");
+    if (seat) seat.addEventListener("click", function () {
+      if (doc && doc.players.length < 3) { C.toast(t("tday.need_players"), true); return; }
+      C.api("POST", base + "/rounds", {}).then(set, fail);
+    });
+    var add = document.getElementById("tday-add");
+    if (add) add.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var input = add.querySelector("[name=player]"), name = input.value.trim();
+      if (!name) return;
+      C.api("POST", base + "/players", { player: name }).then(function (d) { input.value = ""; set(d); }, fail);
+    });
+    load();
+    // the round's matches end at the tables: follow the club-wide stream and reload the standings
+    var pending = null;
+    C.stream("/api/stream", { match: function () {
+      if (!pending) pending = setTimeout(function () { pending = null; load(); }, 400);
+    } });
+  }
+
+  if (body.dataset.page === "tournaments") initList();
+  if (body.dataset.page === "tournament-day") initDay();
+})();
