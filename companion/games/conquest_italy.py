@@ -60,6 +60,8 @@ TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
 REINFORCE, ATTACK, MOVED, CARD = "reinforce", "attack", "moved", "card"
 STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
+# what a result entered by hand may say beside the places (companion/matches.py, check_result)
+RESULT_FLAGS = frozenset({"objective", "eliminated"})
 MAX_ON_MAP = 125
 PLACE_STEP = 5
 MIXED_SET = 10

@@ -178,6 +178,10 @@ def _paths() -> dict:
             "summary": "Undo the latest event still in effect (player)", "parameters": [MATCH_ID],
             "security": WRITE, "requestBody": _body("api.undo"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/matches/{match_id}/result": {"post": {
+            "summary": "The final places of a result-only match, entered by hand (player)",
+            "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.result"),
+            "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
         "/api/matches/{match_id}/final-roll": {"post": {
             "summary": "The server rolls the final-round dice for the player who owes them (player)",
             "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.final-roll"),
