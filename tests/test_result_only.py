@@ -2,6 +2,8 @@
 (the places entered by hand), ends with it, and its season takes the ranking (docs/rulings.md, "Final result
 only")."""
 
+import json
+
 import pytest
 
 from companion import season_store as ss
@@ -147,3 +149,46 @@ def test_the_season_takes_the_result(store):
         "Bruno": (1, True, False), "Anna": (2, False, False), "Carla": (2, False, False), "Dario": (4, False, True)}
     service.undo(m["id"])
     assert ss.season_matches(store, season["id"]) == []
+
+
+# -- the CLI ---------------------------------------------------------------------------------------
+
+def test_cli_records_a_result(run_cli, tmp_path):
+    code, out, err = run_cli("match", "result", "--game", "conquest-italy", "Anna=2", "Bruno=1:objective",
+                             "Carla=2", "Dario=4:eliminated", "--label", "Tavolo 3", "--data-dir", str(tmp_path))
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [(r["player"], r["place"], r["objective"], r["eliminated"]) for r in doc["ranking"]] == [
+        ("Bruno", 1, True, False), ("Anna", 2, False, False), ("Carla", 2, False, False), ("Dario", 4, False, True)]
+    code, out, err = run_cli("match", "list", "--status", "ended", "--data-dir", str(tmp_path))
+    assert code == 0 and doc["match"] in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--game", "richelieu", "Anna=1", "Bruno=3"], "'Bruno=3'"),            # out of range for 2 players
+    (["--game", "richelieu", "Anna=1", "Bruno"], "PLAYER=PLACE"),
+    (["--game", "richelieu", "Anna=1", "Bruno=2:winner"], ":objective or :eliminated"),
+    (["--game", "richelieu", "Anna=1", "Bruno=2:objective"], "no objective"),
+    (["--game", "chess", "Anna=1"], "invalid choice"),
+])
+def test_cli_bad_input_exits_2_with_one_line(run_cli, tmp_path, argv, needle):
+    code, out, err = run_cli("match", "result", *argv, "--data-dir", str(tmp_path))
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and needle in err, err
+    code, out, _ = run_cli("match", "list", "--data-dir", str(tmp_path))
+    assert code != 0 or json.loads(out)["matches"] == []  # a refused result leaves no match behind
+
+
+def test_cli_enters_the_places_of_an_existing_match(store, run_cli, tmp_path):
+    from companion.storage import Store
+
+    db = tmp_path / "companion.db"
+    s = Store(str(db))
+    m = MatchService(s).create("rome-is-burning", ["Anna", "Bruno", "Carla"], RESULT_ONLY)
+    s.close()
+    code, out, err = run_cli("match", "result", "--match", m["id"], "Carla=1", "Anna=2", "Bruno=3",
+                             "--data-dir", str(tmp_path))
+    assert code == 0, err
+    code, out, err = run_cli("match", "result", "--match", m["id"], "Carla=1", "Anna=2", "Bruno=3",
+                             "--data-dir", str(tmp_path))
+    assert code == 2 and "entered already" in err
