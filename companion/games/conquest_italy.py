@@ -1167,7 +1167,8 @@ def _deal_action(state, players, data, rng, effective):
     """The deal (docs/rulings.md#set-up-and-the-deal). Without ``owner`` the Pi shuffles the territory cards
     and deals them; with ``owner`` ({city: player}) the table dealt the real cards and typed them. Either
     way the majority rule is then fixed by the book's remedy, with the Pi's random choices: the swaps are
-    in the event (``swaps``, for the history: the table moves those units) and in the answer."""
+    in the answer, and for a typed deal in the event too (``swaps``, for the history: the table moves those
+    units)."""
     if state["phase"] != "deal":
         raise RuleError("the cities have been dealt already (undo the deal to deal again)", "type")
     if state["started"]:
@@ -1183,7 +1184,7 @@ def _deal_action(state, players, data, rng, effective):
     else:
         owner, swaps = deal(players, gm, rng)
     out = {"owner": owner}
-    if swaps:
+    if swaps and "owner" in data:  # the table's real cards: it moves the swapped units (the Pi's own deal is final)
         out["swaps"] = swaps
     return out, {"swaps": swaps}
 

@@ -43,7 +43,7 @@ def test_a_deal_by_the_cards_or_by_the_pi_is_legal(n, deck_seed, rng_seed, typed
     assert sorted(owner) == sorted(GM.cities)  # every city dealt, once
     assert ci.deal_violations(owner, GM) == []  # nobody holds more than half of a region
     assert counts(owner, players) == ci.deal_counts(players, len(GM.cities))
-    assert data.get("swaps", []) == extra["swaps"]
+    assert data.get("swaps", []) == (extra["swaps"] if typed else [])
     if typed:
         # only the swapped cards changed hands, each swap an exchange between two players
         changed = {c for c in GM.cities if owner[c] != typed_owner[c]}
