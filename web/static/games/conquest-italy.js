@@ -252,6 +252,7 @@
     var tn = turnInfo(), on = started() && !client.view.awaiting_roll;
     $("ci-reinforce").hidden = !on || !allows("reinforce");
     $("ci-combat").hidden = !on || !allows("combat");
+    $("ci-attack").hidden = $("ci-combat").hidden;
     $("ci-move").hidden = !on || !allows("move");
     $("ci-cards").hidden = !on || (tn ? !allows("card.draw") : false);
   }
@@ -328,6 +329,8 @@
     var tg = from.value ? targets(from.value, p) : [];
     fill(to, tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; }));
     $("ci-attack").disabled = !from.value || !to.value;
+    $("ci-attack").textContent = from.value && to.value ? t("ci.attack_pair", { from: from.value, to: to.value }) : t("ci.attack");
+    renderTargets(p, from.value, to.value);
     var maxDice = from.value ? Math.min(3, s.units[from.value] - 1) : 0;
     var nd = $("ci-ndice");
     var wanted = nd.dataset.touched ? nd.value : String(maxDice);
@@ -341,6 +344,23 @@
     $("ci-table-dice").hidden = !table;
     odds(from.value, to.value);
     renderLastCombat();
+  }
+  // every attack the player can make, as big buttons (most units against fewest first): one tap chooses it
+  function renderTargets(p, src, dst) {
+    var s = st(), box = $("ci-targets"), pairs = [];
+    owned(p).forEach(function (c) {
+      if (s.units[c] < 2) return;
+      targets(c, p).forEach(function (d) { pairs.push([c, d, s.units[c] - s.units[d]]); });
+    });
+    pairs.sort(function (a, b) { return b[2] - a[2] || (a[0] + a[1] < b[0] + b[1] ? -1 : 1); });
+    box.textContent = "";
+    pairs.forEach(function (x) {
+      box.appendChild(el("button", { type: "button", class: "btn", "data-from": x[0], "data-to": x[1], "aria-pressed": String(x[0] === src && x[1] === dst),
+        onclick: function () {
+          $("ci-from").value = x[0]; $("ci-ndice").dataset.touched = ""; renderCombat();
+          $("ci-to").value = x[1]; renderCombat();
+        } }, el("span", { text: x[0] + " " + s.units[x[0]] + " → " + x[1] + " " + s.units[x[1]] }), el("span", { class: "small", text: s.owner[x[1]] })));
+    });
   }
   function tableDice(box, n, prefix) {
     if (box.children.length === n) return;
@@ -554,6 +574,9 @@
     // on the phone's first screen
     var panel = document.getElementById("clock-panel");
     if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
+    // the end of the turn goes beside the attack, in the thumb bar at the bottom of a phone's screen
+    $("ci-thumb").appendChild($("ci-attack"));
+    $("ci-thumb").appendChild($("ci-turn-end"));
     $("ci-deal-pi").addEventListener("click", function () { post("deal", {}); });
     $("ci-deal-send").addEventListener("click", function () {
       var rest = dealRest(), owner = {};
