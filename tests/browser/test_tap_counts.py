@@ -173,3 +173,15 @@ def test_report_the_counts(capsys):
     with capsys.disabled():
         for game, (action, end) in sorted(COUNTS.items()):
             print(f"\n{game}: common action {action} tap(s) + end of turn {end}")
+
+
+def test_a_message_shows_above_the_thumb_bar(new_context, server, tokens):  # noqa: F811
+    """The toast telling what happened to a tap (saved, or refused) is not hidden under the thumb bar."""
+    api = Api(server, tokens["player"])
+    mid = api.create("richelieu", ["Anna", "Bruno", "Carla"], start_money=4)
+    page = phone(new_context, server, mid)
+    page.click("#rl-turn-end")
+    toast = page.locator("#toast")
+    expect(toast).to_be_visible()
+    t, bar = toast.bounding_box(), page.locator("#rl-thumb").bounding_box()
+    assert t["y"] + t["height"] <= bar["y"], (t, bar)
