@@ -2,11 +2,14 @@
 
 The same fold runs in the server, the CLI (``companion match state``) and the tests.
 
-Events are ``{"seq", "type", "data", "at"}``. Three kinds:
+Events are ``{"seq", "type", "data", "at"}``. Four kinds:
 
 - ``undo``: takes back the latest event that is still in effect (undo is itself an event).
 - the clock's events (``companion.clock.EVENT_TYPES``), for matches that use the clock.
 - the game's events (``EVENT_TYPES`` of the game module).
+- ``result.entered`` (generic, every game): the final places entered by hand, in a match created with
+  ``options.tracking = "result"`` (a table that scored on paper); such a match takes no other event but
+  undo, runs no clock, and its final ranking is the entered one (docs/rulings.md, "Final result only").
 
 An event the rules refuse raises ``RuleError``/``InputError``; the server refuses to store it.
 """
@@ -19,12 +22,100 @@ from companion.errors import InputError, RuleError, join_path
 from companion.games import game_module
 
 UNDO = "undo"
+RESULT = "result.entered"
+TRACKING = ("turns", "result")
+
+
+def result_only(options: dict | None) -> bool:
+    """Is the match recorded by its final result only (``options.tracking = "result"``)?"""
+    return isinstance(options, dict) and options.get("tracking") == "result"
+
+
+def check_tracking(options: dict | None) -> None:
+    """``options.tracking``: ``"turns"`` (the default: the tracker follows the match) or ``"result"``
+    (only the final places, entered at the end); a result-only match runs no clock."""
+    if not isinstance(options, dict) or "tracking" not in options:
+        return
+    if options["tracking"] not in TRACKING:
+        raise InputError('must be "turns" (follow the match) or "result" (only the final places)', "tracking")
+    if options["tracking"] == "result" and options.get("clock"):
+        raise InputError("a match recorded by its final result only runs no clock", "clock")
+
+
+def check_result(module, players: list[str], data) -> list[dict]:
+    """The ``data`` of a ``result.entered`` event, checked: ``{"places": [{"player", "place",
+    "objective"?, "eliminated"?}]}``, every player once, places 1..n in the one shape (1, 2, 2, 4);
+    ``objective``/``eliminated`` only for a game that has them (``RESULT_FLAGS``), the objective's
+    completer first and alone there, eliminated players after every player still in. Returns the
+    ranking best first (``companion.games.contract.Placing``); raises InputError naming the field."""
+    if not isinstance(data, dict):
+        raise InputError("must be an object", "data")
+    unknown = sorted(set(data) - {"places"})
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r} (give places)", unknown[0])
+    places = data.get("places")
+    if not isinstance(places, list) or not places:
+        raise InputError("required: one entry per player, [{player, place}]", "places")
+    flags = getattr(module, "RESULT_FLAGS", frozenset())
+    n = len(players)
+    seen: dict[str, int] = {}
+    rows = []
+    for i, r in enumerate(places):
+        where = f"places[{i}]"
+        if not isinstance(r, dict):
+            raise InputError("must be an object {player, place}", where)
+        extra = sorted(set(r) - {"player", "place", "objective", "eliminated"})
+        if extra:
+            raise InputError(f"unknown field {extra[0]!r}", f"{where}.{extra[0]}")
+        p = r.get("player")
+        if not isinstance(p, str) or not p:
+            raise InputError("must be a player's name", f"{where}.player")
+        if p not in players:
+            raise InputError(f"{p!r} does not play in this match", f"{where}.player")
+        if p in seen:
+            raise InputError(f"{p!r} is listed twice", f"{where}.player")
+        seen[p] = i
+        place = r.get("place")
+        if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= n:
+            raise InputError(f"must be a place from 1 to {n}", f"{where}.place")
+        row = {"player": p, "place": place, "objective": False, "eliminated": False}
+        for flag in ("objective", "eliminated"):
+            if flag in r:
+                if not isinstance(r[flag], bool):
+                    raise InputError("must be true or false", f"{where}.{flag}")
+                if r[flag] and flag not in flags:
+                    raise InputError(f"{module.NAME} has no {flag} in its results", f"{where}.{flag}")
+                row[flag] = r[flag]
+        rows.append(row)
+    missing = [p for p in players if p not in seen]
+    if missing:
+        raise InputError(f"every player gets a place: {', '.join(missing)} missing", "places")
+    got = sorted(r["place"] for r in rows)
+    for i, r in enumerate(rows):
+        want = 1 + sum(1 for q in got if q < r["place"])
+        if r["place"] != want:
+            raise InputError(f"place {r['place']} does not follow the others (a shared place covers the ones "
+                             f"after it: 1, 2, 2, 4); here it would be {want}", f"places[{i}].place")
+    done = [i for i, r in enumerate(rows) if r["objective"]]
+    if len(done) > 1:
+        raise InputError("only one player can complete the objective", f"places[{done[1]}].objective")
+    if done and rows[done[0]]["place"] != 1 or done and got.count(1) > 1:
+        raise InputError("the player who completed the objective wins alone (place 1)", f"places[{done[0]}].place")
+    alive = [r["place"] for r in rows if not r["eliminated"]]
+    for i, r in enumerate(rows):
+        if r["eliminated"] and alive and r["place"] <= max(alive):
+            raise InputError("an eliminated player ranks after every player still in", f"places[{i}].place")
+    rows.sort(key=lambda r: (r["place"], players.index(r["player"])))
+    return rows
 
 
 def uses_clock(game: str, options: dict | None) -> bool:
     """Does a match run the clock? ``options.clock`` when given, else the game's ``USES_CLOCK``
-    (the conquest game is played against the clock; others may opt in)."""
+    (the conquest game is played against the clock; others may opt in). A match recorded by its
+    final result only (``options.tracking = "result"``) runs none."""
     options = options or {}
+    if result_only(options):
+        return False
     if "clock" in options:
         return bool(options["clock"])
     return bool(getattr(game_module(game), "USES_CLOCK", False))
@@ -48,6 +139,8 @@ class Fold:
         self.players = list(players)
         self.options = dict(options or {})
         self.module = game_module(game)
+        check_tracking(self.options)
+        self.result_only = result_only(self.options)
         self.clock_on = uses_clock(game, self.options)
         # without ``history``: the events in effect (undo removes from here), kept as compact JSON text
         # (a tenth of the memory of dicts; only undo, rare, reads them back)
@@ -79,13 +172,31 @@ class Fold:
     def _reset(self):
         self.game_state = self.module.initial_state(self.players, self.options)
         self.clock_state = _clock().initial_state(self.players, self.options) if self.clock_on else None
+        self.entered: list[dict] | None = None  # the places entered by hand (result-only matches)
+
+    def _enter(self, entered, event) -> list[dict]:
+        """A ``result.entered`` event: the checked ranking (the match ends with it)."""
+        if not self.result_only:
+            raise RuleError('a result is entered by hand only in a match created with tracking "result" '
+                            "(this one follows the turns)", "type")
+        if entered is not None:
+            raise RuleError("the result has been entered already (undo it to enter another)", "type")
+        return check_result(self.module, self.players, event.get("data") or {})
 
     def _game_ended(self, game_state) -> bool:
         ended = getattr(self.module, "is_ended", None)
         return ended is not None and bool(ended(game_state))
 
-    def _step(self, game_state, clock_state, event):
+    def _step(self, game_state, clock_state, event, entered=None):
+        """One event: the new (game state, clock state, entered result)."""
         t = event["type"]
+        if t == RESULT:
+            return game_state, clock_state, self._enter(entered, event)
+        if self.result_only:
+            if entered is not None:
+                raise RuleError("the match has ended", "type")
+            raise RuleError("this match records only its final result (tracking: result): enter the places",
+                            "type")
         clock_event = self.clock_on and t in _clock().EVENT_TYPES
         if not clock_event and t not in self.module.EVENT_TYPES:
             raise InputError(f"unknown event type {t!r} for {self.game}", "type")
@@ -126,7 +237,7 @@ class Fold:
             if end_by_clock is not None and clock_state.get("ended") and not self._game_ended(game_state):
                 # the clock ended the match (a final roll): the game's summary says so too
                 game_state = end_by_clock(game_state, clock_state.get("ended_by"))
-        return game_state, clock_state
+        return game_state, clock_state, entered
 
     def apply(self, event: dict) -> None:
         """Apply one stored or proposed event; raises without changing anything on refusal."""
@@ -138,15 +249,16 @@ class Fold:
                 full = Fold(self.game, self.players, self.options)._load(self._history(event["seq"]))
                 full.apply(event)
                 self.game_state, self.clock_state, self._count = full.game_state, full.clock_state, full._count
+                self.entered = full.entered
             else:
                 remaining = self._effective[:-1]
-                g, c = self._replay(json.loads(e) for e in remaining)
+                g, c, r = self._replay(json.loads(e) for e in remaining)
                 self._effective = remaining
                 self._count -= 1
-                self.game_state, self.clock_state = g, c
+                self.game_state, self.clock_state, self.entered = g, c, r
         else:
-            g, c = self._step(self.game_state, self.clock_state, event)
-            self.game_state, self.clock_state = g, c
+            g, c, r = self._step(self.game_state, self.clock_state, event, self.entered)
+            self.game_state, self.clock_state, self.entered = g, c, r
             self._count += 1
             if self._history is None:
                 self._effective.append(json.dumps(
@@ -157,9 +269,10 @@ class Fold:
     def _replay(self, events):
         g = self.module.initial_state(self.players, self.options)
         c = _clock().initial_state(self.players, self.options) if self.clock_on else None
+        r = None
         for e in events:
-            g, c = self._step(g, c, e)
-        return g, c
+            g, c, r = self._step(g, c, e, r)
+        return g, c, r
 
     def check(self, event: dict) -> None:
         """Would the event be accepted now? Raises if not; changes nothing."""
@@ -167,13 +280,22 @@ class Fold:
             if not self._count:
                 raise RuleError("nothing to undo", "type")
             return
-        self._step(self.game_state, self.clock_state, event)
+        self._step(self.game_state, self.clock_state, event, self.entered)
 
     def ended(self) -> bool:
+        if self.result_only:
+            return self.entered is not None
         ended = getattr(self.module, "is_ended", None)
         if ended is not None and ended(self.game_state):
             return True
         return bool(self.clock_state and self.clock_state.get("ended"))
+
+    def final_ranking(self) -> list[dict] | None:
+        """The match's ranking in the one shape (``companion.games.contract.Placing``): the places entered
+        by hand in a result-only match (None until entered), else the game's ``final_ranking``."""
+        if self.result_only:
+            return [dict(r) for r in self.entered] if self.entered is not None else None
+        return self.module.final_ranking(self.game_state)
 
     def view(self, now: str | None = None) -> dict:
         out = {
@@ -182,6 +304,12 @@ class Fold:
             "seq": self.last_seq,
             "state": self.game_state,
         }
+        if self.result_only:
+            # no tracker: the page shows the form for the places, then the ranking "entered by hand"
+            out["tracking"] = "result"
+            out["result"] = self.final_ranking()
+            out["ended"] = self.entered is not None
+            return out
         summary = getattr(self.module, "summary", None)
         if summary is not None:
             out["summary"] = summary(self.game_state)

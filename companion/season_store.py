@@ -408,10 +408,11 @@ def season_standings(store, ref: str, with_ratings: bool = False) -> dict:
 # -- feeding seasons from app matches -------------------------------------------------------------
 
 def results_from_fold(fold) -> list[dict] | None:
-    """Season results of an ended match: the game's ``final_ranking(state)``, in the one shape
+    """Season results of an ended match: the fold's ``final_ranking()`` (the game's ``final_ranking(state)``,
+    or the places entered by hand in a result-only match), in the one shape
     ``[{"player", "place", "objective", "eliminated"}]`` every game gives (places 1, 2, 2, 4;
     ``companion.games.contract.Placing``); None while the game has no result (a scoring still missing parts)."""
-    ranking = fold.module.final_ranking(fold.game_state)
+    ranking = fold.final_ranking()
     if ranking is None:
         return None
     return [{"player": r["player"], "place": r["place"], "objective": r["objective"],

@@ -22,7 +22,7 @@ from collections import OrderedDict, deque
 from companion import clock as clockfold
 from companion.errors import ConflictError, ForbiddenError, InputError, RuleError
 from companion.games import game_module
-from companion.matches import UNDO, Fold, check_export
+from companion.matches import RESULT, UNDO, Fold, check_export
 from companion.timeutil import parse_iso
 
 log = logging.getLogger(__name__)
@@ -250,6 +250,11 @@ class MatchService:
                 raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
                                 "else is recorded", "type")
             return self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq)
+
+    def enter_result(self, match_id: str, places: list, expected_seq: int | None = None) -> dict:
+        """The final places entered by hand (``result.entered``), in a match created with
+        ``options.tracking = "result"``: the match ends with them and its season takes them."""
+        return self.append(match_id, RESULT, {"places": places}, expected_seq=expected_seq)
 
     def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
                    rng=None) -> dict:

@@ -1,4 +1,5 @@
-from companion.cli import data_dir_arg, emit, open_store
+from companion.cli import data_dir_arg, emit, open_existing_store, open_store
+from companion.games import game_ids
 from companion.jsonio import load_json
 
 
@@ -25,6 +26,23 @@ def register(sub):
     i.add_argument("file", metavar="FILE")
     data_dir_arg(i)
     i.set_defaults(func=run_import)
+
+    r = msub.add_parser(
+        "result", help="record a match by its final result only (a table that scored on paper)",
+        description="Store a match of GAME played without tracking: the players in seat order with their final "
+                    "places (ties share a place: 1, 2, 2, 4), or enter the places of an existing result-only match "
+                    "(--match). The match ends with them and its season takes the result (docs/rulings.md, "
+                    "\"Final result only\").",
+        epilog="Example: companion match result --game richelieu Anna=1 Bruno=2 Carla=2. Conquest only: "
+               "Bruno=1:objective (completed the objective), Dario=4:eliminated.")
+    which = r.add_mutually_exclusive_group(required=True)
+    which.add_argument("--game", choices=game_ids(), help="a new match of this game (players in the order given)")
+    which.add_argument("--match", metavar="MATCH_ID", dest="match_id",
+                       help="an existing match created with tracking \"result\"")
+    r.add_argument("places", nargs="+", metavar="PLAYER=PLACE[:objective|:eliminated]")
+    r.add_argument("--label", default="", help="the table's label (a new match)")
+    data_dir_arg(r)
+    r.set_defaults(func=run_result)
 
     ls = msub.add_parser("list", help="list stored matches")
     ls.add_argument("--status", choices=["open", "ended"], default=None)
@@ -68,3 +86,52 @@ def run_import(args):
 def run_list(args):
     with open_store(args) as store:
         emit({"matches": store.list_matches(args.status)})
+
+
+def parse_places(args: list[str]) -> list[dict]:
+    """``PLAYER=PLACE[:objective|:eliminated]`` arguments as the ``places`` of ``result.entered``."""
+    from companion.errors import InputError
+
+    out = []
+    for arg in args:
+        name, eq, rest = arg.rpartition("=")
+        parts = rest.split(":")
+        if not eq or not name or not parts[0].isdigit():
+            raise InputError(f"{arg!r}: give PLAYER=PLACE (a whole number), e.g. Anna=1", "PLAYER=PLACE")
+        row: dict = {"player": name, "place": int(parts[0])}
+        for flag in parts[1:]:
+            if flag not in ("objective", "eliminated"):
+                raise InputError(f"{arg!r}: after the place, :objective or :eliminated, not {flag!r}", "PLAYER=PLACE")
+            row[flag] = True
+        out.append(row)
+    return out
+
+
+def run_result(args):
+    import re
+
+    from companion.errors import CompanionError, InputError
+    from companion.service import MatchService
+
+    places = parse_places(args.places)
+    with (open_store(args) if args.game else open_existing_store(args)) as store:
+        service = MatchService(store)
+        try:
+            if args.game:
+                from companion.matches import RESULT, Fold
+
+                players = [p["player"] for p in places]
+                if len(set(players)) != len(players):
+                    raise InputError("a player is named twice", "PLAYER=PLACE")
+                # checked before the match is stored: a refused result leaves no match behind
+                Fold(args.game, players, {"tracking": "result"}).check({"type": RESULT, "data": {"places": places}})
+                match = service.create(args.game, players, {"tracking": "result"}, label=args.label)
+            else:
+                match = store.get_match(args.match_id)
+            event = service.enter_result(match["id"], places)
+        except CompanionError as exc:
+            m = re.match(r"places\[(\d+)\]", exc.field or "")
+            if m and int(m.group(1)) < len(args.places):
+                raise InputError(f"{args.places[int(m.group(1))]!r}: {exc.message}", "PLAYER=PLACE") from None
+            raise
+        emit({"match": match["id"], "seq": event["seq"], "ranking": service.fold(match["id"]).final_ranking()})

@@ -60,6 +60,8 @@ TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
 REINFORCE, ATTACK, MOVED, CARD = "reinforce", "attack", "moved", "card"
 STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
+# what a result entered by hand may say beside the places (companion/matches.py, check_result)
+RESULT_FLAGS = frozenset({"objective", "eliminated"})
 MAX_ON_MAP = 125
 PLACE_STEP = 5
 MIXED_SET = 10
@@ -234,9 +236,9 @@ def deal(players: list[str], gm: GameMap, rng=None) -> tuple[dict[str, str], lis
     return fix_deal(owner, gm, rng)
 
 
-def check_deal(owner: dict[str, str], players: list[str], gm: GameMap, field: str = "owner") -> None:
-    """Refuse a deal that misses a city, names an unknown player, gives the wrong number of cities
-    or breaks the majority rule (proposing the swaps that fix it)."""
+def check_dealt(owner, players: list[str], gm: GameMap, field: str = "owner") -> None:
+    """Refuse a deal as the cards came out (before the majority rule) that misses a city, names an unknown
+    city or player, or gives a player the wrong number of cities."""
     _obj(owner, field)
     for c, p in owner.items():
         if c not in gm.city:
@@ -253,6 +255,12 @@ def check_deal(owner: dict[str, str], players: list[str], gm: GameMap, field: st
         if got != want[p]:
             raise RuleError(f"{p} must be dealt {want[p]} cities, not {got} (one card each, from the last "
                             f"player backwards)", field)
+
+
+def check_deal(owner: dict[str, str], players: list[str], gm: GameMap, field: str = "owner") -> None:
+    """Refuse a deal that misses a city, names an unknown player, gives the wrong number of cities
+    or breaks the majority rule (proposing the swaps that fix it)."""
+    check_dealt(owner, players, gm, field)
     bad = deal_violations(owner, gm)
     if bad:
         v = bad[0]
@@ -783,6 +791,9 @@ def apply(state, event) -> dict:
 
 def _on_deal(s, gm, data):
     owner = _obj(data.get("owner"), "owner")
+    for n, sw in enumerate(_list(data.get("swaps", []), "swaps")):  # what the Pi swapped (history only)
+        if not isinstance(sw, dict) or not all(isinstance(sw.get(k), str) for k in ("player", "gives", "other", "gets")):
+            raise InputError("a swap is {player, gives, other, gets}", f"swaps[{n}]")
     for c, p in owner.items():
         _city(gm, c, _key("owner", c))
         _player(s, p, _key("owner", c), alive=False)
@@ -1153,11 +1164,29 @@ def public_view(state, viewer: str | None) -> dict:
 # fills the event from the state it will follow (``effective()``: the events in effect, oldest first).
 
 def _deal_action(state, players, data, rng, effective):
-    """The Pi shuffles the territory cards, deals them and fixes the majority rule with swaps."""
+    """The deal (docs/rulings.md#set-up-and-the-deal). Without ``owner`` the Pi shuffles the territory cards
+    and deals them; with ``owner`` ({city: player}) the table dealt the real cards and typed them. Either
+    way the majority rule is then fixed by the book's remedy, with the Pi's random choices: the swaps are
+    in the answer, and for a typed deal in the event too (``swaps``, for the history: the table moves those
+    units)."""
     if state["phase"] != "deal":
         raise RuleError("the cities have been dealt already (undo the deal to deal again)", "type")
-    owner, swaps = deal(players, map_of(state["map"]), rng)
-    return {"owner": owner}, {"swaps": swaps}
+    if state["started"]:
+        raise RuleError("the clock has started without a recorded deal: the deal and the placements come before "
+                        "clock.start", "type")
+    gm = map_of(state["map"])
+    unknown = sorted(set(data) - {"owner"})
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r} (give owner, or nothing for the Pi's deal)", unknown[0])
+    if "owner" in data:
+        check_dealt(data["owner"], players, gm, "owner")
+        owner, swaps = fix_deal({c: data["owner"][c] for c in gm.cities}, gm, rng)
+    else:
+        owner, swaps = deal(players, gm, rng)
+    out = {"owner": owner}
+    if swaps and "owner" in data:  # the table's real cards: it moves the swapped units (the Pi's own deal is final)
+        out["swaps"] = swaps
+    return out, {"swaps": swaps}
 
 
 def _combat_action(state, players, data, rng, effective):

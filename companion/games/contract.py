@@ -75,6 +75,8 @@ class MapGame(Protocol):
     def map_svg(self, doc: Any) -> str: ...
 
 
+# optional: ``RESULT_FLAGS`` (a frozenset of "objective"/"eliminated"): the flags a result entered by hand
+# (``result.entered``, companion/matches.py) may carry beside the places; without it, none
 REQUIRED_ATTRIBUTES = {"GAME_ID": str, "NAME": str, "EVENT_TYPES": frozenset, "USES_CLOCK": bool,
                        "MIN_PLAYERS": int, "MAX_PLAYERS": int}
 REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "score")
@@ -100,6 +102,9 @@ def check_game(module, game_id: str | None = None) -> list[str]:
     for name in OPTIONAL_FUNCTIONS:
         if hasattr(module, name) and not callable(getattr(module, name)):
             problems.append(f"{name} must be a function")
+    flags = getattr(module, "RESULT_FLAGS", frozenset())
+    if not isinstance(flags, frozenset) or not flags <= {"objective", "eliminated"}:
+        problems.append('RESULT_FLAGS must be a frozenset of "objective" and "eliminated"')
     if hasattr(module, "check_map") != hasattr(module, "map_svg"):
         problems.append("check_map() and map_svg() go together")
     if not problems:

@@ -11,7 +11,8 @@ import logging
 from flask import Blueprint, jsonify, request
 
 from companion import __version__
-from companion.errors import CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError
+from companion.errors import (CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError,
+                              join_path)
 from companion.games import game_module, registry
 from companion.matches import event_path, uses_clock
 from companion.schemas import json_path
@@ -167,6 +168,23 @@ def redo(match_id):
     """Take back the most recent undo (while it is the match's last event): its event again, same data."""
     doc = json_body("api.undo")
     return stored(match_id, lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"]))
+
+
+@bp.post("/api/matches/<match_id>/result")
+@require("player")
+def enter_result(match_id):
+    """The final places of a result-only match (``options.tracking = "result"``), entered by hand."""
+    doc = json_body("api.result")
+
+    def write():
+        try:
+            return ctx().service.enter_result(match_id, doc["places"], expected_seq=doc["expected_seq"])
+        except (RuleError, InputError) as exc:  # the event's fields are the body's here ($.places[2].place)
+            if exc.field and not exc.field.startswith("$") and exc.field != "expected_seq":
+                raise type(exc)(exc.message, join_path("$", exc.field)) from None
+            raise
+
+    return stored(match_id, write)
 
 
 @bp.post("/api/matches/<match_id>/final-roll")

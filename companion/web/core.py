@@ -168,7 +168,8 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
 def brief(view: dict) -> dict:
     """The few things a list or a tournament overview shows of a match's view."""
     out = {"seq": view.get("seq", 0)}
-    for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll", "final_threshold"):
+    for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll", "final_threshold",
+              "tracking", "result"):
         if k in view:
             out[k] = view[k]
     summary = view.get("summary")

@@ -182,6 +182,10 @@ def _paths() -> dict:
             "summary": "Redo the most recent undo while nothing was recorded after it (player)",
             "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.undo"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/matches/{match_id}/result": {"post": {
+            "summary": "The final places of a result-only match, entered by hand (player)",
+            "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.result"),
+            "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
         "/api/matches/{match_id}/final-roll": {"post": {
             "summary": "The server rolls the final-round dice for the player who owes them (player)",
             "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.final-roll"),
@@ -272,7 +276,8 @@ def build(app=None) -> dict:
         mod = sys.modules.get((app or current_app).blueprints[name].import_name)
         extra = getattr(mod, "OPENAPI_PATHS", None)
         if isinstance(extra, dict):
-            paths.update(extra)
+            for path, ops in extra.items():  # a path two modules serve (GET here, POST there) keeps both
+                paths[path] = {**paths.get(path, {}), **ops}
         extra_schemas = getattr(mod, "OPENAPI_SCHEMAS", None)
         if isinstance(extra_schemas, dict):
             components.update(extra_schemas)

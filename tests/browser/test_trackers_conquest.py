@@ -82,10 +82,8 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     while f.game_state["phase"] == "place":
         placer, due = f.game_state["next_placer"], min(5, f.game_state["reserve"][f.game_state["next_placer"]])
         expect(anna.locator("#ci-place-title")).to_contain_text(f"{placer} places {due}")
-        expect(anna.locator("#ci-place-send")).to_be_disabled()
         expect(anna.locator("#ci-override")).to_be_hidden()  # the clock waits; only an organiser may override
-        anna.locator("#ci-place-list .trk-step").first.locator("button[title]").click()
-        anna.click("#ci-place-send")
+        anna.locator("#ci-place-list .ci-place-row").first.locator(".ci-rest").click()  # the rest here: sent
         wait_seq(anna, f.last_seq + 1)
         f = org.engine(mid)
     check_scores(anna, org, mid)

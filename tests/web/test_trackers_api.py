@@ -460,3 +460,30 @@ def test_openapi_lists_the_tracker_paths(api):
     for p in ("/api/matches/{match_id}/conquest/combat", "/api/matches/{match_id}/rome/move",
               "/api/matches/{match_id}/richelieu/preview", "/api/matches/{match_id}/wop/board"):
         assert p in paths
+
+
+def test_conquest_deal_by_the_cards_typed_at_the_table(seeded, player):
+    """The table dealt the real cards and typed them: the Pi keeps them, fixing the majority rule with the
+    book's random swaps, which the answer and the stored event tell (docs/rulings.md#set-up-and-the-deal)."""
+    mid = new_match(player, "conquest-italy")
+    gm = ci.map_of(None)
+    region = next(r for r in gm.regions if r["name"] == "Sicilia e Calabria")["cities"]
+    order = list(reversed(P3))
+    owner = {c: order[n % 3] for n, c in enumerate(gm.cities)}
+    for c in region:  # Anna got the whole region (5 cities: at most 2)
+        if owner[c] != "Anna":
+            x = next(x for x in gm.cities if owner[x] == "Anna" and x not in region)
+            owner[x], owner[c] = owner[c], "Anna"
+    bad = dict(owner, Atlantide="Anna")
+    r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {"owner": bad}})
+    assert r.status_code == 400 and r.json["field"] == "$.data.owner.Atlantide"
+    short = {c: p for c, p in owner.items() if c != gm.cities[0]}
+    r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {"owner": short}})
+    assert r.status_code == 400 and r.json["field"] == "$.data.owner" and "missing" in r.json["error"]
+    r = player.post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {"owner": owner}})
+    assert r.status_code == 201, r.json
+    swaps = r.json["swaps"]
+    assert swaps and r.json["event"]["data"]["swaps"] == swaps
+    (e,) = events(seeded, mid)
+    ci.check_deal(e["data"]["owner"], P3, gm)
+    assert {c for c in gm.cities if e["data"]["owner"][c] != owner[c]} <= {c for s in swaps for c in (s["gives"], s["gets"])}

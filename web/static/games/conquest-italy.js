@@ -133,32 +133,104 @@
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "ci-summary" }, el("thead", null, head), el("tbody", null, rows))));
   }
 
+  // -- the deal by the cards: the table dealt the real cards; one player at a time taps the cities on theirs --
+  var dealDraft = {}, dealFor = null;
+  function dealWant() {
+    // one card each from the last player backwards: the last players get the extra ones (deal_counts)
+    var players = client.match.players, k = players.length, n = map.cities.length, out = {};
+    players.slice().reverse().forEach(function (p, pos) { out[p] = Math.floor(n / k) + (pos < n % k ? 1 : 0); });
+    return out;
+  }
+  function dealHas(p) { return Object.keys(dealDraft).filter(function (c) { return dealDraft[c] === p; }).length; }
+  function dealLeft() { return map.cities.filter(function (c) { return !dealDraft[c.name]; }).map(function (c) { return c.name; }); }
+  // the one player still short, when the cities left are exactly theirs: "the rest" goes to them
+  function dealRest() {
+    var want = dealWant(), short = client.match.players.filter(function (p) { return dealHas(p) < want[p]; });
+    if (short.length !== 1) return null;
+    return dealLeft().length === want[short[0]] - dealHas(short[0]) ? short[0] : null;
+  }
   function renderDeal() {
+    if (!map) return;
+    var players = client.match.players, want = dealWant();
+    if (!dealFor) dealFor = players[0];
+    var tabs = $("ci-deal-players");
+    tabs.textContent = "";
+    players.forEach(function (p) {
+      tabs.appendChild(el("button", { type: "button", class: "btn btn-small", "data-player": p, "aria-pressed": String(p === dealFor),
+        onclick: function () { dealFor = p; renderDeal(); } }, swatch(p), p + " " + dealHas(p) + "/" + want[p]));
+    });
     var grid = $("ci-deal-grid");
-    if (!map || grid.dataset.built) return;
-    grid.dataset.built = "1";
-    var players = client.match.players;
+    grid.textContent = "";
     map.regions.forEach(function (r) {
-      grid.appendChild(el("h4", { text: r.name + " (+" + r.bonus + ")" }));
+      grid.appendChild(el("h4", { text: r.name }));
       r.cities.forEach(function (c) {
-        var sel = el("select", { "data-city": c, "aria-label": c }, opt("", "—"), players.map(function (p) { return opt(p, p); }));
-        grid.appendChild(el("label", { class: "trk-inline" }, c + " ", sel));
+        var holder = dealDraft[c];
+        grid.appendChild(el("button", { type: "button", class: "btn ci-chip" + (holder === dealFor ? " mine" : holder ? " other" : ""),
+          "data-city": c, "aria-pressed": String(holder === dealFor), onclick: function () { dealTap(c); } },
+          el("span", { text: c }), el("span", { class: "ci-chip-who", text: holder || "" })));
       });
     });
+    var rest = dealRest(), left = dealLeft().length, b = $("ci-deal-send");
+    b.textContent = rest ? C.plural("ci.deal_send_rest", left, { player: rest }) : t("ci.deal_send");
+    b.disabled = !!left && !rest;
+  }
+  function dealTap(c) {
+    var want = dealWant(), players = client.match.players;
+    if (dealDraft[c] === dealFor) delete dealDraft[c];
+    else if (dealHas(dealFor) < want[dealFor]) dealDraft[c] = dealFor;
+    else { C.toast(C.plural("ci.deal_full", want[dealFor], { player: dealFor }), true); return; }
+    if (dealHas(dealFor) === want[dealFor]) {
+      // this player's cards are all in: on to the next one still short
+      var next = players.filter(function (p) { return dealHas(p) < want[p]; })[0];
+      if (next) dealFor = next;
+    }
+    renderDeal();
   }
 
+  // -- the set-up placements: one tap per unit, or the rest of the 5 on one city; sent when complete --
+  var placeFor = null;
+  function placeTotal() { var n = 0; Object.keys(placeDraft).forEach(function (c) { n += placeDraft[c]; }); return n; }
   function renderPlace() {
     var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
     // the clock waits for the set-up; only the organiser may start it before, on purpose
     $("ci-override").hidden = !(usesClock() && document.body.dataset.role === "organiser");
+    var key = p + "|" + st().reserve[p];  // a new placement round: a fresh draft
+    if (placeFor !== key) { clear(placeDraft); placeFor = key; }
     $("ci-place-title").textContent = C.plural("ci.place_title", due, { player: p });
-    var draw = function () {
-      var total = steppers($("ci-place-list"), owned(p), placeDraft, due, draw);
-      var b = $("ci-place-send");
-      b.textContent = t("ci.place_send", { n: total, due: due });
-      b.disabled = total !== due;
-    };
-    draw();
+    var total = placeTotal(), left = due - total, box = $("ci-place-list");
+    var cities = Object.keys(placeDraft);
+    $("ci-place-draft").textContent = cities.length ? cities.map(function (c) { return c + " +" + placeDraft[c]; }).join(", ") +
+      " · " + C.plural("ci.place_left", left) : "";
+    $("ci-place-clear").hidden = !cities.length;
+    box.textContent = "";
+    owned(p).forEach(function (c) {
+      box.appendChild(el("div", { class: "ci-place-row", "data-city": c },
+        el("button", { type: "button", class: "btn ci-unit", "aria-label": t("ci.place_one", { city: c }), onclick: function () { placeUnits(c, 1); } },
+          el("span", null, c, el("span", { class: "muted small", text: " · " + (st().units[c] || 0) })),
+          el("span", { class: "ci-plus", text: placeDraft[c] ? "+" + placeDraft[c] : "+" })),
+        el("button", { type: "button", class: "btn ci-rest", "aria-label": t("ci.place_rest", { city: c, n: left }), onclick: function () { placeUnits(c, left); } },
+          "⇥ " + left)));
+    });
+  }
+  function placeUnits(c, n) {
+    var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
+    if (n <= 0 || client.busy) return;
+    placeDraft[c] = (placeDraft[c] || 0) + n;
+    var total = placeTotal();
+    if (total < due) { renderPlace(); return; }
+    var placements = {};
+    Object.keys(placeDraft).forEach(function (k) { placements[k] = placeDraft[k]; });
+    clear(placeDraft);
+    send("setup.place", { player: p, placements: placements }).then(function () { renderPlace(); });
+  }
+
+  function swapText(list) {
+    return list.map(function (w) { return t("ci.swap", { gives: w.gives, player: w.player, gets: w.gets, other: w.other }); }).join("; ");
+  }
+  function showSwaps(list) {
+    var box = $("ci-swaps");
+    box.hidden = !(list && list.length);
+    if (list && list.length) box.textContent = t("ci.swaps_told", { swaps: swapText(list) });
   }
 
   function renderPlayers() {
@@ -180,6 +252,7 @@
     var tn = turnInfo(), on = started() && !client.view.awaiting_roll;
     $("ci-reinforce").hidden = !on || !allows("reinforce");
     $("ci-combat").hidden = !on || !allows("combat");
+    $("ci-attack").hidden = $("ci-combat").hidden;
     $("ci-move").hidden = !on || !allows("move");
     $("ci-cards").hidden = !on || (tn ? !allows("card.draw") : false);
   }
@@ -256,6 +329,8 @@
     var tg = from.value ? targets(from.value, p) : [];
     fill(to, tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; }));
     $("ci-attack").disabled = !from.value || !to.value;
+    $("ci-attack").textContent = from.value && to.value ? t("ci.attack_pair", { from: from.value, to: to.value }) : t("ci.attack");
+    renderTargets(p, from.value, to.value);
     var maxDice = from.value ? Math.min(3, s.units[from.value] - 1) : 0;
     var nd = $("ci-ndice");
     var wanted = nd.dataset.touched ? nd.value : String(maxDice);
@@ -269,6 +344,23 @@
     $("ci-table-dice").hidden = !table;
     odds(from.value, to.value);
     renderLastCombat();
+  }
+  // every attack the player can make, as big buttons (most units against fewest first): one tap chooses it
+  function renderTargets(p, src, dst) {
+    var s = st(), box = $("ci-targets"), pairs = [];
+    owned(p).forEach(function (c) {
+      if (s.units[c] < 2) return;
+      targets(c, p).forEach(function (d) { pairs.push([c, d, s.units[c] - s.units[d]]); });
+    });
+    pairs.sort(function (a, b) { return b[2] - a[2] || (a[0] + a[1] < b[0] + b[1] ? -1 : 1); });
+    box.textContent = "";
+    pairs.forEach(function (x) {
+      box.appendChild(el("button", { type: "button", class: "btn", "data-from": x[0], "data-to": x[1], "aria-pressed": String(x[0] === src && x[1] === dst),
+        onclick: function () {
+          $("ci-from").value = x[0]; $("ci-ndice").dataset.touched = ""; renderCombat();
+          $("ci-to").value = x[1]; renderCombat();
+        } }, el("span", { text: x[0] + " " + s.units[x[0]] + " → " + x[1] + " " + s.units[x[1]] }), el("span", { class: "small", text: s.owner[x[1]] })));
+    });
   }
   function tableDice(box, n, prefix) {
     if (box.children.length === n) return;
@@ -482,20 +574,20 @@
     // on the phone's first screen
     var panel = document.getElementById("clock-panel");
     if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
+    // the end of the turn goes beside the attack, in the thumb bar at the bottom of a phone's screen
+    $("ci-thumb").appendChild($("ci-attack"));
+    $("ci-thumb").appendChild($("ci-turn-end"));
     $("ci-deal-pi").addEventListener("click", function () { post("deal", {}); });
     $("ci-deal-send").addEventListener("click", function () {
-      var owner = {}, missing = 0;
-      Array.prototype.forEach.call(document.querySelectorAll("#ci-deal-grid select"), function (s) {
-        if (s.value) owner[s.dataset.city] = s.value; else missing++;
-      });
+      var rest = dealRest(), owner = {};
+      if (rest) dealLeft().forEach(function (c) { dealDraft[c] = rest; });
+      var missing = dealLeft().length;
       if (missing) { C.toast(C.plural("ci.deal_missing", missing), true); return; }
-      send("setup.deal", { owner: owner });
+      Object.keys(dealDraft).forEach(function (c) { owner[c] = dealDraft[c]; });
+      // the Pi keeps the table's cards and fixes the majority rule with the book's swaps, which it tells
+      post("deal", { owner: owner }).then(function (m) { if (m) { clear(dealDraft); showSwaps(m.swaps); } else renderDeal(); });
     });
-    $("ci-place-send").addEventListener("click", function () {
-      var p = summary().next_placer, placements = {};
-      Object.keys(placeDraft).forEach(function (c) { placements[c] = placeDraft[c]; });
-      send("setup.place", { player: p, placements: placements }).then(function (m) { if (m) clear(placeDraft); });
-    });
+    $("ci-place-clear").addEventListener("click", function () { clear(placeDraft); renderPlace(); });
     $("ci-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; clear(reinforceDraft); trade = []; lastCalcKey = null; update(client.view, client); });
     $("ci-clock-start").addEventListener("click", function () {
       var n = parseInt($("ci-clock-minutes").value, 10);
@@ -562,7 +654,7 @@
   function describe(e) {
     var d = e.data || {};
     switch (e.type) {
-      case "setup.deal": return t("ci.ev_deal");
+      case "setup.deal": return t("ci.ev_deal") + (d.swaps && d.swaps.length ? " · " + t("ci.swaps_told", { swaps: swapText(d.swaps) }) : "");
       case "setup.place": case "reinforce":
         return t(e.type === "reinforce" ? "ci.ev_reinforce" : "ci.ev_place", { player: d.player }) + ": " +
           Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +

@@ -77,6 +77,14 @@
     fill(space, Object.keys(costs).map(function (k) { return { value: k, label: t("rl.space_cost", { value: k, cost: costs[k] }) }; }));
     $("rl-place").disabled = !place;
     space.disabled = !place;
+    // the spaces as big buttons: one tap chooses the space, "Place" (at the bottom) places the agent
+    var picks = $("rl-spaces");
+    picks.textContent = "";
+    Object.keys(costs).forEach(function (k) {
+      picks.appendChild(el("button", { type: "button", class: "btn", "data-space": k, "aria-pressed": String(space.value === k),
+        onclick: function () { space.value = k; renderTurn(); } }, t("rl.space_cost", { value: k, cost: costs[k] })));
+    });
+    $("rl-place").textContent = place && space.value ? t("rl.place_on", { value: space.value }) : t("rl.place");
     $("rl-turn-end").textContent = t("rl.turn_end", { player: turn.player });
   }
 

@@ -96,6 +96,8 @@
     var mover = s.to_move;
     $("rb-move-title").textContent = mover ? t("rb.move_title", { player: mover }) : t("rb.all_taken");
     ["rb-roll-ccw", "rb-roll-cw", "rb-move-ccw", "rb-move-cw"].forEach(function (id) { $(id).disabled = !mover; });
+    // in the thumb bar: the rolls while someone moves, then the turn's scoring
+    $("rb-roll-ccw").hidden = $("rb-roll-cw").hidden = !mover;
     $("rb-score").hidden = !!mover;
     var lm = v.last_move;
     $("rb-last-move").textContent = lm ? t("rb.last_move", { player: lm.player, space: lm.space === 0 ? t("rb.palace") : lm.space,

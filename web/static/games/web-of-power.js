@@ -261,7 +261,41 @@
     $("wop-turn-end").textContent = s.turn ? t("wop.turn_end", { player: s.turn.player }) : "";
     $("wop-swap").hidden = !!s.turn;
     $("wop-swap").textContent = t("wop.swap", { player: s.next_player });
+    renderQuick();
     renderWarnings(s);
+  }
+
+  // -- the quick placement: a country, then a free site (or how many monasteries): two taps, the second sends --
+  var quickCountry = null;
+  function renderQuick() {
+    var s = sm(), v = st(), box = $("wop-quick-countries"), where = $("wop-quick-where");
+    var player = s.turn ? s.turn.player : s.next_player, sup = s.supply[player] || {};
+    $("wop-quick").hidden = piece !== "monastery" || !(sup.monasteries > 0);
+    $("wop-quick-hint").textContent = t("wop.quick_hint", { player: player });
+    box.textContent = "";
+    s.countries.forEach(function (c) {
+      var sites = (board.sites[c.country] || []).filter(function (id) { return !v.sites[id]; });
+      var full = (board.sites[c.country] || []).length > 0 && !sites.length;
+      box.appendChild(el("button", { type: "button", class: "btn", "data-country": c.country, disabled: full ? "disabled" : null,
+        "aria-pressed": String(c.country === quickCountry), onclick: function () { quickCountry = c.country === quickCountry ? null : c.country; renderQuick(); } },
+        el("span", { text: c.country }), el("span", { class: "small", text: c.free_sites === null ? c.monasteries_total + " ⌂" : C.plural("wop.free", c.free_sites) })));
+    });
+    where.textContent = "";
+    where.hidden = !quickCountry;
+    if (!quickCountry) return;
+    var all = board.sites[quickCountry] || [];
+    function place(extra) { send("place", Object.assign({ player: player, piece: "monastery" }, extra)).then(function (m) { if (m) { quickCountry = null; renderQuick(); } }); }
+    if (all.length) {
+      all.filter(function (id) { return !v.sites[id]; }).forEach(function (id) {
+        where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-site": id, onclick: function () { place({ site: id }); } },
+          t("wop.quick_site", { site: id })));
+      });
+    } else {
+      [1, 2].forEach(function (n) {
+        where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-count": String(n),
+          onclick: function () { place({ country: quickCountry, count: n }); } }, mons(n) + " · " + quickCountry));
+      });
+    }
   }
 
   // a warning in the page's language (the engine's English message when the kind is unknown)

@@ -234,7 +234,14 @@
 
   // -- games --------------------------------------------------------------------------
   var games = {};
-  function registerGame(game, plugin) { games[game] = plugin; document.dispatchEvent(new CustomEvent("companion:game", { detail: game })); }
+  function registerGame(game, plugin) {
+    // a match recorded by its final result only (view.tracking "result") has no tracker: result.js and the scores
+    ["mount", "update"].forEach(function (k) {
+      var fn = plugin[k];
+      if (fn) plugin[k] = function (a, cl) { var v = k === "update" ? a : cl && cl.view; if (!(v && v.tracking === "result")) return fn.apply(this, arguments); };
+    });
+    games[game] = plugin; document.dispatchEvent(new CustomEvent("companion:game", { detail: game }));
+  }
 
   function describeEvent(game, ev) {
     var p = games[game];
@@ -242,6 +249,8 @@
       try { var s = p.describe(ev); if (s) return s; } catch (e) { /* fall through */ }
     }
     if (ev.type === "undo") return t("event.undo");
+    if (ev.type === "result.entered") return t("event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
+      .sort(function (a, b) { return a.place - b.place; }).map(function (r) { return r.place + ". " + r.player; }).join(", ");
     if (ev.hidden) return t("event.hidden", { type: ev.type });
     var name = t("event." + ev.type);
     if (name === "event." + ev.type) name = ev.type;

@@ -49,6 +49,7 @@
   // -- scores and clock (match, display, tournament) -------------------------------------
   function renderScores(box, view, match) {
     box.textContent = "";
+    if (view && view.tracking === "result") { renderResult(box, view, match || {}); return; }
     var summary = view && view.summary;
     var scores = summary && (summary.scores || summary.points);
     if (scores && typeof scores === "object" && !Array.isArray(scores)) {
@@ -82,6 +83,21 @@
     } else {
       box.appendChild(el("p", { class: "muted", text: t("scores.none") }));
     }
+  }
+  // a match recorded by its final result only: the places entered by hand (docs/rulings.md, "Final result only")
+  function renderResult(box, view, match) {
+    if (!view.result) { box.appendChild(el("p", { class: "muted", id: "result-waiting", text: t("result.waiting") })); return; }
+    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t("result.by_hand") }));
+    var rows = view.result.map(function (r) {
+      return el("tr", { "data-player": r.player, class: r.place === 1 ? "leader" : null },
+        el("td", { class: "num score", text: String(r.place) }),
+        el("td", null, swatch(colourOf(match, r.player)), r.player,
+          r.objective ? el("span", { class: "muted small", text: " · " + t("result.objective") }) : null,
+          r.eliminated ? el("span", { class: "muted small", text: " · " + t("result.eliminated") }) : null));
+    });
+    box.appendChild(el("div", { class: "table-wrap" }, el("table", { class: "scores", id: "result-ranking" },
+      el("thead", null, el("tr", null, el("th", { class: "num", text: t("result.col_place") }), el("th", { text: t("scores.player") }))),
+      el("tbody", null, rows))));
   }
   // Generic rendering of a summary: scalars as text, lists of records and objects keyed by player as
   // tables, other objects as a definition list (recursively, a few levels deep).
@@ -323,7 +339,8 @@
       try { options = JSON.parse(document.getElementById("options-json").value || "{}"); }
       catch (e) { errBox.textContent = t("new.bad_options"); errBox.hidden = false; return; }
       if (options === null || typeof options !== "object" || Array.isArray(options)) { errBox.textContent = t("new.bad_options"); errBox.hidden = false; return; }
-      if (clock.checked !== (game.value === "conquest-italy") || options.clock !== undefined) {
+      if (document.getElementById("opt-result").checked) { options.tracking = "result"; delete options.clock; }
+      else if (clock.checked !== (game.value === "conquest-italy") || options.clock !== undefined) {
         if (options.clock === undefined) options.clock = clock.checked;
       }
       if (!boardField.hidden && options.board === undefined && options.board_id === undefined) options.board_id = boardSel.value || null;
