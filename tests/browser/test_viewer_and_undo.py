@@ -23,13 +23,17 @@ def visible_writes(page):
         ".map(e => e.id || e.className || e.tagName)")
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", GAMES + ["result-only"])
 def test_a_viewer_sees_no_write_controls_a_player_does(new_context, server, tokens, artifacts_dir, game):  # noqa: F811
     api = Api(server, tokens["organiser"])
-    mid = api.create(game, PLAYERS)
+    # "result-only": a match recorded by its final result alone (its page has a card of place buttons)
+    mid = api.create("richelieu", PLAYERS, tracking="result") if game == "result-only" else api.create(game, PLAYERS)
     viewer = new_context(viewport=PHONE).new_page()
     viewer.goto(f"/m/{mid}")
-    viewer.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+    if game == "result-only":
+        viewer.wait_for_selector("#result-card", state="attached")
+    else:
+        viewer.wait_for_selector("#game-tracker[data-mounted]", state="attached")
     wait_seq(viewer, 0)
     expect(viewer.locator("#role-badge.role-viewer")).to_be_visible()
     expect(viewer.locator("#viewer-note")).to_have_text("You are watching. To play, scan this table's QR code.")
@@ -41,7 +45,8 @@ def test_a_viewer_sees_no_write_controls_a_player_does(new_context, server, toke
     expect(player.locator("#viewer-note")).to_have_count(0)
     shown = visible_writes(player)
     assert "undo" in shown and "seat" in shown
-    assert len(player.eval_on_selector_all("#game-tracker button", "bs => bs.filter(b => b.offsetParent !== null)")) > 0
+    controls = "#result-card button" if game == "result-only" else "#game-tracker button"
+    assert len(player.eval_on_selector_all(controls, "bs => bs.filter(b => b.offsetParent !== null)")) > 0
     player.screenshot(path=str(artifacts_dir / f"player-{game}.png"), full_page=True)
 
 
