@@ -74,15 +74,20 @@ def _match(match_id: str) -> dict:
 
 @bp.get("/m/<match_id>")
 def match_page(match_id):
+    from companion.web.seats import table_qr, who_question
+
     match = _match(match_id)
     return render_template("match.html", page="match", match=match, seat=seat_for(match_id),
-                           **game_files(match["game"]))
+                           who=who_question(match), table=table_qr(match), **game_files(match["game"]))
 
 
 @bp.get("/m/<match_id>/display")
 def display_page(match_id):
+    from companion.web.seats import table_qr
+
     match = _match(match_id)
-    return render_template("display.html", page="display", match=match, **game_files(match["game"]))
+    return render_template("display.html", page="display", match=match, table=table_qr(match),
+                           **game_files(match["game"]))
 
 
 @bp.get("/tournament")
