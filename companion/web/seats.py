@@ -81,12 +81,12 @@ def guarded_write(match_id: str, type_: str, data, write):
     from companion.web.core import seat_for
 
     c = ctx()
-    game = c.store.get_match(match_id)["game"]
-    own, refusal = _secret_types(game)
+    match = c.store.get_match(match_id)
+    own, refusal = _secret_types(match["game"])
     who, seat = role(), seat_for(match_id)
     owner = _owner(data)
-    if who == "organiser" or type_ not in own | refusal or owner is None or owner == seat:
-        return write
+    if who == "organiser" or type_ not in own | refusal or owner not in match["players"] or owner == seat:
+        return write  # (a name not in the match: the rules refuse it, naming the field)
     if type_ in own:
         raise ForbiddenError(f"only {owner}'s own phone (seated as {owner}) or an organiser records "
                              f"{owner}'s secret", "$.data.player")

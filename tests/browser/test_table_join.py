@@ -1,0 +1,112 @@
+"""One scan to a seat, in headless Chromium: a new phone follows a match's table link (its QR code), the
+match page asks "Who are you?" (free seats first, a taken one said so), one tap seats the phone and its
+secret objective shows at once, without a reload; the TV page an organiser opened shows the table QR code
+and no objective; the printable table card; a phone of the club-wide link picks its table."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.trackers_kit import Api, joined_page
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = ["Anna", "Bruno", "Carla"]
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def org(server):
+    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", "organiser",
+                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return Api(server, p.stdout.strip().splitlines()[-1])
+
+
+def _watch(page):
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new_context, server, org, lang,
+                                                                                artifacts_dir):
+    cat = json.loads((__import__("companion.resources", fromlist=["web_dir"]).web_dir()
+                      / "static" / "i18n" / f"{lang}.json").read_text())
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 2",
+                                          "options": {"clock": False}})["id"]
+    secret = ["Roma", "Napoli", "Bari"]
+    org.event(mid, "objective.set", {"player": "Anna", "cities": secret})
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    # Bruno's phone came first
+    bruno = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    bruno.goto(link)
+    bruno.click("#who-card .who-btn[data-player='Bruno']")
+    expect(bruno.locator("#who-card")).to_be_hidden()
+
+    phone = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    phone.goto(link)
+    assert phone.url.endswith(f"/m/{mid}")  # the link left the address bar
+    expect(phone.locator("#who-card h2")).to_have_text(cat["seat.who"])
+    buttons = phone.locator("#who-card .who-btn")
+    expect(buttons).to_have_count(3)
+    assert buttons.evaluate_all("bs => bs.map(b => b.dataset.player)") == ["Anna", "Carla", "Bruno"]  # free first
+    expect(phone.locator("#who-card .who-btn[data-player='Bruno']")).to_be_disabled()
+    expect(phone.locator("#who-card .who-btn[data-player='Bruno']")).to_contain_text(cat["seat.taken"])
+    phone.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+    expect(phone.locator("#ci-objective")).to_have_count(0)
+    phone.screenshot(path=str(artifacts_dir / f"table-join-who-{lang}.png"), full_page=True)
+    phone.evaluate("window.__samePage = true")
+    phone.click("#who-card .who-btn[data-player='Anna']")
+    # one tap: seated, the objective shown at once, no reload
+    expect(phone.locator("#ci-objective li")).to_have_count(3)
+    assert phone.eval_on_selector_all("#ci-objective li", "ls => ls.map(l => l.dataset.city)") == secret
+    assert phone.evaluate("window.__samePage === true")
+    expect(phone.locator("#who-card")).to_be_hidden()
+    expect(phone.locator("#my-seat")).to_have_text(cat["seat.you_are"].format(player="Anna"))
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    phone.locator("#ci-secret-body").scroll_into_view_if_needed()
+    phone.screenshot(path=str(artifacts_dir / f"table-join-seated-{lang}.png"))
+    # Bruno's phone never sees Anna's objective
+    assert bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)") == []
+    assert not phone.errors and not bruno.errors, phone.errors + bruno.errors
+
+
+def test_the_tv_page_shows_the_table_qr_and_no_objective_and_the_table_card_prints(new_context, server, org,
+                                                                                     artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 5",
+                                          "options": {"clock": False}})["id"]
+    org.event(mid, "objective.set", {"player": "Carla", "cities": ["Torino", "Milano"]})
+    ctx = new_context(viewport={"width": 1280, "height": 720})
+    tv = _watch(ctx.new_page())
+    tv.goto(f"/m/{mid}/display")  # the Pi's own screen (localhost): the table QR code is shown
+    expect(tv.locator("#table-qr svg")).to_be_visible()
+    expect(tv.locator("#scores table")).to_be_visible()
+    seen = tv.evaluate(f"fetch('/api/matches/{mid}?as=viewer').then(r => r.json())")
+    assert seen["view"]["state"]["objectives"] == {}
+    tv.screenshot(path=str(artifacts_dir / "table-tv-qr.png"))
+    card = _watch(ctx.new_page())
+    card.goto(f"/m/{mid}/card")
+    expect(card.locator(".tc-label")).to_have_text("Tavolo 5")
+    expect(card.locator("#table-card svg")).to_be_visible()
+    url = card.locator("#table-url").inner_text()
+    assert "/j/" in url and len(url.rsplit("/", 1)[1]) == 12
+    card.emulate_media(media="print")
+    expect(card.locator(".tc-actions")).to_be_hidden()
+    card.screenshot(path=str(artifacts_dir / "table-card-a6.png"))
+    assert not tv.errors and not card.errors
+
+
+def test_a_phone_of_the_club_link_picks_its_table(new_context, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 9"})["id"]
+    page = joined_page(new_context, server, viewport=PHONE)
+    assert page.url.endswith("/pick")
+    page.click(f"#pick-list a[data-id='{mid}']")
+    page.click("#who-card .who-btn[data-player='Carla']")
+    page.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Carla'")
+    page.screenshot(path=str(artifacts_dir / "table-pick.png"))
+    assert not page.errors, page.errors
