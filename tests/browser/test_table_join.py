@@ -110,3 +110,41 @@ def test_a_phone_of_the_club_link_picks_its_table(new_context, server, org, arti
     page.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Carla'")
     page.screenshot(path=str(artifacts_dir / "table-pick.png"))
     assert not page.errors, page.errors
+
+
+def test_the_organiser_frees_and_moves_a_seat_on_the_match_page(new_context, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 4",
+                                          "options": {"clock": False}})["id"]
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    phone = _watch(new_context(viewport=PHONE).new_page())
+    phone.goto(link)
+    phone.click("#who-card .who-btn[data-player='Anna']")
+    expect(phone.locator("#my-seat")).to_be_visible()
+    # the organiser signs in on a phone of their own (first run: the setup code the server printed)
+    page = _watch(new_context(viewport=PHONE).new_page())
+    page.goto("/login")
+    r = page.request.post("/api/auth/pin", data={"pin": "482193", "setup_code": server.setup_code},
+                          headers={"Origin": server.url})
+    if r.status != 200:  # another test of this module set it first
+        r = page.request.post("/api/auth/login", data={"pin": "482193"}, headers={"Origin": server.url})
+    assert r.status == 200, r.text()
+    page.goto(f"/m/{mid}")
+    page.click("#seats-admin summary")
+    anna = page.locator("#seat-list li[data-player='Anna']")
+    expect(anna).to_contain_text("1 phone")
+    page.screenshot(path=str(artifacts_dir / "table-seats-admin.png"), full_page=True)
+    # move Anna's phone to Carla's seat
+    carla = page.locator("#seat-list li[data-player='Carla']")
+    option = carla.locator("select.seat-phone option").filter(has_text="Anna")
+    carla.locator("select.seat-phone").select_option(option.get_attribute("value"))
+    carla.locator(".seat-move").click()
+    expect(page.locator("#seat-list li[data-player='Carla']")).to_contain_text("1 phone")
+    expect(page.locator("#seat-list li[data-player='Anna']")).to_contain_text("no phone")
+    assert org.ok("GET", f"/api/matches/{mid}/seats")["seats"][2]["taken"] is True
+    # free it: the phone is asked again
+    page.locator("#seat-list li[data-player='Carla'] .seat-free").click()
+    expect(page.locator("#seat-list li[data-player='Carla']")).to_contain_text("no phone")
+    phone.reload()
+    expect(phone.locator("#who-card")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert not page.errors and not phone.errors, page.errors + phone.errors
