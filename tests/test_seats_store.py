@@ -44,3 +44,25 @@ def test_a_claim_is_refused_when_taken_and_a_seat_of_an_ended_session_is_free(st
     store.delete_session("k1")
     assert store.claim_seat("m1", "Anna", "k2", now) is None
     assert [r["session"] for r in store.seat_rows("m1", now)] == ["k2"]
+
+
+def test_phones_racing_for_one_seat_one_wins(store, clock):
+    import threading
+
+    now = clock.now_iso()
+    keys = [f"k{i}" for i in range(8)]
+    for key in keys:
+        store.insert_session(key, "player", now, "2026-03-01T23:00:00Z", {}, purge_before="2026-02-01T00:00:00Z")
+    results, start = {}, threading.Barrier(len(keys))
+
+    def claim(key):
+        start.wait()
+        results[key] = store.claim_seat("m1", "Anna", key, now)
+
+    threads = [threading.Thread(target=claim, args=(k,)) for k in keys]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(map(str, results.values())) == ["None"] + ["taken"] * (len(keys) - 1)
+    assert len(store.seat_rows("m1", now)) == 1
