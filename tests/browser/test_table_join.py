@@ -148,3 +148,20 @@ def test_the_organiser_frees_and_moves_a_seat_on_the_match_page(new_context, ser
     expect(phone.locator("#who-card")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert not page.errors and not phone.errors, page.errors + phone.errors
+
+
+def test_two_phones_answer_the_same_name_the_second_is_told_in_words(new_context, server, org):
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 6"})["id"]
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    first, second = (_watch(new_context(locale=loc, viewport=PHONE).new_page()) for loc in ("en-GB", "it-IT"))
+    for p in (first, second):
+        p.goto(link)
+        p.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+    first.click("#who-card .who-btn[data-player='Bruno']")
+    expect(first.locator("#my-seat")).to_be_visible()
+    second.click("#who-card .who-btn[data-player='Bruno']")  # its page still showed Bruno free
+    expect(second.locator("#toast")).to_have_text(
+        "Il posto di Bruno è appena stato preso da un altro telefono: se non è il tuo, chiedi a un organizzatore.")
+    expect(second.locator("#who-card .who-btn[data-player='Bruno']")).to_be_disabled()
+    expect(second.locator("#who-card")).to_be_visible()
+    assert not first.errors and not second.errors

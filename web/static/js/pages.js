@@ -473,7 +473,10 @@
     Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
       b.addEventListener("click", function () {
         C.api("PUT", base + "/seat", { player: b.dataset.player }).then(seated, function (e) {
-          C.toast(C.errorText(e), true);
+          // in words: the seat went to another phone meanwhile, or this phone sits elsewhere already
+          if (e.status === 409) C.toast(t("seat.taken_by_other", { player: b.dataset.player }), true);
+          else if (e.status === 403) C.toast(t("seat.ask_organiser"), true);
+          else C.toast(C.errorText(e), true);
           if (e.status === 409) { b.disabled = true; b.textContent = b.dataset.player + " · " + t("seat.taken"); }
         });
       });
