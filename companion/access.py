@@ -23,6 +23,7 @@ ROLES = ("viewer", "player", "organiser")
 RANK = {r: i for i, r in enumerate(ROLES)}
 
 PLAYER_SESSION_HOURS = 14 * 24
+TABLE_SESSION_HOURS = 12  # a phone that joined by a table's QR code: player of that match only, this long at most
 ORGANISER_SESSION_HOURS = 12
 JOIN_TOKEN_HOURS = 12
 PIN_ITERATIONS = 120_000  # PBKDF2-SHA256: a fraction of a second on a Pi Zero 2 W
@@ -51,6 +52,26 @@ def backoff_seconds(failures: int) -> int:
 
 def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+SHORT_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read off a card
+
+
+def session_hours(role: str, match_id: str | None = None) -> float:
+    if role == "organiser":
+        return ORGANISER_SESSION_HOURS
+    return TABLE_SESSION_HOURS if match_id else PLAYER_SESSION_HOURS
+
+
+def role_in(session: dict, match_id: str | None) -> str:
+    """The role a session holds for a request about ``match_id`` (None: about no match). A phone that joined
+    by a table's QR code is a player of that match only, and only while it is open; anywhere else it is a
+    viewer."""
+    role = session["role"]
+    scope = session.get("match_id")
+    if role == "player" and scope is not None and (match_id != scope or session.get("match_status") != "open"):
+        return "viewer"
+    return role
 
 
 def role_at_least(role: str, needed: str) -> bool:
@@ -83,16 +104,19 @@ class Access:
         return expires_at is not None and parse_iso(expires_at) <= self._now()
 
     # -- sessions ------------------------------------------------------------
-    def create_session(self, role: str, data: dict | None = None, join_token: str | None = None) -> str:
-        """A new session; ``join_token``: the join link it was made from (ending the link ends it)."""
+    def create_session(self, role: str, data: dict | None = None, join_token: str | None = None,
+                       match_id: str | None = None) -> str:
+        """A new session; ``join_token``: the join link it was made from (ending the link ends it);
+        ``match_id``: a player session limited to that match (a table's QR code), for 12 hours at most."""
         if role not in ("player", "organiser"):
             raise InputError("role must be player or organiser", "role")
         sid = secrets.token_urlsafe(32)
-        hours = ORGANISER_SESSION_HOURS if role == "organiser" else PLAYER_SESSION_HOURS
+        hours = session_hours(role, match_id)
         # (sessions that ended long ago are forgotten on the way)
         self.store.insert_session(hash_secret(sid), role, self.clock.now_iso(), self._later(hours), data or {},
                                   purge_before=to_iso(self._now() - timedelta(days=1)),
-                                  join_hash=hash_secret(join_token) if join_token else None)
+                                  join_hash=hash_secret(join_token) if join_token else None,
+                                  match_id=match_id if role == "player" else None)
         return sid
 
     def list_sessions(self) -> list[dict]:
@@ -112,10 +136,51 @@ class Access:
 
     def session_data(self, key: str) -> dict | None:
         """The data of a live session by its stored key (for long-lived streams that outlive the request)."""
+        row = self.session_by_key(key)
+        return row["data"] if row is not None else None
+
+    def session_by_key(self, key: str) -> dict | None:
+        """A live session by its stored key (a stream checks it again for every event)."""
         row = self.store.session_row(key)
         if row is None or self._expired(row["expires_at"]):
             return None
-        return row["data"]
+        return row
+
+    def api_token_by_hash(self, token_hash: str) -> dict | None:
+        row = self.store.api_token_row(token_hash)
+        if row is None or row["revoked"] or self._expired(row["expires_at"]):
+            return None
+        return {"id": row["id"], "role": row["role"]}
+
+    # -- seats ---------------------------------------------------------------------
+    def seats(self, match_id: str) -> list[dict]:
+        """The phones seated in a match: ``{player, session, key, role, bound_at, expires_at}``."""
+        return self.store.seat_rows(match_id, self.clock.now_iso())
+
+    def claim_seat(self, match_id: str, player: str, key: str) -> str | None:
+        """A phone's own claim (None: it holds the seat now), else ``"taken"`` or ``"seated:<player>"``."""
+        return self.store.claim_seat(match_id, player, key, self.clock.now_iso())
+
+    def bind_seat(self, match_id: str, player: str, session_id: str, share: bool = False) -> int:
+        """An organiser gives ``player``'s seat to the phone of session ``session_id`` (its public id)."""
+        key = self.store.session_key_by_id(session_id, self.clock.now_iso()) \
+            if isinstance(session_id, str) and len(session_id) == 12 else None
+        if key is None:
+            raise NotFoundError(f"no live session {session_id}", "$.session")
+        return self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share)
+
+    def sit(self, match_id: str, player: str, key: str) -> None:
+        """An organiser's own phone sits as ``player`` (it takes the seat from no phone)."""
+        self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share=True)
+
+    def free_seat(self, match_id: str, player: str) -> int:
+        return self.store.free_seat(match_id, player)
+
+    def leave_seat(self, match_id: str, key: str) -> None:
+        self.store.leave_seat(match_id, key)
+
+    def move_seats(self, old_key: str, new_key: str, match_id: str | None = None) -> None:
+        self.store.move_seats(old_key, new_key, match_id)
 
     def set_session_data(self, key: str, data: dict) -> None:
         self.store.set_session_data(key, data)
@@ -139,10 +204,7 @@ class Access:
     def api_token(self, token: str) -> dict | None:
         if not token or len(token) > 200:
             return None
-        row = self.store.api_token_row(hash_secret(token))
-        if row is None or row["revoked"] or self._expired(row["expires_at"]):
-            return None
-        return {"id": row["id"], "role": row["role"]}
+        return self.api_token_by_hash(hash_secret(token))
 
     def list_api_tokens(self) -> list[dict]:
         return self.store.api_token_rows()
@@ -153,8 +215,10 @@ class Access:
 
     # -- join tokens (the table QR codes) ----------------------------------------
     def create_join_token(self, hours: float = JOIN_TOKEN_HOURS, match_id: str | None = None,
-                          revoke_others: bool = False) -> tuple[str, dict]:
-        token = secrets.token_urlsafe(24)
+                          revoke_others: bool = False, short: bool = False) -> tuple[str, dict]:
+        """A join link's token; ``short``: 12 letters and digits (about 60 bits, easy to type from a printed
+        table card; wrong links are limited per address), else 192 bits."""
+        token = "".join(secrets.choice(SHORT_ALPHABET) for _ in range(12)) if short else secrets.token_urlsafe(24)
         info = {"expires_at": self._later(hours), "match_id": match_id}
         self.store.insert_join_token(hash_secret(token), "player", match_id, self.clock.now_iso(),
                                      info["expires_at"], revoke_others)

@@ -54,6 +54,11 @@ EVENT_TYPES = frozenset({
     "setup.deal", "setup.place", "territory.set", "reinforce", "combat", "move", "card.draw",
     "objective.set", "objective.completed", "clock.start", "turn.end",
 })
+# The secret objectives on the web (docs/developing.md, "Secrets"): only the objective's own phone (its seat)
+# or an organiser records ``objective.set`` for a player or takes it back with undo; a refusal of these
+# events, which may name the objective's cities, is told to anyone else without its reason.
+OWN_SECRET_EVENT_TYPES = frozenset({"objective.set"})
+SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed"})
 # the events of one player's turn: refused out of turn (and, by the match fold, while a final roll is owed)
 TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
 # the steps of a turn

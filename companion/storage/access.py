@@ -1,4 +1,5 @@
-"""Sign-in rows (migration 0002): browser sessions, bearer tokens, join tokens, failed attempts.
+"""Sign-in rows (migrations 0002, 0005, 0007): browser sessions, bearer tokens, join tokens, failed attempts,
+the seats phones hold in matches.
 
 Secrets are never stored: only their SHA-256 (tokens are 256-bit random, so a plain hash is enough).
 The rules (who may do what, expiry, rate limits) are ``companion.access``; this is only where they live.
@@ -12,20 +13,27 @@ import json
 class AccessRows:
     # -- sessions ------------------------------------------------------------
     def insert_session(self, sid_hash: str, role: str, created_at: str, expires_at: str, data: dict,
-                       purge_before: str, join_hash: str | None = None) -> None:
+                       purge_before: str, join_hash: str | None = None, match_id: str | None = None) -> None:
+        data = {k: v for k, v in data.items() if k != "seats"}  # seats are rows of their own
         with self.write() as c:
-            c.execute("INSERT INTO web_sessions(sid_hash, role, created_at, expires_at, data, join_hash) "
-                      "VALUES (?,?,?,?,?,?)",
-                      (sid_hash, role, created_at, expires_at, json.dumps(data), join_hash))
+            c.execute("INSERT INTO web_sessions(sid_hash, role, created_at, expires_at, data, join_hash, match_id) "
+                      "VALUES (?,?,?,?,?,?,?)",
+                      (sid_hash, role, created_at, expires_at, json.dumps(data), join_hash, match_id))
             c.execute("DELETE FROM web_sessions WHERE expires_at < ?", (purge_before,))
+            c.execute("DELETE FROM seats WHERE sid_hash NOT IN (SELECT sid_hash FROM web_sessions)")
+
+    def _seats_of(self, sid_hash: str) -> dict:
+        return {r[0]: r[1] for r in self.conn().execute(
+            "SELECT match_id, player FROM seats WHERE sid_hash=? ORDER BY bound_at", (sid_hash,))}
 
     def session_rows(self, now: str) -> list[dict]:
         """Live sessions, oldest first (public id: the first 12 hex digits of the stored hash)."""
         rows = self.conn().execute(
-            "SELECT sid_hash, role, created_at, expires_at, data, join_hash FROM web_sessions "
-            "WHERE expires_at > ? ORDER BY created_at, sid_hash", (now,))
+            "SELECT sid_hash, role, created_at, expires_at, join_hash, match_id FROM web_sessions "
+            "WHERE expires_at > ? ORDER BY created_at, sid_hash", (now,)).fetchall()
         return [{"id": r["sid_hash"][:12], "key": r["sid_hash"], "role": r["role"], "created_at": r["created_at"],
-                 "expires_at": r["expires_at"], "seats": json.loads(r["data"]).get("seats") or {},
+                 "expires_at": r["expires_at"], "seats": self._seats_of(r["sid_hash"]),
+                 "match_id": r["match_id"],
                  "join_link": r["join_hash"][:12] if r["join_hash"] else None} for r in rows]
 
     def delete_session_by_id(self, public_id: str) -> bool:
@@ -38,16 +46,82 @@ class AccessRows:
             return c.execute("DELETE FROM web_sessions WHERE role=?", (role,)).rowcount
 
     def session_row(self, sid_hash: str) -> dict | None:
+        """A session with its seats (``data["seats"]``: {match id: player}) and, for a phone that joined by a
+        table's QR code, the match it is limited to (``match_id``) and that match's ``match_status``."""
         row = self.conn().execute(
-            "SELECT sid_hash, role, expires_at, data FROM web_sessions WHERE sid_hash=?", (sid_hash,)).fetchone()
+            "SELECT s.sid_hash, s.role, s.expires_at, s.data, s.match_id, m.status AS match_status "
+            "FROM web_sessions s LEFT JOIN matches m ON m.id = s.match_id WHERE s.sid_hash=?", (sid_hash,)).fetchone()
         if row is None:
             return None
-        return {"key": row["sid_hash"], "role": row["role"], "expires_at": row["expires_at"],
-                "data": json.loads(row["data"])}
+        data = json.loads(row["data"])
+        data["seats"] = self._seats_of(row["sid_hash"])
+        return {"key": row["sid_hash"], "role": row["role"], "expires_at": row["expires_at"], "data": data,
+                "match_id": row["match_id"], "match_status": row["match_status"]}
 
     def set_session_data(self, key: str, data: dict) -> None:
+        data = {k: v for k, v in data.items() if k != "seats"}
         with self.write() as c:
             c.execute("UPDATE web_sessions SET data=? WHERE sid_hash=?", (json.dumps(data), key))
+
+    # -- seats ---------------------------------------------------------------
+    def seat_rows(self, match_id: str, now: str) -> list[dict]:
+        """The phones seated in a match (live sessions only), by seat then oldest first."""
+        rows = self.conn().execute(
+            "SELECT t.player, t.sid_hash, t.bound_at, s.role, s.expires_at FROM seats t "
+            "JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? AND s.expires_at > ? "
+            "ORDER BY t.player, t.bound_at, t.sid_hash", (match_id, now))
+        return [{"player": r["player"], "session": r["sid_hash"][:12], "key": r["sid_hash"], "role": r["role"],
+                 "bound_at": r["bound_at"], "expires_at": r["expires_at"]} for r in rows]
+
+    def claim_seat(self, match_id: str, player: str, key: str, now: str) -> str | None:
+        """A phone's own claim of a seat, checked and written in one transaction: None when it now holds it
+        (or held it already), else why not: ``"taken"`` (another live player session holds it) or
+        ``"seated:<player>"`` (this phone sits as another player of the match)."""
+        with self.write() as c:
+            mine = c.execute("SELECT player FROM seats WHERE match_id=? AND sid_hash=?", (match_id, key)).fetchone()
+            if mine is not None:
+                return None if mine[0] == player else f"seated:{mine[0]}"
+            taken = c.execute(
+                "SELECT 1 FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? "
+                "AND t.player=? AND s.role='player' AND s.expires_at > ?", (match_id, player, now)).fetchone()
+            if taken is not None:
+                return "taken"
+            c.execute("INSERT INTO seats(match_id, player, sid_hash, bound_at) VALUES (?,?,?,?)",
+                      (match_id, player, key, now))
+            return None
+
+    def bind_seat(self, match_id: str, player: str, key: str, now: str, share: bool) -> int:
+        """An organiser gives a seat to a phone (its former seat in the match is released); unless ``share``,
+        the phones that held the seat lose it: how many did."""
+        with self.write() as c:
+            c.execute("DELETE FROM seats WHERE match_id=? AND sid_hash=?", (match_id, key))
+            lost = 0 if share else c.execute("DELETE FROM seats WHERE match_id=? AND player=?",
+                                             (match_id, player)).rowcount
+            c.execute("INSERT INTO seats(match_id, player, sid_hash, bound_at) VALUES (?,?,?,?)",
+                      (match_id, player, key, now))
+            return lost
+
+    def free_seat(self, match_id: str, player: str) -> int:
+        with self.write() as c:
+            return c.execute("DELETE FROM seats WHERE match_id=? AND player=?", (match_id, player)).rowcount
+
+    def leave_seat(self, match_id: str, key: str) -> None:
+        with self.write() as c:
+            c.execute("DELETE FROM seats WHERE match_id=? AND sid_hash=?", (match_id, key))
+
+    def move_seats(self, old_key: str, new_key: str, match_id: str | None = None) -> None:
+        """A phone's new session keeps its seats (of ``match_id`` only, when given)."""
+        with self.write() as c:
+            if match_id is None:
+                c.execute("UPDATE OR IGNORE seats SET sid_hash=? WHERE sid_hash=?", (new_key, old_key))
+            else:
+                c.execute("UPDATE OR IGNORE seats SET sid_hash=? WHERE sid_hash=? AND match_id=?",
+                          (new_key, old_key, match_id))
+
+    def session_key_by_id(self, public_id: str, now: str) -> str | None:
+        row = self.conn().execute("SELECT sid_hash FROM web_sessions WHERE substr(sid_hash, 1, 12)=? "
+                                  "AND expires_at > ?", (public_id, now)).fetchone()
+        return row[0] if row is not None else None
 
     def delete_session(self, key: str) -> None:
         with self.write() as c:

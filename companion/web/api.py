@@ -17,7 +17,8 @@ from companion.games import game_module, registry
 from companion.matches import event_path, uses_clock
 from companion.schemas import json_path
 from companion.web.core import (ctx, int_arg, json_body, match_card, present_event, present_view, require, role,
-                                seat_for)
+                                seat_for, viewing)
+from companion.web.seats import check_undo, guarded_write  # (PUT /api/matches/<id>/seat is in seats.py)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
@@ -27,7 +28,7 @@ def match_doc(match_id: str) -> dict:
     c = ctx()
     match = c.store.get_match(match_id)
     view = c.service.state(match_id)
-    who, seat = role(), seat_for(match_id)
+    who, seat = viewing(match_id)
     out = {**match, **c.store.meta(match_id), "seq": view["seq"], "seat": seat,
            "view": present_view(view, who, seat)}
     if c.runner is not None and uses_clock(match["game"], match["options"]):
@@ -119,7 +120,7 @@ def list_events(match_id):
     c = ctx()
     match = c.store.get_match(match_id)
     after = int_arg("after", 0, 0, 2**53)
-    who, seat = role(), seat_for(match_id)
+    who, seat = viewing(match_id)
     ended = match["status"] == "ended"
     events = [present_event(e, match["game"], who, seat, ended) for e in c.store.events(match_id, after_seq=after)]
     return jsonify({"match_id": match_id, "events": events})
@@ -150,14 +151,16 @@ def append_event(match_id):
     doc = json_body("api.event-append")
     if doc["type"] == "undo":
         raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
-    return stored(match_id, lambda: ctx().service.append(match_id, doc["type"], doc.get("data", {}),
-                                                          expected_seq=doc["expected_seq"]))
+    write = guarded_write(match_id, doc["type"], doc.get("data", {}), lambda: ctx().service.append(
+        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"]))
+    return stored(match_id, write)
 
 
 @bp.post("/api/matches/<match_id>/undo")
 @require("player")
 def undo(match_id):
     doc = json_body("api.undo")
+    check_undo(match_id, doc["expected_seq"])
     return stored(match_id, lambda: ctx().service.undo(match_id, expected_seq=doc["expected_seq"],
                                                         organiser=role() == "organiser"))
 
@@ -165,9 +168,14 @@ def undo(match_id):
 @bp.post("/api/matches/<match_id>/redo")
 @require("player")
 def redo(match_id):
-    """Take back the most recent undo (while it is the match's last event): its event again, same data."""
+    """Take back the most recent undo (while it is the match's last event): its event again, same data.
+    Re-recording another player's secret event is guarded like recording it (``guarded_write``)."""
     doc = json_body("api.undo")
-    return stored(match_id, lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"]))
+    write = lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"])  # noqa: E731
+    back = ctx().service.undone_by_last(match_id)  # (an unknown match: 404 from the store)
+    if back is not None:
+        write = guarded_write(match_id, back["type"], back.get("data") or {}, write)
+    return stored(match_id, write)
 
 
 @bp.post("/api/matches/<match_id>/result")
@@ -201,33 +209,6 @@ def final_roll(match_id):
     dice = c.runner.rng if c.runner is not None else rng()
     return stored(match_id, lambda: c.service.final_roll(match_id, doc.get("player"),
                                                          expected_seq=doc["expected_seq"], rng=dice))
-
-
-@bp.put("/api/matches/<match_id>/seat")
-@require("player")
-def claim_seat(match_id):
-    """This phone belongs to one player of the match (games with secrets show them only to their owner)."""
-    from flask import g
-
-    c = ctx()
-    match = c.store.get_match(match_id)
-    doc = json_body("api.seat")
-    player = doc["player"]
-    if player is not None and player not in match["players"]:
-        raise InputError(f"{player!r} does not play in this match", "$.player")
-    sess = getattr(g, "session", None)
-    if sess is None:
-        raise InputError("a seat belongs to a browser session (bearer tokens have no seat)", "Authorization")
-    data = dict(sess["data"])
-    seats = dict(data.get("seats") or {})
-    if player is None:
-        seats.pop(match_id, None)
-    else:
-        seats[match_id] = player
-    data["seats"] = seats
-    c.access.set_session_data(sess["key"], data)
-    sess["data"] = data
-    return jsonify(match_doc(match_id))
 
 
 def _has_secrets(game: str) -> bool:

@@ -37,7 +37,7 @@ from werkzeug.exceptions import HTTPException
 from companion import __version__
 from companion.errors import AuthError, CompanionError, ForbiddenError
 from companion.web import i18n, netinfo
-from companion.access import Access
+from companion.access import Access, role_in
 from companion.web.core import Ctx
 from companion.web.limits import MAX_BODY, body_limit
 
@@ -53,6 +53,7 @@ BLUEPRINTS = [
     "companion.web.players",
     "companion.web.seasons",
     "companion.web.tournaments",
+    "companion.web.seats",
     "companion.web.trackers.conquest",
     "companion.web.trackers.richelieu",
     "companion.web.trackers.rome",
@@ -225,13 +226,13 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         else:
             sid = request.cookies.get(SESSION_COOKIE)
             sess = c.access.session(sid) if sid else None
-            if sess is not None:
-                g.role, g.via, g.session = sess["role"], "session", sess
+            if sess is not None:  # a table's phone is a player of its match only (access.role_in)
+                g.role, g.via, g.session = role_in(sess, (request.view_args or {}).get("match_id")), "session", sess
             elif sid:
                 g.drop_cookie = True
         if request.method not in SAFE_METHODS:
             _check_origin()
-        if g.role == "viewer" and request.endpoint not in OPEN_ENDPOINTS \
+        if g.role == "viewer" and g.session is None and request.endpoint not in OPEN_ENDPOINTS \
                 and not c.access.settings()["viewers_allowed"]:
             raise AuthError("this club shows matches to players only: join with a table's QR code", "Authorization")
 

@@ -10,7 +10,7 @@ import io
 from flask import Blueprint, g, jsonify, make_response, redirect, render_template, request
 
 from companion.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
-from companion.access import ORGANISER_SESSION_HOURS, PLAYER_SESSION_HOURS
+from companion.access import hash_secret, session_hours
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("auth", __name__)
@@ -29,14 +29,15 @@ def client_address() -> str:
     return request.remote_addr or "?"
 
 
-def _set_session(resp, new_role: str, join_token: str | None = None):
+def _set_session(resp, new_role: str, join_token: str | None = None, match_id: str | None = None):
     c = ctx()
     old = g.get("session")
-    if old is not None:
-        c.access.end_session(old["key"])
     data = old["data"] if old is not None else {}
-    sid = c.access.create_session(new_role, data, join_token=join_token)
-    hours = ORGANISER_SESSION_HOURS if new_role == "organiser" else PLAYER_SESSION_HOURS
+    sid = c.access.create_session(new_role, data, join_token=join_token, match_id=match_id)
+    if old is not None:  # the phone keeps its seats (of the table it joins, when it joins one)
+        c.access.move_seats(old["key"], hash_secret(sid), match_id)
+        c.access.end_session(old["key"])
+    hours = session_hours(new_role, match_id)
     resp.set_cookie(COOKIE, sid, max_age=int(hours * 3600), httponly=True, samesite="Lax", path="/")
     g.session_set = True
     return resp
@@ -52,8 +53,9 @@ def _check_lock(scope: str, field: str):
 def me():
     c = ctx()
     sess = g.get("session")
-    return jsonify({"role": role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
+    return jsonify({"role": sess["role"] if sess else role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
                     "seats": (sess["data"].get("seats") or {}) if sess else {},
+                    "match_id": sess.get("match_id") if sess else None,
                     "viewers_allowed": c.access.settings()["viewers_allowed"]})
 
 
@@ -177,10 +179,15 @@ def new_join_token():
         except NotFoundError:
             raise NotFoundError(f"no match {match_id}", "$.match_id") from None
     hours = doc.get("hours", c.access.settings()["join_token_hours"])
-    token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False))
+    token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False),
+                                             short=match_id is not None)
     if match_id is None:
         with c.extra["join_lock"]:
             c.extra["join"] = {"token": token, **info}
+    else:  # the match's table QR code shows the new link
+        from companion.web.seats import remember_table_link
+
+        remember_table_link(match_id, token, info)
     return jsonify({"url": f"{public_base()}/j/{token}", "expires_at": info["expires_at"],
                     "match_id": match_id}), 201
 
@@ -199,13 +206,24 @@ def join_landing(token):
             return _join_error(429, "join.locked", wait)
         c.access.record_failure("join", client_address())
         return _join_error(404, "join.expired", 0)
-    target = f"/m/{info['match_id']}" if info.get("match_id") else "/"
-    resp = redirect(target, code=303)
+    match_id = info.get("match_id")
+    # a table's link: that match, where the page asks "Who are you?"; the club's link: pick a table
+    resp = redirect(f"/m/{match_id}" if match_id else "/pick", code=303)
     resp.headers["Referrer-Policy"] = "no-referrer"
     resp.headers["Cache-Control"] = "no-store"
-    if role() == "organiser":  # never downgrade an organiser who scans a table code
-        return resp
-    return _set_session(resp, "player", join_token=token)
+    sess = g.get("session")
+    if role() == "organiser" or (sess is not None and sess["role"] == "organiser"):
+        return resp  # never downgrade an organiser who scans a table code
+    if match_id is None:
+        return _set_session(resp, "player", join_token=token)
+    try:
+        if c.store.get_match(match_id)["status"] != "open":
+            return resp  # the match is over: its page shows the result, no seat to take
+    except NotFoundError:
+        return _join_error(404, "join.expired", 0)
+    if sess is not None and sess["role"] == "player" and sess.get("match_id") in (None, match_id):
+        return resp  # already a player here (this table's phone, or a club-wide one): it keeps its session
+    return _set_session(resp, "player", join_token=token, match_id=match_id)
 
 
 @bp.get("/api/auth/join-tokens")

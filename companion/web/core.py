@@ -57,9 +57,17 @@ def require(needed: str):
 
 def seat_for(match_id: str) -> str | None:
     sess = getattr(g, "session", None)
-    if not sess:
+    if not sess or sess.get("match_id") not in (None, match_id):
         return None
     return (sess["data"].get("seats") or {}).get(match_id)
+
+
+def viewing(match_id: str) -> tuple[str, str | None]:
+    """Whom a match is shown to: the caller's role and seat, or, with ``?as=viewer`` (the TV page, which a
+    whole room sees), a viewer's whatever the caller may see."""
+    if request.args.get("as") == "viewer":
+        return "viewer", None
+    return role(), seat_for(match_id)
 
 
 # -- bodies ------------------------------------------------------------------

@@ -30,7 +30,8 @@ import threading
 from flask import Blueprint, Response, g, request
 
 from companion.errors import InputError
-from companion.web.core import brief, ctx, match_card, present_event, present_view, role, seat_for
+from companion.access import role_in
+from companion.web.core import brief, ctx, match_card, present_event, present_view, viewing
 
 log = logging.getLogger(__name__)
 bp = Blueprint("live", __name__)
@@ -292,8 +293,10 @@ def match_stream(match_id):
     c = ctx()
     game = c.store.get_match(match_id)["game"]  # 404 before the stream starts
     last = _last_event_id()
-    who, seat = role(), seat_for(match_id)
-    session_key = g.session["key"] if getattr(g, "session", None) else None
+    who, seat = viewing(match_id)
+    public = request.args.get("as") == "viewer"  # the TV page: what a viewer sees, whoever opened it
+    session_key = g.session["key"] if getattr(g, "session", None) and not public else None
+    bearer_hash = _bearer_hash() if g.get("via") == "bearer" and not public else None
     heartbeat = float(c.extra.get("sse_heartbeat", 10))
     sub = _subscribe(c, match_id)  # before the snapshot: nothing written meanwhile is missed
     try:
@@ -307,14 +310,22 @@ def match_stream(match_id):
     except BaseException:
         c.hub.unsubscribe(sub)
         raise
-    state = {"sent": view["seq"], "seat": seat}
+    state = {"sent": view["seq"]}
 
-    def current_seat():
-        # the phone may pick its seat after the stream opened: read it again for every event
-        if session_key is None:
-            return seat
-        data = c.access.session_data(session_key)
-        return ((data or {}).get("seats") or {}).get(match_id)
+    def caller():
+        """Who the caller is now, read again for every event: the phone may pick its seat after the stream
+        opened, and a session or token that ended (sign-out, revoked, expired, the match of a table's phone
+        ended) sees from then on what a viewer sees."""
+        if session_key is not None:
+            sess = c.access.session_by_key(session_key)
+            if sess is None:
+                return "viewer", None
+            scoped = sess.get("match_id") not in (None, match_id)
+            return role_in(sess, match_id), None if scoped else (sess["data"].get("seats") or {}).get(match_id)
+        if bearer_hash is not None:
+            info = c.access.api_token_by_hash(bearer_hash)
+            return (info["role"] if info is not None else "viewer"), None
+        return who, seat
 
     def render(item):
         kind, payload = item[0], item[1]
@@ -324,13 +335,21 @@ def match_stream(match_id):
         if seq <= state["sent"]:
             return None
         state["sent"] = seq
-        now_seat = state["seat"] = current_seat()
+        now_who, now_seat = caller()
         ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
-        return _cached(item, (who, now_seat), lambda: sse(
-            "event", {"event": present_event(payload["event"], game, who, now_seat, ended),
-                      "view": present_view(payload["view"], who, now_seat)}, id=seq))
+        return _cached(item, (now_who, now_seat), lambda: sse(
+            "event", {"event": present_event(payload["event"], game, now_who, now_seat, ended),
+                      "view": present_view(payload["view"], now_who, now_seat)}, id=seq))
 
-    return _response(Plan(c.hub, sub, head, render, heartbeat, blocking=session_key is not None))
+    blocking = session_key is not None or bearer_hash is not None
+    return _response(Plan(c.hub, sub, head, render, heartbeat, blocking=blocking))
+
+
+def _bearer_hash() -> str | None:
+    from companion.access import hash_secret
+
+    token = (request.headers.get("Authorization") or "").strip().partition(" ")[2].strip()
+    return hash_secret(token) if token else None
 
 
 @bp.get("/api/stream")

@@ -77,24 +77,19 @@ def _match(match_id: str) -> dict:
 
 @bp.get("/m/<match_id>")
 def match_page(match_id):
+    from companion.web.seats import table_qr, who_question
+
     match = _match(match_id)
     return render_template("match.html", page="match", match=match, seat=seat_for(match_id),
-                           **game_files(match["game"]))
-
-
-def has_table_qr() -> bool:
-    """Whether this server draws a table's QR code at ``/m/<id>/qr.svg`` (the TV shows it when so)."""
-    import re
-
-    from flask import current_app
-
-    return any(re.fullmatch(r"/m/<[^>]+>/qr\.svg", r.rule) for r in current_app.url_map.iter_rules())
+                           who=who_question(match), table=table_qr(match), **game_files(match["game"]))
 
 
 @bp.get("/m/<match_id>/display")
 def display_page(match_id):
+    from companion.web.seats import table_qr
+
     match = _match(match_id)
-    return render_template("display.html", page="display", match=match, table_qr=has_table_qr(),
+    return render_template("display.html", page="display", match=match, table=table_qr(match),
                            **game_files(match["game"]))
 
 

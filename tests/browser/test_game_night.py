@@ -340,6 +340,8 @@ def test_phone_layout_header_tables_dice_map_and_turn_controls(browser, server, 
             page.goto(f"/m/{mid}")
             page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
             page.wait_for_function("() => window.companionMatch && window.companionMatch.view")
+            page.click("#who-card .who-btn[data-player='Anna']")  # the phone answers "Who are you?" once
+            expect(page.locator("#who-card")).to_be_hidden()
             page.screenshot(path=str(artifacts_dir / f"night-phone-{name}-{width}-first-screen.png"))
             header = page.locator("header.top").bounding_box()
             assert header["height"] <= 64, f"{name}: the header takes {header['height']} px"

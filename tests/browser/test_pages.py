@@ -10,11 +10,11 @@ pytestmark = pytest.mark.browser
 
 
 def joined_page(new_context, server, **kw):
-    """A phone that scanned the table's QR code (the join link the server printed)."""
+    """A phone that scanned the club's join QR code (the join link the server printed)."""
     ctx = new_context(**kw)
     page = ctx.new_page()
     page.goto(server.join_url)
-    expect(page).to_have_url(server.url + "/")  # redirected: the token is not in the address
+    expect(page).to_have_url(server.url + "/pick")  # redirected: the token is not in the address; pick a table
     expect(page.locator("#role-badge")).to_have_text("player")
     return page
 
@@ -110,7 +110,7 @@ def test_organiser_setup_join_qr_and_joining_through_it(new_context, server, art
     assert link.startswith(server.url + "/j/")
     phone = new_context().new_page()
     phone.goto(link)
-    expect(phone).to_have_url(server.url + "/")
+    expect(phone).to_have_url(server.url + "/pick")
     expect(phone.locator("#role-badge")).to_have_text("player")
     org.goto("/tournament")
     expect(org.locator("#tables")).not_to_contain_text("Loading")

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 
 def joined_page(new_context, server, **kw):
-    """A phone that scanned the table's QR code (a player session)."""
+    """A phone that scanned the club's join QR code (a player session; it lands on "Pick your table")."""
     ctx = new_context(**kw)
     page = ctx.new_page()
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
@@ -27,8 +27,8 @@ def open_match(page, mid, seat=None, block_stream=False):
         page.route("**/stream*", lambda route: route.abort())
     page.goto(f"/m/{mid}")
     page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
-    if seat is not None:
-        page.select_option("#seat", seat)
+    if seat is not None:  # the page asks "Who are you?" once: the answer seats the phone
+        page.click(f"#who-card .who-btn[data-player='{seat}']")
         page.wait_for_function("s => window.companionMatch.match && window.companionMatch.match.seat === s", arg=seat)
     return page
 

@@ -290,3 +290,38 @@ def test_the_open_files_soft_limit_is_raised_to_the_hard_one():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "True"
+
+
+def test_an_organiser_s_stream_shows_no_secret_once_signed_out(app, front, player):
+    """On the event loop too, the stream asks again for every event who its caller is (a worker thread)."""
+    org = app.test_client()
+    assert org.post("/api/auth/pin", json={"pin": "246813", "setup_code": "13572468"},
+                    headers={"Origin": "http://localhost"}).status_code == 200
+    mid = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    assert player.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
+    cookie = org.get_cookie("companion_sid").value
+
+    def write(seq, cities):
+        r = player.post(f"/api/matches/{mid}/events", {"type": "objective.set", "expected_seq": seq,
+                                                      "data": {"player": "Anna", "cities": cities}})
+        assert r.status_code == 201, r.json
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        s = Call(front, f"/api/matches/{mid}/stream", headers=[("Cookie", f"companion_sid={cookie}")]).start()
+        await s.until("event: snapshot")
+        await loop.run_in_executor(None, write, 0, ["Roma"])
+        await s.until("id: 1\nevent: event")
+        first = json.loads(s.text.split("id: 1\nevent: event\ndata: ", 1)[1].split("\n\n", 1)[0])
+        assert first["view"]["state"]["objectives"] == {"Anna": ["Roma"]}
+        assert (await loop.run_in_executor(None, lambda: org.post(
+            "/api/auth/logout", headers={"Origin": "http://localhost"}))).status_code == 200
+        r = await loop.run_in_executor(None, lambda: player.post(f"/api/matches/{mid}/conquest/deal",
+                                                                 {"expected_seq": 1, "data": {}}))
+        assert r.status_code == 201, r.json
+        await s.until("id: 2\nevent: event")
+        second = json.loads(s.text.split("id: 2\nevent: event\ndata: ", 1)[1].split("\n\n", 1)[0])
+        assert second["view"]["state"]["objectives"] == {}
+        await s.leave()
+
+    run(go())

@@ -18,13 +18,13 @@ def test_viewer_reads_but_cannot_write(fake_game, api):
 def test_join_link_gives_a_player_session_and_leaves_the_url(app, fake_game):
     c = app.test_client()
     r = join(app, c)
-    assert r.headers["Location"] == "/"  # the token is gone from the address
+    assert r.headers["Location"] == "/pick"  # the token is gone from the address; the phone picks its table
     assert r.headers["Referrer-Policy"] == "no-referrer"
     cookie = r.headers["Set-Cookie"]
     assert "companion_sid=" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
     a = Api(c)
     assert a.get("/api/auth/me").json == {"role": "player", "via": "session", "pin_set": False, "seats": {},
-                                          "viewers_allowed": True}
+                                          "match_id": None, "viewers_allowed": True}
     assert a.post("/api/matches", BODY).status_code == 201
     assert a.post("/api/matches/import", {}).status_code == 403  # organisers only
 
@@ -291,7 +291,7 @@ def test_pin_reset_code_sets_a_new_pin_once_and_ends_organiser_sessions(app, org
     p = Api(app.test_client())
     join(app, p.c)
     sess = app.extensions["companion"].access.session(p.c.get_cookie("companion_sid").value)
-    store.set_session_data(sess["key"], {"seats": {"m1": "Anna"}})
+    assert store.claim_seat("m1", "Anna", sess["key"], store.clock.now_iso()) is None
     assert p.post("/api/auth/pin", {"pin": "999999", "setup_code": code}).status_code == 200
     assert p.get("/api/auth/me").json["role"] == "organiser" and p.get("/api/auth/me").json["seats"] == {"m1": "Anna"}
     assert len([s for s in Access(store).list_sessions() if s["role"] == "player"]) == 0

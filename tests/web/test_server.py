@@ -83,7 +83,7 @@ def test_foreign_host_is_refused_on_the_wire(server):
 def test_join_link_on_the_wire(server):
     path = server.join_url.split(server.host, 1)[1]
     r, _ = request(server, "GET", path)
-    assert r.status == 303 and r.getheader("Location") == "/"
+    assert r.status == 303 and r.getheader("Location") == "/pick"
     cookie = r.getheader("Set-Cookie").split(";", 1)[0]
     r, body = request(server, "GET", "/api/auth/me", headers={"Cookie": cookie})
     assert body["role"] == "player"

@@ -273,10 +273,11 @@
     this.match = null;
     this.status = null; // "open" | "ended" (the match's, from the API and the stream)
     this.busy = false;
+    this.query = this.hooks.query || ""; // "?as=viewer": the TV page, shown as a viewer sees it whoever opened it
   }
   MatchClient.prototype.load = function () {
     var self = this;
-    return api("GET", "/api/matches/" + encodeURIComponent(this.id)).then(function (m) { self.setMatch(m); return m; });
+    return api("GET", "/api/matches/" + encodeURIComponent(this.id) + this.query).then(function (m) { self.setMatch(m); return m; });
   };
   MatchClient.prototype.setMatch = function (m) {
     this.match = m;
@@ -334,7 +335,7 @@
   MatchClient.prototype.follow = function (handlers) {
     var self = this;
     handlers = handlers || {};
-    return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream", {
+    return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
       snapshot: function (d) { self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },

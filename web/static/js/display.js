@@ -96,18 +96,6 @@
     fit();
   }
 
-  // -- the table's QR code (when the server offers one) --------------------------------------------------
-  var qr = $("table-qr");
-  if (qr && qr.dataset.src) {
-    fetch(qr.dataset.src, { credentials: "same-origin" }).then(function (r) {
-      if (!r.ok || (r.headers.get("Content-Type") || "").indexOf("svg") < 0) return;
-      return r.text().then(function (svg) {
-        var img = el("img", { alt: t("tv.qr_alt"), src: "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg) });
-        qr.appendChild(img);
-        qr.hidden = false;
-      });
-    }).catch(function () { /* no QR on this server: the slot stays hidden */ });
-  }
 
   // -- the final roll ----------------------------------------------------------------------------------------
   var roll = { threshold: null, owed: null, timer: null, shownSeq: 0 };

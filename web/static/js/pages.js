@@ -512,11 +512,7 @@
         C.toast(t("match.redone"));
       }, function (e) { C.toast(C.errorText(e), true); });
     });
-    document.getElementById("seat").addEventListener("change", function (ev) {
-      var p = ev.target.value || null;
-      C.api("PUT", "/api/matches/" + encodeURIComponent(id) + "/seat", { player: p }).then(function (m) { client.setMatch(m); },
-        function (e) { C.toast(C.errorText(e), true); });
-    });
+    initSeats(id, client);
 
     client.load().then(function () {
       var plugin = C.game(game);
@@ -540,6 +536,70 @@
 
   // a short tone for a clock alert (js/sounds.js; the TV plays its own in js/display.js)
   function sound(kind) { if (window.CompanionSound && kind) window.CompanionSound.play(kind); }
+  // -- seats: "Who are you?" (a player's phone, once), the organiser's seats and phones ----------------------
+  function initSeats(id, client) {
+    var base = "/api/matches/" + encodeURIComponent(id);
+    function seated(m) {
+      client.setMatch(m); // the tracker draws this seat's secret at once
+      var who = document.getElementById("who-card"), mine = document.getElementById("my-seat");
+      if (who && m.seat) who.hidden = true;
+      if (mine && m.seat) { mine.textContent = t("seat.you_are", { player: m.seat }); mine.hidden = false; }
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
+      b.addEventListener("click", function () {
+        C.api("PUT", base + "/seat", { player: b.dataset.player }).then(seated, function (e) {
+          // in words: the seat went to another phone meanwhile, or this phone sits elsewhere already
+          if (e.status === 409) C.toast(t("seat.taken_by_other", { player: b.dataset.player }), true);
+          else if (e.status === 403) C.toast(t("seat.ask_organiser"), true);
+          else C.toast(C.errorText(e), true);
+          if (e.status === 409) { b.disabled = true; b.textContent = b.dataset.player + " · " + t("seat.taken"); }
+        });
+      });
+    });
+    var sel = document.getElementById("seat"); // an organiser's own phone
+    if (sel) sel.addEventListener("change", function (ev) {
+      C.api("PUT", base + "/seat", { player: ev.target.value || null }).then(function (m) { client.setMatch(m); loadSeats(); },
+        function (e) { C.toast(C.errorText(e), true); });
+    });
+    var list = document.getElementById("seat-list"), admin = document.getElementById("seats-admin");
+    function loadSeats() {
+      if (!list) return;
+      Promise.all([C.api("GET", base + "/seats"), C.api("GET", "/api/auth/sessions")]).then(function (r) {
+        var seats = r[0].seats, phones = r[1].sessions.filter(function (s) { return s.role === "player" && (!s.match_id || s.match_id === id); });
+        list.textContent = "";
+        seats.forEach(function (s) {
+          var n = (s.phones || []).length;
+          var li = el("li", { "data-player": s.player }, el("strong", { text: s.player }), " · ",
+            el("span", { class: "muted", text: n ? C.plural("seat.phones", n) + " (" + s.phones.map(function (p) { return p.session.slice(0, 4); }).join(", ") + ")" : t("seat.no_phone") }));
+          if (n) li.appendChild(el("button", { type: "button", class: "btn btn-small seat-free", onclick: function () {
+            C.api("DELETE", base + "/seats/" + encodeURIComponent(s.player)).then(function () { C.toast(t("seat.freed")); loadSeats(); },
+              function (e) { C.toast(C.errorText(e), true); });
+          } }, t("seat.free_seat")));
+          var pick = el("select", { class: "seat-phone", "aria-label": t("seat.give") }, el("option", { value: "", text: t("seat.give") }),
+            phones.map(function (p) {
+              var at = Object.keys(p.seats || {}).filter(function (k) { return k === id; }).map(function (k) { return p.seats[k]; })[0];
+              return el("option", { value: p.id, text: p.id.slice(0, 4) + (at ? " · " + at : "") });
+            }));
+          function give(share) {
+            if (!pick.value) return;
+            C.api("PUT", base + "/seats/" + encodeURIComponent(s.player), { session: pick.value, share: share }).then(function () {
+              C.toast(t("seat.moved")); loadSeats();
+            }, function (e) { C.toast(C.errorText(e), true); });
+          }
+          li.appendChild(pick);
+          li.appendChild(el("button", { type: "button", class: "btn btn-small seat-move", onclick: function () { give(false); } }, t("seat.move")));
+          li.appendChild(el("button", { type: "button", class: "btn btn-small seat-share", onclick: function () { give(true); } }, t("seat.share")));
+          list.appendChild(li);
+        });
+      }, function (e) { list.textContent = C.errorText(e); });
+    }
+    if (admin) admin.addEventListener("toggle", function () { if (admin.open) loadSeats(); });
+  }
+
+  function initCard() {
+    var b = document.getElementById("print-card");
+    if (b) b.addEventListener("click", function () { window.print(); });
+  }
 
   // -- display page ------------------------------------------------------------------------------
   // The TV beside the table: the clock (or, for a game without one, the scoreboard alone), the phase, whose
@@ -562,6 +622,7 @@
     }
     function tell(name, detail) { document.dispatchEvent(new CustomEvent("companion:tv-" + name, { detail: detail })); }
     var client = new C.MatchClient(id, {
+      query: "?as=viewer", // the whole room sees the TV: no secret on it, whoever opened it
       view: function (view, cl) {
         renderScores(document.getElementById("scores"), view, cl.match); clock.set(view);
         if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
@@ -576,7 +637,7 @@
       // the TV opened after the roll that ended the match: the dice and the total it was rolled against
       var v = client.view;
       if (v && v.seq && v.ended && v.ended_by && v.ended_by.reason === "final-roll") {
-        C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events?after=" + (v.seq - 1)).then(function (d) {
+        C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events?as=viewer&after=" + (v.seq - 1)).then(function (d) {
           threshold = v.final_threshold;
           showRoll(d.events[d.events.length - 1], v);
         }, function () {});
@@ -716,7 +777,7 @@
   }
 
   var init = { home: initHome, "new": initNew, match: initMatch, display: initDisplay, tournament: initTournament,
-               join: initJoin, login: initLogin }[body.dataset.page];
+               join: initJoin, login: initLogin, card: initCard }[body.dataset.page];
   if (init) init();
   window.CompanionPages = { renderScores: renderScores, ClockView: ClockView };
 })();

@@ -1,0 +1,348 @@
+"""Seats: one scan to a seat, and the secrets a seat guards.
+
+Every match has its own **table link** (a short join link bound to the match) shown as a QR code on the
+match page, the TV page and a printable table card (``/m/<id>/card``). A new phone that follows it gets a
+session that is a player of that match only (``access.role_in``), for 12 hours at most and no longer than
+the match is open; the match page then asks one question, "Who are you?", and the answer seats the phone
+(``PUT /api/matches/<id>/seat``). A seat is **bound** to the phone that took it: another phone cannot
+take it, and a phone cannot change its own seat; an organiser moves, shares or frees seats
+(``/api/matches/<id>/seats``). A phone that joined by the club-wide link picks its table at ``/pick``.
+
+Secrets (a game's ``OWN_SECRET_EVENT_TYPES``/``SECRET_REFUSAL_EVENT_TYPES``): only the owner's seat or an
+organiser records or undoes the owner's secret event, and a refusal of such an event is told to anyone
+else without its reason (the reason may name the secret).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, jsonify, render_template, request
+
+from companion.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
+from companion.games import game_module
+from companion.web.core import ctx, json_body, require, role
+
+bp = Blueprint("seats", __name__)
+
+
+# -- the table link of a match ---------------------------------------------------------------
+def table_link(match_id: str, base: str | None = None) -> dict:
+    """The table link the match shows now (a short join link bound to the match; made when missing or
+    expired, valid as long as the club's join links)."""
+    from companion.web.auth import public_base
+
+    c = ctx()
+    with c.extra["join_lock"]:
+        links = c.extra.setdefault("table_links", {})
+        cur = links.get(match_id)
+        if cur is None or not c.access.join_token_alive(cur["token"]):
+            token, info = c.access.create_join_token(c.access.settings()["join_token_hours"], match_id=match_id,
+                                                     short=True)
+            cur = links[match_id] = {"token": token, **info}
+    return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"],
+            "match_id": match_id}
+
+
+def remember_table_link(match_id: str, token: str, info: dict) -> None:
+    """A new table link made by an organiser (``POST /api/auth/join-tokens`` with ``match_id``)."""
+    c = ctx()
+    with c.extra["join_lock"]:
+        c.extra.setdefault("table_links", {})[match_id] = {"token": token, **info}
+
+
+def may_show_table(match_id: str) -> bool:
+    """Who may show a match's table QR code: organisers, the Pi's own screen, and the match's players
+    (a seated phone shows it to a neighbour who has none)."""
+    from companion.web.auth import may_show_join
+
+    return may_show_join() or role() == "player"
+
+
+def _match(match_id: str) -> dict:
+    c = ctx()
+    return {**c.store.get_match(match_id), **c.store.meta(match_id)}
+
+
+# -- secrets on the write path -------------------------------------------------------------------
+def _secret_types(game: str) -> tuple[frozenset, frozenset]:
+    mod = game_module(game)
+    return (getattr(mod, "OWN_SECRET_EVENT_TYPES", frozenset()),
+            getattr(mod, "SECRET_REFUSAL_EVENT_TYPES", frozenset()))
+
+
+def _owner(data) -> str | None:
+    p = data.get("player") if isinstance(data, dict) else None
+    return p if isinstance(p, str) else None
+
+
+def guarded_write(match_id: str, type_: str, data, write):
+    """``write`` of an event (``type_``, ``data``) with the secrets guarded: another player's own secret
+    event is refused (403) before anything is written, and a refusal of an event about another player's
+    secret names no reason. Organisers and the owner's seat are told everything."""
+    from companion.web.core import seat_for
+
+    c = ctx()
+    match = c.store.get_match(match_id)
+    own, refusal = _secret_types(match["game"])
+    who, seat = role(), seat_for(match_id)
+    owner = _owner(data)
+    if who == "organiser" or type_ not in own | refusal or owner not in match["players"] or owner == seat:
+        return write  # (a name not in the match: the rules refuse it, naming the field)
+    if type_ in own:
+        raise ForbiddenError(f"only {owner}'s own phone (seated as {owner}) or an organiser records "
+                             f"{owner}'s secret", "$.data.player")
+
+    def quiet():
+        try:
+            return write()
+        except RuleError as exc:
+            raise RuleError(f"refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s "
+                            "phone or an organiser is told it", "$.data.player") from None
+
+    return quiet
+
+
+def check_undo(match_id: str, expected_seq) -> None:
+    """Refuse an undo that would take back another player's own secret event (their objective)."""
+    from companion.web.core import seat_for
+
+    c = ctx()
+    game = c.store.get_match(match_id)["game"]
+    own, _ = _secret_types(game)
+    if not own or role() == "organiser":
+        return
+    fold = c.service.fold(match_id)
+    if fold.last_seq != expected_seq:
+        return  # stale: the service refuses it (409) with the fresh seq
+    effective = fold.effective
+    if not effective:
+        return
+    last = effective[-1]
+    owner = _owner(last.get("data"))
+    if last["type"] in own and owner is not None and owner != seat_for(match_id):
+        raise ForbiddenError(f"the undo would take back {owner}'s secret: only {owner}'s own phone or an "
+                             "organiser may", "$.expected_seq")
+
+
+# -- seats ----------------------------------------------------------------------------------
+def seats_doc(match_id: str) -> dict:
+    """Each player of the match with whether a phone holds the seat; organisers also see which phones."""
+    from flask import g
+
+    from companion.web.core import seat_for
+
+    c = ctx()
+    match = c.store.get_match(match_id)
+    rows = c.access.seats(match_id)
+    sess = g.get("session")
+    mine = sess["key"] if sess is not None else None
+    organiser = role() == "organiser"
+    out = []
+    for p in match["players"]:
+        held = [r for r in rows if r["player"] == p]
+        entry = {"player": p, "taken": any(r["role"] == "player" for r in held),
+                 "mine": any(r["key"] == mine for r in held)}
+        if organiser:
+            entry["phones"] = [{k: r[k] for k in ("session", "role", "bound_at", "expires_at")} for r in held]
+        out.append(entry)
+    return {"match_id": match_id, "status": match["status"], "seat": seat_for(match_id), "seats": out}
+
+
+def _player_of(match_id: str, player: str, field: str) -> dict:
+    match = ctx().store.get_match(match_id)
+    if player not in match["players"]:
+        raise InputError(f"{player!r} does not play in this match", field)
+    return match
+
+
+@bp.get("/api/matches/<match_id>/join")
+def get_table_link(match_id):
+    """The match's table link (its QR code's address): organisers, the Pi's own screen, its players."""
+    ctx().store.get_match(match_id)
+    if not may_show_table(match_id):
+        if role() == "viewer":
+            raise AuthError("only an organiser or a player of the match may show its table code", "Authorization")
+        raise ForbiddenError("only an organiser or a player of the match may show its table code", "Authorization")
+    return jsonify(table_link(match_id))
+
+
+@bp.get("/api/matches/<match_id>/seats")
+def get_seats(match_id):
+    return jsonify(seats_doc(match_id))
+
+
+@bp.put("/api/matches/<match_id>/seat")
+@require("player")
+def claim_seat(match_id):
+    """This phone sits as one player of the match. A player's phone takes a free seat once (the answer to
+    "Who are you?"); a taken seat, or another seat later, is the organiser's to give. An organiser's own
+    phone may sit anywhere (it never takes a seat from a phone) or nowhere (null)."""
+    from flask import g
+
+    from companion.web.api import match_doc
+
+    c = ctx()
+    doc = json_body("api.seat")
+    player = doc["player"]
+    match = c.store.get_match(match_id)
+    if player is not None and player not in match["players"]:
+        raise InputError(f"{player!r} does not play in this match", "$.player")
+    sess = getattr(g, "session", None)
+    if sess is None:
+        raise InputError("a seat belongs to a browser session (bearer tokens have no seat)", "Authorization")
+    if role() == "organiser":
+        if player is None:
+            c.access.leave_seat(match_id, sess["key"])
+        else:
+            c.access.sit(match_id, player, sess["key"])
+    else:
+        if player is None:
+            raise ForbiddenError("a seat is left or moved by an organiser", "$.player")
+        if match["status"] != "open":
+            raise RuleError("the match has ended", "$.player")
+        refused = c.access.claim_seat(match_id, player, sess["key"])
+        if refused == "taken":
+            raise ConflictError(f"{player}'s seat is taken by another phone: an organiser can move or share it",
+                                "$.player")
+        if refused is not None:
+            raise ForbiddenError(f"this phone sits as {refused.split(':', 1)[1]}: an organiser can move it",
+                                 "$.player")
+    g.session = c.access.session_by_key(sess["key"]) or sess
+    return jsonify(match_doc(match_id))
+
+
+@bp.put("/api/matches/<match_id>/seats/<player>")
+@require("organiser")
+def bind_seat(match_id, player):
+    """An organiser gives ``player``'s seat to a phone (its session's public id): the phones that held it
+    lose it unless ``share``; the phone's former seat in the match is freed."""
+    _player_of(match_id, player, "player")
+    doc = json_body("api.seat-bind")
+    ctx().access.bind_seat(match_id, player, doc["session"], share=doc.get("share", False))
+    return jsonify(seats_doc(match_id))
+
+
+@bp.delete("/api/matches/<match_id>/seats/<player>")
+@require("organiser")
+def free_seat(match_id, player):
+    """An organiser frees ``player``'s seat: the phones that held it are asked "Who are you?" again."""
+    _player_of(match_id, player, "player")
+    ctx().access.free_seat(match_id, player)
+    return jsonify(seats_doc(match_id))
+
+
+# -- pages --------------------------------------------------------------------------------
+def _page_match(match_id: str) -> dict:
+    try:
+        return _match(match_id)
+    except NotFoundError:
+        abort(404)
+
+
+@bp.get("/m/<match_id>/card")
+def table_card(match_id):
+    """The printable table card: the match's label and game, its QR code and its short address."""
+    from companion.web.auth import qr_svg
+
+    match = _page_match(match_id)
+    size = request.args.get("size", "a6")
+    if size not in ("a6", "a4"):
+        raise InputError("must be a6 or a4", "size")
+    if not may_show_table(match_id):
+        return render_template("table_card.html", page="card", match=match, allowed=False, size=size), 403
+    link = table_link(match_id)
+    return render_template("table_card.html", page="card", match=match, allowed=True, size=size, link=link,
+                           svg=qr_svg(link["url"]))
+
+
+@bp.get("/pick")
+def pick_table():
+    """Pick your table: a phone that joined by the club-wide link lands here."""
+    c = ctx()
+    tables = []
+    for m in c.store.list_matches("open", 100):
+        meta = c.store.meta(m["id"])
+        taken = {r["player"] for r in c.access.seats(m["id"]) if r["role"] == "player"}
+        tables.append({**m, **meta, "free": [p for p in m["players"] if p not in taken]})
+    tables.sort(key=lambda m: (m.get("label") or "", m["created_at"]))
+    return render_template("pick.html", page="pick", tables=tables)
+
+
+def table_qr(match: dict) -> dict | None:
+    """The table QR code a page shows (an open match, to those who may show it), else None."""
+    from companion.web.auth import qr_svg
+
+    if match["status"] != "open" or not may_show_table(match["id"]):
+        return None
+    link = table_link(match["id"])
+    return {**link, "svg": qr_svg(link["url"])}
+
+
+def who_question(match: dict) -> dict | None:
+    """For the match page: "Who are you?" when this phone is a player of the match without a seat yet
+    (free seats first, taken ones said so)."""
+    from flask import g
+
+    from companion.web.core import seat_for
+
+    if match["status"] != "open" or role() != "player" or g.get("session") is None or seat_for(match["id"]):
+        return None
+    taken = {r["player"] for r in ctx().access.seats(match["id"]) if r["role"] == "player"}
+    free = [p for p in match["players"] if p not in taken]
+    return {"free": free, "taken": [p for p in match["players"] if p in taken]}
+
+
+_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1,
+                                                                     "maxLength": 64}}
+_PLAYER = {"name": "player", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1,
+                                                                        "maxLength": 40}}
+
+
+def _json(name, description="OK"):
+    return {"description": description, "content": {"application/json": {"schema": {
+        "$ref": f"#/components/schemas/{name}"}}}}
+
+
+def _errors(*codes):
+    return {str(c): _json("Error", {400: "invalid input (the field is named)", 401: "no or bad credentials",
+                                   403: "not allowed", 404: "not found",
+                                   409: "the seat is taken, or the match has ended"}[c]) for c in codes}
+
+
+_SEC = [{"bearer": []}, {"session": []}]
+OPENAPI_SCHEMAS = {
+    "Seats": {"type": "object", "required": ["match_id", "status", "seat", "seats"], "properties": {
+        "match_id": {"type": "string"}, "status": {"enum": ["open", "ended"]},
+        "seat": {"type": ["string", "null"], "description": "the player this phone sits as"},
+        "seats": {"type": "array", "items": {"type": "object", "required": ["player", "taken", "mine"], "properties": {
+            "player": {"type": "string"}, "taken": {"type": "boolean", "description": "a player's phone holds it"},
+            "mine": {"type": "boolean"},
+            "phones": {"type": "array", "description": "organisers only: the phones seated there", "items": {
+                "type": "object", "required": ["session", "role", "bound_at", "expires_at"],
+                "properties": {"session": {"type": "string"}, "role": {"type": "string"},
+                               "bound_at": {"type": "string"}, "expires_at": {"type": "string"}}}}}}}}},
+}
+OPENAPI_PATHS = {
+    "/api/matches/{match_id}/join": {"get": {
+        "summary": "The match's table link, behind its QR code (organiser, the Pi's own screen, its players); "
+                   "a new one: POST /api/auth/join-tokens with match_id",
+        "parameters": [_ID], "responses": {"200": _json("JoinLink"), **_errors(400, 401, 403, 404)}}},
+    "/api/matches/{match_id}/seats": {"get": {
+        "summary": "Each player's seat: taken or free, mine (organisers also see the phones)",
+        "parameters": [_ID], "responses": {"200": _json("Seats"), **_errors(400, 401, 404)}}},
+    "/api/matches/{match_id}/seat": {"put": {
+        "summary": "This phone sits as a player: a player's phone takes a free seat once (\"Who are you?\"); "
+                   "an organiser's own phone sits anywhere or nowhere (null)",
+        "parameters": [_ID], "security": _SEC,
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "$ref": "#/components/schemas/api.seat"}}}},
+        "responses": {"200": _json("Match"), **_errors(400, 401, 403, 404, 409)}}},
+    "/api/matches/{match_id}/seats/{player}": {
+        "put": {"summary": "Give a seat to a phone (session id), moving it from its former seat; share keeps "
+                           "the phones already there (organiser)",
+                "parameters": [_ID, _PLAYER], "security": _SEC,
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "$ref": "#/components/schemas/api.seat-bind"}}}},
+                "responses": {"200": _json("Seats"), **_errors(400, 401, 403, 404)}},
+        "delete": {"summary": "Free a seat (organiser)", "parameters": [_ID, _PLAYER], "security": _SEC,
+                   "responses": {"200": _json("Seats"), **_errors(400, 401, 403, 404)}}},
+}

@@ -1,0 +1,167 @@
+"""One scan to a seat, in headless Chromium: a new phone follows a match's table link (its QR code), the
+match page asks "Who are you?" (free seats first, a taken one said so), one tap seats the phone and its
+secret objective shows at once, without a reload; the TV page an organiser opened shows the table QR code
+and no objective; the printable table card; a phone of the club-wide link picks its table."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.trackers_kit import Api, joined_page
+
+pytestmark = pytest.mark.browser
+
+PLAYERS = ["Anna", "Bruno", "Carla"]
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def org(server):
+    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", "organiser",
+                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return Api(server, p.stdout.strip().splitlines()[-1])
+
+
+def _watch(page):
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new_context, server, org, lang,
+                                                                                artifacts_dir):
+    cat = json.loads((__import__("companion.resources", fromlist=["web_dir"]).web_dir()
+                      / "static" / "i18n" / f"{lang}.json").read_text())
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 2",
+                                          "options": {"clock": False}})["id"]
+    secret = ["Roma", "Napoli", "Bari"]
+    org.event(mid, "objective.set", {"player": "Anna", "cities": secret})
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    # Bruno's phone came first
+    bruno = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    bruno.goto(link)
+    bruno.click("#who-card .who-btn[data-player='Bruno']")
+    expect(bruno.locator("#who-card")).to_be_hidden()
+
+    phone = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    phone.goto(link)
+    assert phone.url.endswith(f"/m/{mid}")  # the link left the address bar
+    expect(phone.locator("#who-card h2")).to_have_text(cat["seat.who"])
+    buttons = phone.locator("#who-card .who-btn")
+    expect(buttons).to_have_count(3)
+    assert buttons.evaluate_all("bs => bs.map(b => b.dataset.player)") == ["Anna", "Carla", "Bruno"]  # free first
+    expect(phone.locator("#who-card .who-btn[data-player='Bruno']")).to_be_disabled()
+    expect(phone.locator("#who-card .who-btn[data-player='Bruno']")).to_contain_text(cat["seat.taken"])
+    phone.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+    expect(phone.locator("#ci-objective")).to_have_count(0)
+    phone.screenshot(path=str(artifacts_dir / f"table-join-who-{lang}.png"), full_page=True)
+    phone.evaluate("window.__samePage = true")
+    phone.click("#who-card .who-btn[data-player='Anna']")
+    # one tap: seated, the objective shown at once, no reload
+    expect(phone.locator("#ci-objective li")).to_have_count(3)
+    assert phone.eval_on_selector_all("#ci-objective li", "ls => ls.map(l => l.dataset.city)") == secret
+    assert phone.evaluate("window.__samePage === true")
+    expect(phone.locator("#who-card")).to_be_hidden()
+    expect(phone.locator("#my-seat")).to_have_text(cat["seat.you_are"].format(player="Anna"))
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    phone.locator("#ci-secret-body").scroll_into_view_if_needed()
+    phone.screenshot(path=str(artifacts_dir / f"table-join-seated-{lang}.png"))
+    # Bruno's phone never sees Anna's objective
+    assert bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)") == []
+    assert not phone.errors and not bruno.errors, phone.errors + bruno.errors
+
+
+def test_the_tv_page_shows_the_table_qr_and_no_objective_and_the_table_card_prints(new_context, server, org,
+                                                                                     artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 5",
+                                          "options": {"clock": False}})["id"]
+    org.event(mid, "objective.set", {"player": "Carla", "cities": ["Torino", "Milano"]})
+    ctx = new_context(viewport={"width": 1280, "height": 720})
+    tv = _watch(ctx.new_page())
+    tv.goto(f"/m/{mid}/display")  # the Pi's own screen (localhost): the table QR code is shown
+    expect(tv.locator("#table-qr svg")).to_be_visible()
+    expect(tv.locator("#scores table")).to_be_visible()
+    seen = tv.evaluate(f"fetch('/api/matches/{mid}?as=viewer').then(r => r.json())")
+    assert seen["view"]["state"]["objectives"] == {}
+    tv.screenshot(path=str(artifacts_dir / "table-tv-qr.png"))
+    card = _watch(ctx.new_page())
+    card.goto(f"/m/{mid}/card")
+    expect(card.locator(".tc-label")).to_have_text("Tavolo 5")
+    expect(card.locator("#table-card svg")).to_be_visible()
+    url = card.locator("#table-url").inner_text()
+    assert "/j/" in url and len(url.rsplit("/", 1)[1]) == 12
+    card.emulate_media(media="print")
+    expect(card.locator(".tc-actions")).to_be_hidden()
+    card.screenshot(path=str(artifacts_dir / "table-card-a6.png"))
+    assert not tv.errors and not card.errors
+
+
+def test_a_phone_of_the_club_link_picks_its_table(new_context, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 9"})["id"]
+    page = joined_page(new_context, server, viewport=PHONE)
+    assert page.url.endswith("/pick")
+    page.click(f"#pick-list a[data-id='{mid}']")
+    page.click("#who-card .who-btn[data-player='Carla']")
+    page.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Carla'")
+    page.screenshot(path=str(artifacts_dir / "table-pick.png"))
+    assert not page.errors, page.errors
+
+
+def test_the_organiser_frees_and_moves_a_seat_on_the_match_page(new_context, server, org, artifacts_dir):
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 4",
+                                          "options": {"clock": False}})["id"]
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    phone = _watch(new_context(viewport=PHONE).new_page())
+    phone.goto(link)
+    phone.click("#who-card .who-btn[data-player='Anna']")
+    expect(phone.locator("#my-seat")).to_be_visible()
+    # the organiser signs in on a phone of their own (first run: the setup code the server printed)
+    page = _watch(new_context(viewport=PHONE).new_page())
+    page.goto("/login")
+    r = page.request.post("/api/auth/pin", data={"pin": "482193", "setup_code": server.setup_code},
+                          headers={"Origin": server.url})
+    if r.status != 200:  # another test of this module set it first
+        r = page.request.post("/api/auth/login", data={"pin": "482193"}, headers={"Origin": server.url})
+    assert r.status == 200, r.text()
+    page.goto(f"/m/{mid}")
+    page.click("#seats-admin summary")
+    anna = page.locator("#seat-list li[data-player='Anna']")
+    expect(anna).to_contain_text("1 phone")
+    page.screenshot(path=str(artifacts_dir / "table-seats-admin.png"), full_page=True)
+    # move Anna's phone to Carla's seat
+    carla = page.locator("#seat-list li[data-player='Carla']")
+    option = carla.locator("select.seat-phone option").filter(has_text="Anna")
+    carla.locator("select.seat-phone").select_option(option.get_attribute("value"))
+    carla.locator(".seat-move").click()
+    expect(page.locator("#seat-list li[data-player='Carla']")).to_contain_text("1 phone")
+    expect(page.locator("#seat-list li[data-player='Anna']")).to_contain_text("no phone")
+    assert org.ok("GET", f"/api/matches/{mid}/seats")["seats"][2]["taken"] is True
+    # free it: the phone is asked again
+    page.locator("#seat-list li[data-player='Carla'] .seat-free").click()
+    expect(page.locator("#seat-list li[data-player='Carla']")).to_contain_text("no phone")
+    phone.reload()
+    expect(phone.locator("#who-card")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert not page.errors and not phone.errors, page.errors + phone.errors
+
+
+def test_two_phones_answer_the_same_name_the_second_is_told_in_words(new_context, server, org):
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 6"})["id"]
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    first, second = (_watch(new_context(locale=loc, viewport=PHONE).new_page()) for loc in ("en-GB", "it-IT"))
+    for p in (first, second):
+        p.goto(link)
+        p.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+    first.click("#who-card .who-btn[data-player='Bruno']")
+    expect(first.locator("#my-seat")).to_be_visible()
+    second.click("#who-card .who-btn[data-player='Bruno']")  # its page still showed Bruno free
+    expect(second.locator("#toast")).to_have_text(
+        "Il posto di Bruno è appena stato preso da un altro telefono: se non è il tuo, chiedi a un organizzatore.")
+    expect(second.locator("#who-card .who-btn[data-player='Bruno']")).to_be_disabled()
+    expect(second.locator("#who-card")).to_be_visible()
+    assert not first.errors and not second.errors
