@@ -31,6 +31,9 @@ COMMANDS = [
     "map",
     "hardware",
     "backup",
+    "replicate",
+    "restore",
+    "league",
     "db",
     "bundle",
 ]
