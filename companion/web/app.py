@@ -49,6 +49,7 @@ BLUEPRINTS = [
     "companion.web.live",
     "companion.web.openapi",
     "companion.web.pages",
+    "companion.web.replication",
     "companion.web.seasons",
     "companion.web.trackers.conquest",
     "companion.web.trackers.richelieu",
