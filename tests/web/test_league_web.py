@@ -38,7 +38,7 @@ def test_the_league_page_shows_the_combined_standings_with_venues_and_what_to_ch
     page = app.test_client().get("/?lang=en").get_data(as_text=True)
     assert 'id="standings"' in page and "Fan Club conquest-italy 2026" in page
     assert 'data-venue="Roma + Milano"' in page and 'data-venue="Milano"' in page and "at Roma" in page
-    assert "Nicolo / Nicolò: written differently" in page
+    assert "Nicolo / Nicolò: the same name written differently" in page
     assert "read 20" in page  # each box's last read
     it = app.test_client().get("/?lang=it").get_data(as_text=True)
     assert "contati come giocatori diversi" in it and "a Roma + Milano" in it
