@@ -58,8 +58,8 @@ def combine(boxes: list[dict], aliases: dict[str, str] | None = None, now: str |
         elif box["rules"].to_json() != rules.to_json():
             rule_differences.append({"box": box["name"], "rules": box["rules"].to_json(), "used": rule_source})
         for m in box["matches"]:
-            results = [{**r, "player": aliases.get(r["player"], r["player"])} for r in m["results"]]
-            m = {**m, "results": results}
+            if aliases:
+                m = {**m, "results": [{**r, "player": aliases.get(r["player"], r["player"])} for r in m["results"]]}
             if m["id"] not in copies:
                 copies[m["id"]] = []
                 order.append(m["id"])
@@ -79,11 +79,17 @@ def combine(boxes: list[dict], aliases: dict[str, str] | None = None, now: str |
         else:
             conflicts.append({"match": mid, "copies": [{"box": b, "date": m["date"], "results": m["results"]}
                                                        for b, m in these]})
-    spellings: dict[str, dict[str, set]] = {}
+    seen: dict[str, set] = {}  # name as written -> the boxes where it is
     for m in matches:
-        for box in m["venue"].split(" + "):
-            for r in m["results"]:
-                spellings.setdefault(_name_key(r["player"]), {}).setdefault(r["player"], set()).add(box)
+        venues = m["venue"].split(" + ")
+        for r in m["results"]:
+            where = seen.get(r["player"])
+            if where is None:
+                where = seen[r["player"]] = set()
+            where.update(venues)
+    spellings: dict[str, dict[str, set]] = {}
+    for name, where in seen.items():  # one key per distinct name
+        spellings.setdefault(_name_key(name), {})[name] = where
     ambiguous = [{"key": k, "names": [{"name": n, "boxes": sorted(b)} for n, b in sorted(v.items())]}
                  for k, v in sorted(spellings.items()) if len(v) > 1]
     clock_warnings = []
