@@ -137,3 +137,51 @@ def test_restore_refuses_a_database_in_use(run_cli, tmp_path):
         holder.stdin.close()
         holder.wait()
     assert db.read_bytes() == before
+
+
+def _fake_litestream(tmp_path, source):
+    """A stand-in `litestream restore -o OUT URL` that copies ``source`` to OUT (the real one is tested
+    end to end in tests/test_replica_e2e.py)."""
+    script = tmp_path / "fake-litestream"
+    script.write_text(f"#!/bin/sh\n[ \"$1\" = restore ] && [ \"$2\" = -o ] || exit 9\ncp {source} \"$3\"\n")
+    script.chmod(0o755)
+    return {"COMPANION_LITESTREAM": str(script)}
+
+
+def _db_with_events(path, n, fake_game):
+    from companion.service import MatchService
+    from companion.storage import Store
+
+    with Store(path) as store:
+        svc = MatchService(store)
+        m = svc.create(fake_game, ["ada", "bo"])
+        for i in range(n):
+            svc.append(m["id"], "point", {"player": "ada"})
+    return path
+
+
+def test_restore_refuses_a_replica_older_than_the_database_here_unless_forced(run_cli, tmp_path, fake_game):
+    here = _db_with_events(tmp_path / "data" / "companion.db", 5, fake_game)
+    older = _db_with_events(tmp_path / "older.db", 2, fake_game)
+    env = _fake_litestream(tmp_path, older)
+    before = here.read_bytes()
+    code, out, err = run_cli("restore", "--from", str(tmp_path / "replica"), env=env)
+    assert code == 1 and "holds 2 events, the database here 5" in err and "nothing was replaced" in err
+    assert here.read_bytes() == before and not list((tmp_path / "data").glob("pre-restore-*"))
+    code, out, err = run_cli("restore", "--from", str(tmp_path / "replica"), "--force", env=env)
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["events"] == 2 and doc["previous"]
+    from pathlib import Path
+
+    assert (Path(doc["previous"]) / "companion.db").read_bytes() == before  # kept aside, never deleted
+
+
+def test_restore_refuses_a_copy_that_fails_its_checks(run_cli, tmp_path, fake_game):
+    bad = tmp_path / "bad.db"
+    bad.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    code, out, err = run_cli("restore", "--from", str(tmp_path / "replica"), "--data-dir", str(tmp_path / "new"),
+                             env=_fake_litestream(tmp_path, bad))
+    assert code == 1 and "restore refused" in err and err.count("\n") == 1
+    assert not (tmp_path / "new" / "companion.db").exists()
+    assert not list((tmp_path / "new").glob("companion.db.restoring*"))
