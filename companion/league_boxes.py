@@ -107,6 +107,22 @@ def refresh(box: dict, cache: str | Path, binary: str | None = None, clock=time.
     return state
 
 
+def refresh_all(boxes: list[dict], cache, log=None) -> dict:
+    """Refresh every box (see :func:`refresh`); a box that fails keeps its last copy and is logged."""
+    binary = None
+    if any(b["kind"] != "file" for b in boxes):
+        try:
+            binary = replication.find_binary()
+        except replication.Unavailable as exc:
+            raise InputError(str(exc), "litestream") from None
+    states = {}
+    for b in boxes:
+        states[b["name"]] = refresh(b, cache, binary)
+        if log and states[b["name"]].get("error"):
+            log(f"box {b['name']}: {states[b['name']]['error']} (its last good copy is used)")
+    return states
+
+
 def _season_key(ref: str | None) -> tuple[str | None, str | None, int | None]:
     if not ref:
         return None, None, None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "companion"
 STORAGE = {"storage", "season_store.py", "migrations"}
-CORE = ["games", "matches.py", "clock.py", "season.py", "service.py", "storage", "season_store.py", "access.py"]
+CORE = ["games", "matches.py", "clock.py", "season.py", "league.py", "service.py", "storage", "season_store.py", "access.py"]
 ADAPTER_MODULES = ("flask", "werkzeug", "gpiozero", "companion.web", "companion.cli", "companion.gpio")
 
 

@@ -141,7 +141,7 @@ def test_restore_refuses_a_database_in_use(run_cli, tmp_path):
 
 def _fake_litestream(tmp_path, source):
     """A stand-in `litestream restore -o OUT URL` that copies ``source`` to OUT (the real one is tested
-    end to end in tests/test_replica_e2e.py)."""
+    end to end in tests/stress/test_replica_e2e.py)."""
     script = tmp_path / "fake-litestream"
     script.write_text(f"#!/bin/sh\n[ \"$1\" = restore ] && [ \"$2\" = -o ] || exit 9\ncp {source} \"$3\"\n")
     script.chmod(0o755)

@@ -154,7 +154,7 @@ def _make_box(path: Path, box: int, rng: random.Random) -> None:
 
 def league_rows(binary: str | None) -> list[dict]:
     from companion import league_boxes
-    from companion.cli.league import refresh_all
+    from companion.league_boxes import refresh_all
 
     rng = random.Random(7)
     rows = []

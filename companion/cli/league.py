@@ -55,32 +55,13 @@ def _setup(args):
     return boxes, aliases, cache
 
 
-def refresh_all(boxes, cache, log=None):
-    from companion import league_boxes, replication
-
-    binary = None
-    if any(b["kind"] != "file" for b in boxes):
-        try:
-            binary = replication.find_binary()
-        except replication.Unavailable as exc:
-            from companion.errors import InputError
-
-            raise InputError(str(exc), "litestream") from None
-    states = {}
-    for b in boxes:
-        states[b["name"]] = league_boxes.refresh(b, cache, binary)
-        if log and states[b["name"]].get("error"):
-            log(f"box {b['name']}: {states[b['name']]['error']} (its last good copy is used)")
-    return states
-
-
 def run_standings(args):
     from companion import league, league_boxes
     from companion.timeutil import WallClock
 
     boxes, aliases, cache = _setup(args)
     if not args.offline:
-        refresh_all(boxes, cache, log=lambda m: print(m, file=sys.stderr))
+        league_boxes.refresh_all(boxes, cache, log=lambda m: print(m, file=sys.stderr))
     result, title = league_boxes.combined(boxes, cache, args.season, aliases, WallClock().now_iso())
     if args.json:
         emit(league.standings_json(result, title))

@@ -36,10 +36,8 @@ class League:
 
     def refresh(self) -> dict:
         if not self.offline:
-            from companion.cli.league import refresh_all
-
             try:
-                refresh_all(self.boxes, self.cache, self.log)
+                league_boxes.refresh_all(self.boxes, self.cache, self.log)
             except CompanionError as exc:
                 self.log(str(exc))
         try:
