@@ -40,6 +40,7 @@ CONFIG_FILE = "litestream.yml"  # beside companion.db: written by `companion rep
 DEFAULT_SYNC_INTERVAL = 1  # seconds between Litestream's uploads to the replica
 POLL_SECONDS = 2.0  # how often the supervisor looks at the positions (a folder target)
 REMOTE_POLL_SECONDS = 30.0  # ... and at a remote replica (one `litestream ltx` run each time)
+HEARTBEAT_SECONDS = 20.0  # the status file is rewritten at least this often (younger than 60 s: running)
 SUPPORTED_MACHINES = ("x86_64", "aarch64", "amd64", "arm64")
 
 # words in a query string that would be secrets: refused, they belong in the environment
@@ -331,6 +332,8 @@ class Supervisor:
         self.replicated = (0, None)
         self.error = None
         self._next_remote = 0.0
+        self._written = None
+        self._written_at = float("-inf")
 
     def start_litestream(self):
         cfg = write_config(self.db_path, self.settings)
@@ -357,7 +360,12 @@ class Supervisor:
         status = {"target_kind": self.target["kind"], "local_txid": local, "replicated_txid": txid,
                   "replicated_at": at, "pending_since": self.pending_since, "error": self.error,
                   "checked_at": now, "pid": os.getpid()}
-        write_status(self.db_path.parent, status)
+        # the SD card is written only when something changed, or every HEARTBEAT s (the "running" sign)
+        same = {k: v for k, v in status.items() if k != "checked_at"} == self._written
+        if not same or now - self._written_at >= HEARTBEAT_SECONDS:
+            write_status(self.db_path.parent, status)
+            self._written = {k: v for k, v in status.items() if k != "checked_at"}
+            self._written_at = now
         return status
 
     def stop(self, *_):

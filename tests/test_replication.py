@@ -185,3 +185,25 @@ def test_restore_refuses_a_copy_that_fails_its_checks(run_cli, tmp_path, fake_ga
     assert code == 1 and "restore refused" in err and err.count("\n") == 1
     assert not (tmp_path / "new" / "companion.db").exists()
     assert not list((tmp_path / "new").glob("companion.db.restoring*"))
+
+
+def test_the_status_file_is_rewritten_only_on_a_change_or_every_20_seconds(tmp_path):
+    """The SD card is not written every 2 s for nothing."""
+    now = [1000.0]
+    (tmp_path / "replica").mkdir()
+    sup = replication.Supervisor(tmp_path / "companion.db", {"target": str(tmp_path / "replica")}, "/bin/false",
+                                 clock=lambda: now[0])
+    status = tmp_path / "replication.json"
+    sup.look()
+    assert json.loads(status.read_text())["checked_at"] == 1000.0
+    now[0] = 1010.0
+    sup.look()
+    assert json.loads(status.read_text())["checked_at"] == 1000.0  # nothing changed: not rewritten
+    now[0] = 1021.0
+    sup.look()
+    assert json.loads(status.read_text())["checked_at"] == 1021.0  # the heartbeat
+    (tmp_path / ".companion.db-litestream" / "ltx" / "0").mkdir(parents=True)
+    (tmp_path / ".companion.db-litestream" / "ltx" / "0" / "0000000000000001-0000000000000004.ltx").write_bytes(b"")
+    now[0] = 1022.0
+    sup.look()
+    assert json.loads(status.read_text())["local_txid"] == 4  # a change: written at once
