@@ -7,9 +7,16 @@ what ``/api/replication`` answers, ``replicate config`` prints the configuration
 using a target.
 """
 
+import argparse
 import sys
 
 from companion.cli import data_dir_arg, database_path, emit, open_existing_store
+
+
+def _sub_data_dir(parser):
+    """--data-dir after the subcommand too, without its default hiding one given before it."""
+    parser.add_argument("--data-dir", default=argparse.SUPPRESS,
+                        help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
 
 TARGET_HELP = ("a folder (an absolute path: a USB stick, a NAS mount), sftp://user@host[:port]/path or "
                "s3://bucket/path[?endpoint=https://host:port&region=R]; passwords and keys go in "
@@ -25,22 +32,22 @@ def register(sub):
     p.set_defaults(func=run_run)
     s = p.add_subparsers(dest="replicate_command", metavar="SUBCOMMAND")
     r = s.add_parser("run", help="write Litestream's configuration and run it until stopped (the default)")
-    data_dir_arg(r)
+    _sub_data_dir(r)
     r.set_defaults(func=run_run)
     st = s.add_parser("set", help="store the replica target in the settings")
     st.add_argument("target", metavar="TARGET", help=TARGET_HELP)
     st.add_argument("--sync-interval", type=float, default=1, metavar="SECONDS",
                     help="seconds between uploads to the replica (default 1)")
-    data_dir_arg(st)
+    _sub_data_dir(st)
     st.set_defaults(func=run_set)
     o = s.add_parser("off", help="forget the target (then stop companion-replica.service)")
-    data_dir_arg(o)
+    _sub_data_dir(o)
     o.set_defaults(func=run_off)
     t = s.add_parser("status", help="the replication's state: target kind, replicated position, lag")
-    data_dir_arg(t)
+    _sub_data_dir(t)
     t.set_defaults(func=run_status)
     c = s.add_parser("config", help="print the Litestream configuration `replicate` writes")
-    data_dir_arg(c)
+    _sub_data_dir(c)
     c.set_defaults(func=run_config)
 
 
