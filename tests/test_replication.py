@@ -207,3 +207,24 @@ def test_the_status_file_is_rewritten_only_on_a_change_or_every_20_seconds(tmp_p
     now[0] = 1022.0
     sup.look()
     assert json.loads(status.read_text())["local_txid"] == 4  # a change: written at once
+
+
+def test_the_league_notices_a_box_that_went_back_in_time_and_keeps_the_previous_copy(tmp_path, fake_game):
+    """A box restored from an old replica holds fewer events than the league's copy of it."""
+    from companion import league_boxes
+
+    box_db = _db_with_events(tmp_path / "box.db", 5, fake_game)
+    box = league_boxes.parse_box(f"Roma={box_db}")
+    first = league_boxes.refresh(box, tmp_path / "cache", clock=lambda: 1000.0)
+    assert first["events"] == 5 and first["went_back"] is None and first["error"] is None
+    box_db.unlink()
+    _db_with_events(box_db, 2, fake_game)
+    second = league_boxes.refresh(box, tmp_path / "cache", clock=lambda: 2000.0)
+    assert second["went_back"] == {"before": 5, "now": 2, "at": 2000.0} and second["events"] == 2
+    from companion.storage.db import check_restored
+
+    assert check_restored(tmp_path / "cache" / "Roma" / "previous.db")[1]["events"] == 5
+    box_db.unlink()  # then the box cannot be read at all: the last copy stays, the error says since when
+    third = league_boxes.refresh(box, tmp_path / "cache", clock=lambda: 3000.0)
+    assert third["error"] and third["error_since"] == 3000.0 and third["events"] == 2
+    assert (tmp_path / "cache" / "Roma" / "companion.db").exists()
