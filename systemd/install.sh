@@ -38,7 +38,8 @@ DRM=${COMPANION_DRM:-/sys/class/drm}
 # what this installer added (groups, users, apt packages): --purge removes that and nothing else
 INSTALL_STATE=${STATE_DIR}.install
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-UNITS=(companion.service companion-backup.service companion-backup.timer)
+# companion-replica.service is installed but never enabled here (replication is off until the club sets it)
+UNITS=(companion.service companion-backup.service companion-backup.timer companion-replica.service)
 KIOSK_UNIT=companion-kiosk.service
 
 kiosk=0 port=8080 wheels="" apt=1 start=1 uninstall=0 purge=0
@@ -121,7 +122,7 @@ install_unit() {  # install_unit NAME: copy when the text differs; remember that
 }
 
 if [ "$uninstall" = 1 ]; then
-    for u in "$KIOSK_UNIT" companion-backup.timer companion-backup.service companion.service; do
+    for u in "$KIOSK_UNIT" companion-replica.service companion-backup.timer companion-backup.service companion.service; do
         if [ -e "$UNIT_DIR/$u" ]; then
             "$SYSTEMCTL" disable --now "$u" || true
             rm -f "$UNIT_DIR/$u"
@@ -293,6 +294,11 @@ COMPANION_SERVE_ARGS="--host 0.0.0.0 --port ${port} --gpio auto"
 COMPANION_BACKUP_DIR=${STATE_DIR}/backups
 COMPANION_BACKUP_KEEP=14
 COMPANION_KIOSK_URL=http://localhost:${port}/display
+# replication (companion-replica.service, off until enabled): the secrets of an SFTP or S3 replica
+#COMPANION_REPLICA_SFTP_PASSWORD=
+#COMPANION_REPLICA_SFTP_KEY=/var/lib/companion/.ssh/id_ed25519
+#LITESTREAM_ACCESS_KEY_ID=
+#LITESTREAM_SECRET_ACCESS_KEY=
 EOF
     say "wrote $ETC_DIR/companion"
 else
@@ -377,5 +383,7 @@ if [ "$kiosk" = 1 ]; then
 else
     say "kiosk: not installed (--kiosk adds the display page on an HDMI screen)"
 fi
+say "replication: companion-replica.service is installed, not enabled by this script (companion replicate set" \
+    "TARGET, then systemctl enable --now companion-replica; README \"Replication\")"
 say "status: systemctl status companion   logs: journalctl -u companion -f"
 say "box check: sudo -u ${SERVICE_USER} ${PREFIX}/venv/bin/companion hardware check  (stop the service first)"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 PKG = Path(__file__).resolve().parent.parent / "companion"
 STORAGE = {"storage", "season_store.py", "migrations"}
-CORE = ["games", "matches.py", "clock.py", "season.py", "roster.py", "service.py", "storage", "season_store.py",
-        "access.py", "tournament.py"]
+CORE = ["games", "matches.py", "clock.py", "season.py", "roster.py", "league.py", "service.py", "storage",
+        "season_store.py", "access.py", "tournament.py"]
 ADAPTER_MODULES = ("flask", "werkzeug", "gpiozero", "companion.web", "companion.cli", "companion.gpio")
 
 

@@ -123,7 +123,7 @@ def test_systemd_analyze_verify_accepts_every_unit(tmp_path):
     d = verifiable_copies(tmp_path)
     names = sorted(p.name for p in d.iterdir())
     assert names == ["companion-backup.service", "companion-backup.timer", "companion-kiosk.service",
-                     "companion.service"]
+                     "companion-replica.service", "companion.service"]
     p = subprocess.run([ANALYZE, "verify", *[str(d / n) for n in names]], capture_output=True, text=True,
                        timeout=120, cwd=d)
     problems = [ln for ln in p.stderr.splitlines() if str(d) in ln or "companion" in ln]
@@ -144,6 +144,22 @@ def test_security_exposure_of_companion_service_is_at_most_2():
     assert score <= 2.0
     comment = re.search(r"rates it (\d+\.\d+)", (UNITS / "companion.service").read_text())
     assert comment and float(comment.group(1)) == score  # the unit's own comment stays true
+
+
+def test_the_replica_unit_runs_companion_replicate_as_the_service_user_and_stops_on_a_configuration_mistake():
+    u = unit("companion-replica.service")
+    exec_start = one(u, "Service", "ExecStart").split()
+    assert exec_start[0] == "/opt/companion/venv/bin/companion"
+    args = build_parser().parse_args(exec_start[1:])
+    assert args.func.__name__ == "run_run"
+    assert one(u, "Service", "User") == "companion" and one(u, "Service", "RestartPreventExitStatus") == "2"
+    assert one(u, "Service", "EnvironmentFile") == "-/etc/default/companion"  # the secrets, from the environment
+    assert "COMPANION_DATA=/var/lib/companion" in u["Service"]["Environment"]
+
+
+@needs_analyze
+def test_security_exposure_of_the_replica_service_is_at_most_2():
+    assert exposure(UNITS / "companion-replica.service") <= 2.0
 
 
 @needs_analyze
@@ -587,7 +603,9 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert "systemctl restart companion.service companion-backup.timer" in calls
     assert not any(c.startswith("apt-get") for c in calls)
     assert sorted(p.name for p in units.iterdir()) == ["companion-backup.service", "companion-backup.timer",
-                                                       "companion.service"]
+                                                       "companion-replica.service", "companion.service"]
+    assert not any("companion-replica" in c for c in calls if c.startswith("systemctl"))  # off by default
+    assert "replication: companion-replica.service is installed, not enabled" in p.stdout
     installed = (units / "companion.service").read_text()
     assert f"ExecStart={root}/opt/companion/venv/bin/python -m companion.systemd_notify serve" in installed
     assert f"COMPANION_DATA={root}/var/lib/companion" in installed

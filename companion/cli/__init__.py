@@ -33,6 +33,9 @@ COMMANDS = [
     "map",
     "hardware",
     "backup",
+    "replicate",
+    "restore",
+    "league",
     "db",
     "bundle",
 ]

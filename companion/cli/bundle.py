@@ -22,7 +22,7 @@ PLATFORMS = {"aarch64": "64-bit Raspberry Pi OS", "armv7l": "32-bit Raspberry Pi
              "x86_64": "a PC (and the tests)"}
 BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
 INSTALLER_FILES = ["install.sh", "build-wheel.sh", "restore.sh", "companion.service", "companion-backup.service",
-                   "companion-backup.timer", "companion-kiosk.service"]
+                   "companion-backup.timer", "companion-kiosk.service", "companion-replica.service"]
 WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-"
                         r"(?P<plat>[^-]+)\.whl$")
 

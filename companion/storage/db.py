@@ -274,6 +274,29 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
+class ReadOnlyStore:
+    """A database opened read-only, with the small surface ``season_store``'s readers use (``conn()``,
+    ``clock``): the league view reads restored copies of other boxes with it, never writing."""
+
+    def __init__(self, path: str | Path, clock=None):
+        self.path = Path(path)
+        self._conn = open_read_only(self.path)
+        self._conn.row_factory = sqlite3.Row
+        self.clock = clock or WallClock()
+
+    def conn(self) -> sqlite3.Connection:
+        return self._conn
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 def _event_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     """(events, the sum of every match's last seq): equal when no seq is missing."""
     count = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
@@ -304,6 +327,29 @@ def check_copy(conn: sqlite3.Connection, source_events: int) -> str | None:
     if count != seqs:
         return f"the copy's event log has gaps ({count} events, last seqs adding up to {seqs})"
     return None
+
+
+def check_restored(path: str | Path) -> tuple[str | None, dict]:
+    """Why the database file at ``path`` (a restore from a replica) is not a sound companion database
+    (None: it is), as :func:`check_copy` checks a backup: SQLite's integrity check, companion's tables,
+    an event log with no seq missing; and what it holds (``{"version", "events", "matches"}``)."""
+    from companion.errors import InputError
+
+    try:
+        conn = open_read_only(path)
+    except InputError as exc:
+        return exc.message, {}
+    try:
+        try:
+            count, _ = _event_counts(conn)
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            matches = conn.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            reason = check_copy(conn, -1)
+            return reason or f"the copy cannot be read ({exc})", {}
+        return check_copy(conn, count), {"version": version, "events": count, "matches": matches}
+    finally:
+        conn.close()
 
 
 def _fsync_dir(directory: Path) -> None:

@@ -51,6 +51,7 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.players",
+    "companion.web.replication",
     "companion.web.seasons",
     "companion.web.tournaments",
     "companion.web.seats",

@@ -155,7 +155,8 @@ def _paths() -> dict:
         "/api/matches": {
             "get": {"summary": "Recent matches (newest first)", "parameters": [
                 {"name": "status", "in": "query", "schema": {"enum": ["open", "ended"]}},
-                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 500}}],
+                {"name": "limit", "in": "query", "allowEmptyValue": True,
+                 "schema": {"type": "integer", "minimum": 1, "maximum": 500}}],
                 "responses": {"200": _json("MatchList"), **_errors(400, 401)}},
             "post": {"summary": "Create a match (player)", "security": WRITE,
                      "requestBody": _body("api.match-create"),
