@@ -19,16 +19,9 @@ from __future__ import annotations
 
 import csv
 import io
-import unicodedata
-
 from companion import season as core
+from companion.roster import name_key
 
-
-def _name_key(name: str) -> str:
-    """The name with accents stripped (NFKD, combining marks dropped) and case folded: the key under which
-    two spellings may be the same player. (The roster's ``companion.roster.name_key`` is the same rule.)"""
-    decomposed = unicodedata.normalize("NFKD", name)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
 
 
 def _results_key(m: dict) -> tuple:
@@ -89,7 +82,7 @@ def combine(boxes: list[dict], aliases: dict[str, str] | None = None, now: str |
             where.update(venues)
     spellings: dict[str, dict[str, set]] = {}
     for name, where in seen.items():  # one key per distinct name
-        spellings.setdefault(_name_key(name), {})[name] = where
+        spellings.setdefault(name_key(name), {})[name] = where
     ambiguous = [{"key": k, "names": [{"name": n, "boxes": sorted(b)} for n, b in sorted(v.items())]}
                  for k, v in sorted(spellings.items()) if len(v) > 1]
     clock_warnings = []

@@ -45,10 +45,10 @@ def test_two_spellings_of_one_key_are_listed_and_stay_apart_until_the_organiser_
     assert rows["Nicolò"]["matches"] == 2 and rows["Bea"]["matches"] == 2 and "Nicolo" not in rows
 
 
-def test_the_name_key_strips_accents_and_case():
-    assert league._name_key("Nicolò") == league._name_key("NICOLO") == "nicolo"
-    assert league._name_key("Straße") == league._name_key("STRASSE")
-    assert league._name_key("Anna") != league._name_key("Ana")
+def test_the_league_matches_names_by_the_rosters_key():
+    assert league.name_key("Nicolò") == league.name_key("NICOLO") == "nicolo"
+    assert league.name_key("Straße") == league.name_key("STRASSE")
+    assert league.name_key("Anna") != league.name_key("Ana")
 
 
 def test_a_match_whose_copies_differ_is_a_conflict_and_counts_nowhere():
