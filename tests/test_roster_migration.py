@@ -55,11 +55,25 @@ def _old_database(path, clubs=1):
     c.close()
 
 
+def _old_columns(path):
+    """Every old table's columns before the upgrade (later migrations may add columns: those are new)."""
+    c = sqlite3.connect(path)
+    try:
+        return {t: [r[1] for r in c.execute(f"PRAGMA table_info({t})")] for t in OLD_TABLES}
+    finally:
+        c.close()
+
+
+OLD_COLUMNS: dict = {}
+
+
 def _dump(path):
+    """The old tables' rows, in their old columns (taken from the database before its first upgrade)."""
+    if str(path) not in OLD_COLUMNS:
+        OLD_COLUMNS[str(path)] = _old_columns(path)
     c = sqlite3.connect(path)
     out = {}
-    for t in OLD_TABLES:
-        cols = [r[1] for r in c.execute(f"PRAGMA table_info({t})") if r[1] != "player_id"]
+    for t, cols in OLD_COLUMNS[str(path)].items():
         out[t] = sorted(c.execute(f"SELECT {', '.join(cols)} FROM {t}").fetchall(), key=repr)
     c.close()
     return out

@@ -214,7 +214,7 @@ OPENAPI_PATHS = {
     "/api/boards/{board_id}/photo": {
         "get": {"summary": "The photo of a version", "parameters": [_ID, _VERSION_Q],
                 "responses": {"200": {"description": "the image",
-                                      "content": {"image/jpeg": {}, "image/png": {}}}, **_err(404)}},
+                                      "content": {"image/jpeg": {}, "image/png": {}}}, **_err(400, 404)}},
         "put": {"summary": f"Upload the board's photo (JPEG or PNG, at most {core.PHOTO_LIMIT // 1048576} MB): "
                            "a new version showing it (organiser)",
                 "security": _SEC, "parameters": [_ID, {"name": "expected_version", "in": "query",

@@ -44,7 +44,7 @@ def test_a_viewer_sees_no_write_controls_a_player_does(new_context, server, toke
     player = open_match(joined_page(new_context, server, viewport=PHONE), mid)
     expect(player.locator("#viewer-note")).to_have_count(0)
     shown = visible_writes(player)
-    assert "undo" in shown and "seat" in shown
+    assert "undo" in shown  # (and "Who are you?": a phone joined by the club-wide link picks its seat)
     controls = "#result-card button" if game == "result-only" else "#game-tracker button"
     assert len(player.eval_on_selector_all(controls, "bs => bs.filter(b => b.offsetParent !== null)")) > 0
     player.screenshot(path=str(artifacts_dir / f"player-{game}.png"), full_page=True)

@@ -92,7 +92,10 @@ def write_routes(app, ids):
         for method in sorted(set(rule.methods) & WRITE_METHODS):
             path = rule.rule
             for name in rule.arguments:
-                path = re.sub(r"<(?:\w+:)?%s>" % name, ids.get(name, "x"), path)
+                # a whole-number argument (<int:n>) takes "1": a route that does not match is a 404, not a write
+                m = re.search(r"<(\w+:)?%s>" % name, path)
+                fill = ids.get(name, "1" if m and m.group(1) == "int:" else "x")
+                path = re.sub(r"<(?:\w+:)?%s>" % name, fill, path)
             out.append((rule.endpoint, method, path))
     assert len(out) >= 20, out
     return sorted(out)
