@@ -81,7 +81,18 @@ def add_player(tid):
     name = doc["player"].strip()
     if not name:
         raise InputError("a player needs a name", "$.player")
-    rows.add_player(c.store, tid, name)
+    pid = doc.get("player_id")
+    if pid:
+        from companion.storage import players as roster
+
+        try:
+            club = roster.get_player(c.store, pid, "player_id")["club_id"]
+        except NotFoundError as exc:
+            raise exc.under("$", InputError) from None
+        mine = days.roster_club(c.store, rows.get(c.store, tid)["player_ids"])
+        if mine is not None and club != mine:
+            raise InputError("that roster player is of another club than the tournament's players", "$.player_id")
+    rows.add_player(c.store, tid, name, pid)
     return jsonify(_doc(tid)), 201
 
 
@@ -165,9 +176,12 @@ def start_round(tid, number):
     if t["clock_minutes"] is not None:
         options["clock"] = True
     clocked = uses_clock(t["game"], options)
+    if t["club_id"]:  # the registered roster players' club: their seats land on its roster
+        options["club"] = t["club_id"]
     ids = []
     for k, table in enumerate(r["tables"]):
-        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}")
+        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}",
+                             roster=days.table_roster(t, table))
         ids.append(m["id"])
     rows.start_round(c.store, tid, number, ids)
     skipped, started = [], []
@@ -289,6 +303,10 @@ OPENAPI_SCHEMAS = {
                                   "game": {"type": "string"}, "table_size": {"type": "integer"},
                                   "rounds": {"type": "integer"}, "clock_minutes": {"type": ["integer", "null"]},
                                   "players": {"type": "array", "items": {"type": "string"}},
+                                  "player_ids": {"type": "array", "items": {"type": ["string", "null"]},
+                                                 "description": "each registered player's club roster id"},
+                                  "club_id": {"type": ["string", "null"],
+                                              "description": "the club of the registered roster players"},
                                   "round_list": {"type": "array"}, "standings": {"type": "array"},
                                   "next_round": {"type": ["integer", "null"]}, "finished": {"type": "boolean"}}},
     "TournamentDayList": {"type": "object", "required": ["tournaments"],
@@ -307,7 +325,8 @@ OPENAPI_PATHS = {
                                        "parameters": [_TID],
                                        "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 404)}}},
     "/api/tournaments/{tid}/players": {"post": {
-        "summary": "Register a player by name before round 1 is seated (organiser)", "security": _SEC,
+        "summary": "Register a player (by name, with their club roster id when picked from the roster) before "
+                   "round 1 is seated (organiser)", "security": _SEC,
         "parameters": [_TID], "requestBody": _body("api.tournament-player"),
         "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/players/{player}": {"delete": {

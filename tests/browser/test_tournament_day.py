@@ -65,3 +65,51 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     org.screenshot(path=str(artifacts_dir / f"tday-print-round-{locale}.png"), full_page=True)
     org.goto(f"/tournaments/{tid}/print")
     expect(org.locator("#print-standings tbody tr")).to_have_count(8)
+
+
+def test_organiser_registers_club_players_by_type_ahead(new_context, server, artifacts_dir):
+    """Registering from the club roster: type a few letters, tap the roster player (their id goes with the
+    name); a new name can be put on the roster from the same list; a round's matches carry the roster ids."""
+    org = _organiser(new_context, server, "en-GB")
+    org.set_viewport_size({"width": 360, "height": 780})
+    h = {"Origin": server.url}
+    club = org.request.post("/api/clubs", data={"name": "Type-ahead Club"}, headers=h).json()
+    ids = {}
+    for n in ("Rosalba Neri", "Marco Verdi", "Marta Rossi"):
+        r = org.request.post("/api/players", data={"club": club["id"], "name": n}, headers=h)
+        assert r.status == 201, r.text()
+        ids[n] = r.json()["id"]
+    r = org.request.post("/api/tournaments", headers=h, data={
+        "name": "Coppa del club", "date": "2026-12-12", "game": "conquest-italy", "table_size": 3, "rounds": 1,
+        "players": []})
+    tid = r.json()["id"]
+    org.goto(f"/tournaments/{tid}")
+    box = org.locator("#tday-add [name=player]")
+    box.press_sequentially("ros")  # the type-ahead: word starts, any case
+    org.locator(f"#tday-suggest button[data-roster-id='{ids['Rosalba Neri']}']").click()
+    expect(org.locator(f"#tday-players li[data-roster-id='{ids['Rosalba Neri']}']")).to_have_count(1)
+    expect(box).to_have_value("")
+    box.press_sequentially("mar")
+    expect(org.locator("#tday-suggest button.suggest")).to_have_count(2)  # Marco and Marta
+    org.screenshot(path=str(artifacts_dir / "tday-roster-typeahead.png"), full_page=True)
+    org.locator(f"#tday-suggest button[data-roster-id='{ids['Marco Verdi']}']").click()
+    expect(org.locator("#tday-players li.on-roster")).to_have_count(2)
+    box.press_sequentially("Ugo Nuovo")  # a new name: onto the roster from the list, then registered
+    org.click("#tday-suggest .add-to-roster")
+    expect(org.locator("#tday-players li.on-roster")).to_have_count(3)
+    box.fill("Ospite")  # a guest typed and registered as is
+    org.click("#tday-add button[type=submit]")
+    expect(org.locator("#tday-players li")).to_have_count(4)
+    expect(org.locator("#tday-players li[data-player='Ospite']:not(.on-roster)")).to_have_count(1)
+    assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    org.screenshot(path=str(artifacts_dir / "tday-roster-registered.png"), full_page=True)
+    doc = org.request.get(f"/api/tournaments/{tid}").json()
+    assert doc["players"][:2] == ["Rosalba Neri", "Marco Verdi"]
+    assert doc["player_ids"][:2] == [ids["Rosalba Neri"], ids["Marco Verdi"]] and doc["player_ids"][3] is None
+    org.click("#tday-seat")
+    org.click("[data-start='1']")
+    expect(org.locator(".tday-round[data-round='1'] .tday-table a[href$='/display']")).to_have_count(1)
+    doc = org.request.get(f"/api/tournaments/{tid}").json()
+    mid = doc["round_list"][0]["matches"][0]["match_id"]
+    m = org.request.get(f"/api/matches/{mid}").json()
+    assert m["options"]["club"] == club["id"]

@@ -172,3 +172,43 @@ def test_openapi_lists_the_tournament_endpoints(org):
     doc = org.get("/api/openapi.json").json
     for path in ("/api/tournaments", "/api/tournaments/{tid}/rounds/{number}/start", "/api/matches/{match_id}/result"):
         assert path in doc["paths"]
+
+
+def test_players_picked_from_the_roster_carry_their_ids_into_the_round(fake_game, org, store):
+    """Two clubs on the box (so no match belongs to a club by default): the registered roster players' ids go
+    into the round's matches, which land on their roster pages; a name typed by hand stays a guest."""
+    from companion.storage import players as roster_rows
+
+    clubs = [org.post("/api/clubs", {"name": n}).json["id"] for n in ("Fan Club", "Other Club")]
+    ids = {n: org.post("/api/players", {"club": clubs[0], "name": n}).json["id"] for n in ("Anna", "Bruno", "Carla")}
+    stranger = org.post("/api/players", {"club": clubs[1], "name": "Zed"}).json["id"]
+    t = _create(org, fake_game, players=[], rounds=1)
+    tid = t["id"]
+    for n in ("Anna", "Bruno", "Carla"):
+        r = org.post(f"/api/tournaments/{tid}/players", {"player": n, "player_id": ids[n]})
+        assert r.status_code == 201, r.json
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Anna B.", "player_id": ids["Anna"]})
+    assert r.status_code == 409 and r.json["field"] == "$.player_id"  # the same roster player twice
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Zed", "player_id": stranger})
+    assert r.status_code == 400 and r.json["field"] == "$.player_id"  # another club's roster
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Nobody", "player_id": "nope"})
+    assert r.status_code == 400 and r.json["field"] == "$.player_id"
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Guest"})
+    assert r.status_code == 201
+    doc = r.json
+    assert doc["players"] == ["Anna", "Bruno", "Carla", "Guest"]
+    assert doc["player_ids"] == [ids["Anna"], ids["Bruno"], ids["Carla"], None]
+    assert doc["club_id"] == clubs[0]
+
+    org.post(f"/api/tournaments/{tid}/rounds", {})
+    r = org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    assert r.status_code == 201, r.json
+    table = r.json["round_list"][0]["tables"][0]
+    mid = r.json["round_list"][0]["matches"][0]["match_id"]
+    want = {seat: ids[p] for seat, p in enumerate(table) if p in ids}
+    assert len(want) == 3 and roster_rows.match_seats(store, mid) == want
+    assert org.get(f"/api/matches/{mid}").json["options"]["club"] == clubs[0]
+    _finish(org, mid, random.Random(1))
+    for n in ("Anna", "Bruno", "Carla"):
+        page = org.get(f"/api/players/{ids[n]}").json
+        assert [h["match_id"] for h in page["last"]] == [mid]

@@ -56,8 +56,10 @@
       var players = document.getElementById("tday-players");
       players.textContent = "";
       var fixed = doc.round_list.length > 0;
-      doc.players.forEach(function (p) {
-        var li = el("li", { "data-player": p }, el("span", { text: p }));
+      doc.players.forEach(function (p, i) {
+        var pid = (doc.player_ids || [])[i];
+        var li = el("li", { "data-player": p, "data-roster-id": pid || null, class: pid ? "on-roster" : null },
+          pid ? el("a", { href: "/players/" + encodeURIComponent(pid), text: p }) : el("span", { text: p }));
         if (organiser && !fixed) li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost",
           "aria-label": t("tday.remove_player", { player: p }), text: "×",
           onclick: function () { C.api("DELETE", base + "/players/" + encodeURIComponent(p)).then(set, fail); } }));
@@ -66,6 +68,8 @@
       document.getElementById("tday-count").textContent = C.plural("tday.players_count", doc.players.length);
       var add = document.getElementById("tday-add");
       if (add) add.hidden = fixed;
+      var hint = document.getElementById("tday-add-hint");
+      if (hint) hint.hidden = fixed;
       var seat = document.getElementById("tday-seat");
       if (seat) seat.hidden = doc.next_round === null;
       var rounds = document.getElementById("tday-rounds");
@@ -141,12 +145,61 @@
       C.api("POST", base + "/rounds", {}).then(set, fail);
     });
     var add = document.getElementById("tday-add");
-    if (add) add.addEventListener("submit", function (ev) {
-      ev.preventDefault();
-      var input = add.querySelector("[name=player]"), name = input.value.trim();
-      if (!name) return;
-      C.api("POST", base + "/players", { player: name }).then(function (d) { input.value = ""; set(d); }, fail);
-    });
+    function register(name, pid) {
+      var input = add.querySelector("[name=player]"), body = { player: name };
+      if (pid) body.player_id = pid;
+      return C.api("POST", base + "/players", body).then(function (d) { input.value = ""; closeSuggest(); set(d); input.focus(); }, fail);
+    }
+    // type-ahead from the club roster (GET /api/players?q=), as on the new-match page: a tap registers the
+    // roster player (their id goes with the name); a new name is registered as typed, or first put on the roster
+    var timer = null, asked = 0;
+    function closeSuggest() { var box = document.getElementById("tday-suggest"); if (box) box.remove(); }
+    function lookUp() {
+      var input = add.querySelector("[name=player]"), q = input.value.trim();
+      if (!q) { closeSuggest(); return; }
+      var mine = ++asked, club = doc && doc.club_id;
+      C.api("GET", "/api/players?q=" + encodeURIComponent(q) + "&limit=8" + (club ? "&club=" + encodeURIComponent(club) : "")).then(function (r) {
+        if (mine !== asked || document.activeElement !== input) return;
+        closeSuggest();
+        var box = el("ul", { class: "roster-suggest", id: "tday-suggest", role: "listbox" }), exact = false;
+        var taken = (doc.player_ids || []).filter(Boolean);
+        r.players.forEach(function (p) {
+          if (p.name === q) exact = true;
+          if (taken.indexOf(p.id) >= 0) return;
+          box.appendChild(el("li", { role: "option" }, el("button", {
+            type: "button", class: "btn btn-small btn-ghost suggest", "data-roster-id": p.id,
+            onmousedown: function (ev) { ev.preventDefault(); },
+            onclick: function () { register(p.name, p.id); }
+          }, p.colour ? el("span", { class: "swatch", style: "background:" + p.colour }) : null, p.name)));
+        });
+        var home = club || r.club_id;
+        if (!exact && home) {
+          box.appendChild(el("li", { role: "option" }, el("button", {
+            type: "button", class: "btn btn-small add-to-roster",
+            onmousedown: function (ev) { ev.preventDefault(); },
+            onclick: function () {
+              C.api("POST", "/api/players", { club: home, name: q }).then(function (p) {
+                C.toast(t("new.added_to_roster", { name: p.name }));
+                register(p.name, p.id);
+              }, fail);
+            }
+          }, t("new.add_to_roster", { name: q }))));
+        }
+        if (box.children.length) add.after(box);
+      }, function () { /* the roster is a help: typing a name still works */ });
+    }
+    if (add) {
+      var input = add.querySelector("[name=player]");
+      input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(lookUp, 150); });
+      input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") closeSuggest(); });
+      input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) closeSuggest(); }, 200); });
+      add.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        var name = input.value.trim();
+        if (!name) return;
+        register(name, null);
+      });
+    }
     load();
     // the round's matches end at the tables: follow the club-wide stream and reload the standings
     var pending = null;
