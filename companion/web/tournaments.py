@@ -257,7 +257,8 @@ def tournament_day_page(tid):
 
 @bp.get("/tournaments/<tid>/print")
 def tournament_print(tid):
-    """A printable A4 page: one round's seating (``?round=N``) or the standings."""
+    """A printable A4 page: one round's seating (``?round=N``, with each table's QR code once the round
+    started) or the standings."""
     try:
         t = _doc(tid)
     except NotFoundError:
@@ -269,7 +270,26 @@ def tournament_print(tid):
         rnd = next((r for r in t["round_list"] if str(r["round"]) == number), None)
         if rnd is None:
             raise NotFoundError(f"round {number} is not seated", "round")
-    return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd)
+    return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd,
+                           qrs=_round_qrs(rnd) if rnd else [])
+
+
+def _round_qrs(rnd: dict) -> list[dict | None]:
+    """Each table's QR code and short address (``companion.web.seats.table_qr``) once the round started:
+    None for a table whose match has ended or is missing, or unless an organiser (or the Pi's own screen)
+    asks."""
+    from companion.web.auth import may_show_join
+    from companion.web.seats import table_qr
+
+    if not may_show_join():  # the round's sheet is the organiser's (a player's phone shows its own table only)
+        return [None] * len(rnd["matches"])
+    out = []
+    for m in rnd["matches"]:
+        try:
+            out.append(table_qr(ctx().store.get_match(m["match_id"])))
+        except NotFoundError:
+            out.append(None)
+    return out
 
 
 # -- OpenAPI -------------------------------------------------------------------------------------------

@@ -61,6 +61,7 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     # the printable seats
     org.goto(f"/tournaments/{tid}/print?round=1")
     expect(org.locator("#print-tables .table")).to_have_count(2)
+    expect(org.locator("#print-tables .table .table-qr svg")).to_have_count(2)  # each table's QR code
     org.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
     org.screenshot(path=str(artifacts_dir / f"tday-print-round-{locale}.png"), full_page=True)
     org.goto(f"/tournaments/{tid}/print")

@@ -212,3 +212,28 @@ def test_players_picked_from_the_roster_carry_their_ids_into_the_round(fake_game
     for n in ("Anna", "Bruno", "Carla"):
         page = org.get(f"/api/players/{ids[n]}").json
         assert [h["match_id"] for h in page["last"]] == [mid]
+
+
+def test_the_printed_round_shows_each_tables_qr_code_once_started(fake_game, org, clocked_app, store):
+    t = _create(org, fake_game, players=PLAYERS[:12], rounds=1)
+    tid = t["id"]
+    org.post(f"/api/tournaments/{tid}/rounds", {})
+    page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
+    assert page.count("<svg") == 0 and 'id="qr-later"' in page  # the codes appear when the round starts
+    r = org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    matches = r.json["round_list"][0]["matches"]
+    assert len(matches) == 3
+    page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
+    assert page.count('<div class="table-qr"><div class="qr"><svg') == 3 and 'id="qr-later"' not in page
+    for k, m in enumerate(matches):  # each table's own short address, as on its table card
+        card = org.get(f"/m/{m['match_id']}/card").data.decode()
+        url = card.split('id="table-url">')[1].split("<")[0]
+        block = page.split(f'data-table="{k + 1}"')[1].split('data-table=')[0]
+        assert url in block and "/j/" in url
+    viewer = Api(clocked_app.test_client())
+    lan = {"REMOTE_ADDR": "192.168.1.50"}  # not the Pi's own screen (localhost may show join codes)
+    page = viewer.get(f"/tournaments/{tid}/print?round=1", environ_base=lan).data.decode()
+    assert page.count("<svg") == 0 and 'id="qr-not-allowed"' in page  # a viewer prints no join codes
+    _finish(org, matches[0]["match_id"], random.Random(2))
+    page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
+    assert page.count('class="table-qr"') == 2  # an ended table has no code to scan
