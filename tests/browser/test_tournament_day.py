@@ -114,3 +114,47 @@ def test_organiser_registers_club_players_by_type_ahead(new_context, server, art
     mid = doc["round_list"][0]["matches"][0]["match_id"]
     m = org.request.get(f"/api/matches/{mid}").json()
     assert m["options"]["club"] == club["id"]
+
+
+def test_organiser_silences_a_tables_tv_from_the_phone(new_context, browser, server, artifacts_dir):
+    """The organiser's phone silences one table's TV, then every TV, then sounds them again; the TV follows
+    live over its stream, and its own ♪ button keeps working in between."""
+    org = _organiser(new_context, server, "en-GB")
+    org.set_viewport_size({"width": 360, "height": 780})
+    h = {"Origin": server.url}
+    tid = org.request.post("/api/tournaments", headers=h, data={
+        "name": "Coppa silenziosa", "date": "2026-12-12", "game": "conquest-italy", "table_size": 3, "rounds": 1,
+        "players": ["Anna", "Bruno", "Carla"]}).json()["id"]
+    assert org.request.post(f"/api/tournaments/{tid}/rounds", headers=h, data={}).status == 201
+    doc = org.request.post(f"/api/tournaments/{tid}/rounds/1/start", headers=h, data={}).json()
+    mid = doc["round_list"][0]["matches"][0]["match_id"]
+    ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 720}, locale="en-GB")
+    try:
+        tv = ctx.new_page()
+        tv.goto(f"/m/{mid}/display")
+        mute = tv.locator("#tv-mute")
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        expect(tv.locator("body")).to_have_attribute("data-remote-sound", "on")  # the stream's head has arrived
+        org.goto(f"/tournaments/{tid}")
+        table_btn = org.locator(f"[data-tv-sound='{mid}']")
+        expect(table_btn).to_have_text(EN["tday.tv_sound_on"])
+        table_btn.click()
+        expect(table_btn).to_have_text(EN["tday.tv_sound_off"])
+        expect(mute).to_have_attribute("aria-pressed", "true")  # the TV went silent, live
+        assert tv.evaluate("window.CompanionSound.play('5-minutes')") is False
+        org.screenshot(path=str(artifacts_dir / "tday-tv-silenced.png"), full_page=True)
+        tv.click("#tv-mute")  # the TV's own button still works
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        org.click("#tday-tv-all")  # every TV
+        expect(org.locator("#tday-tv-all")).to_have_text(EN["tday.tv_all_on"])
+        expect(mute).to_have_attribute("aria-pressed", "true")
+        org.click("#tday-tv-all")
+        table_btn.click()  # both on again: the TV sounds again
+        expect(table_btn).to_have_text(EN["tday.tv_sound_on"])
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        tv.reload()  # switched on later: starts as set (sounding)
+        expect(tv.locator("body")).to_have_attribute("data-remote-sound", "on")
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    finally:
+        ctx.close()

@@ -92,7 +92,8 @@
             el("div", { class: "row-between" }, el("strong", { text: t("tday.table_n", { n: k + 1 }) }),
               m ? el("span", { class: "small" },
                 el("a", { href: "/m/" + encodeURIComponent(m.match_id), text: t("tday.open_match") }), " · ",
-                el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") })) : null),
+                el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") }),
+                organiser && m.status === "open" ? tvButton(m.match_id) : null) : null),
             el("ol", null, table.map(function (p) {
               var res = m && m.results ? m.results.filter(function (x) { return x.player === p; })[0] : null;
               var on = picked && picked.round === r.round && picked.player === p;
@@ -118,6 +119,36 @@
           el("td", { class: "num", text: String(r.matches) }), el("td", { class: "num", text: String(r.wins) })));
       });
     }
+    // the TVs' sound, switched from this phone (companion/web/tv.py): one table's, or every TV's
+    var tv = { off: false, muted: [] };
+    function tvButton(mid) {
+      var off = tv.muted.indexOf(mid) >= 0;
+      return el("button", { type: "button", class: "btn btn-small btn-ghost tv-sound", "data-tv-sound": mid,
+        "aria-pressed": off ? "true" : "false", text: off ? t("tday.tv_sound_off") : t("tday.tv_sound_on"),
+        title: off ? t("tv.unmute") : t("tv.mute"),
+        onclick: function () {
+          C.api("PUT", "/api/matches/" + encodeURIComponent(mid) + "/tv/sound", { off: !off }).then(function () {
+            C.toast(t(off ? "tday.tv_sound_back" : "tday.tv_silenced")); loadTv();
+          }, fail);
+        } });
+    }
+    function drawTvAll() {
+      var b = document.getElementById("tday-tv-all");
+      if (!b) return;
+      b.textContent = tv.off ? t("tday.tv_all_on") : t("tday.tv_all_off");
+      b.setAttribute("aria-pressed", tv.off ? "true" : "false");
+    }
+    function loadTv() {
+      if (!organiser) return null;
+      return C.api("GET", "/api/tv/sound").then(function (d) { tv.off = d.off; tv.muted = d.muted_matches; drawTvAll(); if (doc) draw(); }, function () {});
+    }
+    var tvAll = document.getElementById("tday-tv-all");
+    if (tvAll) tvAll.addEventListener("click", function () {
+      C.api("PUT", "/api/tv/sound", { off: !tv.off }).then(function (d) {
+        C.toast(t(d.off ? "tday.tv_all_silenced" : "tday.tv_all_back")); tv.off = d.off; drawTvAll();
+      }, fail);
+    });
+    loadTv();
     function set(d) { doc = d; draw(); return d; }
     function load() { return C.api("GET", base).then(set, fail); }
     function pick(r, k, p) {
