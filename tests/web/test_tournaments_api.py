@@ -237,3 +237,14 @@ def test_the_printed_round_shows_each_tables_qr_code_once_started(fake_game, org
     _finish(org, matches[0]["match_id"], random.Random(2))
     page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
     assert page.count('class="table-qr"') == 2  # an ended table has no code to scan
+
+
+def test_merging_two_roster_entries_moves_the_registration(org):
+    club = org.post("/api/clubs", {"name": "Fan Club"}).json["id"]
+    bruno = org.post("/api/players", {"club": club, "name": "Bruno"}).json["id"]
+    twin = org.post("/api/players", {"club": club, "name": "Bruno Rossi"}).json["id"]
+    tid = _create(org, "conquest-italy", players=["Anna"])["id"]
+    org.post(f"/api/tournaments/{tid}/players", {"player": "Bruno", "player_id": bruno})
+    r = org.post("/api/players/merge", {"from": bruno, "into": twin})
+    assert r.status_code == 200, r.json
+    assert org.get(f"/api/tournaments/{tid}").json["player_ids"] == [None, twin]
