@@ -47,6 +47,25 @@ def match_results(service, match_id: str) -> list[dict] | None:
     return [{**r, "game_points": game_points(fold, r["player"])} for r in results]
 
 
+def roster_club(store, player_ids: list) -> str | None:
+    """The club whose roster the tournament's registered players come from (the first known id's), or None."""
+    from companion.storage import players as roster
+
+    for pid in player_ids:
+        if pid:
+            try:
+                return roster.get_player(store, pid)["club_id"]
+            except NotFoundError:
+                continue
+    return None
+
+
+def table_roster(t: dict, table: list[str]) -> dict[int, str]:
+    """{seat: roster id} of a table's registered players known on the roster (for ``MatchService.create``)."""
+    ids = dict(zip(t["players"], t.get("player_ids") or []))
+    return {i: ids[p] for i, p in enumerate(table) if ids.get(p)}
+
+
 def seat_limits(game: str) -> tuple[int, int]:
     """The table sizes a tournament of ``game`` may use: 3..6 within the game's own player counts."""
     mod = game_module(game)
@@ -78,6 +97,7 @@ def document(store, service, tid: str) -> dict:
         rounds_out.append({"round": r["round"], "tables": r["tables"], "status": status,
                            "started_at": r["started_at"], "matches": matches})
     table = core.standings(t["players"], finished, club_rules(store))
+    t["club_id"] = roster_club(store, t["player_ids"])
     t["rounds_played"] = len(rounds_out)
     t["round_list"] = rounds_out
     t["standings"] = [core.row_json(x) for x in table]

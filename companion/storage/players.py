@@ -164,6 +164,7 @@ def merge_players(store, from_id: str, into_id: str, by: str) -> dict:
         moved = c.execute("UPDATE match_players SET player_id=? WHERE player_id=?", (into_id, from_id)).rowcount
         moved += c.execute("UPDATE season_results SET player_id=? WHERE player_id=?", (into_id, from_id)).rowcount
         c.execute("UPDATE player_links SET player_id=? WHERE player_id=?", (into_id, from_id))
+        c.execute("UPDATE tournament_players SET player_id=? WHERE player_id=?", (into_id, from_id))
         c.execute("DELETE FROM players WHERE id=?", (from_id,))
         at = store.clock.now_iso()
         c.execute("INSERT INTO player_merges(club_id, from_id, from_name, into_id, into_name, by, at, results) "

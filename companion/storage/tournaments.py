@@ -1,5 +1,7 @@
 """Tournaments: settings, registered players, each round's seating and matches (migration 0009).
 
+A registered player's club roster id (migration 0010) sits beside the name when known.
+
 Results are not stored here: a round's matches are ordinary matches, and the standings are computed from
 their logs (``companion/web/tournaments.py`` folds them through the match service)."""
 
@@ -35,8 +37,10 @@ def get(store, tid: str) -> dict:
     if row is None:
         raise NotFoundError(f"no tournament {tid}", "tournament_id")
     out = _row(row)
-    out["players"] = [r["player"] for r in conn.execute(
-        "SELECT player FROM tournament_players WHERE tournament_id=? ORDER BY position", (tid,))]
+    registered = conn.execute("SELECT player, player_id FROM tournament_players WHERE tournament_id=? "
+                              "ORDER BY position", (tid,)).fetchall()
+    out["players"] = [r["player"] for r in registered]
+    out["player_ids"] = [r["player_id"] for r in registered]  # the roster id of each, or None
     out["round_list"] = [{"round": r["round"], "tables": json.loads(r["tables"]),
                           "match_ids": json.loads(r["match_ids"]) if r["match_ids"] else None,
                           "started_at": r["started_at"]}
@@ -50,13 +54,18 @@ def list_all(store) -> list[dict]:
     return [_row(r) for r in rows]
 
 
-def add_player(store, tid: str, player: str) -> None:
+def add_player(store, tid: str, player: str, player_id: str | None = None) -> None:
+    """Register ``player`` (a name), with their club roster id when known."""
     with store.write() as c:
         if c.execute("SELECT 1 FROM tournament_players WHERE tournament_id=? AND player=?", (tid, player)).fetchone():
             raise ConflictError(f"{player!r} is registered already", "$.player")
         n = c.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM tournament_players WHERE tournament_id=?",
                       (tid,)).fetchone()[0]
-        c.execute("INSERT INTO tournament_players(tournament_id, position, player) VALUES (?,?,?)", (tid, n, player))
+        if player_id and c.execute("SELECT 1 FROM tournament_players WHERE tournament_id=? AND player_id=?",
+                                   (tid, player_id)).fetchone():
+            raise ConflictError(f"{player!r} is registered already (under another name)", "$.player_id")
+        c.execute("INSERT INTO tournament_players(tournament_id, position, player, player_id) VALUES (?,?,?,?)",
+                  (tid, n, player, player_id))
 
 
 def remove_player(store, tid: str, player: str) -> None:

@@ -59,6 +59,7 @@ BLUEPRINTS = [
     "companion.web.trackers.richelieu",
     "companion.web.trackers.rome",
     "companion.web.trackers.wop",
+    "companion.web.tv",
 ]
 
 SESSION_COOKIE = "companion_sid"

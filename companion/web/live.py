@@ -11,6 +11,9 @@ every event it missed, then a fresh snapshot.
 ``GET /api/stream``: the club-wide feed for the home page and the tournament overview
 (``event: match`` when a match is created or changes, ticks and alerts of every match).
 
+``event: tv-sound``: the TVs' sound switched from another device (``companion/web/tv.py``), whenever it
+changes, and in the head of a TV page's match stream (``?tv=1``).
+
 A stream is opened by the Flask view (the request gate, the 404, ``Last-Event-ID``, the snapshot: all
 SQLite reads) and becomes a ``Plan``: the text sent first, the hub subscriber, and how each hub item is
 written for this caller. Under ``companion serve`` the plan is pumped by the event loop of
@@ -150,6 +153,12 @@ class Hub:
             subs = list(self._subs.get(key, ()))
         # the third element caches the text written for each kind of caller: 1,000 viewers of one
         # match cost one rendering, not 1,000
+        self._send(subs, (kind, payload, {}))
+
+    def publish_every(self, kind: str, payload) -> None:
+        """To every open stream (a club-wide setting every TV follows: ``companion/web/tv.py``)."""
+        with self._lock:
+            subs = [s for group in self._subs.values() for s in group]
         self._send(subs, (kind, payload, {}))
 
     def count(self) -> int:
@@ -307,6 +316,10 @@ def match_stream(match_id):
                 head.append(sse("event", {"event": present_event(e, game, who, seat, ended)}, id=e["seq"]))
         view = c.service.state(match_id)
         head.append(sse("snapshot", {"view": present_view(view, who, seat)}, id=view["seq"]))
+        if request.args.get("tv") == "1":  # a TV page: its sound as set from another device (web/tv.py)
+            from companion.web.tv import sound_state
+
+            head.append(sse("tv-sound", sound_state(c.store, match_id)))
     except BaseException:
         c.hub.unsubscribe(sub)
         raise

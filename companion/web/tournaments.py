@@ -81,7 +81,18 @@ def add_player(tid):
     name = doc["player"].strip()
     if not name:
         raise InputError("a player needs a name", "$.player")
-    rows.add_player(c.store, tid, name)
+    pid = doc.get("player_id")
+    if pid:
+        from companion.storage import players as roster
+
+        try:
+            club = roster.get_player(c.store, pid, "player_id")["club_id"]
+        except NotFoundError as exc:
+            raise exc.under("$", InputError) from None
+        mine = days.roster_club(c.store, rows.get(c.store, tid)["player_ids"])
+        if mine is not None and club != mine:
+            raise InputError("that roster player is of another club than the tournament's players", "$.player_id")
+    rows.add_player(c.store, tid, name, pid)
     return jsonify(_doc(tid)), 201
 
 
@@ -165,9 +176,12 @@ def start_round(tid, number):
     if t["clock_minutes"] is not None:
         options["clock"] = True
     clocked = uses_clock(t["game"], options)
+    if t["club_id"]:  # the registered roster players' club: their seats land on its roster
+        options["club"] = t["club_id"]
     ids = []
     for k, table in enumerate(r["tables"]):
-        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}")
+        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}",
+                             roster=days.table_roster(t, table))
         ids.append(m["id"])
     rows.start_round(c.store, tid, number, ids)
     skipped, started = [], []
@@ -243,7 +257,8 @@ def tournament_day_page(tid):
 
 @bp.get("/tournaments/<tid>/print")
 def tournament_print(tid):
-    """A printable A4 page: one round's seating (``?round=N``) or the standings."""
+    """A printable A4 page: one round's seating (``?round=N``, with each table's QR code once the round
+    started) or the standings."""
     try:
         t = _doc(tid)
     except NotFoundError:
@@ -255,7 +270,26 @@ def tournament_print(tid):
         rnd = next((r for r in t["round_list"] if str(r["round"]) == number), None)
         if rnd is None:
             raise NotFoundError(f"round {number} is not seated", "round")
-    return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd)
+    return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd,
+                           qrs=_round_qrs(rnd) if rnd else [])
+
+
+def _round_qrs(rnd: dict) -> list[dict | None]:
+    """Each table's QR code and short address (``companion.web.seats.table_qr``) once the round started:
+    None for a table whose match has ended or is missing, or unless an organiser (or the Pi's own screen)
+    asks."""
+    from companion.web.auth import may_show_join
+    from companion.web.seats import table_qr
+
+    if not may_show_join():  # the round's sheet is the organiser's (a player's phone shows its own table only)
+        return [None] * len(rnd["matches"])
+    out = []
+    for m in rnd["matches"]:
+        try:
+            out.append(table_qr(ctx().store.get_match(m["match_id"])))
+        except NotFoundError:
+            out.append(None)
+    return out
 
 
 # -- OpenAPI -------------------------------------------------------------------------------------------
@@ -289,6 +323,10 @@ OPENAPI_SCHEMAS = {
                                   "game": {"type": "string"}, "table_size": {"type": "integer"},
                                   "rounds": {"type": "integer"}, "clock_minutes": {"type": ["integer", "null"]},
                                   "players": {"type": "array", "items": {"type": "string"}},
+                                  "player_ids": {"type": "array", "items": {"type": ["string", "null"]},
+                                                 "description": "each registered player's club roster id"},
+                                  "club_id": {"type": ["string", "null"],
+                                              "description": "the club of the registered roster players"},
                                   "round_list": {"type": "array"}, "standings": {"type": "array"},
                                   "next_round": {"type": ["integer", "null"]}, "finished": {"type": "boolean"}}},
     "TournamentDayList": {"type": "object", "required": ["tournaments"],
@@ -307,7 +345,8 @@ OPENAPI_PATHS = {
                                        "parameters": [_TID],
                                        "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 404)}}},
     "/api/tournaments/{tid}/players": {"post": {
-        "summary": "Register a player by name before round 1 is seated (organiser)", "security": _SEC,
+        "summary": "Register a player (by name, with their club roster id when picked from the roster) before "
+                   "round 1 is seated (organiser)", "security": _SEC,
         "parameters": [_TID], "requestBody": _body("api.tournament-player"),
         "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/players/{player}": {"delete": {

@@ -61,7 +61,100 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     # the printable seats
     org.goto(f"/tournaments/{tid}/print?round=1")
     expect(org.locator("#print-tables .table")).to_have_count(2)
+    expect(org.locator("#print-tables .table .table-qr svg")).to_have_count(2)  # each table's QR code
     org.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
     org.screenshot(path=str(artifacts_dir / f"tday-print-round-{locale}.png"), full_page=True)
     org.goto(f"/tournaments/{tid}/print")
     expect(org.locator("#print-standings tbody tr")).to_have_count(8)
+
+
+def test_organiser_registers_club_players_by_type_ahead(new_context, server, artifacts_dir):
+    """Registering from the club roster: type a few letters, tap the roster player (their id goes with the
+    name); a new name can be put on the roster from the same list; a round's matches carry the roster ids."""
+    org = _organiser(new_context, server, "en-GB")
+    org.set_viewport_size({"width": 360, "height": 780})
+    h = {"Origin": server.url}
+    club = org.request.post("/api/clubs", data={"name": "Type-ahead Club"}, headers=h).json()
+    ids = {}
+    for n in ("Rosalba Neri", "Marco Verdi", "Marta Rossi"):
+        r = org.request.post("/api/players", data={"club": club["id"], "name": n}, headers=h)
+        assert r.status == 201, r.text()
+        ids[n] = r.json()["id"]
+    r = org.request.post("/api/tournaments", headers=h, data={
+        "name": "Coppa del club", "date": "2026-12-12", "game": "conquest-italy", "table_size": 3, "rounds": 1,
+        "players": []})
+    tid = r.json()["id"]
+    org.goto(f"/tournaments/{tid}")
+    box = org.locator("#tday-add [name=player]")
+    box.press_sequentially("ros")  # the type-ahead: word starts, any case
+    org.locator(f"#tday-suggest button[data-roster-id='{ids['Rosalba Neri']}']").click()
+    expect(org.locator(f"#tday-players li[data-roster-id='{ids['Rosalba Neri']}']")).to_have_count(1)
+    expect(box).to_have_value("")
+    box.press_sequentially("mar")
+    expect(org.locator("#tday-suggest button.suggest")).to_have_count(2)  # Marco and Marta
+    org.screenshot(path=str(artifacts_dir / "tday-roster-typeahead.png"), full_page=True)
+    org.locator(f"#tday-suggest button[data-roster-id='{ids['Marco Verdi']}']").click()
+    expect(org.locator("#tday-players li.on-roster")).to_have_count(2)
+    box.press_sequentially("Ugo Nuovo")  # a new name: onto the roster from the list, then registered
+    org.click("#tday-suggest .add-to-roster")
+    expect(org.locator("#tday-players li.on-roster")).to_have_count(3)
+    box.fill("Ospite")  # a guest typed and registered as is
+    org.click("#tday-add button[type=submit]")
+    expect(org.locator("#tday-players li")).to_have_count(4)
+    expect(org.locator("#tday-players li[data-player='Ospite']:not(.on-roster)")).to_have_count(1)
+    assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    org.screenshot(path=str(artifacts_dir / "tday-roster-registered.png"), full_page=True)
+    doc = org.request.get(f"/api/tournaments/{tid}").json()
+    assert doc["players"][:2] == ["Rosalba Neri", "Marco Verdi"]
+    assert doc["player_ids"][:2] == [ids["Rosalba Neri"], ids["Marco Verdi"]] and doc["player_ids"][3] is None
+    org.click("#tday-seat")
+    org.click("[data-start='1']")
+    expect(org.locator(".tday-round[data-round='1'] .tday-table a[href$='/display']")).to_have_count(1)
+    doc = org.request.get(f"/api/tournaments/{tid}").json()
+    mid = doc["round_list"][0]["matches"][0]["match_id"]
+    m = org.request.get(f"/api/matches/{mid}").json()
+    assert m["options"]["club"] == club["id"]
+
+
+def test_organiser_silences_a_tables_tv_from_the_phone(new_context, browser, server, artifacts_dir):
+    """The organiser's phone silences one table's TV, then every TV, then sounds them again; the TV follows
+    live over its stream, and its own ♪ button keeps working in between."""
+    org = _organiser(new_context, server, "en-GB")
+    org.set_viewport_size({"width": 360, "height": 780})
+    h = {"Origin": server.url}
+    tid = org.request.post("/api/tournaments", headers=h, data={
+        "name": "Coppa silenziosa", "date": "2026-12-12", "game": "conquest-italy", "table_size": 3, "rounds": 1,
+        "players": ["Anna", "Bruno", "Carla"]}).json()["id"]
+    assert org.request.post(f"/api/tournaments/{tid}/rounds", headers=h, data={}).status == 201
+    doc = org.request.post(f"/api/tournaments/{tid}/rounds/1/start", headers=h, data={}).json()
+    mid = doc["round_list"][0]["matches"][0]["match_id"]
+    ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 720}, locale="en-GB")
+    try:
+        tv = ctx.new_page()
+        tv.goto(f"/m/{mid}/display")
+        mute = tv.locator("#tv-mute")
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        expect(tv.locator("body")).to_have_attribute("data-remote-sound", "on")  # the stream's head has arrived
+        org.goto(f"/tournaments/{tid}")
+        table_btn = org.locator(f"[data-tv-sound='{mid}']")
+        expect(table_btn).to_have_text(EN["tday.tv_sound_on"])
+        table_btn.click()
+        expect(table_btn).to_have_text(EN["tday.tv_sound_off"])
+        expect(mute).to_have_attribute("aria-pressed", "true")  # the TV went silent, live
+        assert tv.evaluate("window.CompanionSound.play('5-minutes')") is False
+        org.screenshot(path=str(artifacts_dir / "tday-tv-silenced.png"), full_page=True)
+        tv.click("#tv-mute")  # the TV's own button still works
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        org.click("#tday-tv-all")  # every TV
+        expect(org.locator("#tday-tv-all")).to_have_text(EN["tday.tv_all_on"])
+        expect(mute).to_have_attribute("aria-pressed", "true")
+        org.click("#tday-tv-all")
+        table_btn.click()  # both on again: the TV sounds again
+        expect(table_btn).to_have_text(EN["tday.tv_sound_on"])
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        tv.reload()  # switched on later: starts as set (sounding)
+        expect(tv.locator("body")).to_have_attribute("data-remote-sound", "on")
+        expect(mute).to_have_attribute("aria-pressed", "false")
+        assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    finally:
+        ctx.close()

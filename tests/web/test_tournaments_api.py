@@ -172,3 +172,79 @@ def test_openapi_lists_the_tournament_endpoints(org):
     doc = org.get("/api/openapi.json").json
     for path in ("/api/tournaments", "/api/tournaments/{tid}/rounds/{number}/start", "/api/matches/{match_id}/result"):
         assert path in doc["paths"]
+
+
+def test_players_picked_from_the_roster_carry_their_ids_into_the_round(fake_game, org, store):
+    """Two clubs on the box (so no match belongs to a club by default): the registered roster players' ids go
+    into the round's matches, which land on their roster pages; a name typed by hand stays a guest."""
+    from companion.storage import players as roster_rows
+
+    clubs = [org.post("/api/clubs", {"name": n}).json["id"] for n in ("Fan Club", "Other Club")]
+    ids = {n: org.post("/api/players", {"club": clubs[0], "name": n}).json["id"] for n in ("Anna", "Bruno", "Carla")}
+    stranger = org.post("/api/players", {"club": clubs[1], "name": "Zed"}).json["id"]
+    t = _create(org, fake_game, players=[], rounds=1)
+    tid = t["id"]
+    for n in ("Anna", "Bruno", "Carla"):
+        r = org.post(f"/api/tournaments/{tid}/players", {"player": n, "player_id": ids[n]})
+        assert r.status_code == 201, r.json
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Anna B.", "player_id": ids["Anna"]})
+    assert r.status_code == 409 and r.json["field"] == "$.player_id"  # the same roster player twice
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Zed", "player_id": stranger})
+    assert r.status_code == 400 and r.json["field"] == "$.player_id"  # another club's roster
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Nobody", "player_id": "nope"})
+    assert r.status_code == 400 and r.json["field"] == "$.player_id"
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Guest"})
+    assert r.status_code == 201
+    doc = r.json
+    assert doc["players"] == ["Anna", "Bruno", "Carla", "Guest"]
+    assert doc["player_ids"] == [ids["Anna"], ids["Bruno"], ids["Carla"], None]
+    assert doc["club_id"] == clubs[0]
+
+    org.post(f"/api/tournaments/{tid}/rounds", {})
+    r = org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    assert r.status_code == 201, r.json
+    table = r.json["round_list"][0]["tables"][0]
+    mid = r.json["round_list"][0]["matches"][0]["match_id"]
+    want = {seat: ids[p] for seat, p in enumerate(table) if p in ids}
+    assert len(want) == 3 and roster_rows.match_seats(store, mid) == want
+    assert org.get(f"/api/matches/{mid}").json["options"]["club"] == clubs[0]
+    _finish(org, mid, random.Random(1))
+    for n in ("Anna", "Bruno", "Carla"):
+        page = org.get(f"/api/players/{ids[n]}").json
+        assert [h["match_id"] for h in page["last"]] == [mid]
+
+
+def test_the_printed_round_shows_each_tables_qr_code_once_started(fake_game, org, clocked_app, store):
+    t = _create(org, fake_game, players=PLAYERS[:12], rounds=1)
+    tid = t["id"]
+    org.post(f"/api/tournaments/{tid}/rounds", {})
+    page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
+    assert page.count("<svg") == 0 and 'id="qr-later"' in page  # the codes appear when the round starts
+    r = org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    matches = r.json["round_list"][0]["matches"]
+    assert len(matches) == 3
+    page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
+    assert page.count('<div class="table-qr"><div class="qr"><svg') == 3 and 'id="qr-later"' not in page
+    for k, m in enumerate(matches):  # each table's own short address, as on its table card
+        card = org.get(f"/m/{m['match_id']}/card").data.decode()
+        url = card.split('id="table-url">')[1].split("<")[0]
+        block = page.split(f'data-table="{k + 1}"')[1].split('data-table=')[0]
+        assert url in block and "/j/" in url
+    viewer = Api(clocked_app.test_client())
+    lan = {"REMOTE_ADDR": "192.168.1.50"}  # not the Pi's own screen (localhost may show join codes)
+    page = viewer.get(f"/tournaments/{tid}/print?round=1", environ_base=lan).data.decode()
+    assert page.count("<svg") == 0 and 'id="qr-not-allowed"' in page  # a viewer prints no join codes
+    _finish(org, matches[0]["match_id"], random.Random(2))
+    page = org.get(f"/tournaments/{tid}/print?round=1").data.decode()
+    assert page.count('class="table-qr"') == 2  # an ended table has no code to scan
+
+
+def test_merging_two_roster_entries_moves_the_registration(org):
+    club = org.post("/api/clubs", {"name": "Fan Club"}).json["id"]
+    bruno = org.post("/api/players", {"club": club, "name": "Bruno"}).json["id"]
+    twin = org.post("/api/players", {"club": club, "name": "Bruno Rossi"}).json["id"]
+    tid = _create(org, "conquest-italy", players=["Anna"])["id"]
+    org.post(f"/api/tournaments/{tid}/players", {"player": "Bruno", "player_id": bruno})
+    r = org.post("/api/players/merge", {"from": bruno, "into": twin})
+    assert r.status_code == 200, r.json
+    assert org.get(f"/api/tournaments/{tid}").json["player_ids"] == [None, twin]

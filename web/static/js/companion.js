@@ -223,7 +223,7 @@
         setOnline(false);
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
       };
-      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat"].forEach(on);
+      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound"].forEach(on);
       kick();
     }
     open();
@@ -340,6 +340,7 @@
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },
+      "tv-sound": function (d) { if (handlers.tvSound) handlers.tvSound(d); },
       open: function () { if (handlers.open) handlers.open(); }
     });
   };

@@ -87,6 +87,22 @@
   // a kiosk URL may start it muted: /m/<id>/display?sound=off
   if (params.get("sound") === "off" && window.CompanionSound) window.CompanionSound.setMuted(true);
   drawMute();
+  // an organiser switches the sound from another device (PUT /api/tv/sound, /api/matches/<id>/tv/sound):
+  // each switch is obeyed (silent when the club's or this table's is off, sounding when both are on); the ♪
+  // button above keeps working in between (the last word wins). The stream's head carries both (a TV
+  // switched on later starts silent if either is off; one that reconnects follows what changed meanwhile).
+  var remote = { club_off: false, match_off: false }, remoteOff = null;
+  document.addEventListener("companion:tv-sound", function (ev) {
+    var d = ev.detail || {}, head = typeof d.club_off === "boolean" && typeof d.match_off === "boolean";
+    if (typeof d.club_off === "boolean") remote.club_off = d.club_off;
+    if (typeof d.match_off === "boolean") remote.match_off = d.match_off;
+    var off = remote.club_off || remote.match_off;
+    if (!window.CompanionSound) return;
+    if (!head || (remoteOff === null ? off : off !== remoteOff)) window.CompanionSound.setMuted(off);
+    remoteOff = off;
+    body.dataset.remoteSound = off ? "off" : "on";
+    drawMute();
+  });
 
   // -- a clock of an hour or more (h:mm:ss) takes a smaller size, so it stays within its column ----------
   var clockOut = $("clock-remaining");

@@ -622,7 +622,7 @@
     }
     function tell(name, detail) { document.dispatchEvent(new CustomEvent("companion:tv-" + name, { detail: detail })); }
     var client = new C.MatchClient(id, {
-      query: "?as=viewer", // the whole room sees the TV: no secret on it, whoever opened it
+      query: "?as=viewer&tv=1", // the whole room sees the TV: no secret on it, whoever opened it; tv=1: its sound
       view: function (view, cl) {
         renderScores(document.getElementById("scores"), view, cl.match); clock.set(view);
         if (view.awaiting_roll) { threshold = view.final_threshold; if (rollBox) rollBox.hidden = true; }
@@ -646,7 +646,8 @@
       client.follow({
         event: function (d) { showRoll(d.event, d.view); tell("event", { data: d }); },
         tick: function (d) { clock.tick(d); tell("tick", d); },
-        alert: function (d) { C.toast(alertText(d, clock.players), true); tell("alert", d); }
+        alert: function (d) { C.toast(alertText(d, clock.players), true); tell("alert", d); },
+        tvSound: function (d) { tell("sound", d); }  // the sound switched from another device (js/display.js)
       });
     });
   }

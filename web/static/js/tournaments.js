@@ -56,8 +56,10 @@
       var players = document.getElementById("tday-players");
       players.textContent = "";
       var fixed = doc.round_list.length > 0;
-      doc.players.forEach(function (p) {
-        var li = el("li", { "data-player": p }, el("span", { text: p }));
+      doc.players.forEach(function (p, i) {
+        var pid = (doc.player_ids || [])[i];
+        var li = el("li", { "data-player": p, "data-roster-id": pid || null, class: pid ? "on-roster" : null },
+          pid ? el("a", { href: "/players/" + encodeURIComponent(pid), text: p }) : el("span", { text: p }));
         if (organiser && !fixed) li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost",
           "aria-label": t("tday.remove_player", { player: p }), text: "×",
           onclick: function () { C.api("DELETE", base + "/players/" + encodeURIComponent(p)).then(set, fail); } }));
@@ -66,6 +68,8 @@
       document.getElementById("tday-count").textContent = C.plural("tday.players_count", doc.players.length);
       var add = document.getElementById("tday-add");
       if (add) add.hidden = fixed;
+      var hint = document.getElementById("tday-add-hint");
+      if (hint) hint.hidden = fixed;
       var seat = document.getElementById("tday-seat");
       if (seat) seat.hidden = doc.next_round === null;
       var rounds = document.getElementById("tday-rounds");
@@ -88,7 +92,8 @@
             el("div", { class: "row-between" }, el("strong", { text: t("tday.table_n", { n: k + 1 }) }),
               m ? el("span", { class: "small" },
                 el("a", { href: "/m/" + encodeURIComponent(m.match_id), text: t("tday.open_match") }), " · ",
-                el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") })) : null),
+                el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") }),
+                organiser && m.status === "open" ? tvButton(m.match_id) : null) : null),
             el("ol", null, table.map(function (p) {
               var res = m && m.results ? m.results.filter(function (x) { return x.player === p; })[0] : null;
               var on = picked && picked.round === r.round && picked.player === p;
@@ -114,6 +119,36 @@
           el("td", { class: "num", text: String(r.matches) }), el("td", { class: "num", text: String(r.wins) })));
       });
     }
+    // the TVs' sound, switched from this phone (companion/web/tv.py): one table's, or every TV's
+    var tv = { off: false, muted: [] };
+    function tvButton(mid) {
+      var off = tv.muted.indexOf(mid) >= 0;
+      return el("button", { type: "button", class: "btn btn-small btn-ghost tv-sound", "data-tv-sound": mid,
+        "aria-pressed": off ? "true" : "false", text: off ? t("tday.tv_sound_off") : t("tday.tv_sound_on"),
+        title: off ? t("tv.unmute") : t("tv.mute"),
+        onclick: function () {
+          C.api("PUT", "/api/matches/" + encodeURIComponent(mid) + "/tv/sound", { off: !off }).then(function () {
+            C.toast(t(off ? "tday.tv_sound_back" : "tday.tv_silenced")); loadTv();
+          }, fail);
+        } });
+    }
+    function drawTvAll() {
+      var b = document.getElementById("tday-tv-all");
+      if (!b) return;
+      b.textContent = tv.off ? t("tday.tv_all_on") : t("tday.tv_all_off");
+      b.setAttribute("aria-pressed", tv.off ? "true" : "false");
+    }
+    function loadTv() {
+      if (!organiser) return null;
+      return C.api("GET", "/api/tv/sound").then(function (d) { tv.off = d.off; tv.muted = d.muted_matches; drawTvAll(); if (doc) draw(); }, function () {});
+    }
+    var tvAll = document.getElementById("tday-tv-all");
+    if (tvAll) tvAll.addEventListener("click", function () {
+      C.api("PUT", "/api/tv/sound", { off: !tv.off }).then(function (d) {
+        C.toast(t(d.off ? "tday.tv_all_silenced" : "tday.tv_all_back")); tv.off = d.off; drawTvAll();
+      }, fail);
+    });
+    loadTv();
     function set(d) { doc = d; draw(); return d; }
     function load() { return C.api("GET", base).then(set, fail); }
     function pick(r, k, p) {
@@ -141,12 +176,61 @@
       C.api("POST", base + "/rounds", {}).then(set, fail);
     });
     var add = document.getElementById("tday-add");
-    if (add) add.addEventListener("submit", function (ev) {
-      ev.preventDefault();
-      var input = add.querySelector("[name=player]"), name = input.value.trim();
-      if (!name) return;
-      C.api("POST", base + "/players", { player: name }).then(function (d) { input.value = ""; set(d); }, fail);
-    });
+    function register(name, pid) {
+      var input = add.querySelector("[name=player]"), body = { player: name };
+      if (pid) body.player_id = pid;
+      return C.api("POST", base + "/players", body).then(function (d) { input.value = ""; closeSuggest(); set(d); input.focus(); }, fail);
+    }
+    // type-ahead from the club roster (GET /api/players?q=), as on the new-match page: a tap registers the
+    // roster player (their id goes with the name); a new name is registered as typed, or first put on the roster
+    var timer = null, asked = 0;
+    function closeSuggest() { var box = document.getElementById("tday-suggest"); if (box) box.remove(); }
+    function lookUp() {
+      var input = add.querySelector("[name=player]"), q = input.value.trim();
+      if (!q) { closeSuggest(); return; }
+      var mine = ++asked, club = doc && doc.club_id;
+      C.api("GET", "/api/players?q=" + encodeURIComponent(q) + "&limit=8" + (club ? "&club=" + encodeURIComponent(club) : "")).then(function (r) {
+        if (mine !== asked || document.activeElement !== input) return;
+        closeSuggest();
+        var box = el("ul", { class: "roster-suggest", id: "tday-suggest", role: "listbox" }), exact = false;
+        var taken = (doc.player_ids || []).filter(Boolean);
+        r.players.forEach(function (p) {
+          if (p.name === q) exact = true;
+          if (taken.indexOf(p.id) >= 0) return;
+          box.appendChild(el("li", { role: "option" }, el("button", {
+            type: "button", class: "btn btn-small btn-ghost suggest", "data-roster-id": p.id,
+            onmousedown: function (ev) { ev.preventDefault(); },
+            onclick: function () { register(p.name, p.id); }
+          }, p.colour ? el("span", { class: "swatch", style: "background:" + p.colour }) : null, p.name)));
+        });
+        var home = club || r.club_id;
+        if (!exact && home) {
+          box.appendChild(el("li", { role: "option" }, el("button", {
+            type: "button", class: "btn btn-small add-to-roster",
+            onmousedown: function (ev) { ev.preventDefault(); },
+            onclick: function () {
+              C.api("POST", "/api/players", { club: home, name: q }).then(function (p) {
+                C.toast(t("new.added_to_roster", { name: p.name }));
+                register(p.name, p.id);
+              }, fail);
+            }
+          }, t("new.add_to_roster", { name: q }))));
+        }
+        if (box.children.length) add.after(box);
+      }, function () { /* the roster is a help: typing a name still works */ });
+    }
+    if (add) {
+      var input = add.querySelector("[name=player]");
+      input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(lookUp, 150); });
+      input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") closeSuggest(); });
+      input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) closeSuggest(); }, 200); });
+      add.addEventListener("submit", function (ev) {
+        ev.preventDefault();
+        var name = input.value.trim();
+        if (!name) return;
+        register(name, null);
+      });
+    }
     load();
     // the round's matches end at the tables: follow the club-wide stream and reload the standings
     var pending = null;
