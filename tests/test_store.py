@@ -36,6 +36,23 @@ def test_migrations_from_a_new_file(tmp_path):
     s2.close()
 
 
+def test_the_schema_version_is_read_beside_the_writer(store):
+    """``/healthz`` asks it: on a read connection, it never queues behind a write's commit (its fsync)
+    on the writer's connection."""
+    latest = migrations()[-1][0]
+    writer = store._writer
+
+    class Busy:
+        def execute(self, *a, **kw):
+            raise AssertionError("the writer's connection was used")
+
+    store._writer = Busy()
+    try:
+        assert store.schema_version() == latest
+    finally:
+        store._writer = writer
+
+
 def test_every_connection_is_wal_and_synchronous_full(store):
     for conn in (store.conn(), store._writer):
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
