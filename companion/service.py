@@ -29,7 +29,12 @@ log = logging.getLogger(__name__)
 
 
 class MatchService:
-    def __init__(self, store, max_folds: int = 24, rng=None):
+    # Folds kept in memory (the least recently used goes first). At least as many as the lists show open
+    # matches (the tournament overview: 100), or each list would fold them all again from their logs. A
+    # fold keeps no copy of its events: the game's and the clock's state only.
+    MAX_FOLDS = 128
+
+    def __init__(self, store, max_folds: int = MAX_FOLDS, rng=None):
         self.store = store
         self.max_folds = max_folds
         self.rng = rng if rng is not None else random.SystemRandom()
