@@ -84,7 +84,7 @@ def modules(only: str | None = None) -> list[str]:
 
 def rows_of(name: str):
     """In the module's own process: its rows, one at a time."""
-    module = importlib.import_module(f"companion.bench.{name}")
+    module = importlib.import_module(name if "." in name else f"companion.bench.{name}")
     for bench in getattr(module, "BENCHMARKS", []):
         yield measure(bench)
     if hasattr(module, "report"):
