@@ -138,7 +138,12 @@ def run_module(name: str, budget: float) -> list[dict]:
                 buf += chunk
                 while b"\n" in buf:
                     line, buf = buf.split(b"\n", 1)
-                    rows.append(json.loads(line))
+                    try:
+                        row = json.loads(line)
+                    except ValueError:  # something the module printed: not a row
+                        continue
+                    if isinstance(row, dict) and "name" in row:
+                        rows.append(row)
     sel.close()
     if timed_out:
         try:
