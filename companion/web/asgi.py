@@ -312,17 +312,18 @@ class Front:
     def _sweep_soon(self, loop) -> None:
         if self._sweeper is None:
             every = max(0.05, min(1.0, self.limits.send_timeout / 4))
-            self._sweeper = loop.call_later(every, self._sweep, loop, every)
+            self._sweeper = loop.call_later(every, self._sweep, loop)
 
-    def _sweep(self, loop, every: float) -> None:
-        """Every ``every`` seconds while streams write: cancel the writes that have waited longer than
-        ``send_timeout`` (a client that reads nothing); its stream ends and its connection is aborted."""
+    def _sweep(self, loop) -> None:
+        """A few times per ``send_timeout`` (at most a second apart) while streams write: cancel the writes
+        that have waited longer than ``send_timeout`` (a client that reads nothing); its stream ends and
+        its connection is aborted."""
         self._sweeper = None
         now = loop.time()
         for task, since in list(self._writing.items()):
             if now - since > self.limits.send_timeout:
                 del self._writing[task]
-                self._stuck[task] = True
-                task.cancel()
+                if task.cancel():  # delivered when the task next runs: in its write
+                    self._stuck[task] = True
         if self._writing:
             self._sweep_soon(loop)
