@@ -127,6 +127,18 @@ def _clock():
     return clock
 
 
+def _in_effect(events) -> list[dict]:
+    """The events of a stored log still in effect: each undo takes back the last one in effect."""
+    out: list[dict] = []
+    for e in events:
+        if e["type"] == UNDO:
+            if out:
+                out.pop()
+        else:
+            out.append(e)
+    return out
+
+
 class Fold:
     """Folded state of one match, advanced one event at a time."""
 
@@ -155,7 +167,7 @@ class Fold:
     def effective(self) -> list[dict]:
         """The events still in effect, oldest first."""
         if self._history is not None:
-            return Fold(self.game, self.players, self.options)._load(self._history(self.last_seq + 1)).effective
+            return _in_effect(self._history(self.last_seq + 1))
         return [json.loads(e) for e in self._effective]
 
     def __copy__(self) -> "Fold":
@@ -245,11 +257,11 @@ class Fold:
             if not self._count:
                 raise RuleError("nothing to undo", "type")
             if self._history is not None:
-                # fold the stored log up to this undo again (keeping the events only meanwhile)
-                full = Fold(self.game, self.players, self.options)._load(self._history(event["seq"]))
-                full.apply(event)
-                self.game_state, self.clock_state, self._count = full.game_state, full.clock_state, full._count
-                self.entered = full.entered
+                # fold again the events of the stored log still in effect after this undo (keeping them
+                # only meanwhile): one pass, however many undos the log holds
+                remaining = _in_effect(self._history(event["seq"]))[:-1]
+                g, c, r = self._replay(remaining)
+                self.game_state, self.clock_state, self.entered, self._count = g, c, r, len(remaining)
             else:
                 remaining = self._effective[:-1]
                 g, c, r = self._replay(json.loads(e) for e in remaining)

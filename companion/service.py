@@ -79,7 +79,12 @@ class _CountingRng:
 
 
 class MatchService:
-    def __init__(self, store, max_folds: int = 24, rng=None):
+    # Folds kept in memory (the least recently used goes first). At least as many as the lists show open
+    # matches (the tournament overview: 100), or each list would fold them all again from their logs. A
+    # fold keeps no copy of its events: the game's and the clock's state only.
+    MAX_FOLDS = 128
+
+    def __init__(self, store, max_folds: int = MAX_FOLDS, rng=None):
         self.store = store
         self.max_folds = max_folds
         self.rng = rng if rng is not None else random.SystemRandom()
@@ -131,7 +136,18 @@ class MatchService:
     # -- reading -----------------------------------------------------------------------------
     def fold(self, match_id: str) -> Fold:
         """The match's fold, up to date with the store (a fold is never changed once handed out:
-        each write makes a new one)."""
+        each write makes a new one). A cached fold that is up to date is handed out without the service
+        lock, so a reader (a POST's own answer, a page, a list) never waits for another match's write and
+        its fsync."""
+        f = self._folds.get(match_id)
+        if f is not None and not self.store.events(match_id, after_seq=f.last_seq):
+            if self._lock.acquire(blocking=False):  # keep the LRU order when it costs no wait
+                try:
+                    if match_id in self._folds:
+                        self._folds.move_to_end(match_id)
+                finally:
+                    self._lock.release()
+            return f
         with self._lock:
             f = self._folds.get(match_id)
             if f is None:

@@ -94,6 +94,35 @@ def test_notifications_come_in_commit_order_with_writers_in_threads(store, fake_
     assert all(s == last for s, last in heard)  # each subscriber's fold is the match right after its event
 
 
+def test_an_up_to_date_fold_is_read_while_another_write_holds_the_lock(store, fake_game):
+    """A POST's own answer, a page or a list reads the fold without waiting for another writer's commit
+    (its fsync); a write made meanwhile by another process is still seen."""
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    svc.append(m["id"], "point", {"player": "ada"})
+    held, release = threading.Event(), threading.Event()
+
+    def writer_in_progress():
+        with svc._lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=writer_in_progress)
+    holder.start()
+    held.wait(10)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(svc.state(m["id"])["seq"]))
+    reader.start()
+    reader.join(timeout=5)
+    blocked = reader.is_alive()
+    release.set()
+    holder.join()
+    reader.join()
+    assert not blocked and got == [1]
+    store.append(m["id"], "point", {"player": "bo"})  # another process (the CLI) writes
+    assert svc.state(m["id"])["seq"] == 2
+
+
 def test_final_roll_and_actions_go_through_the_one_write_path(store):
     import random
 

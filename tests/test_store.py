@@ -36,6 +36,23 @@ def test_migrations_from_a_new_file(tmp_path):
     s2.close()
 
 
+def test_the_schema_version_is_read_beside_the_writer(store):
+    """``/healthz`` asks it: on a read connection, it never queues behind a write's commit (its fsync)
+    on the writer's connection."""
+    latest = migrations()[-1][0]
+    writer = store._writer
+
+    class Busy:
+        def execute(self, *a, **kw):
+            raise AssertionError("the writer's connection was used")
+
+    store._writer = Busy()
+    try:
+        assert store.schema_version() == latest
+    finally:
+        store._writer = writer
+
+
 def test_every_connection_is_wal_and_synchronous_full(store):
     for conn in (store.conn(), store._writer):
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -233,6 +250,27 @@ def test_service_fold_keeps_no_copy_of_the_events(store, fake_game):
     assert svc.state(m["id"])["state"] == fold(fake_game, ["ada", "bo"], store.events(m["id"])).game_state
     svc.forget(m["id"])
     assert svc.state(m["id"])["state"] == f.game_state
+
+
+def test_an_undo_folds_the_log_once_however_many_undos_it_holds(store, fake_game, monkeypatch):
+    """An undo folds again only the events still in effect, in one pass: a long match with many undos
+    (common at a table) used to fold its log again at every earlier undo (quadratic: seconds on a Pi)."""
+    from companion.matches import Fold
+
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    for n in range(60):
+        svc.append(m["id"], "point", {"player": "ada" if n % 3 else "bo", "n": n})
+        if n % 6 == 5:
+            svc.undo(m["id"])
+    steps = []
+    step = Fold._step
+    monkeypatch.setattr(Fold, "_step", lambda self, g, c, e: steps.append(e["seq"]) or step(self, g, c, e))
+    svc.undo(m["id"])
+    replayed = list(steps)
+    assert len(replayed) <= 50  # the 49 events still in effect, each once
+    assert [e["seq"] for e in svc.fold(m["id"]).effective] == replayed
+    assert svc.state(m["id"])["state"] == fold(fake_game, ["ada", "bo"], store.events(m["id"])).game_state
 
 
 def test_many_threads_share_a_few_read_connections_while_one_writes(store, fake_game):

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+BUDGET_S = 90.0  # 75 process starts on a loaded machine
 RUNS = int(os.environ.get("COMPANION_BENCH_CLI_RUNS", "15"))
 TARGET_MS = 300.0
 REPO = Path(__file__).resolve().parents[2]

@@ -1,19 +1,28 @@
-"""A tournament room against a running server, from one address (127.0.0.1): many open live streams of
-one match, connections that send their request head a byte a second (reopened when the server closes
-them), connections that send nothing (idem), while 12 players write to their own matches (player 0's
-match is the one every stream shows) and a monitor asks ``/healthz`` ten times a second.
+"""A tournament room against a running server: many open live streams of one match (spread over
+several loopback addresses, as a room's phones come from many), connections from one address that send
+their request head a byte a second or nothing at all (reopened when the server closes them), while 12
+players write to their own matches (player 0's match is the one every stream shows) and a monitor asks
+``/healthz`` ten times a second.
 
-``flood(host, pid, token, ...)`` returns the figures: POST latencies, fan-out latencies (from sending
-a POST to the event read on each stream), /healthz latencies and failures, the server's peak RSS,
-how many streams got their snapshot, and the time for the service to answer again (a /healthz and a
-POST) after the flood stops. Every loop is bounded in count and in time; traffic goes to 127.0.0.1
-only. Used by ``bench_server`` (the room-scale rows of ``make bench``) and ``server_candidates``.
+The streams and the nuisance connections are read and written by **another process** (one thread, one
+selector): the players' latencies are then the server's, not the time this process's threads waited for
+the GIL behind 1,000 socket reads. The load process stamps each event's arrival with the system's
+monotonic clock (``time.monotonic``, CLOCK_MONOTONIC on Linux: the same clock in every process), so the
+fan-out is measured from the player's POST to the event read on each stream.
+
+``flood(host, pid, token, ...)`` returns the figures: POST latencies, fan-out latencies, /healthz
+latencies and failures, the server's peak RSS and CPU, the load process's CPU, how many streams got
+their snapshot, and the time for the service to answer again (a /healthz and a POST) after the flood
+stops. Every loop is bounded in count and in time; traffic goes to loopback addresses only
+(127.0.0.0/8 all reach ``lo`` on Linux). Used by ``bench_server`` (the room-scale rows of ``make
+bench``) and ``server_candidates``.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import re
 import selectors
@@ -24,6 +33,10 @@ from pathlib import Path
 
 PLAYERS = ["Ada", "Bo", "Cy", "Di"]
 EVENT_ID = re.compile(rb"id: (\d+)\nevent: event\n")
+# where the room's connections come from: the streams from STREAM_ADDRESSES (a room of phones), the
+# slow-header and idle connections from one guest's address, the players and the monitor from 127.0.0.1
+STREAM_ADDRESSES = [f"127.0.0.{i}" for i in range(2, 12)]
+NUISANCE_ADDRESS = "127.0.0.99"
 
 
 def raise_open_files_limit() -> None:
@@ -47,8 +60,6 @@ def rss_mb(pid: int) -> float:
 
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far."""
-    import os
-
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -97,153 +108,240 @@ def adjust(i: int, seq: int) -> dict:
             "expected_seq": seq}
 
 
-class Streams(threading.Thread):
-    """``n`` raw SSE readers of one match on one selector thread: when each event id arrives."""
+# -- the load process ---------------------------------------------------------------------------------
+HEAD = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4000 + b"\r\n\r\n"
 
-    def __init__(self, host: str, match_id: str, n: int, deadline: float):
-        super().__init__(daemon=True)
-        self.host, self.match_id, self.n, self.deadline = host, match_id, n, deadline
-        self.port = int(host.rsplit(":", 1)[1])
-        self.sel = selectors.DefaultSelector()
-        self.arrived: list[dict[int, float]] = [dict() for _ in range(n)]
-        self.ready = [False] * n
-        self.closed = [False] * n
-        self.socks: list[socket.socket] = []
-        self.stop = threading.Event()
-        self.refused = 0
 
-    def open(self) -> None:
-        req = (f"GET /api/matches/{self.match_id}/stream HTTP/1.1\r\nHost: {self.host}\r\n"
-               "Accept: text/event-stream\r\n\r\n").encode()
-        for i in range(self.n):
-            s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
-            s.sendall(req)
-            s.setblocking(False)
-            self.socks.append(s)
-            self.sel.register(s, selectors.EVENT_READ, (i, [b""]))
+def _connect(port: int, source: str, timeout: float = 2.0):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=timeout, source_address=(source, 0))
+        s.setblocking(False)
+        return s
+    except OSError:
+        return None
 
-    def run(self) -> None:
-        while not self.stop.is_set() and time.monotonic() < self.deadline:
-            for key, _ in self.sel.select(timeout=0.2):
-                i, buf = key.data
-                try:
-                    chunk = key.fileobj.recv(65536)
-                except (BlockingIOError, InterruptedError):
-                    continue
-                except OSError:
-                    chunk = b""
-                now = time.perf_counter()
-                if not chunk:
-                    self.closed[i] = True
-                    self.sel.unregister(key.fileobj)
-                    continue
-                data = buf[0] + chunk
-                if not self.ready[i]:
-                    if data.startswith(b"HTTP/1.1 429"):
-                        self.refused += 1
-                    if b"event: snapshot" in data:
-                        self.ready[i] = True
-                for m in EVENT_ID.finditer(data):
-                    self.arrived[i].setdefault(int(m.group(1)), now)
-                buf[0] = data[-64:]
 
-    def count_ready(self) -> int:
-        return sum(self.ready)
+def _dead(s) -> bool:
+    if s is None:
+        return True
+    try:
+        return s.recv(4096) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True
+
+
+class _Lines:
+    """The load process's end of the pipe to ``flood``: one JSON document a line each way."""
+
+    def __init__(self):
+        import sys
+
+        self.inp, self.out = sys.stdin.buffer, sys.stdout
+        os.set_blocking(self.inp.fileno(), False)
+        self.buf = b""
+
+    def poll(self) -> bool:
+        if b"\n" not in self.buf:
+            try:
+                chunk = os.read(self.inp.fileno(), 4096)
+            except BlockingIOError:
+                chunk = b""
+            self.buf += chunk
+        return b"\n" in self.buf
+
+    def recv(self):
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def send(self, doc) -> None:
+        self.out.write(json.dumps(doc) + "\n")
+        self.out.flush()
 
     def close(self) -> None:
-        self.stop.set()
-        self.join(timeout=5)
-        for s in self.socks:
+        self.out.flush()
+
+
+def _load(conn, host: str, match_id: str, streams: int, addresses: list[str], slow: int, idle: int,
+          nuisance_address: str, deadline: float) -> None:
+    """In the load process: open ``streams`` streams of ``match_id`` (round-robin over ``addresses``),
+    read them on one selector; on "nuisance", open the slow and idle connections (from
+    ``nuisance_address``) and keep them going; answer "status"; on "stop", close every socket at once,
+    say when ("closed", t), then send the figures. Gives up at ``deadline`` (monotonic)."""
+    raise_open_files_limit()
+    cpu0 = os.times()
+    port = int(host.rsplit(":", 1)[1])
+    sel = selectors.DefaultSelector()
+    arrived: list[dict[int, float]] = [dict() for _ in range(streams)]
+    ready = [False] * streams
+    refused = 0
+    socks = []
+    req = (f"GET /api/matches/{match_id}/stream HTTP/1.1\r\nHost: {host}\r\n"
+           "Accept: text/event-stream\r\n\r\n").encode()
+    t_open = time.monotonic()
+    for i in range(streams):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                     source_address=(addresses[i % len(addresses)], 0))
+        s.sendall(req)
+        s.setblocking(False)
+        socks.append(s)
+        sel.register(s, selectors.EVENT_READ, (i, [b""]))
+    all_ready_s = None
+    slow_socks: list = []
+    idle_socks: list = []
+    pos: list[int] = []
+    reopened = 0
+    next_nuisance = None
+    while time.monotonic() < deadline:
+        events = sel.select(timeout=0.1)
+        now = time.monotonic()  # one stamp for the batch: the data was there when select returned
+        for key, _ in events:
+            i, buf = key.data
             try:
-                s.close()
+                chunk = key.fileobj.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                sel.unregister(key.fileobj)
+                continue
+            data = buf[0] + chunk
+            if not ready[i]:
+                if data.startswith(b"HTTP/1.1 429"):
+                    refused += 1
+                if b"event: snapshot" in data:
+                    ready[i] = True
+                    if all_ready_s is None and all(ready):
+                        all_ready_s = now - t_open
+            mine = arrived[i]
+            for m in EVENT_ID.finditer(data):
+                mine.setdefault(int(m.group(1)), now)
+            buf[0] = data[-64:]
+        if next_nuisance is not None and now >= next_nuisance:
+            next_nuisance = now + 1.0
+            for k, s in enumerate(slow_socks):
+                if _dead(s):
+                    if s is not None:
+                        s.close()
+                        reopened += 1
+                    slow_socks[k] = _connect(port, nuisance_address)
+                    pos[k] = 0
+                    continue
+                try:
+                    s.send(HEAD[pos[k]:pos[k] + 1])
+                    pos[k] = (pos[k] + 1) % len(HEAD)
+                except OSError:
+                    pass
+            for k, s in enumerate(idle_socks):
+                if _dead(s):
+                    if s is not None:
+                        s.close()
+                        reopened += 1
+                    idle_socks[k] = _connect(port, nuisance_address)
+        while conn.poll():
+            cmd = conn.recv()
+            if cmd == "status":
+                conn.send({"ready": sum(ready), "refused": refused, "open_s": all_ready_s})
+            elif cmd == "nuisance":
+                slow_socks = [_connect(port, nuisance_address) for _ in range(slow)]
+                idle_socks = [_connect(port, nuisance_address) for _ in range(idle)]
+                pos = [0] * slow
+                next_nuisance = time.monotonic() + 1.0
+                conn.send({"nuisance": sum(s is not None for s in slow_socks + idle_socks)})
+            elif cmd == "stop":
+                deadline = 0
+    for s in socks + slow_socks + idle_socks:  # the flood stops at once
+        if s is not None:
+            s.close()
+    closed_at = time.monotonic()
+    conn.send(["closed", closed_at])
+    cpu1 = os.times()
+    conn.send({"arrived": [list(arrived[i].items()) for i in range(streams) if ready[i]], "ready": sum(ready),
+               "refused": refused, "open_s": all_ready_s, "reopened": reopened,
+               "cpu_s": (cpu1.user + cpu1.system) - (cpu0.user + cpu0.system)})
+    conn.close()
+
+
+class _Parent:
+    """``flood``'s end of the pipe to the load process."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(proc.stdout, selectors.EVENT_READ)
+        self.buf = b""
+
+    def send(self, cmd) -> None:
+        self.proc.stdin.write((json.dumps(cmd) + "\n").encode())
+        self.proc.stdin.flush()
+
+    def poll(self, timeout: float) -> bool:
+        end = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = end - time.monotonic()
+            if left <= 0 or not self.sel.select(timeout=left):
+                return False
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+            if not chunk:
+                return False
+            self.buf += chunk
+        return True
+
+    def recv(self):
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.sel.close()
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
             except OSError:
                 pass
-        self.sel.close()
-
-
-class Nuisance(threading.Thread):
-    """``slow`` connections that send a request head one byte a second and ``idle`` ones that send
-    nothing; a connection the server closes is opened again (the flood never lets up)."""
-
-    HEAD = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4000 + b"\r\n\r\n"
-
-    def __init__(self, port: int, slow: int, idle: int, deadline: float):
-        super().__init__(daemon=True)
-        self.port, self.deadline = port, deadline
-        self.slow = [None] * slow
-        self.idle = [None] * idle
-        self.pos = [0] * slow
-        self.stop = threading.Event()
-        self.reopened = 0
-
-    def _connect(self):
-        try:
-            s = socket.create_connection(("127.0.0.1", self.port), timeout=2)
-            s.setblocking(False)
-            return s
-        except OSError:
-            return None
-
-    @staticmethod
-    def _dead(s) -> bool:
-        if s is None:
-            return True
-        try:
-            return s.recv(4096) == b""
-        except (BlockingIOError, InterruptedError):
-            return False
-        except OSError:
-            return True
-
-    def run(self) -> None:
-        for group in (self.slow, self.idle):
-            for k in range(len(group)):
-                group[k] = self._connect()
-        while not self.stop.is_set() and time.monotonic() < self.deadline:
-            for group, sends in ((self.slow, True), (self.idle, False)):
-                for k, s in enumerate(group):
-                    if self._dead(s):
-                        if s is not None:
-                            s.close()
-                            self.reopened += 1
-                        group[k] = s = self._connect()
-                        if sends:
-                            self.pos[k] = 0
-                        continue
-                    if sends:
-                        try:
-                            s.send(self.HEAD[self.pos[k]:self.pos[k] + 1])
-                            self.pos[k] = (self.pos[k] + 1) % len(self.HEAD)
-                        except OSError:
-                            pass
-            self.stop.wait(1.0)
-
-    def close(self) -> None:
-        self.stop.set()
-        self.join(timeout=5)
-        for s in self.slow + self.idle:
-            if s is not None:
-                s.close()
 
 
 def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200, idle: int = 200,
-          players: int = 12, seconds: float = 20.0, open_timeout: float = 60.0) -> dict:
+          players: int = 12, seconds: float = 20.0, open_timeout: float = 60.0,
+          addresses: list[str] | None = None, nuisance_address: str = NUISANCE_ADDRESS) -> dict:
     raise_open_files_limit()
-    port = int(host.rsplit(":", 1)[1])
+    addresses = addresses or STREAM_ADDRESSES
     c = Client(host, token, timeout=10)
     matches = [new_match(c, f"Tavolo {i + 1}") for i in range(players)]
     c.close()
-    deadline = time.monotonic() + open_timeout + seconds + 60
-    readers = Streams(host, matches[0], streams, deadline)
-    t0 = time.monotonic()
-    readers.open()
-    readers.start()
-    while readers.count_ready() < streams and time.monotonic() - t0 < open_timeout:
-        time.sleep(0.05)
-    open_s = time.monotonic() - t0
-    nuisance = Nuisance(port, slow, idle, deadline)
-    nuisance.start()
-    time.sleep(2.0)  # the nuisance connections are all open
+    budget = open_timeout + seconds + 60
+    import subprocess
+    import sys
+
+    args = {"host": host, "match_id": matches[0], "streams": streams, "addresses": addresses, "slow": slow,
+            "idle": idle, "nuisance_address": nuisance_address, "deadline": time.monotonic() + budget}
+    load = subprocess.Popen([sys.executable, "-m", "companion.bench.room", json.dumps(args)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    load_pid = load.pid
+    parent = _Parent(load)
+
+    def ask(cmd, timeout=10.0):
+        parent.send(cmd)
+        if not parent.poll(timeout):
+            raise RuntimeError(f"the load process did not answer {cmd!r}")
+        return parent.recv()
+
+    try:
+        t0 = time.monotonic()
+        status = {"ready": 0}
+        while time.monotonic() - t0 < open_timeout:
+            status = ask("status")
+            if status["ready"] >= streams or load.poll() is not None:
+                break
+            time.sleep(0.1)
+        open_s = time.monotonic() - t0
+        ask("nuisance", timeout=30)
+        time.sleep(2.0)  # the nuisance connections are all open and sending
+    except BaseException:
+        load.kill()
+        load.wait()
+        raise
 
     post_ms: list[float] = []
     post_fail = [0]
@@ -257,12 +355,12 @@ def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200,
         seq = 0
         i = 0
         while time.monotonic() < stop_at:
-            t = time.perf_counter()
+            t = time.monotonic()
             try:
                 status, body = cl.call("POST", f"/api/matches/{matches[n]}/events", adjust(i, seq))
             except (OSError, http.client.HTTPException):
                 status, body = None, None
-            ms = (time.perf_counter() - t) * 1000
+            ms = (time.monotonic() - t) * 1000
             with lock:
                 if status == 201:
                     post_ms.append(ms)
@@ -286,51 +384,47 @@ def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200,
     def monitor() -> None:
         cl = Client(host, None, timeout=2)
         while time.monotonic() < stop_at:
-            t = time.perf_counter()
+            t = time.monotonic()
             try:
                 status, _ = cl.call("GET", "/healthz")
             except (OSError, http.client.HTTPException):
                 status = None
             if status == 200:
-                health_ms.append((time.perf_counter() - t) * 1000)
+                health_ms.append((time.monotonic() - t) * 1000)
             else:
                 health_fail[0] += 1
             peak[0] = max(peak[0], rss_mb(pid))
             time.sleep(0.1)
         cl.close()
 
+    load0 = os.getloadavg()[0]
     cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+    try:
+        load_cpu0 = cpu_seconds(load_pid)
+    except OSError:
+        load_cpu0 = 0.0
     threads = [threading.Thread(target=player, args=(n,), daemon=True) for n in range(players)]
     threads.append(threading.Thread(target=monitor, daemon=True))
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=seconds + 30)
-    cpu = (cpu_seconds(pid) - cpu0) / max(1e-9, time.monotonic() - wall0)
+    wall = max(1e-9, time.monotonic() - wall0)
+    cpu = (cpu_seconds(pid) - cpu0) / wall
+    try:
+        load_cpu = (cpu_seconds(load_pid) - load_cpu0) / wall
+    except OSError:
+        load_cpu = float("nan")
     time.sleep(1.0)  # the last events reach the streams
     peak[0] = max(peak[0], rss_mb(pid))
 
-    fan = []
-    missing = 0
-    ready = [i for i in range(streams) if readers.ready[i]]
-    for seq, t in sent.items():
-        for i in ready:
-            at = readers.arrived[i].get(seq)
-            if at is None:
-                missing += 1
-            else:
-                fan.append((at - t) * 1000)
-    streams_ready = readers.count_ready()
-    refused = readers.refused
-    slow_reopened = nuisance.reopened
-
     # the flood stops at once: how soon does the service answer again?
-    readers.close()
-    nuisance.close()
-    t = time.perf_counter()
+    parent.send("stop")
+    closed = parent.recv() if parent.poll(30) else ["closed", time.monotonic()]
+    t = closed[1]
     recovered = None
     seq = max(sent) if sent else 0
-    while time.perf_counter() - t < 30:
+    while time.monotonic() - t < 30:
         try:
             cl = Client(host, token, timeout=2)
             ok = cl.call("GET", "/healthz")[0] == 200 and \
@@ -339,11 +433,45 @@ def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200,
         except (OSError, http.client.HTTPException):
             ok = False
         if ok:
-            recovered = (time.perf_counter() - t) * 1000
+            recovered = (time.monotonic() - t) * 1000
             break
         time.sleep(0.05)
+    result = parent.recv() if parent.poll(60) else {"arrived": [], "ready": 0, "refused": 0, "open_s": None,
+                                                   "reopened": 0, "cpu_s": float("nan")}
+    try:
+        load.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        load.kill()
+        load.wait()
+    parent.close()
+
+    arrived = [dict(pairs) for pairs in result["arrived"]]
+    fan = []
+    missing = 0
+    for seq, t in sent.items():
+        for mine in arrived:
+            at = mine.get(seq)
+            if at is None:
+                missing += 1
+            else:
+                fan.append((at - t) * 1000)
     return {"post_ms": post_ms, "post_fail": post_fail[0], "fan_ms": fan, "fan_missing": missing,
             "fan_events": len(sent), "health_ms": health_ms, "health_fail": health_fail[0],
-            "rss_peak": peak[0], "streams": streams, "streams_ready": streams_ready, "refused": refused,
-            "open_s": open_s, "server_cpu": cpu, "recovered_ms": recovered, "nuisance_reopened": slow_reopened,
-            "slow": slow, "idle": idle}
+            "rss_peak": peak[0], "streams": streams, "streams_ready": result["ready"],
+            "refused": result["refused"], "open_s": result["open_s"] or open_s, "server_cpu": cpu,
+            "load_cpu": load_cpu, "loadavg": load0, "recovered_ms": recovered,
+            "nuisance_reopened": result["reopened"], "slow": slow, "idle": idle,
+            "addresses": len(addresses)}
+
+
+def _main(argv) -> int:
+    a = json.loads(argv[0])
+    _load(_Lines(), a["host"], a["match_id"], a["streams"], a["addresses"], a["slow"], a["idle"],
+          a["nuisance_address"], a["deadline"])
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(_main(sys.argv[1:]))

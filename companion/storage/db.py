@@ -178,11 +178,12 @@ class Database:
 
     # -- schema ------------------------------------------------------------
     def schema_version(self) -> int:
-        return self._writer.execute("PRAGMA user_version").fetchone()[0]
+        """On a read connection: ``/healthz`` asks it, and must not wait for a write's fsync on the writer's."""
+        return self.conn().execute("PRAGMA user_version").fetchone()[0]
 
     def migrate(self) -> int:
         with self._write_lock:
-            current = self.schema_version()
+            current = self._writer.execute("PRAGMA user_version").fetchone()[0]
             for version, _name, sql in migrations():
                 if version <= current:
                     continue

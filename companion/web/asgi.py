@@ -79,6 +79,9 @@ class Front:
         self.streams: dict[str, int] = {}
         self.subs: set = set()
         self.stopping = False
+        self._writing: dict = {}  # stream task -> loop.time() its current write started
+        self._stuck: dict = {}  # stream tasks cancelled by _sweep
+        self._sweeper = None
 
     # -- ASGI -----------------------------------------------------------------------------------
     async def __call__(self, scope, receive, send):
@@ -261,32 +264,67 @@ class Front:
                     return
 
         watcher = loop.create_task(watch())
-        timeout = self.limits.send_timeout
+        task = asyncio.current_task()
+        writing = self._writing
 
-        async def write(text: str, more: bool = True) -> None:
-            async with asyncio.timeout(timeout):
-                await send({"type": "http.response.body", "body": text.encode("utf-8"), "more_body": more})
+        async def write(message) -> None:
+            # no timer per write: the sweeper (_sweep) cancels a write that waited longer than send_timeout
+            writing[task] = loop.time()
+            self._sweep_soon(loop)
+            try:
+                await send(message)
+            finally:
+                writing.pop(task, None)
+
+        def body(data: bytes, more: bool = True) -> dict:
+            return {"type": "http.response.body", "body": data, "more_body": more}
 
         try:
-            async with asyncio.timeout(timeout):
-                await send({"type": "http.response.start", "status": status, "headers": headers})
-            await write("".join(plan.head))
-            async for item in sub.items_until_closed(plan.heartbeat):
-                if item is None:
-                    text = heartbeat_event(plan.heartbeat)
-                elif plan.blocking:
-                    text = await loop.run_in_executor(self.io, plan.render, item)
-                else:
-                    text = plan.render(item)
-                if text:
-                    await write(text)
+            await write({"type": "http.response.start", "status": status, "headers": headers})
+            await write(body("".join(plan.head).encode("utf-8")))
+            async for batch in sub.batches_until_closed(plan.heartbeat):
+                if batch is None:
+                    await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
+                    continue
+                parts = []
+                for item in batch:
+                    if plan.blocking:
+                        text = await loop.run_in_executor(self.io, plan.render, item)
+                    else:
+                        text = plan.render(item)
+                    if text:
+                        parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
+                if parts:
+                    await write(body(parts[0] if len(parts) == 1 else b"".join(parts)))
             if sub.overflow:  # fell 1,000 items behind: it reconnects and resumes by Last-Event-ID
                 self._drop(scope)
             else:
-                await write("", more=False)
-        except TimeoutError:  # the client reads nothing: let its connection go
-            self._drop(scope)
+                await write(body(b"", more=False))
+        except asyncio.CancelledError:
+            if not self._stuck.pop(task, False):
+                raise
+            self._drop(scope)  # the client read nothing for send_timeout: let its connection go
         finally:
+            writing.pop(task, None)
             self.subs.discard(sub)
             plan.close()
             watcher.cancel()
+
+    def _sweep_soon(self, loop) -> None:
+        if self._sweeper is None:
+            every = max(0.05, min(1.0, self.limits.send_timeout / 4))
+            self._sweeper = loop.call_later(every, self._sweep, loop)
+
+    def _sweep(self, loop) -> None:
+        """A few times per ``send_timeout`` (at most a second apart) while streams write: cancel the writes
+        that have waited longer than ``send_timeout`` (a client that reads nothing); its stream ends and
+        its connection is aborted."""
+        self._sweeper = None
+        now = loop.time()
+        for task, since in list(self._writing.items()):
+            if now - since > self.limits.send_timeout:
+                del self._writing[task]
+                if task.cancel():  # delivered when the task next runs: in its write
+                    self._stuck[task] = True
+        if self._writing:
+            self._sweep_soon(loop)

@@ -29,6 +29,7 @@ import json
 import logging
 import queue
 import threading
+import weakref
 
 from flask import Blueprint, Response, g, request
 
@@ -58,17 +59,72 @@ class Subscriber:
             self.overflow = True
 
 
+class _Waker:
+    """Wakes an event loop's waiting streams a slice at a time. A new event of a match shown on 1,000
+    screens wakes 1,000 stream tasks; woken all at once they would run back to back before the loop
+    polled its sockets again, so a player's request (and its answer, and ``/healthz``) would wait for the
+    whole fan-out. A slice at a time, the loop reads and answers requests between slices."""
+
+    SLICE = 50
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self.loop = loop
+        self.pending: collections.deque = collections.deque()
+        self.scheduled = False
+
+    def wake(self, waiter: asyncio.Future) -> None:
+        """On the loop."""
+        self.pending.append(waiter)
+        if not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self._run)
+
+    def _run(self) -> None:
+        pending = self.pending
+        for _ in range(min(self.SLICE, len(pending))):
+            waiter = pending.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+        if pending:  # the woken tasks run first, then the loop polls its sockets, then the next slice
+            self.loop.call_soon(self._run)
+        else:
+            self.scheduled = False
+
+
+_wakers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker]" = weakref.WeakKeyDictionary()
+_wakers_lock = threading.Lock()
+
+
+def _waker(loop: asyncio.AbstractEventLoop) -> _Waker:
+    with _wakers_lock:
+        w = _wakers.get(loop)
+        if w is None:
+            w = _wakers[loop] = _Waker(loop)
+        return w
+
+
 class AsyncSubscriber:
     """A stream read by an event loop: items arrive through ``loop.call_soon_threadsafe`` (one call per
-    published item for all the loop's subscribers, see ``Hub.publish``); bounded like ``Subscriber``."""
+    published item for all the loop's subscribers, see ``Hub.publish``); bounded like ``Subscriber``.
+    The reading task is woken through the loop's ``_Waker`` (a slice of streams at a time) and takes
+    every item waiting at once; the heartbeat is one timer per stream, set again only when it fires
+    (not one timer per item), so an event costs each stream little more than its write."""
 
     def __init__(self, key: str, loop: asyncio.AbstractEventLoop, maxsize: int = 1000):
         self.key = key
         self.loop = loop
         self.maxsize = maxsize
         self.items: collections.deque = collections.deque()
-        self.ready = asyncio.Event()
         self.overflow = False
+        self._waker = _waker(loop)
+        self._waiter: asyncio.Future | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._last = 0.0
+
+    def _wake(self) -> None:
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            self._waker.wake(waiter)
 
     def deliver(self, item) -> None:
         """On the loop."""
@@ -76,7 +132,7 @@ class AsyncSubscriber:
             self.overflow = True
         else:
             self.items.append(item)
-        self.ready.set()
+        self._wake()
 
     def put(self, item) -> None:
         """From any thread."""
@@ -85,22 +141,50 @@ class AsyncSubscriber:
         except RuntimeError:  # the loop is closed: the server is stopping
             pass
 
+    def _beat(self) -> None:
+        self._timer = None
+        self._wake()
+
+    async def batches_until_closed(self, heartbeat: float):
+        """Lists of ``(kind, payload, cache)`` items (all that were waiting), or None when nothing came
+        for ``heartbeat`` seconds. Ends on ``close`` or when the subscriber fell too far behind."""
+        loop = self.loop
+        self._last = loop.time()
+        try:
+            while not self.overflow:
+                if not self.items:
+                    if loop.time() - self._last >= heartbeat:
+                        self._last = loop.time()
+                        yield None
+                        continue
+                    if self._timer is None:
+                        self._timer = loop.call_at(self._last + heartbeat, self._beat)
+                    self._waiter = loop.create_future()
+                    await self._waiter
+                    continue
+                batch = []
+                while self.items:
+                    item = self.items.popleft()
+                    if item[0] == "close":
+                        if batch:
+                            yield batch
+                        return
+                    batch.append(item)
+                self._last = loop.time()
+                yield batch
+        finally:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
     async def items_until_closed(self, heartbeat: float):
-        """``(kind, payload, cache)`` items, or None when nothing came for ``heartbeat`` seconds. Ends
-        on ``close`` or when the subscriber fell too far behind."""
-        while not self.overflow:
-            if not self.items:
-                self.ready.clear()
-                try:
-                    async with asyncio.timeout(heartbeat):
-                        await self.ready.wait()
-                except TimeoutError:
-                    yield None
-                continue
-            item = self.items.popleft()
-            if item[0] == "close":
-                return
-            yield item
+        """One item at a time (or None for a heartbeat): ``batches_until_closed`` flattened."""
+        async for batch in self.batches_until_closed(heartbeat):
+            if batch is None:
+                yield None
+            else:
+                for item in batch:
+                    yield item
 
 
 def _deliver_all(subs, item) -> None:
@@ -287,14 +371,16 @@ def _response(plan: Plan) -> Response:
     return resp
 
 
-def _cached(item, key, make):
+def _cached(item, key, make) -> bytes:
+    """The bytes written for ``item`` to every caller of one kind (``key``: the kind of item, or the
+    role and seat): made and encoded once per published item, shared by all its streams."""
     cache = item[2] if len(item) > 2 else None
     if cache is None:
-        return make()
-    text = cache.get(key)
-    if text is None:
-        text = cache[key] = make()
-    return text
+        return make().encode("utf-8")
+    data = cache.get(key)
+    if data is None:
+        data = cache[key] = make().encode("utf-8")
+    return data
 
 
 @bp.get("/api/matches/<match_id>/stream")

@@ -267,3 +267,29 @@ def test_security_headers(api):
     assert "script-src 'self'" in r.headers["Content-Security-Policy"]
     assert r.headers["X-Frame-Options"] == "DENY"
     assert api.get("/api/matches").headers["Cache-Control"] == "no-store"
+
+
+def test_lists_of_many_open_matches_do_not_fold_them_again_each_time(app, fake_game, player, api, monkeypatch):
+    """The home page and the tournament overview show every open match's state: with more open matches
+    than the service kept folded (abandoned ones pile up over a season), each list folded all of them
+    again from their logs, seconds per call on a Pi. The service keeps enough folds for the lists."""
+    c = app.extensions["companion"]
+    ids = [player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+           for _ in range(40)]
+    for mid in ids:
+        assert player.post(f"/api/matches/{mid}/events", {"type": "point", "data": {"player": "Anna"},
+                                                          "expected_seq": 0}).status_code == 201
+    assert api.get("/api/tournament").status_code == 200
+    full_loads = []
+    events = c.store.events
+
+    def counting(match_id, *a, **kw):
+        if not a and not kw:  # a whole log: a fold made from scratch
+            full_loads.append(match_id)
+        return events(match_id, *a, **kw)
+
+    monkeypatch.setattr(c.store, "events", counting)
+    for path in ("/api/tournament", "/api/matches", "/api/tournament"):
+        r = api.get(path)
+        assert r.status_code == 200
+    assert len(r.json["tables"]) == 40 and full_loads == []

@@ -325,3 +325,84 @@ def test_an_organiser_s_stream_shows_no_secret_once_signed_out(app, front, playe
         await s.leave()
 
     run(go())
+def test_a_new_event_wakes_the_streams_a_slice_at_a_time():
+    """A request's callback queued just after an event for many streams runs before every stream has
+    been woken: the loop answers requests between slices of the fan-out."""
+    from companion.web.live import AsyncSubscriber, _Waker, _deliver_all
+
+    n = 3 * _Waker.SLICE
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        subs = [AsyncSubscriber("m", loop) for _ in range(n)]
+        taken = []
+
+        async def reader(sub):
+            async for batch in sub.batches_until_closed(600):
+                taken.extend(batch)
+
+        tasks = [loop.create_task(reader(s)) for s in subs]
+        await asyncio.sleep(0)  # every reader waits
+        seen = []
+        _deliver_all(subs, ("event", 1, {}))
+        loop.call_soon(lambda: seen.append(len(taken)))  # e.g. a POST's answer, ready now
+        while len(taken) < n:
+            await asyncio.sleep(0)
+        assert seen and seen[0] <= _Waker.SLICE  # it ran after one slice, not after all n streams
+        _deliver_all(subs, ("close", None))
+        await asyncio.gather(*tasks)
+
+    run(go())
+
+
+def test_items_waiting_for_a_stream_are_taken_in_one_batch_and_the_heartbeat_still_comes():
+    from companion.web.live import AsyncSubscriber
+
+    async def go():
+        sub = AsyncSubscriber("x", asyncio.get_running_loop())
+        for i in range(3):
+            sub.deliver(("event", i, {}))
+        got = []
+        async for batch in sub.batches_until_closed(0.05):
+            got.append(batch)
+            if batch is None:
+                sub.deliver(("close", None))
+        assert [[item[1] for item in got[0]], got[1]] == [[0, 1, 2], None]
+
+    run(go())
+
+
+def test_an_event_is_encoded_once_for_all_the_streams_of_one_kind_of_caller(app, front, player, match):
+    """1,000 viewers of a match share one rendering, as bytes, of each event."""
+    hub = app.extensions["companion"].hub
+    items = []
+    send = hub._send
+
+    def spy(subs, item):
+        items.append(item)
+        send(subs, item)
+
+    hub._send = spy
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        calls = [Call(front, f"/api/matches/{match}/stream", client=(f"127.0.0.{n + 2}", 1)).start()
+                 for n in range(3)]
+        for c in calls:
+            await c.until("event: snapshot")
+        r = await loop.run_in_executor(None, lambda: player.post(
+            f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}))
+        assert r.status_code == 201
+        for c in calls:
+            await c.until("id: 1\nevent: event")
+        for c in calls:
+            await c.leave()
+        return calls
+
+    calls = run(go())
+    event = [item for item in items if item[0] == "event"]
+    assert len(event) == 1
+    cache = event[0][2]
+    assert list(cache) == [("viewer", None)] and isinstance(cache[("viewer", None)], bytes)
+    for c in calls:
+        assert cache[("viewer", None)].decode() in c.text
