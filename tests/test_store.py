@@ -265,7 +265,7 @@ def test_an_undo_folds_the_log_once_however_many_undos_it_holds(store, fake_game
             svc.undo(m["id"])
     steps = []
     step = Fold._step
-    monkeypatch.setattr(Fold, "_step", lambda self, g, c, e: steps.append(e["seq"]) or step(self, g, c, e))
+    monkeypatch.setattr(Fold, "_step", lambda self, g, c, e, *rest: steps.append(e["seq"]) or step(self, g, c, e, *rest))
     svc.undo(m["id"])
     replayed = list(steps)
     assert len(replayed) <= 50  # the 49 events still in effect, each once
