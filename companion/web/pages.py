@@ -21,6 +21,9 @@ def game_files(game: str) -> dict:
         "game_partial": f"games/{game}.html" if (wd / "templates" / "games" / f"{game}.html").is_file() else None,
         "game_script": f"games/{game}.js" if (wd / "static" / "games" / f"{game}.js").is_file() else None,
         "game_style": f"games/{game}.css" if (wd / "static" / "games" / f"{game}.css").is_file() else None,
+        # what the game's tracker and its TV panel share (loaded first on both pages)
+        "game_shared": f"games/{game}.shared.js"
+        if (wd / "static" / "games" / f"{game}.shared.js").is_file() else None,
         # the TV's own panel of the game (the display page, web/static/js/display.js)
         "display_script": f"games/{game}.display.js"
         if (wd / "static" / "games" / f"{game}.display.js").is_file() else None,

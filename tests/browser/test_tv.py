@@ -335,3 +335,102 @@ def test_tv_rome_is_burning_emperor_turn_scores(browser, server, org, artifacts_
         assert not tv.errors, tv.errors
     finally:
         ctx.close()
+
+
+def _board_with_photo(org):
+    """A complete board (tests/web/boardkit.py) saved as version 2 without a photo, then its photo (600 x 400)
+    as version 3."""
+    import http.client
+
+    from tests.web.boardkit import complete_board, png
+
+    bid = org.ok("POST", "/api/boards", {"name": "TV board"})["id"]
+    org.ok("POST", f"/api/boards/{bid}/versions", {"board": complete_board()})
+    conn = http.client.HTTPConnection(org.server.host, timeout=30)
+    conn.request("PUT", f"/api/boards/{bid}/photo", body=png(600, 400),
+                 headers={"Authorization": f"Bearer {org.token}", "Content-Type": "image/png"})
+    r = conn.getresponse()
+    assert r.status == 201, r.read()
+    conn.close()
+    return bid
+
+
+def test_tv_web_of_power_board_with_the_pieces_and_the_chains(browser, server, org, artifacts_dir):
+    bid = _board_with_photo(org)
+    mid = org.ok("POST", "/api/matches", {"game": "web-of-power", "players": PLAYERS, "colours": COLOURS,
+                                          "options": {"board_id": bid}})["id"]
+    assert _match(org, mid)["options"]["board_ref"] == {"id": bid, "version": 3}
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        tv.goto(f"/m/{mid}/display")
+        board = tv.locator("#wop-tv-board")
+        expect(tv.locator("#wop-tv")).to_have_attribute("data-board", "photo")
+        expect(board).to_be_visible()
+        expect(board.locator("image")).to_have_count(1)
+        expect(board.locator("circle[data-site]")).to_have_count(18)
+        expect(board.locator("circle[data-site]:not(.free)")).to_have_count(0)
+        expect(tv.locator("#wop-tv-countries table")).to_be_visible()  # the table beside it
+        # Anna's first two monasteries: drawn live, in her colour, on their sites
+        org.event(mid, "place", {"player": "Anna", "piece": "monastery", "site": "England1"})
+        expect(board.locator("circle[data-site='England1']")).to_have_attribute("fill", COLOURS["Anna"])
+        turns = [("Anna", ["England2"]), ("Bruno", ["Bayern1", "Bayern2"]), ("Carla", ["Italien1"]),
+                 ("Anna", ["Franken1", "Franken2"])]
+        org.event(mid, "place", {"player": "Anna", "piece": "monastery", "site": "England2"})
+        org.event(mid, "turn.end", {"player": "Anna"})
+        for player, sites in turns[1:]:
+            for site in sites:
+                org.event(mid, "place", {"player": player, "piece": "monastery", "site": site})
+            org.event(mid, "turn.end", {"player": player})
+        held = {"England1": "Anna"} | {s: p for p, ss in turns for s in ss}
+        for site, player in held.items():
+            mark = board.locator(f"circle[data-site='{site}']")
+            expect(mark).to_have_attribute("fill", COLOURS[player])
+            expect(mark).to_have_attribute("data-holder", player)
+            expect(mark).not_to_have_class(re.compile(r"\bfree\b"))
+        expect(board.locator("circle[data-site]:not(.free)")).to_have_count(len(held))
+        # Anna's chain of four, in her colour; nobody else has one
+        chain = board.locator("polyline.wop-chain-live")
+        expect(chain).to_have_count(1)
+        expect(chain).to_have_attribute("data-player", "Anna")
+        expect(chain).to_have_attribute("stroke", COLOURS["Anna"])
+        assert sorted(chain.get_attribute("data-chain").split(",")) == ["England1", "England2", "Franken1", "Franken2"]
+        expect(tv.locator('#wop-tv-countries tr[data-country="Bayern"] td[data-player="Bruno"]')).to_have_text("2 / 0")
+        # large on the screen, nothing runs out of it, and nothing on it writes
+        tv.screenshot(path=str(artifacts_dir / "tv-web-of-power-board.png"))
+        box = board.bounding_box()
+        assert box["width"] >= 820 and box["height"] >= 540, box  # the photo is 600 x 400
+        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        assert tv.evaluate("document.documentElement.scrollHeight <= document.documentElement.clientHeight + 1")
+        assert tv.locator("#tv-game button, #tv-game input, #tv-game select").count() == 0
+        tv.set_viewport_size(SMALL_TV)
+        tv.screenshot(path=str(artifacts_dir / "tv-web-of-power-board-1280.png"))
+        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+        # the scores beside it are not cut either
+        assert tv.evaluate("[...document.querySelectorAll('#scores .trk-scroll, #wop-tv-countries')]"
+                           ".every(e => e.scrollWidth <= e.clientWidth + 1)")
+        box = board.bounding_box()
+        assert box["width"] >= 540 and box["height"] >= 360, box
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()
+
+
+def test_tv_web_of_power_table_alone_on_the_template_or_without_a_photo(browser, server, org, artifacts_dir):
+    bid = _board_with_photo(org)
+    template = org.ok("POST", "/api/matches", {"game": "web-of-power", "players": PLAYERS,
+                                               "options": {"board_id": None}})["id"]
+    no_photo = org.ok("POST", "/api/matches", {"game": "web-of-power", "players": PLAYERS,
+                                               "options": {"board_id": bid, "board_version": 2}})["id"]
+    ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
+    try:
+        tv = _watch(ctx.new_page())
+        for mid in (template, no_photo):
+            tv.goto(f"/m/{mid}/display")
+            expect(tv.locator("#wop-tv")).to_have_attribute("data-board", "table")
+            expect(tv.locator("#wop-tv-countries table")).to_be_visible()
+            expect(tv.locator("#wop-tv-board")).to_be_hidden()
+        tv.screenshot(path=str(artifacts_dir / "tv-web-of-power-no-photo.png"))
+        assert not tv.errors, tv.errors
+    finally:
+        ctx.close()

@@ -67,62 +67,24 @@
   }
 
   // -- a board drawn on the box (/boards): its photo, the roads and the sites; tap a free site to place -------
-  var SVGNS = "http://www.w3.org/2000/svg", photoZoom = 1;
-  function svgEl(tag, attrs) {
-    var n = document.createElementNS(SVGNS, tag);
-    Object.keys(attrs).forEach(function (k) { n.setAttribute(k, attrs[k]); });
-    return n;
-  }
-  function photoUnit() { return Math.max(board.photo.width, board.photo.height) / 100; }
+  // (the drawing is shared with the TV: games/web-of-power.shared.js)
+  var B = window.WopBoard, svgEl = B.el, photoZoom = 1;
+  function photoUnit() { return B.unit(board); }
   function drawPhoto() {
     var box = $("wop-photo");
-    if (!board || !board.photo || !board.coords) { box.hidden = true; return; }
+    if (!B.onPhoto(board)) { box.hidden = true; return; }
     box.hidden = false;
-    var svg = $("wop-photo-svg"), w = board.photo.width, h = board.photo.height, u = photoUnit(), xy = board.coords;
-    svg.setAttribute("viewBox", "0 0 " + w + " " + h);
-    svg.textContent = "";
-    svg.appendChild(svgEl("image", { href: board.photo.url, x: 0, y: 0, width: w, height: h }));
-    [[board.roads, "wop-photo-road", 0.7], [board.sea_routes, "wop-photo-sea", 0.5]].forEach(function (set) {
-      set[0].forEach(function (r) {
-        if (!xy[r[0]] || !xy[r[1]]) return;
-        svg.appendChild(svgEl("line", { x1: xy[r[0]][0], y1: xy[r[0]][1], x2: xy[r[1]][0], y2: xy[r[1]][1], class: set[1], "stroke-width": set[2] * u }));
-      });
-    });
-    svg.appendChild(svgEl("g", { id: "wop-chain-layer" }));
-    Object.keys(xy).forEach(function (id) {
-      var c = svgEl("circle", { cx: xy[id][0], cy: xy[id][1], r: 1.7 * u, "stroke-width": 0.3 * u, class: "wop-photo-site free", "data-site": id });
-      c.appendChild(svgEl("title", {})).textContent = id;
-      svg.appendChild(c);
-    });
+    var svg = $("wop-photo-svg");
+    B.draw(svg, board, "wop-chain-layer");
     svg.style.width = (100 * photoZoom) + "%";
   }
   function paintPhoto() {
-    if (!board || !board.coords || !client.view) return;
-    document.querySelectorAll("#wop-photo-svg circle[data-site]").forEach(function (mark) {
-      var holder = st().sites[mark.getAttribute("data-site")];
-      mark.setAttribute("class", "wop-photo-site" + (holder ? "" : " free"));
-      if (holder) mark.setAttribute("fill", colour(holder) || "#222"); else mark.removeAttribute("fill");
-    });
+    if (!B.onPhoto(board) || !client.view) return;
+    B.paint($("wop-photo-svg"), st().sites, colour);
   }
   // the chains each player has now, drawn in their colour under the sites (fetched once per new event)
-  var chainsSeq = -1;
-  function liveChains() {
-    if (!board || !board.photo || !board.coords || !board.roads_known || client.seq === chainsSeq) return;
-    var at = chainsSeq = client.seq;
-    C.api("GET", base() + "/wop/chains").then(function (r) {
-      if (at !== chainsSeq) return;
-      var layer = $("wop-chain-layer"), u = photoUnit();
-      if (!layer) return;
-      layer.querySelectorAll(".wop-chain-live").forEach(function (n) { n.remove(); });
-      Object.keys(r.chains || {}).forEach(function (p) {
-        (r.chains[p] || []).forEach(function (chain) {
-          var pts = chain.map(function (id) { return board.coords[id]; }).filter(Boolean);
-          layer.insertBefore(svgEl("polyline", { points: pts.map(function (q) { return q.join(","); }).join(" "), class: "wop-chain-live",
-            stroke: colour(p) || "#222", "stroke-width": 1.6 * u, "data-player": p, "data-chain": chain.join(",") }), layer.firstChild);
-        });
-      });
-    }, function () { chainsSeq = -1; });
-  }
+  var followChains = B.follower(base, function () { return board; }, function () { return $("wop-chain-layer"); }, colour);
+  function liveChains() { followChains(client); }
   function tapSite(ev) {
     var mark = ev.target.closest ? ev.target.closest("circle[data-site]") : null;
     if (!mark || !playing()) return;
