@@ -8,6 +8,7 @@ running time = sum of the run intervals; the zero instant E = where that sum rea
 >= R+2 final rounds with threshold min(12, 4 + r - (R+2)).
 """
 
+import os
 import copy
 import json
 from datetime import datetime, timedelta, timezone
@@ -311,7 +312,9 @@ class ClockMachine(RuleBasedStateMachine):
         assert (v["phase"] == "ended") is v["ended"]
 
 
-ClockMachine.TestCase.settings = settings(max_examples=300, stateful_step_count=100,
+# 150 machines of 80 steps in `make test`; `make soak` (COMPANION_SOAK=1) runs 1,000 of 100
+SOAK = bool(os.environ.get("COMPANION_SOAK"))
+ClockMachine.TestCase.settings = settings(max_examples=1000 if SOAK else 150, stateful_step_count=100 if SOAK else 80,
                                           suppress_health_check=[HealthCheck.filter_too_much,
                                                                  HealthCheck.too_slow])
 TestClockMachine = ClockMachine.TestCase

@@ -188,6 +188,15 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         play_turn(org, mid, "Bruno", near)
         expect(roll).to_have_attribute("data-state", "owed")
         expect(roll.locator(".tv-roll-who")).to_have_text(EN["tv.roll_owed"].format(player="Bruno"))
+        # the page keeps every count of shown ranking rows it goes through (the reveal is checked after it
+        # ends, so a slow machine cannot race the test)
+        tv.evaluate("""() => { window.__shown = []; new MutationObserver(() => {
+            const n = document.querySelectorAll('.tv-rank:not([hidden])').length;
+            const w = document.querySelector('.tv-winner');
+            const won = !!(w && !w.hidden && w.offsetParent !== null);
+            const last = window.__shown[window.__shown.length - 1];
+            if (!last || last[0] !== n || last[1] !== won) window.__shown.push([n, won]);
+          }).observe(document.body, {subtree: true, childList: true, attributes: true}); }""")
         _event(org, mid, "final.roll", {"player": "Bruno", "dice": [1, 2]})
         # the dice roll for a moment before they show
         expect(roll).to_have_attribute("data-state", "rolling")
@@ -199,10 +208,14 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         assert result["ended"]
         ranking = tv.locator("#tv-ranking")
         expect(ranking).to_be_visible()
-        expect(tv.locator(".tv-rank:not([hidden])")).to_have_count(1)  # one at a time
-        assert tv.locator(".tv-winner").is_hidden()
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-5-reveal.png"))
         expect(ranking).to_have_attribute("data-revealed", "1", timeout=15_000)
+        # one row at a time (0, 1, 2, ... every row), the winner's name only once every row is shown
+        shown = [x for x in tv.evaluate("window.__shown") if x[0] > 0 or x[1]]
+        rows = len(result["results"])
+        counts = [n for n, _ in shown]
+        assert sorted(set(counts)) == list(range(1, rows + 1)) and counts == sorted(counts), shown
+        assert all(n == rows for n, won in shown if won), shown
         # revealed from the last place up
         order = [int(x) for x in ranking.get_attribute("data-order").split(",")]
         assert order == sorted((r["place"] for r in result["results"]), reverse=True)

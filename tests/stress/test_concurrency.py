@@ -1,4 +1,4 @@
-"""Concurrency: 12 clients x 50 events (1,000 each in `make soak`) on one match through the API of the real
+"""Concurrency: 12 clients x 25 events (1,000 each in `make soak`) on one match through the API of the real
 server (uvicorn), every
 write with ``expected_seq`` (the last seq that client saw).
 
@@ -19,7 +19,7 @@ from tests.stress.harness import PLAYERS, Client, Payloads, create_match, key, m
 from tests.web.serverproc import Server
 
 CLIENTS = 12
-EVENTS = examples(50, 1000)  # per client
+EVENTS = examples(25, 1000)  # per client
 
 
 def test_12_clients_writing_at_once_on_one_match(tmp_path):

@@ -22,7 +22,7 @@ from hypothesis.errors import Unsatisfiable
 
 from tests.stress.conftest import examples
 
-N = examples(12, 150)
+N = examples(6, 150)
 STREAMS = r".*/stream$"
 
 
