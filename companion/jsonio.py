@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 from companion.errors import InputError
 
@@ -88,3 +90,27 @@ def parse_json(text: str, source: str = "input"):
 
 def dumps(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2)
+
+
+def write_status_file(path: str | Path, doc: dict) -> None:
+    """Write a small JSON status file beside the database atomically (a temporary file renamed over it);
+    a failure leaves the old file and no temporary one (a status is advice: it never stops the caller)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def read_status_file(path: str | Path) -> dict | None:
+    """A status file written by ``write_status_file``: its object, or ``None`` when missing or unreadable."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None

@@ -33,6 +33,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from companion.errors import InputError
+from companion.jsonio import read_status_file, write_status_file
 
 SETTING = "replication"  # the settings table's key: {"target": URL or folder, "sync_interval": seconds}
 STATUS_FILE = "replication.json"  # beside companion.db: the supervisor's last look
@@ -262,24 +263,11 @@ def replica_position(target: dict, binary: str | None = None, env=None, timeout:
 # -- status file ---------------------------------------------------------------------------------
 
 def write_status(data_dir: str | Path, status: dict) -> None:
-    path = Path(data_dir) / STATUS_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(status), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    write_status_file(Path(data_dir) / STATUS_FILE, status)
 
 
 def read_status(data_dir: str | Path) -> dict | None:
-    try:
-        doc = json.loads((Path(data_dir) / STATUS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
+    return read_status_file(Path(data_dir) / STATUS_FILE)
 
 
 def public_status(settings: dict | None, status: dict | None, now: float | None = None) -> dict:

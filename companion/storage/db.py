@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from companion.timeutil import WallClock
+from companion.jsonio import read_status_file, write_status_file
 
 PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -436,24 +437,12 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
 
 def write_backup_status(data_dir: str | Path, status: dict) -> None:
     """Record the last backup's result beside the database (the home page shows a failure to organisers)."""
-    path = Path(data_dir) / BACKUP_STATUS
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(status, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
+    write_status_file(Path(data_dir) / BACKUP_STATUS, status)
 
 
 def read_backup_status(data_dir: str | Path) -> dict | None:
-    try:
-        doc = json.loads((Path(data_dir) / BACKUP_STATUS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and isinstance(doc.get("ok"), bool) else None
+    doc = read_status_file(Path(data_dir) / BACKUP_STATUS)
+    return doc if doc is not None and isinstance(doc.get("ok"), bool) else None
 
 
 def _split_sql(sql: str) -> list[str]:

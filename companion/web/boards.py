@@ -11,6 +11,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 from companion import boards as core
 from companion.errors import InputError
 from companion.web.core import ctx, int_arg, json_body, require, role
+from companion.web.apidoc import body as _body, err as _err, ok as _ok, ref as _ref
 
 bp = Blueprint("boards", __name__)
 
@@ -125,21 +126,6 @@ def set_default():
 
 # -- OpenAPI --------------------------------------------------------------------------------------
 
-def _ref(name):
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _ok(name, description="OK"):
-    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
-
-
-def _err(*codes):
-    return {str(c): {"description": "error", "content": {"application/json": {"schema": _ref("Error")}}}
-            for c in codes}
-
-
-def _body(name):
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
 
 _ID = {"name": "board_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 64}}

@@ -10,13 +10,14 @@ the roster player; ending a player's links ends the sessions made from them. Sto
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, g, jsonify, make_response, redirect, render_template, request
+from flask import Blueprint, abort, g, jsonify, redirect, render_template, request
 
 from companion import season_store as ss
 from companion.errors import CompanionError, InputError, NotFoundError
 from companion.roster import short_name as default_short_name, sparkline_svg
 from companion.storage import players as roster
 from companion.web.core import ctx, int_arg, json_body, require, role
+from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 bp = Blueprint("players", __name__)
 
@@ -248,21 +249,6 @@ def _page_player_by_name(season_id: str, name: str):
 
 # -- OpenAPI ----------------------------------------------------------------------------------------
 
-def _ref(name):
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _ok(name, description="OK"):
-    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
-
-
-def _err(*codes):
-    return {str(c): {"description": "error", "content": {"application/json": {"schema": _ref("Error")}}}
-            for c in codes}
-
-
-def _body(name):
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
 
 _S = {"type": "string"}

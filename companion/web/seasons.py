@@ -20,6 +20,7 @@ from companion.errors import CompanionError, InputError, NotFoundError, join_pat
 from companion.games import GAMES
 from companion.web import i18n
 from companion.web.core import ctx, json_body, require
+from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 bp = Blueprint("seasons", __name__)
 
@@ -384,21 +385,6 @@ def _openapi_schemas() -> dict:
     return out
 
 
-def _ref(name):
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _ok(name, description="OK"):
-    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
-
-
-def _err(*codes):
-    return {str(c): {"description": "error", "content": {"application/json": {"schema": _ref("Error")}}}
-            for c in codes}
-
-
-def _body(name):
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 64}

@@ -16,6 +16,7 @@ from companion.matches import uses_clock
 from companion import tournament_days as days
 from companion.storage import tournaments as rows
 from companion.web.core import ctx, json_body, require
+from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 bp = Blueprint("tournaments", __name__)
 
@@ -294,21 +295,6 @@ def _round_qrs(rnd: dict) -> list[dict | None]:
 
 # -- OpenAPI -------------------------------------------------------------------------------------------
 
-def _ref(name):
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _ok(name, description="OK"):
-    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
-
-
-def _err(*codes):
-    return {str(c): {"description": "error", "content": {"application/json": {"schema": _ref("Error")}}}
-            for c in codes}
-
-
-def _body(name):
-    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
 
 _ID = {"type": "string", "minLength": 1, "maxLength": 64}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from companion.web.core import ctx, json_body, require
+from companion.web.apidoc import err as _err, ok as _ok
 
 bp = Blueprint("tv", __name__)
 
@@ -80,15 +81,6 @@ def _open(store, match_id: str) -> bool:
         return store.get_match(match_id)["status"] != "ended"
     except NotFoundError:
         return False
-
-
-def _ok(name):
-    return {"description": "OK", "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}}}
-
-
-def _err(*codes):
-    return {str(c): {"description": "error", "content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/Error"}}}} for c in codes}
 
 
 _BODY = {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/api.tv-sound"}}}}
