@@ -37,6 +37,9 @@ def test_the_league_page_shows_the_combined_standings_with_venues_and_what_to_ch
     app, state, _ = league_app
     page = app.test_client().get("/?lang=en").get_data(as_text=True)
     assert 'id="standings"' in page and "Fan Club conquest-italy 2026" in page
+    # the league's standings name the players without links (no box's player pages on this server)
+    table = page.split('id="standings"', 1)[1].split("</table>", 1)[0]
+    assert '<tr data-player="Anna"' in table and "<a " not in table
     assert 'data-venue="Roma + Milano"' in page and 'data-venue="Milano"' in page and "at Roma" in page
     assert "Nicolo / Nicolò: the same name written differently" in page
     assert "read 20" in page  # each box's last read

@@ -65,6 +65,10 @@ def test_results_and_standings(organiser, season):
     ms = organiser.get(f"/api/seasons/{season['id']}/matches").json["matches"]
     assert [m["id"] for m in ms][0] == "t1" and ms[0]["source"] == "manual"
     assert {r["player"]: r["points"] for r in ms[0]["results"]} == {"Anna": 3, "Bruno": 0, "Carla": 0, "Dario": -2.5}
+    # the season page's standings: a row per player, each name a link to the player's season history
+    page = organiser.get(f"/seasons/{season['id']}").get_data(as_text=True)
+    for name in ("Anna", "Bruno", "Carla", "Dario"):
+        assert f'<a href="/seasons/{season["id"]}/players/{name}">{name}</a>' in page
 
 
 @pytest.mark.parametrize("results, extra, status, field", [
