@@ -34,7 +34,10 @@ def open_match(page, mid, seat=None, block_stream=False):
 
 
 def wait_seq(page, n):
-    page.wait_for_function("n => window.companionMatch && window.companionMatch.seq >= n", arg=n)
+    """Until the page shows event ``n`` and its own write is answered: the live stream can bring the event
+    before the write's answer, and a tap in between is refused as "wait" (one write at a time)."""
+    page.wait_for_function("n => window.companionMatch && window.companionMatch.seq >= n && !window.companionMatch.busy",
+                           arg=n)
 
 
 def seq(page) -> int:
