@@ -273,6 +273,8 @@
     this.match = null;
     this.status = null; // "open" | "ended" (the match's, from the API and the stream)
     this.busy = false;
+    this.sentSeq = -1; // the view's seq when the last write was sent
+    this.pending = null;
     this.query = this.hooks.query || ""; // "?as=viewer": the TV page, shown as a viewer sees it whoever opened it
   }
   MatchClient.prototype.load = function () {
@@ -297,24 +299,34 @@
     var v = this.view || {};
     return !!(v.ended || (v.summary && v.summary.ended) || this.status === "ended");
   };
+  // One write at a time. A second tap while a write is unanswered is refused ("wait": a double tap must not
+  // place twice), unless the live stream has already shown a newer state since that write was sent: then the
+  // tap was made on what the person saw, and it goes as soon as the first write is answered.
   MatchClient.prototype._write = function (path, body) {
     var self = this;
-    if (self.busy) return Promise.reject(new ApiError(0, { error: t("common.wait") }));
+    if (self.busy && !(self.seq > self.sentSeq)) return Promise.reject(new ApiError(0, { error: t("common.wait") }));
+    self.sentSeq = self.seq;
+    function run() {
+      self.busy = true;
+      return api("POST", path, body).then(function (m) {
+        self.busy = false;
+        self.clearConflict();
+        self.setMatch(m);
+        if (self.hooks.written) self.hooks.written(m.event, self);
+        return m;
+      }, function (err) {
+        self.busy = false;
+        if (err.status === 409 && err.field === "expected_seq") {
+          // someone else wrote first: show it, load the fresh state, do not resend
+          return self.load().then(function () { self.showConflict(); throw err; }, function () { self.showConflict(); throw err; });
+        }
+        throw err;
+      });
+    }
+    var p = self.busy ? self.pending.then(run, run) : run();
     self.busy = true;
-    return api("POST", path, body).then(function (m) {
-      self.busy = false;
-      self.clearConflict();
-      self.setMatch(m);
-      if (self.hooks.written) self.hooks.written(m.event, self);
-      return m;
-    }, function (err) {
-      self.busy = false;
-      if (err.status === 409 && err.field === "expected_seq") {
-        // someone else wrote first: show it, load the fresh state, do not resend
-        return self.load().then(function () { self.showConflict(); throw err; }, function () { self.showConflict(); throw err; });
-      }
-      throw err;
-    });
+    self.pending = p;
+    return p;
   };
   MatchClient.prototype.send = function (type, data) {
     return this._write("/api/matches/" + encodeURIComponent(this.id) + "/events",
