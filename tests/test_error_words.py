@@ -29,7 +29,9 @@ SKIPPED = ("cli/", "bench/", "gpio.py", "league_boxes.py", "replication.py", "st
 DYNAMIC = {
     # the reason holds_clock() returns: a literal of the game module, checked below
     ("matches.py", "held"),
-    # a board or map check's first problem: the checks' own report (shown as it is by `companion map check`)
+    # a board or map check's first problem, from the checks' own report: the boards page puts the Web of
+    # Power report in words itself (web/static/js/boards.js); a conquest map is a JSON document written by
+    # hand, checked in English as by `companion map check`
     ("games/conquest_map.py", "message + more"),
     ("games/wop_board.py", 'first["message"]'),
 }
