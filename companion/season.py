@@ -192,7 +192,7 @@ def check_places(places: list[int], where: str = "$.results") -> None:
         ahead = sum(1 for q in places if q < p)
         if p != ahead + 1:
             raise InputError(
-                "place {p} is impossible: {ahead} player(s) placed ahead make this place {value} (players "
+                "place {p} is impossible: {ahead} {ahead|player placed ahead makes|players placed ahead make} this place {value} (players "
                 "sharing a place cover the places after it: 1, 2, 2, 4)", f"{where}[{j}].place", p=p, ahead=ahead, value=ahead + 1)
 
 

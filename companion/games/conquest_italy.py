@@ -661,7 +661,7 @@ def _check_draw(state, player: str, card, field: str) -> str:
     under = [c for c in state["under"] if c in deck]
     if card in under and deck[0] != card:
         above = len(deck) - len(under) + under.index(card)
-        raise RuleError("{card!r} was traded and went under the deck: {above} cards come before it", field, card=card, above=above)
+        raise RuleError("{card!r} was traded and went under the deck: {above} {above|card comes|cards come} before it", field, card=card, above=above)
     return card
 
 
@@ -833,7 +833,7 @@ def _on_place(s, gm, data):
     due = min(PLACE_STEP, s["reserve"][player])
     total = sum(placements.values())
     if total != due:
-        raise RuleError("{player} places {due} units now ({PLACE_STEP} at a time), not {total}", "placements", player=player, due=due, PLACE_STEP=PLACE_STEP, total=total)
+        raise RuleError("{player} places {due} {due|unit|units} now ({PLACE_STEP} at a time), not {total}", "placements", player=player, due=due, PLACE_STEP=PLACE_STEP, total=total)
     units = dict(s["units"])
     for c, n in placements.items():
         units[c] += n
@@ -1013,7 +1013,7 @@ def _on_clock_start(s, gm, data):
     if s["phase"] == "place":
         if not override:
             left = sum(s["reserve"].values())
-            raise RuleError("the set-up is not over: {left} units are still to place ({next_placer} places next); the "
+            raise RuleError("the set-up is not over: {left} {left|unit is|units are} still to place ({next_placer} places next); the "
                             "clock starts when every unit is placed (or the organiser starts it with override)", "type", left=left, next_placer=s['next_placer'])
         s["phase"] = "play"  # what was not placed is not placed
         s["reserve"] = {p: 0 for p in s["players"]}
@@ -1043,7 +1043,7 @@ def _on_turn_end(s, gm, data):
     done = s["turn_conquests"]
     if conquered is not None and conquered != done and (conquered < 2 or done < 2):
         # "2 or more" is all the clock asks of a turn with two conquests or more (the box's long press)
-        raise RuleError("{player} conquered {done} territories this turn, not {conquered}", "conquered", player=player, done=done, conquered=conquered)
+        raise RuleError("{player} conquered {done} {done|territory|territories} this turn, not {conquered}", "conquered", player=player, done=done, conquered=conquered)
     if card is not None:
         _check_draw(s, player, card, "card")
         _take_card(s, player, card)

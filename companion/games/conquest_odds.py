@@ -119,18 +119,18 @@ def resolve(attacker: int, defender: int, attack_dice=None, defend_dice=None, di
     most = max_attack_dice(attacker)
     if dice is not None:
         if isinstance(dice, bool) or not isinstance(dice, int) or not 1 <= dice <= most:
-            raise DiceError("the attacker may roll 1 to {most} dice with {attacker} units", f["dice"], most=most, attacker=attacker)
+            raise DiceError("the attacker may roll 1 to {most} {most|die|dice} with {attacker} {attacker|unit|units}", f["dice"], most=most, attacker=attacker)
     if attack_dice is not None:
         a = _check_faces(attack_dice, f["attack_dice"])
         if not 1 <= len(a) <= most:
-            raise DiceError("the attacker rolls 1 to {most} dice with {attacker} units (one unit stays home), not {n_a}", f["attack_dice"], most=most, attacker=attacker, n_a=len(a))
+            raise DiceError("the attacker rolls 1 to {most} {most|die|dice} with {attacker} {attacker|unit|units} (one unit stays home), not {n_a}", f["attack_dice"], most=most, attacker=attacker, n_a=len(a))
         if dice is not None and len(a) != dice:
-            raise DiceError("{n_a} attacking dice given but {dice} announced", f["attack_dice"], n_a=len(a), dice=dice)
+            raise DiceError("{n_a} attacking {n_a|die|dice} given but {dice} announced", f["attack_dice"], n_a=len(a), dice=dice)
     need = defend_dice_count(defender)
     if defend_dice is not None:
         d = _check_faces(defend_dice, f["defend_dice"])
         if len(d) != need:
-            raise DiceError("the defender must roll {need} dice with {defender} units, not {n_d}",
+            raise DiceError("the defender must roll {need} {need|die|dice} with {defender} {defender|unit|units}, not {n_d}",
                             f["defend_dice"], need=need, defender=defender, n_d=len(d))
     if attack_dice is None or defend_dice is None:
         if rng is None:

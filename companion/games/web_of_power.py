@@ -394,7 +394,7 @@ def score(doc) -> dict:
                     by_country.add(p)
                 placed_m[p] += n
         if placed_m[p] > MONASTERIES:
-            raise InputError("{p} has placed {placed_m} monasteries; the supply is {MONASTERIES}",
+            raise InputError("{p} has placed {placed_m} {placed_m|monastery|monasteries}; the supply is {MONASTERIES}",
                              _path("monasteries", p), p=p, placed_m=placed_m[p], MONASTERIES=MONASTERIES)
     for country in board["countries"]:
         cap = board["capacity"][country]
@@ -414,7 +414,7 @@ def score(doc) -> dict:
                 councillors[country][p] = n
             placed_c[p] += n
             if placed_c[p] > COUNCILLORS:
-                raise InputError("{p} has placed {placed_c} councillors; the supply is {COUNCILLORS}",
+                raise InputError("{p} has placed {placed_c} {placed_c|councillor|councillors}; the supply is {COUNCILLORS}",
                                  _path("councillors", country, p), p=p, placed_c=placed_c[p], COUNCILLORS=COUNCILLORS)
 
     hand: dict = {}
