@@ -15,8 +15,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from companion import errors
 from companion.resources import web_dir
 
@@ -143,16 +141,18 @@ def test_the_italian_words_use_the_same_values_and_no_entry_is_left_over():
     assert bad == [], "\n".join(bad)
 
 
-@pytest.mark.parametrize("n, en, it", [
-    (1, "too many failed attempts: try again in 1 s", None),
-])
-def test_a_counted_sentence_takes_the_form_of_its_number(n, en, it):
+def test_a_sentence_in_italian_english_and_a_third_language():
     from companion.web import i18n
 
-    assert errors.render("{n} {n|army|armies}", {"n": 1}) == "1 army"
-    assert errors.render("{n} {n|army|armies}", {"n": 0}) == "0 armies"
-    assert i18n.error_text("it", "{n} {n|army|armies}", {"n": 2}) == "2 armies"  # no entry: English
-    assert i18n.error_text("de", "unknown player {p!r}", {"p": "Anna"}) == "unknown player 'Anna'"
+    t = "{player} has {left} {left|monastery|monasteries} left"
+    assert [i18n.error_text("it", t, {"player": "Anna", "left": n}) for n in (1, 0)] == [
+        "a Anna resta 1 monastero", "a Anna restano 0 monasteri"]
+    assert [i18n.error_text(lang, t, {"player": "Anna", "left": 1}) for lang in ("en", "de")] == [
+        "Anna has 1 monastery left"] * 2
+    assert i18n.error_text("it", "no such sentence {x}", {"x": 2}) == "no such sentence 2"  # no entry: English
+    assert i18n.error_text("it", "{what:w} is missing", {"what": "players.name"}) == "il nome del giocatore: manca"
+    assert i18n.error_text("en", "{what:w} is missing", {"what": "players.name"}) == "the player name is missing"
+    assert i18n.error_text("en", "{what:w} is missing", {"what": "no_such_field"}) == "no such field is missing"
 
 
 def test_the_words_put_into_sentences_exist_in_both_languages():
