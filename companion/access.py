@@ -81,7 +81,7 @@ def role_at_least(role: str, needed: str) -> bool:
 def check_pin_format(pin) -> str:
     if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
             or not PIN_MIN_DIGITS <= len(pin) <= PIN_MAX_DIGITS:
-        raise InputError(f"the PIN must be {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits", "pin")
+        raise InputError("the PIN must be {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits", "pin", PIN_MIN_DIGITS=PIN_MIN_DIGITS, PIN_MAX_DIGITS=PIN_MAX_DIGITS)
     return pin
 
 
@@ -124,7 +124,7 @@ class Access:
 
     def end_session_by_id(self, session_id: str) -> None:
         if not isinstance(session_id, str) or len(session_id) != 12 or not self.store.delete_session_by_id(session_id):
-            raise NotFoundError(f"no session {session_id}", "id")
+            raise NotFoundError("no session {session_id}", "id", session_id=session_id)
 
     def session(self, sid: str | None) -> dict | None:
         if not sid or len(sid) > 200:
@@ -166,7 +166,7 @@ class Access:
         key = self.store.session_key_by_id(session_id, self.clock.now_iso()) \
             if isinstance(session_id, str) and len(session_id) == 12 else None
         if key is None:
-            raise NotFoundError(f"no live session {session_id}", "$.session")
+            raise NotFoundError("no live session {session_id}", "$.session", session_id=session_id)
         return self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share)
 
     def sit(self, match_id: str, player: str, key: str) -> None:
@@ -211,7 +211,7 @@ class Access:
 
     def revoke_api_token(self, token_id: str) -> None:
         if not self.store.revoke_api_token(token_id):
-            raise InputError(f"no token with id {token_id!r}", "ID")
+            raise InputError("no token with id {token_id!r}", "ID", token_id=token_id)
 
     # -- join tokens (the table QR codes) ----------------------------------------
     def create_join_token(self, hours: float = JOIN_TOKEN_HOURS, match_id: str | None = None,
@@ -239,7 +239,7 @@ class Access:
         """End one join link and every session made from it; how many sessions ended."""
         ended = self.store.revoke_join_token(link_id) if isinstance(link_id, str) and len(link_id) == 12 else None
         if ended is None:
-            raise NotFoundError(f"no join link {link_id}", "id")
+            raise NotFoundError("no join link {link_id}", "id", link_id=link_id)
         return ended
 
     def join_token_alive(self, token: str | None) -> bool:

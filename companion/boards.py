@@ -32,7 +32,7 @@ GAME = "web-of-power"
 def sniff_image(data: bytes, field: str = "photo") -> dict:
     """``{"mime", "width", "height"}`` of a PNG or JPEG read from its bytes; InputError for anything else."""
     if len(data) > PHOTO_LIMIT:
-        raise InputError(f"the photo is too large: at most {PHOTO_LIMIT // (1024 * 1024)} MB", field)
+        raise InputError("the photo is too large: at most {value} MB", field, value=PHOTO_LIMIT // (1024 * 1024))
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
         w, h = struct.unpack(">II", data[16:24])
         return _sized("image/png", w, h, field)
@@ -62,7 +62,7 @@ def sniff_image(data: bytes, field: str = "photo") -> dict:
 
 def _sized(mime: str, w: int, h: int, field: str) -> dict:
     if not (1 <= w <= PHOTO_MAX_SIDE and 1 <= h <= PHOTO_MAX_SIDE):
-        raise InputError(f"the photo is {w}x{h} pixels: each side must be 1 to {PHOTO_MAX_SIDE}", field)
+        raise InputError("the photo is {w}x{h} pixels: each side must be 1 to {PHOTO_MAX_SIDE}", field, w=w, h=h, PHOTO_MAX_SIDE=PHOTO_MAX_SIDE)
     return {"mime": mime, "width": w, "height": h}
 
 
@@ -74,7 +74,7 @@ def photo_from_doc(photo: dict, field: str = "$.photo") -> dict:
         raise InputError("the photo is not valid base64", join(field, "data")) from None
     info = sniff_image(data, join(field, "data"))
     if info["mime"] != photo["mime"]:
-        raise InputError(f"the photo is a {info['mime']}, not a {photo['mime']}", join(field, "mime"))
+        raise InputError("the photo is a {mime}, not a {mime2}", join(field, "mime"), mime=info['mime'], mime2=photo['mime'])
     return {**info, "data": data}
 
 
@@ -186,7 +186,7 @@ def listing(store) -> list[dict]:
 def photo(store, board_id: str, version: int | None = None) -> dict:
     v = store.board_version(board_id, version)
     if not v["photo_id"]:
-        raise NotFoundError(f"board {board_id!r} version {v['version']} has no photo", "photo")
+        raise NotFoundError("board {board_id!r} version {version} has no photo", "photo", board_id=board_id, version=v['version'])
     return store.board_photo(v["photo_id"])
 
 
@@ -257,8 +257,7 @@ def match_options(store, game: str, options: dict) -> dict:
     report = check(v["doc"])
     if report["errors"]:
         first = report["errors"][0]
-        raise RuleError(f"board version {v['version']} has errors ({first['path']}: {first['message']}): "
-                        "correct it on the boards page first", "board_id")
+        raise RuleError("board version {version} has errors ({path}: {message}): correct it on the boards page first", "board_id", version=v['version'], path=first['path'], message=first['message'])
     out["board"] = v["doc"]
     out["board_ref"] = {"id": board_id, "version": v["version"]}
     return out

@@ -118,7 +118,7 @@ def _player(state: dict, data: dict) -> str:
     if not isinstance(p, str) or not p:
         raise InputError("must be a player's name", "player")
     if p not in state["players"]:
-        raise InputError(f"unknown player {p!r} (players: {', '.join(state['players'])})", "player")
+        raise InputError("unknown player {p!r} (players: {names})", "player", p=p, names=', '.join(state['players']))
     return p
 
 
@@ -129,7 +129,7 @@ def _dice(data: dict) -> list[int]:
     lo, hi = DIE_FACES
     for i, d in enumerate(dice):
         if not _is_int(d) or not lo <= d <= hi:
-            raise InputError(f"a die shows a whole number from {lo} to {hi}, not {d!r}", f"dice[{i}]")
+            raise InputError("a die shows a whole number from {lo} to {hi}, not {d!r}", f"dice[{i}]", lo=lo, hi=hi, d=d)
     return list(dice)
 
 
@@ -147,7 +147,7 @@ def _need_started(state: dict) -> None:
 def _need_running(state: dict, what: str) -> None:
     _need_started(state)
     if state["running_since"] is None:
-        raise RuleError(f"the clock is paused: resume it before {what}", "type")
+        raise RuleError("the clock is paused: resume it before {what:w@do}", "type", what=what)
 
 
 # -- transitions -------------------------------------------------------------
@@ -209,14 +209,13 @@ def apply(state: dict, event: dict) -> dict:
     """Pure reducer: returns a new state, never mutates ``state``; raises RuleError/InputError."""
     t = event.get("type")
     if t not in EVENT_TYPES:
-        raise InputError(f"not a clock event: {t!r}", "type")
+        raise InputError("not a clock event: {t!r}", "type", t=t)
     data = event.get("data") or {}
     if not isinstance(data, dict):
         raise InputError("event data must be an object", "data")
     at = parse_iso(event.get("at"), "at")
     if state["last_at"] is not None and at < parse_iso(state["last_at"]):
-        raise RuleError(f"out of time order: stamped {event.get('at')}, before the previous event "
-                        f"({state['last_at']})", "at")
+        raise RuleError("out of time order: stamped {value}, before the previous event ({last_at})", "at", value=event.get('at'), last_at=state['last_at'])
     if state["ended"]:
         raise RuleError("the match has ended", "type")
 
@@ -226,7 +225,7 @@ def apply(state: dict, event: dict) -> dict:
             raise RuleError("the clock has started already", "type")
         minutes = data.get("limit_minutes", DEFAULT_LIMIT_MINUTES)
         if not _is_int(minutes) or not 1 <= minutes <= MAX_LIMIT_MINUTES:
-            raise InputError(f"must be a whole number of minutes from 1 to {MAX_LIMIT_MINUTES}", "limit_minutes")
+            raise InputError("must be a whole number of minutes from 1 to {MAX_LIMIT_MINUTES}", "limit_minutes", MAX_LIMIT_MINUTES=MAX_LIMIT_MINUTES)
         s.update(phase="regular", round=1, seat=0, limit_us=minutes * 60 * _US, elapsed_us=0,
                  running_since=_iso(at))
     elif t == "clock.pause":
@@ -249,9 +248,9 @@ def apply(state: dict, event: dict) -> dict:
             raise InputError("must be a whole number >= 0 (territories conquered in this turn)", "conquered")
         _need_running(s, "ending a turn")
         if s["awaiting_roll"] is not None:
-            raise RuleError(f"{s['awaiting_roll']} owes a final roll before the next turn", "type")
+            raise RuleError("{awaiting_roll} owes a final roll before the next turn", "type", awaiting_roll=s['awaiting_roll'])
         if player != _current(s):
-            raise RuleError(f"it is {_current(s)}'s turn, not {player}'s", "player")
+            raise RuleError("it is {value}'s turn, not {player}'s", "player", value=_current(s), player=player)
         if s["phase"] == "final-rounds":
             if conquered is None:
                 raise InputError("required in the final rounds (fewer than 2 conquests owes a roll)",
@@ -267,7 +266,7 @@ def apply(state: dict, event: dict) -> dict:
         if s["awaiting_roll"] is None:
             raise RuleError("nobody owes a final roll now", "player")
         if player != s["awaiting_roll"]:
-            raise RuleError(f"{s['awaiting_roll']} owes the final roll, not {player}", "player")
+            raise RuleError("{awaiting_roll} owes the final roll, not {player}", "player", awaiting_roll=s['awaiting_roll'], player=player)
         if sum(dice) <= s["final_threshold"]:
             _end(s, "final-roll", player, at)
         else:
@@ -377,5 +376,5 @@ def final_roll_data(state: dict, player: str | None, rng) -> dict:
     if owed is None:
         raise RuleError("nobody owes a final roll now", "player")
     if player is not None and player != owed:
-        raise RuleError(f"{owed} owes the final roll, not {player}", "player")
+        raise RuleError("{owed} owes the final roll, not {player}", "player", owed=owed, player=player)
     return {"player": owed, "dice": [rng.randint(*DIE_FACES), rng.randint(*DIE_FACES)]}

@@ -54,7 +54,7 @@ def _env_checkpoint_seconds() -> int:
     except ValueError:
         value = 0
     if not 1 <= value <= CHECKPOINT_SECONDS:
-        raise InputError(f"must be whole seconds from 1 to {CHECKPOINT_SECONDS}", "COMPANION_CHECKPOINT_SECONDS")
+        raise InputError("must be whole seconds from 1 to {CHECKPOINT_SECONDS}", "COMPANION_CHECKPOINT_SECONDS", CHECKPOINT_SECONDS=CHECKPOINT_SECONDS)
     return value
 
 
@@ -124,7 +124,7 @@ class ClockRunner:
     def _clock_fold(self, match_id: str):
         f = self.service.fold(match_id)
         if not f.clock_on:
-            raise InputError(f"match {match_id} does not use the clock", "match_id")
+            raise InputError("match {match_id} does not use the clock", "match_id", match_id=match_id)
         return f
 
     def _stamp(self, fold) -> str:
@@ -180,18 +180,18 @@ class ClockRunner:
             try:
                 f = self._clock_fold(mid)
             except NotFoundError:
-                raise NotFoundError(f"no match {mid}", where) from None
+                raise NotFoundError("no match {mid}", where, mid=mid) from None
             except InputError as exc:
-                raise InputError(exc.message, where) from None
+                raise exc.again(InputError, where) from None
             if f.ended():
-                raise RuleError(f"match {mid} has ended", where)
+                raise RuleError("match {mid} has ended", where, mid=mid)
             if f.clock_state["phase"] != "setup":
-                raise RuleError(f"the clock of match {mid} has started already", where)
+                raise RuleError("the clock of match {mid} has started already", where, mid=mid)
             try:
                 f.check({"type": "clock.start", "data": data, "at": self._stamp(f)})
             except InputError as exc:
                 field = "limit_minutes" if exc.field == "limit_minutes" else where
-                raise InputError(exc.message, field) from None
+                raise exc.again(InputError, field) from None
             folds.append(f)
         at = max((self._stamp(f) for f in folds), key=parse_iso)
         out = []

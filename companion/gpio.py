@@ -110,11 +110,11 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"cannot read the pin map: {exc.strerror or exc}", where) from None
+        raise InputError("cannot read the pin map: {value}", where, value=exc.strerror or exc) from None
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML: {exc}", where) from None
+        raise InputError("not valid TOML: {exc}", where, exc=exc) from None
     return check_pin_map(doc, where)
 
 
@@ -263,7 +263,7 @@ class Sounder:
 def make_factory(mode: str):
     """``(factory, mock, reason)`` for a mode. ``factory`` is None when there are no pins."""
     if mode not in MODES:
-        raise InputError(f"must be one of {', '.join(MODES)}", "gpio")
+        raise InputError("must be one of {names}", "gpio", names=', '.join(MODES))
     if mode == "off":
         return None, False, "GPIO is off (--gpio off)"
     from gpiozero.pins.mock import MockFactory
@@ -636,7 +636,7 @@ def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, l
     ``sync_sound=`` to :class:`Box`."""
     log = logger or logging.getLogger("companion.gpio")
     if mode not in MODES:
-        raise InputError(f"must be one of {', '.join(MODES)}", "gpio")
+        raise InputError("must be one of {names}", "gpio", names=', '.join(MODES))
     pm = pin_map or load_pin_map()
     factory = kw.pop("factory", None)
     if factory is not None:

@@ -19,9 +19,9 @@ def load_json(source: str):
             with open(source, encoding="utf-8") as fh:
                 text = fh.read()
     except OSError as exc:
-        raise InputError(f"cannot read {source}: {exc.strerror or exc}") from None
+        raise InputError("cannot read {source}: {value}", source=source, value=exc.strerror or exc) from None
     except UnicodeDecodeError:
-        raise InputError(f"{source} is not UTF-8 text") from None
+        raise InputError("{source} is not UTF-8 text", source=source) from None
     return parse_json(text, source)
 
 
@@ -75,16 +75,15 @@ def parse_json(text: str, source: str = "input"):
     try:
         doc = json.loads(text, parse_constant=_no_constant)
     except _NotJsonNumber as exc:
-        raise InputError(f"{source} is not valid JSON: {exc} is not a JSON number") from None
+        raise InputError("{source} is not valid JSON: {exc} is not a JSON number", source=source, exc=exc) from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise InputError("{source} is not valid JSON: {msg} at line {lineno} column {colno}", source=source, msg=exc.msg, lineno=exc.lineno, colno=exc.colno) from None
     except RecursionError:
-        raise InputError(f"{source} is nested too deeply to be a document") from None
+        raise InputError("{source} is nested too deeply to be a document", source=source) from None
     except ValueError:  # Python refuses ints of more than MAX_DIGITS digits
-        raise InputError(f"{source} holds a number with more than {MAX_DIGITS} digits"
-                         f"{where_digits_overflow(text)}") from None
+        raise InputError("{source} holds a number with more than {MAX_DIGITS} digits{value}", source=source, MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
     if depth_exceeds(doc):
-        raise InputError(f"{source} is nested too deeply to be a document (more than {MAX_DEPTH} levels)")
+        raise InputError("{source} is nested too deeply to be a document (more than {MAX_DEPTH} levels)", source=source, MAX_DEPTH=MAX_DEPTH)
     return doc
 
 

@@ -27,9 +27,9 @@ STATE = "state.json"
 def parse_box(text: str, field: str = "--box") -> dict:
     name, sep, where = (text or "").partition("=")
     if not sep or not where:
-        raise InputError(f"must be NAME=REPLICA (got {text!r})", field)
+        raise InputError("must be NAME=REPLICA (got {text!r})", field, text=text)
     if not _NAME.fullmatch(name):
-        raise InputError(f"a box's name is 1-40 letters, digits, '.', '_' or '-' (got {name!r})", field)
+        raise InputError("a box's name is 1-40 letters, digits, '.', '_' or '-' (got {name!r})", field, name=name)
     if "://" not in where and os.path.isfile(where):
         return {"name": name, "kind": "file", "source": os.path.abspath(where), "shown": os.path.abspath(where)}
     target = replication.parse_target(where, field)
@@ -43,7 +43,7 @@ def parse_boxes(texts: list[str]) -> list[dict]:
     names = [b["name"] for b in boxes]
     for n in names:
         if names.count(n) > 1:
-            raise InputError(f"the box name {n!r} is given twice", "--box")
+            raise InputError("the box name {n!r} is given twice", "--box", n=n)
     return boxes
 
 
@@ -165,8 +165,8 @@ def load(boxes: list[dict], cache: str | Path, season: str | None = None) -> tup
         seasons = [s for s in listed[box["name"]] or [] if (s["game"], s["year"]) == (game, year)
                    and (not club or s["club"].casefold() == club.casefold())]
         if len(seasons) > 1:
-            raise InputError(f"box {box['name']} has {len(seasons)} clubs with a {game} season in {year}: "
-                             "choose with --season CLUB/GAME/YEAR", "--season")
+            raise InputError("box {name} has {n_seasons} clubs with a {game} season in {year}: choose with --season "
+                             "CLUB/GAME/YEAR", "--season", name=box['name'], n_seasons=len(seasons), game=game, year=year)
         if not seasons:
             out.append({"name": box["name"], "season": None, "rules": None, "matches": []})
             continue
@@ -191,6 +191,6 @@ def parse_aliases(texts: list[str] | None) -> dict[str, str]:
     for t in texts or []:
         a, sep, b = t.partition("=")
         if not sep or not a or not b:
-            raise InputError(f"must be NAME=SAME-PLAYER (got {t!r})", "--same")
+            raise InputError("must be NAME=SAME-PLAYER (got {t!r})", "--same", t=t)
         out[a] = b
     return out

@@ -52,7 +52,7 @@ def check_result(module, players: list[str], data) -> list[dict]:
         raise InputError("must be an object", "data")
     unknown = sorted(set(data) - {"places"})
     if unknown:
-        raise InputError(f"unknown field {unknown[0]!r} (give places)", unknown[0])
+        raise InputError("unknown field {unknown!r} (give places)", unknown[0], unknown=unknown[0])
     places = data.get("places")
     if not isinstance(places, list) or not places:
         raise InputError("required: one entry per player, [{player, place}]", "places")
@@ -66,36 +66,36 @@ def check_result(module, players: list[str], data) -> list[dict]:
             raise InputError("must be an object {player, place}", where)
         extra = sorted(set(r) - {"player", "place", "objective", "eliminated"})
         if extra:
-            raise InputError(f"unknown field {extra[0]!r}", f"{where}.{extra[0]}")
+            raise InputError("unknown field {extra!r}", f"{where}.{extra[0]}", extra=extra[0])
         p = r.get("player")
         if not isinstance(p, str) or not p:
             raise InputError("must be a player's name", f"{where}.player")
         if p not in players:
-            raise InputError(f"{p!r} does not play in this match", f"{where}.player")
+            raise InputError("{p!r} does not play in this match", f"{where}.player", p=p)
         if p in seen:
-            raise InputError(f"{p!r} is listed twice", f"{where}.player")
+            raise InputError("{p!r} is listed twice", f"{where}.player", p=p)
         seen[p] = i
         place = r.get("place")
         if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= n:
-            raise InputError(f"must be a place from 1 to {n}", f"{where}.place")
+            raise InputError("must be a place from 1 to {n}", f"{where}.place", n=n)
         row = {"player": p, "place": place, "objective": False, "eliminated": False}
         for flag in ("objective", "eliminated"):
             if flag in r:
                 if not isinstance(r[flag], bool):
                     raise InputError("must be true or false", f"{where}.{flag}")
                 if r[flag] and flag not in flags:
-                    raise InputError(f"{module.NAME} has no {flag} in its results", f"{where}.{flag}")
+                    raise InputError("{NAME} has no {flag} in its results", f"{where}.{flag}", NAME=module.NAME, flag=flag)
                 row[flag] = r[flag]
         rows.append(row)
     missing = [p for p in players if p not in seen]
     if missing:
-        raise InputError(f"every player gets a place: {', '.join(missing)} missing", "places")
+        raise InputError("every player gets a place: {names} missing", "places", names=', '.join(missing))
     got = sorted(r["place"] for r in rows)
     for i, r in enumerate(rows):
         want = 1 + sum(1 for q in got if q < r["place"])
         if r["place"] != want:
-            raise InputError(f"place {r['place']} does not follow the others (a shared place covers the ones "
-                             f"after it: 1, 2, 2, 4); here it would be {want}", f"places[{i}].place")
+            raise InputError("place {place} does not follow the others (a shared place covers the ones after it: 1, 2, "
+                             "2, 4); here it would be {want}", f"places[{i}].place", place=r['place'], want=want)
     done = [i for i, r in enumerate(rows) if r["objective"]]
     if len(done) > 1:
         raise InputError("only one player can complete the objective", f"places[{done[1]}].objective")
@@ -211,14 +211,14 @@ class Fold:
                             "type")
         clock_event = self.clock_on and t in _clock().EVENT_TYPES
         if not clock_event and t not in self.module.EVENT_TYPES:
-            raise InputError(f"unknown event type {t!r} for {self.game}", "type")
+            raise InputError("unknown event type {t!r} for {game}", "type", t=t, game=self.game)
         # An ended match takes nothing but undo: neither the game's events after the clock ended it
         # (they would change the final ranking the season recorded) nor clock events after the game ended.
         if self._game_ended(game_state) or (clock_state is not None and clock_state.get("ended")):
             raise RuleError("the match has ended", "type")
         if (clock_state is not None and clock_state.get("awaiting_roll") and not clock_event
                 and t in getattr(self.module, "TURN_EVENT_TYPES", ())):
-            raise RuleError(f"{clock_state['awaiting_roll']} owes a final roll before the next turn", "type")
+            raise RuleError("{awaiting_roll} owes a final roll before the next turn", "type", awaiting_roll=clock_state['awaiting_roll'])
         holds_clock = getattr(self.module, "holds_clock", None) if clock_state is not None else None
         held = holds_clock(game_state) if holds_clock is not None else None
         if clock_event and held:
@@ -372,12 +372,12 @@ def check_export(doc) -> Fold:
     try:
         f = Fold(doc["game"], doc["players"], doc.get("options"))
     except CompanionError as exc:
-        raise InputError(exc.message, "$.options" if exc.field not in ("players",) else "$.players") from None
+        raise exc.again(InputError, "$.options" if exc.field not in ("players",) else "$.players") from None
     previous = None
     for i, e in enumerate(doc["events"]):
         where = f"$.events[{i}]"
         if e["seq"] != i + 1:
-            raise InputError(f"seq must be {i + 1} (seqs count from 1 without gaps)", where + ".seq")
+            raise InputError("seq must be {value} (seqs count from 1 without gaps)", where + ".seq", value=i + 1)
         at = parse_iso(e["at"], where + ".at")
         if previous is not None and at < previous:
             raise InputError("events must be in time order", where + ".at")
@@ -385,5 +385,5 @@ def check_export(doc) -> Fold:
         try:
             f.apply({"seq": e["seq"], "type": e["type"], "data": e.get("data", {}), "at": e["at"]})
         except CompanionError as exc:
-            raise InputError(exc.message, event_path(where, exc.field)) from None
+            raise exc.again(InputError, event_path(where, exc.field)) from None
     return f

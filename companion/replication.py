@@ -96,7 +96,7 @@ def parse_target(text, field: str = "--target") -> dict:
         raise InputError("must not hold control characters", field)
     if "://" not in text:
         if not text.startswith("/"):
-            raise InputError(f"a folder replica must be an absolute path (got {text!r})", field)
+            raise InputError("a folder replica must be an absolute path (got {text!r})", field, text=text)
         path = os.path.normpath(text)
         return {"kind": "folder", "url": "file://" + path, "path": path, "shown": path}
     parts = urlsplit(text)
@@ -104,7 +104,7 @@ def parse_target(text, field: str = "--target") -> dict:
     query = parse_qs(parts.query, keep_blank_values=True)
     for k in query:
         if any(w in k.lower() for w in _SECRET_WORDS):
-            raise InputError(f"the target holds a secret ({k}=...): put it in /etc/default/companion instead", field)
+            raise InputError("the target holds a secret ({k}=...): put it in /etc/default/companion instead", field, k=k)
     if parts.password is not None:
         raise InputError("the target holds a password: put it in /etc/default/companion "
                          "(COMPANION_REPLICA_SFTP_PASSWORD) instead", field)
@@ -132,7 +132,7 @@ def parse_target(text, field: str = "--target") -> dict:
         shown = f"s3://{parts.netloc}{parts.path}" + (f" at {urlsplit(endpoint).netloc or endpoint}" if endpoint else "")
         return {"kind": "s3", "url": text, "bucket": parts.netloc, "path": unquote(parts.path).lstrip("/"),
                 "endpoint": endpoint, "region": region, "shown": shown}
-    raise InputError(f"unknown kind of replica {scheme + '://'!r}: a folder, sftp:// or s3://", field)
+    raise InputError("unknown kind of replica {value!r}: a folder, sftp:// or s3://", field, value=scheme + '://')
 
 
 def replica_url(text, field: str = "--from") -> str:

@@ -139,7 +139,7 @@ class Rules:
             n = _table_size(key, f"{where}.points")
             path = f'{where}.points["{key}"]'
             if not isinstance(table, list) or len(table) != n:
-                raise InputError(f"a table for {n} players needs {n} numbers, one per place", path)
+                raise InputError("a table for {n} players needs {n} numbers, one per place", path, n=n)
             try:
                 points[n] = tuple(exact(x) for x in table)
             except TypeError:
@@ -165,7 +165,7 @@ class Rules:
 
 def _table_size(key: str, where: str) -> int:
     if not isinstance(key, str) or not key.isdigit() or not 2 <= int(key) <= 99:
-        raise InputError(f"a points table is keyed by the number of players (2..99), not {key!r}", where)
+        raise InputError("a points table is keyed by the number of players (2..99), not {key!r}", where, key=key)
     return int(key)
 
 
@@ -187,13 +187,13 @@ def check_places(places: list[int], where: str = "$.results") -> None:
     n = len(places)
     for j, p in enumerate(places):
         if not 1 <= p <= n:
-            raise InputError(f"place must be between 1 and {n} (the number of players)", f"{where}[{j}].place")
+            raise InputError("place must be between 1 and {n} (the number of players)", f"{where}[{j}].place", n=n)
     for j, p in enumerate(places):
         ahead = sum(1 for q in places if q < p)
         if p != ahead + 1:
             raise InputError(
-                f"place {p} is impossible: {ahead} player(s) placed ahead make this place {ahead + 1} "
-                f"(players sharing a place cover the places after it: 1, 2, 2, 4)", f"{where}[{j}].place")
+                "place {p} is impossible: {ahead} {ahead|player placed ahead makes|players placed ahead make} this place {value} (players "
+                "sharing a place cover the places after it: 1, 2, 2, 4)", f"{where}[{j}].place", p=p, ahead=ahead, value=ahead + 1)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -225,14 +225,13 @@ def check_match(m: dict, rules: Rules, where: str) -> dict:
         seen: dict[str, int] = {}
         for j, r in enumerate(results):
             if r["player"] in seen:
-                raise InputError(f"player {r['player']!r} appears twice in this match "
-                                 f"(first at results[{seen[r['player']]}])", join_path(where, f"results[{j}].player"))
+                raise InputError("player {player!r} appears twice in this match (first at results[{seen}])", join_path(where, f"results[{j}].player"), player=r['player'], seen=seen[r['player']])
             seen[r["player"]] = j
     check_places([r["place"] for r in results], join_path(where, "results"))
     if n not in rules.points:
         have = ", ".join(str(k) for k in sorted(rules.points))
-        raise InputError(f"no points table for {n} players (tables: {have}; add one to the club settings)",
-                         join_path(where, "results"))
+        raise InputError("no points table for {n} players (tables: {have}; add one to the club settings)",
+                         join_path(where, "results"), n=n, have=have)
     return {"id": m["id"], "date": normalize_date(m["date"], join_path(where, "date")), "game": m.get("game"),
             "results": [_result(r) for r in results]}
 
@@ -244,11 +243,11 @@ def normalize_date(value: str, where: str = "date") -> str:
     out = _normal_date(value)
     if out is None:
         if len(value) == 10:
-            raise InputError(f"not a date (YYYY-MM-DD): {value!r}", where)
+            raise InputError("not a date (YYYY-MM-DD): {value!r}", where, value=value)
         from companion.timeutil import parse_iso
 
         parse_iso(value, where)  # raises, naming the field
-        raise InputError(f"not an ISO-8601 date-time: {value!r}", where)
+        raise InputError("not an ISO-8601 date-time: {value!r}", where, value=value)
     return out
 
 
@@ -333,17 +332,17 @@ def load_document(doc, base: Rules | None = None, validate_schema: bool = True) 
     for i, m in enumerate(doc["matches"]):
         where = f"$.matches[{i}]"
         if m["id"] in ids:
-            raise InputError(f"match id {m['id']!r} is used twice (first at $.matches[{ids[m['id']]}])",
-                             where + ".id")
+            raise InputError("match id {id!r} is used twice (first at $.matches[{ids}])",
+                             where + ".id", id=m['id'], ids=ids[m['id']])
         ids[m["id"]] = i
         if game is None:
             game = m.get("game")
         elif m.get("game") is not None and m["game"] != game:
-            raise InputError(f"a season is of one game: this match is {m['game']!r}, the season {game!r}",
-                             where + ".game")
+            raise InputError("a season is of one game: this match is {game!r}, the season {game2!r}",
+                             where + ".game", game=m['game'], game2=game)
         nm = check_match(m, rules, where)
         if year is not None and int(nm["date"][:4]) != year:
-            raise InputError(f"the date is not in the season's year {year}", where + ".date")
+            raise InputError("the date is not in the season's year {year}", where + ".date", year=year)
         matches.append(nm)
     return doc, rules, matches
 
@@ -481,7 +480,7 @@ def history(matches: list[dict], rules: Rules, player: str) -> dict:
                          "objective": r["objective"], "eliminated": r["eliminated"],
                          "place_points": num(base), "points": num(pts), "cumulative": num(running)})
     if not rows:
-        raise InputError(f"{player!r} played no match of this season", "player")
+        raise InputError("{player!r} played no match of this season", "player", player=player)
     return {"player": player, "matches": len(rows), "wins": sum(1 for r in rows if r["place"] == 1),
             "points": num(running), "history": rows}
 
@@ -608,7 +607,7 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
     if players is not None:
         unknown = [p for p in players if p not in series]
         if unknown:
-            raise InputError(f"{unknown[0]!r} played no match of this season", "player")
+            raise InputError("{unknown!r} played no match of this season", "player", unknown=unknown[0])
         series = {p: series[p] for p in players}
     elif ordered:  # the legend in the order of the points at the end
         series = dict(sorted(series.items(), key=lambda kv: (-kv[1][-1], kv[0].casefold(), kv[0])))

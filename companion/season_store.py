@@ -40,7 +40,7 @@ def _check_settings(settings, where: str, base: core.Rules | None = None) -> dic
     try:
         validate("season.settings", settings)
     except InputError as exc:
-        raise InputError(exc.message, where + (exc.field or "$")[1:]) from None
+        raise exc.again(InputError, where + (exc.field or "$")[1:]) from None
     (base or core.Rules()).with_settings(settings, where)
     return settings
 
@@ -53,7 +53,7 @@ def create_club(store, name: str, settings: dict | None = None) -> dict:
     club = {"id": new_id()[:12], "name": name, "settings": settings, "created_at": store.clock.now_iso()}
     with store.write() as c:
         if c.execute("SELECT 1 FROM clubs WHERE name=?", (name,)).fetchone():
-            raise ConflictError(f"a club named {name!r} exists already", "name")
+            raise ConflictError("a club named {name!r} exists already", "name", name=name)
         c.execute("INSERT INTO clubs(id, name, settings, created_at) VALUES (?,?,?,?)",
                   (club["id"], name, json.dumps(settings), club["created_at"]))
     return club
@@ -67,7 +67,7 @@ def get_club(store, ref: str, field: str = "club") -> dict:
     row = c.execute("SELECT * FROM clubs WHERE id=?", (ref,)).fetchone() or \
         c.execute("SELECT * FROM clubs WHERE name=?", (ref,)).fetchone()
     if row is None:
-        raise NotFoundError(f"no club {ref!r}", field)
+        raise NotFoundError("no club {ref!r}", field, ref=ref)
     return _club_row(row)
 
 
@@ -102,7 +102,7 @@ def create_season(store, club: str, game: str, year: int, name: str | None = Non
     from companion.games import GAMES
 
     if game not in GAMES:
-        raise InputError(f"unknown game {game!r} (known: {', '.join(sorted(GAMES))})", "game")
+        raise InputError("unknown game {game!r} (known: {names})", "game", game=game, names=', '.join(sorted(GAMES)))
     if isinstance(year, bool) or not isinstance(year, int) or not 1900 <= year <= 9999:
         raise InputError("must be a year (1900..9999)", "year")
     if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 100):
@@ -116,7 +116,7 @@ def create_season(store, club: str, game: str, year: int, name: str | None = Non
     with store.write() as c:
         if c.execute("SELECT 1 FROM seasons WHERE club_id=? AND game=? AND year=?",
                      (c0["id"], game, year)).fetchone():
-            raise ConflictError(f"{c0['name']} has a {game} season for {year} already", "year")
+            raise ConflictError("{name} has a {game} season for {year} already", "year", name=c0['name'], game=game, year=year)
         c.execute("INSERT INTO seasons(id, club_id, game, year, name, settings, created_at) VALUES (?,?,?,?,?,?,?)",
                   (season["id"], c0["id"], game, year, season["name"], json.dumps(settings), season["created_at"]))
     return season
@@ -134,7 +134,7 @@ def get_season(store, ref: str, field: str = "season") -> dict:
             row = c.execute(_SEASON_SQL + "WHERE (c.id=? OR c.name=?) AND s.game=? AND s.year=?",
                             (club, club, game, int(year))).fetchone()
     if row is None:
-        raise NotFoundError(f"no season {ref!r} (give its id, or club/game/year)", field)
+        raise NotFoundError("no season {ref!r} (give its id, or club/game/year)", field, ref=ref)
     return _season_row(row)
 
 
@@ -174,8 +174,8 @@ def _check_still_scorable(store, season, **settings) -> None:
     rules = season_rules(store, season, **settings)
     for m in season_matches(store, season["id"]):
         if rules.table(len(m["results"])) is None:
-            raise RuleError(f"season {season['name']!r} has a {len(m['results'])}-player match ({m['id']}); "
-                             f"it needs a points table for {len(m['results'])} players", "settings.points")
+            raise RuleError("season {name!r} has a {n_results}-player match ({id}); it needs a points table for "
+                            "{n_results} players", "settings.points", name=season['name'], n_results=len(m['results']), id=m['id'])
 
 
 # -- results ------------------------------------------------------------------------------------
@@ -222,13 +222,13 @@ def add_result(store, ref: str, doc) -> dict:
     m = {"id": doc.get("id") or "m-" + new_id()[:10], "date": doc["date"], "results": doc["results"]}
     nm = core.check_match(m, rules, "$")
     if int(nm["date"][:4]) != season["year"]:
-        raise InputError(f"the date is not in the season's year {season['year']}", "$.date")
+        raise InputError("the date is not in the season's year {year}", "$.date", year=season['year'])
     nm["game"] = season["game"]
     from companion.storage import players as roster
 
     with store.write() as c:
         if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], nm["id"])).fetchone():
-            raise ConflictError(f"the season has a match {nm['id']!r} already", "$.id")
+            raise ConflictError("the season has a match {id!r} already", "$.id", id=nm['id'])
         ids = roster.ensure_players(store, season["club_id"], [r["player"] for r in nm["results"]])
         _insert_match(c, season["id"], nm, "manual", None, store.clock.now_iso(), ids)
     return {**nm, "season": season["id"], "source": "manual"}
@@ -239,7 +239,7 @@ def remove_result(store, ref: str, match: str) -> None:
     with store.write() as c:
         cur = c.execute("DELETE FROM season_matches WHERE season_id=? AND id=?", (season["id"], match))
         if cur.rowcount == 0:
-            raise NotFoundError(f"the season has no match {match!r}", "match")
+            raise NotFoundError("the season has no match {match!r}", "match", match=match)
 
 
 def season_for_match(store, match: dict, date: str) -> dict | None:
@@ -292,9 +292,9 @@ def options_for_new_match(store, game: str, club=None, season=None, year: int | 
     if season not in (None, "", NO_SEASON):
         s = get_season(store, str(season), "season")
         if s["game"] != game:
-            raise InputError(f"season {s['name']!r} is of {s['game']}, not {game}", "season")
+            raise InputError("season {name!r} is of {game}, not {game2}", "season", name=s['name'], game=s['game'], game2=game)
         if club not in (None, "") and get_club(store, str(club), "club")["id"] != s["club_id"]:
-            raise InputError(f"season {s['name']!r} is not of that club", "season")
+            raise InputError("season {name!r} is not of that club", "season", name=s['name'])
         return {"club": s["club_id"], "season": s["id"]}
     if club not in (None, ""):
         club_id = get_club(store, str(club), "club")["id"]
@@ -327,7 +327,7 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
     if season is None:
         return None
     if season["game"] != match["game"]:
-        raise InputError(f"season {season['name']!r} is of {season['game']}, the match of {match['game']}", "season")
+        raise InputError("season {name!r} is of {game}, the match of {game2}", "season", name=season['name'], game=season['game'], game2=match['game'])
     rules = season_rules(store, season)
     if not isinstance(results, list):
         raise InputError("must be a list of results", "results")
@@ -338,11 +338,11 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
     players = set(match.get("players") or [])
     for j, r in enumerate(results):
         if players and r["player"] not in players:
-            raise InputError(f"{r['player']!r} is not a player of match {match['id']}", f"results[{j}].player")
+            raise InputError("{player!r} is not a player of match {id}", f"results[{j}].player", player=r['player'], id=match['id'])
     try:
         nm = core.check_match({"id": match["id"], "date": date, "results": results}, rules, "")
     except InputError as exc:
-        raise InputError(exc.message, (exc.field or "").lstrip(".")) from None
+        raise exc.again(InputError, (exc.field or "").lstrip(".")) from None
     nm["game"] = match["game"]
     now = store.clock.now_iso()
     from companion.storage import players as roster
@@ -350,7 +350,7 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
     with store.write() as c:
         c.execute("DELETE FROM season_matches WHERE match_id=?", (match["id"],))
         if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], match["id"])).fetchone():
-            raise ConflictError(f"the season has a match {match['id']!r} entered by hand", "id")
+            raise ConflictError("the season has a match {id!r} entered by hand", "id", id=match['id'])
         # Each result's roster id: the seat's roster player chosen at creation, else the exact name on the
         # season's club roster (added when missing: whoever plays a season match is on the club's roster).
         seats = roster.match_seats(store, match["id"])

@@ -259,8 +259,8 @@ class MatchService:
         with self._lock:
             f = self.fold(match_id)
             if expected_seq is not None and expected_seq != f.last_seq:
-                raise ConflictError(f"stale write: the match is at seq {f.last_seq}, not {expected_seq}",
-                                    "expected_seq")
+                raise ConflictError("stale write: the match is at seq {last_seq}, not {expected_seq}",
+                                    "expected_seq", last_seq=f.last_seq, expected_seq=expected_seq)
             back = self.undone_by_last(match_id)
             if back is None:
                 raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
@@ -291,7 +291,7 @@ class MatchService:
         f = self.fold(match_id)
         spec = getattr(f.module, "ACTIONS", {}).get(action)
         if spec is None:
-            raise InputError(f"{f.game} has no action {action!r}", "action")
+            raise InputError("{game} has no action {action!r}", "action", game=f.game, action=action)
         if data is not None and not isinstance(data, dict):
             raise InputError("must be an object", "data")
         type_, fn = spec

@@ -26,13 +26,13 @@ def parse_iso(value: str, field: str = "at") -> datetime:
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
     except ValueError:
-        raise InputError(f"not an ISO-8601 timestamp: {value!r}", field) from None
+        raise InputError("not an ISO-8601 timestamp: {value!r}", field, value=value) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     try:
         return dt.astimezone(timezone.utc)
     except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00 is before year 1 in UTC
-        raise InputError(f"out of range once in UTC: {value!r}", field) from None
+        raise InputError("out of range once in UTC: {value!r}", field, value=value) from None
 
 
 class WallClock:

@@ -43,12 +43,12 @@ def table_sizes(n: int, preferred: int, lo: int = MIN_SEATS, hi: int = MAX_SEATS
     """The sizes of the tables for ``n`` players (see the module's docstring), largest first."""
     lo, hi = max(lo, MIN_SEATS), min(hi, MAX_SEATS)
     if lo > hi:
-        raise RuleError(f"no table size from {MIN_SEATS} to {MAX_SEATS} fits this game", "table_size")
+        raise RuleError("no table size from {MIN_SEATS} to {MAX_SEATS} fits this game", "table_size", MIN_SEATS=MIN_SEATS, MAX_SEATS=MAX_SEATS)
     if not lo <= preferred <= hi:
-        raise InputError(f"the table size must be from {lo} to {hi}", "table_size")
+        raise InputError("the table size must be from {lo} to {hi}", "table_size", lo=lo, hi=hi)
     fits = [t for t in range(1, n + 1) if n // t >= lo and -(-n // t) <= hi]
     if not fits:
-        raise RuleError(f"{n} players cannot sit at tables of {lo} to {hi}", "players")
+        raise RuleError("{n} players cannot sit at tables of {lo} to {hi}", "players", n=n, lo=lo, hi=hi)
     t = min(fits, key=lambda t: (abs(t - n / preferred), t))
     base, extra = divmod(n, t)
     return [base + 1] * extra + [base] * (t - extra)
@@ -178,7 +178,7 @@ def match_points(rules: Rules, results: list[dict]) -> dict[str, Fraction]:
     """The club points of each player of one match (``results``: player, place, objective?, eliminated?)."""
     n = len(results)
     if rules.table(n) is None:
-        raise RuleError(f"no points table for {n} players", "results")
+        raise RuleError("no points table for {n} players", "results", n=n)
     places = [r["place"] for r in results]
     return {r["player"]: rules.value(n, r["place"], places.count(r["place"]), bool(r.get("objective")),
                                      bool(r.get("eliminated"))) for r in results}

@@ -41,3 +41,23 @@ def test_under_keeps_a_subclass_s_own_attributes():
     exc = TooManyAttempts(60, "pin")
     moved = exc.under("$")
     assert type(moved) is TooManyAttempts and moved.retry_after == 60 and moved.field == "$.pin"
+
+
+def test_a_sentence_is_a_template_with_named_values():
+    from companion.errors import render
+
+    exc = RuleError("{player} has {left} {left|monastery|monasteries} left", "count", player="Anna", left=1)
+    assert exc.message == str(exc)[len("count: "):] == "Anna has 1 monastery left"
+    assert exc.template == "{player} has {left} {left|monastery|monasteries} left"
+    assert exc.params == {"player": "Anna", "left": 1}
+    assert render("{n} {n|army|armies}", {"n": 0}) == "0 armies"
+    assert render("unknown city {c!r}: {x:.1f} {missing}", {"c": "Roma", "x": 2}) == "unknown city 'Roma': 2.0 {missing}"
+    assert render("the {piece:w@rl} is on the board once", {"piece": "queen"}) == "the queen is on the board once"
+    assert InputError("must be an object {player: [lengths]}").message == "must be an object {player: [lengths]}"
+
+
+def test_again_and_under_keep_the_template_and_its_values():
+    exc = RuleError("it is {player}'s turn", "player", player="Bruno")
+    for moved in (exc.again(InputError, "$.trade"), exc.under("$.data", InputError), exc.again(field="x")):
+        assert (moved.template, moved.params, moved.message) == (exc.template, exc.params, "it is Bruno's turn")
+    assert type(exc.again(InputError, "$.trade")) is InputError and exc.again(field="x").field == "x"

@@ -40,7 +40,7 @@ def game_ids() -> list[str]:
 def game_module(game_id: str, field: str = "game"):
     name = GAMES.get(game_id) if isinstance(game_id, str) else None
     if name is None:
-        raise InputError(f"unknown game {game_id!r} (known: {', '.join(sorted(GAMES))})", field)
+        raise InputError("unknown game {game_id!r} (known: {names})", field, game_id=game_id, names=', '.join(sorted(GAMES)))
     return importlib.import_module(name)
 
 

@@ -86,8 +86,9 @@ def _int(value, field: str, least: int = 0, most: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError("must be a whole number", field)
     if value < least or (most is not None and value > most):
-        raise InputError(f"must be between {least} and {most}" if most is not None else f"must be at least {least}",
-                         field)
+        if most is not None:
+            raise InputError("must be between {least} and {most}", field, least=least, most=most)
+        raise InputError("must be at least {least}", field, least=least)
     return value
 
 
@@ -112,7 +113,7 @@ def _list(value, field: str) -> list:
 def _city(gm: GameMap, value, field: str) -> str:
     _str(value, field)
     if value not in gm.city:
-        raise InputError(f"unknown city {value!r}", field)
+        raise InputError("unknown city {value!r}", field, value=value)
     return value
 
 
@@ -124,7 +125,7 @@ def _cities(gm: GameMap, value, field: str, allow_empty: bool = True) -> list[st
     for n, c in enumerate(value):
         _city(gm, c, f"{field}[{n}]")
         if c in seen:
-            raise InputError(f"{c!r} is listed twice", f"{field}[{n}]")
+            raise InputError("{c!r} is listed twice", f"{field}[{n}]", c=c)
         seen.add(c)
     return list(value)
 
@@ -133,7 +134,7 @@ def _cities(gm: GameMap, value, field: str, allow_empty: bool = True) -> list[st
 
 def starting_units(n_players: int) -> int:
     if n_players not in STARTING_UNITS:
-        raise InputError(f"the game is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n_players}", "players")
+        raise InputError("the game is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {n_players}", "players", MIN_PLAYERS=MIN_PLAYERS, MAX_PLAYERS=MAX_PLAYERS, n_players=n_players)
     return STARTING_UNITS[n_players]
 
 
@@ -224,7 +225,7 @@ def fix_deal(owner: dict[str, str], gm: GameMap, rng=None) -> tuple[dict[str, st
             if done:
                 break
         if not done:
-            raise RuleError(f"no swap can bring {p} down to {v['limit']} cities of {region}", "owner")
+            raise RuleError("no swap can bring {p} down to {limit} cities of {region}", "owner", p=p, limit=v['limit'], region=region)
     return owner, swaps
 
 
@@ -247,19 +248,17 @@ def check_dealt(owner, players: list[str], gm: GameMap, field: str = "owner") ->
     _obj(owner, field)
     for c, p in owner.items():
         if c not in gm.city:
-            raise InputError(f"unknown city {c!r}", _key(field, c))
+            raise InputError("unknown city {c!r}", _key(field, c), c=c)
         if p not in players:
-            raise InputError(f"unknown player {p!r}", _key(field, c))
+            raise InputError("unknown player {p!r}", _key(field, c), p=p)
     missing = [c for c in gm.cities if c not in owner]
     if missing:
-        raise InputError(f"every city is dealt: {len(missing)} missing ({', '.join(missing[:4])}"
-                         f"{', ...' if len(missing) > 4 else ''})", field)
+        raise InputError("every city is dealt: {n_missing} missing ({names}{value})", field, n_missing=len(missing), names=', '.join(missing[:4]), value=', ...' if len(missing) > 4 else '')
     want = deal_counts(players, len(gm.cities))
     for p in players:
         got = sum(1 for c in owner if owner[c] == p)
         if got != want[p]:
-            raise RuleError(f"{p} must be dealt {want[p]} cities, not {got} (one card each, from the last "
-                            f"player backwards)", field)
+            raise RuleError("{p} must be dealt {want} cities, not {got} (one card each, from the last player backwards)", field, p=p, want=want[p], got=got)
 
 
 def check_deal(owner: dict[str, str], players: list[str], gm: GameMap, field: str = "owner") -> None:
@@ -271,12 +270,15 @@ def check_deal(owner: dict[str, str], players: list[str], gm: GameMap, field: st
         v = bad[0]
         try:
             _, swaps = fix_deal(owner, gm)
-            hint = "; swap " + ", ".join(f"{s['gives']} ({s['player']}) with {s['gets']} ({s['other']})"
-                                         for s in swaps)
+            swaps = ", ".join(f"{s['gives']} ({s['player']}) ⇄ {s['gets']} ({s['other']})" for s in swaps)
         except RuleError:
-            hint = ""
-        raise RuleError(f"{v['player']} holds {v['holds']} of the {len(gm.region[v['region']]['cities'])} cities "
-                        f"of {v['region']} (at most {v['limit']}){hint}", field)
+            swaps = ""
+        values = dict(player=v["player"], holds=v["holds"], n_cities=len(gm.region[v["region"]]["cities"]),
+                      region=v["region"], limit=v["limit"])
+        if swaps:
+            raise RuleError("{player} holds {holds} of the {n_cities} cities of {region} (at most {limit}); swap {swaps}",
+                            field, **values, swaps=swaps)
+        raise RuleError("{player} holds {holds} of the {n_cities} cities of {region} (at most {limit})", field, **values)
 
 
 # -- reinforcements ------------------------------------------------------------------------------
@@ -301,15 +303,16 @@ def classify_set(cards: list[str], gm: GameMap) -> str:
 def check_cards(gm: GameMap, cards, field: str) -> list[str]:
     _list(cards, field)
     if len(cards) != 3:
-        raise InputError(f"a set is three cards, not {len(cards)}", field)
+        raise InputError("a set is three cards, not {n_cards}", field, n_cards=len(cards))
     for n, c in enumerate(cards):
         _str(c, f"{field}[{n}]")
         if c not in gm.cards:
-            hint = (f" (jokers are {', '.join(JOKER_PREFIX + a for a in gm.airports)})"
-                    if c.startswith(JOKER_PREFIX) else "")
-            raise InputError(f"unknown card {c!r}{hint}", f"{field}[{n}]")
+            if c.startswith(JOKER_PREFIX):
+                raise InputError("unknown card {c!r} (jokers are {jokers})", f"{field}[{n}]", c=c,
+                                 jokers=", ".join(JOKER_PREFIX + a for a in gm.airports))
+            raise InputError("unknown card {c!r}", f"{field}[{n}]", c=c)
         if c in cards[:n]:
-            raise InputError(f"card {c!r} is listed twice", f"{field}[{n}]")
+            raise InputError("card {c!r} is listed twice", f"{field}[{n}]", c=c)
     return list(cards)
 
 
@@ -321,8 +324,7 @@ def trade_value(cards: list[str], held: set[str] | frozenset[str], gm: GameMap, 
                         "pizza joker)", field)
     value = MIXED_SET if kind == "mixed" else gm.sets.get(kind)
     if value is None:
-        raise RuleError(f"a {kind.replace('_', ' ')} set has no value on this map (a club setting in the "
-                        f"map's \"sets\")", field)
+        raise RuleError("a {value} set has no value on this map (a club setting in the map's \"sets\")", field, value=kind.replace('_', ' '))
     held_cities = [gm.card_city(c) for c in cards if gm.card_city(c) in held]
     bonus = HELD_CITY_BONUS * len(held_cities)
     return {"cards": list(cards), "kind": kind, "value": value, "held_cities": held_cities,
@@ -358,10 +360,10 @@ def reinforcements_doc(doc) -> dict:
         cities = list(terr)
         units = sum(int(n) for n in terr.values())  # int(): JSON Schema lets 2.0 pass as an integer
         if units > MAX_ON_MAP:
-            raise InputError(f"the territories hold {units} units: nobody has more than {MAX_ON_MAP} on the map",
-                             "$.territories")
+            raise InputError("the territories hold {units} units: nobody has more than {MAX_ON_MAP} on the map",
+                             "$.territories", units=units, MAX_ON_MAP=MAX_ON_MAP)
         if "units_on_map" in doc and doc["units_on_map"] != units:
-            raise InputError(f"the territories hold {units} units, not {doc['units_on_map']}", "$.units_on_map")
+            raise InputError("the territories hold {units} units, not {units_on_map}", "$.units_on_map", units=units, units_on_map=doc['units_on_map'])
     else:
         cities = _cities(gm, terr, "$.territories")
         if "units_on_map" not in doc:
@@ -369,14 +371,14 @@ def reinforcements_doc(doc) -> dict:
                              "$.units_on_map")
         units = int(doc["units_on_map"])
         if units < len(cities):
-            raise InputError(f"{len(cities)} territories hold at least {len(cities)} units", "$.units_on_map")
+            raise InputError("{n_cities} territories hold at least {n_cities} units", "$.units_on_map", n_cities=len(cities))
     trade = doc.get("trade") or None
     if trade is not None:
         check_cards(gm, trade, "$.trade")
     try:
         out = reinforcements(gm, cities, units, trade)
     except RuleError as exc:
-        raise InputError(exc.message, "$.trade") from None
+        raise exc.again(InputError, "$.trade") from None
     return {"player": doc.get("player"), "map": gm.name, **out}
 
 
@@ -437,35 +439,36 @@ def score(doc) -> dict:
     players = doc["players"]
     for n, p in enumerate(players):
         if p in players[:n]:
-            raise InputError(f"{p!r} is named twice", f"$.players[{n}]")
+            raise InputError("{p!r} is named twice", f"$.players[{n}]", p=p)
     gm = _doc_map(doc)
     owned: dict[str, list[str]] = {}
     holder: dict[str, str] = {}
     for section in ("owned", "objectives"):
         for p in doc[section]:
             if p not in players:
-                raise InputError(f"{p!r} is not one of the players", _key(f"$.{section}", p))
+                raise InputError("{p!r} is not one of the players", _key(f"$.{section}", p), p=p)
         for p in players:
             if p not in doc[section]:
-                raise InputError(f"missing {p!r} (every player has an entry; [] for none)"
-                                 if section == "owned" else f"missing the objective of {p!r}", f"$.{section}")
+                if section == "owned":
+                    raise InputError("missing {p!r} (every player has an entry; [] for none)", f"$.{section}", p=p)
+                raise InputError("missing the objective of {p!r}", f"$.{section}", p=p)
     for p in players:
         field = _key("$.owned", p)
         owned[p] = _cities(gm, doc["owned"][p], field)
         for n, c in enumerate(owned[p]):
             if c in holder:
-                raise InputError(f"{c!r} is held by {holder[c]} too", f"{field}[{n}]")
+                raise InputError("{c!r} is held by {holder} too", f"{field}[{n}]", c=c, holder=holder[c])
             holder[c] = p
     objectives = {p: _cities(gm, doc["objectives"][p], _key("$.objectives", p), allow_empty=False)
                   for p in players}
     completed = doc.get("objective_completed_by")
     if completed is not None:
         if completed not in players:
-            raise InputError(f"{completed!r} is not one of the players", "$.objective_completed_by")
+            raise InputError("{completed!r} is not one of the players", "$.objective_completed_by", completed=completed)
         missing = [c for c in objectives[completed] if c not in owned[completed]]
         if missing:
-            raise InputError(f"{completed} does not hold {', '.join(missing)} of their objective",
-                             "$.objective_completed_by")
+            raise InputError("{completed} does not hold {names} of their objective",
+                             "$.objective_completed_by", completed=completed, names=', '.join(missing))
     return rank(players, gm, owned, objectives, completed)
 
 
@@ -483,7 +486,7 @@ def initial_state(players, options) -> dict:
                                  if isinstance(map_doc, dict) else None, where="map")
         gm = map_of(map_doc)
         if len(gm.cities) < n:
-            raise InputError(f"the map has {len(gm.cities)} cities, fewer than the players", "map")
+            raise InputError("the map has {n_cities} cities, fewer than the players", "map", n_cities=len(gm.cities))
     return {
         "players": list(players),
         "map": map_doc,
@@ -560,16 +563,19 @@ def current_turn(state) -> dict | None:
 def _player(state, value, field: str = "player", alive: bool = True) -> str:
     _str(value, field)
     if value not in state["players"]:
-        raise InputError(f"unknown player {value!r}", field)
+        raise InputError("unknown player {value!r}", field, value=value)
     if alive and value in state["eliminated"]:
-        raise RuleError(f"{value} has been eliminated", field)
+        raise RuleError("{value} has been eliminated", field, value=value)
     return value
 
 
 def _phase(state, *phases):
     if state["phase"] not in phases:
-        want = " or ".join(phases)
-        raise RuleError(f"not now: the match is in its {state['phase']!r} phase (this needs {want})", "type")
+        if len(phases) > 1:
+            raise RuleError("not now: the match is in its {phase:w@phase} phase (this needs the {want:w@phase} or {want2:w@phase} phase)",
+                            "type", phase=state["phase"], want=phases[0], want2=phases[1])
+        raise RuleError("not now: the match is in its {phase:w@phase} phase (this needs the {want:w@phase} phase)", "type",
+                        phase=state["phase"], want=phases[0])
 
 
 def _due(state, player: str) -> int:
@@ -597,7 +603,7 @@ def _turn(state, player: str, field: str = "player") -> dict:
     if turn is None:
         raise RuleError("the turns have not started: the first turn begins with clock.start", "type")
     if player != turn["player"]:
-        raise RuleError(f"it is {turn['player']}'s turn, not {player}'s (the turn's events are its player's)", field)
+        raise RuleError("it is {player}'s turn, not {player2}'s (the turn's events are its player's)", field, player=turn['player'], player2=player)
     return turn
 
 
@@ -607,20 +613,17 @@ def _step_allows(state, what: str) -> None:
     p, step = turn["player"], turn["step"]
     if what == "reinforce":
         if step != REINFORCE:
-            raise RuleError(f"{p} has reinforced this turn already: reinforcements come once, at the start of "
-                            "the turn", "type")
+            raise RuleError("{p} has reinforced this turn already: reinforcements come once, at the start of the turn", "type", p=p)
         return
     if step == REINFORCE:
-        raise RuleError(f"{p} reinforces first: the turn begins with the reinforcements, then the combats",
-                        "type")
+        raise RuleError("{p} reinforces first: the turn begins with the reinforcements, then the combats",
+                        "type", p=p)
     if step == CARD:
-        raise RuleError(f"{p} has drawn the turn's card: the card comes at the end of the turn, only turn.end "
-                        "is left", "type")
+        raise RuleError("{p} has drawn the turn's card: the card comes at the end of the turn, only turn.end is left", "type", p=p)
     if step == MOVED:
         if what == "move":
-            raise RuleError(f"{p} has moved this turn already: at most one move a turn", "type")
-        raise RuleError(f"{p} has moved this turn: the move ends the attacks (at most one move, after the "
-                        "combats)", "type")
+            raise RuleError("{p} has moved this turn already: at most one move a turn", "type", p=p)
+        raise RuleError("{p} has moved this turn: the move ends the attacks (at most one move, after the combats)", "type", p=p)
 
 
 def _seat_after(state, player: str) -> str | None:
@@ -645,20 +648,20 @@ def _check_draw(state, player: str, card, field: str) -> str:
     gm = map_of(state["map"])
     _str(card, field)
     if card not in gm.cards:
-        raise InputError(f"unknown card {card!r}", field)
+        raise InputError("unknown card {card!r}", field, card=card)
     turn = state["turn"]
     if state["turn_conquests"] < 1:
-        raise RuleError(f"{player} has conquered nothing this turn: a card comes only with a conquest", field)
+        raise RuleError("{player} has conquered nothing this turn: a card comes only with a conquest", field, player=player)
     if turn["card"] is not None:
-        raise RuleError(f"{player} has had this turn's card ({turn['card']}): one card a turn", field)
+        raise RuleError("{player} has had this turn's card ({card}): one card a turn", field, player=player, card=turn['card'])
     for q, hand in state["hands"].items():
         if card in hand:
-            raise RuleError(f"{q} has the card {card!r}", field)
+            raise RuleError("{q} has the card {card!r}", field, q=q, card=card)
     deck = _deck(state)
     under = [c for c in state["under"] if c in deck]
     if card in under and deck[0] != card:
         above = len(deck) - len(under) + under.index(card)
-        raise RuleError(f"{card!r} was traded and went under the deck: {above} cards come before it", field)
+        raise RuleError("{card!r} was traded and went under the deck: {above} {above|card comes|cards come} before it", field, card=card, above=above)
     return card
 
 
@@ -718,7 +721,7 @@ def _placements(gm, data, field="placements") -> dict[str, int]:
 def _own_all(state, placements, player, field="placements") -> None:
     for c in placements:
         if state["owner"].get(c) != player:
-            raise RuleError(f"{c} is not {player}'s", _key(field, c))
+            raise RuleError("{c} is not {player}'s", _key(field, c), c=c, player=player)
 
 
 def _dice_shape(data, key) -> None:
@@ -729,7 +732,7 @@ def _dice_shape(data, key) -> None:
         raise InputError("1 to 3 dice", key)
     for n, face in enumerate(dice):
         if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= 6:
-            raise InputError(f"a die shows 1 to 6, not {face!r}", f"{key}[{n}]")
+            raise InputError("a die shows 1 to 6, not {face!r}", f"{key}[{n}]", face=face)
 
 
 def _next_placer(state, after_index: int) -> str | None:
@@ -767,7 +770,7 @@ def apply(state, event) -> dict:
     if not isinstance(data, dict):
         raise InputError("must be an object", "data")
     if t not in EVENT_TYPES:
-        raise InputError(f"unknown event type {t!r} for {GAME_ID}", "type")
+        raise InputError("unknown event type {t!r} for {GAME_ID}", "type", t=t, GAME_ID=GAME_ID)
     if is_ended(state):
         raise RuleError("the match is over", "type")
     gm = map_of(state["map"])
@@ -813,7 +816,7 @@ def _on_deal(s, gm, data):
     reserve = {}
     for p in s["players"]:
         if counts[p] > s["starting_units"]:
-            raise RuleError(f"{p} is dealt {counts[p]} cities but starts with {s['starting_units']} units", "owner")
+            raise RuleError("{p} is dealt {counts} cities but starts with {starting_units} units", "owner", p=p, counts=counts[p], starting_units=s['starting_units'])
         reserve[p] = s["starting_units"] - counts[p]
     s["reserve"] = reserve
     s["next_placer"] = _next_placer(s, -1)
@@ -825,12 +828,12 @@ def _on_place(s, gm, data):
     placements = _placements(gm, data)
     _phase(s, "place")
     if player != s["next_placer"]:
-        raise RuleError(f"it is {s['next_placer']}'s turn to place units", "player")
+        raise RuleError("it is {next_placer}'s turn to place units", "player", next_placer=s['next_placer'])
     _own_all(s, placements, player)
     due = min(PLACE_STEP, s["reserve"][player])
     total = sum(placements.values())
     if total != due:
-        raise RuleError(f"{player} places {due} units now ({PLACE_STEP} at a time), not {total}", "placements")
+        raise RuleError("{player} places {due} {due|unit|units} now ({PLACE_STEP} at a time), not {total}", "placements", player=player, due=due, PLACE_STEP=PLACE_STEP, total=total)
     units = dict(s["units"])
     for c, n in placements.items():
         units[c] += n
@@ -863,12 +866,16 @@ def _on_reinforce(s, gm, data):
         hand = s["hands"][player]
         for n, c in enumerate(trade):
             if c not in hand:
-                raise RuleError(f"{player} does not have the card {c!r}", f"trade[{n}]")
+                raise RuleError("{player} does not have the card {c!r}", f"trade[{n}]", player=player, c=c)
     due = reinforcements(gm, held(s, player), units_on_map(s, player), trade)
     total = sum(placements.values())
     if total != due["placeable"]:
-        extra = f" ({due['not_placed']} over the {MAX_ON_MAP}-unit cap are lost)" if due["not_placed"] else ""
-        raise RuleError(f"{player} places {due['placeable']} units now{extra}, not {total}", "placements")
+        if due["not_placed"]:
+            raise RuleError("{player} places {placeable} {placeable|unit|units} now ({lost} over the {MAX_ON_MAP}-unit "
+                            "cap are lost), not {total}", "placements", player=player, placeable=due["placeable"],
+                            lost=due["not_placed"], MAX_ON_MAP=MAX_ON_MAP, total=total)
+        raise RuleError("{player} places {placeable} {placeable|unit|units} now, not {total}", "placements",
+                        player=player, placeable=due["placeable"], total=total)
     units = dict(s["units"])
     for c, n in placements.items():
         units[c] += n
@@ -886,13 +893,13 @@ def _attack_target(s, gm, data) -> tuple[str, str, str]:
     if "player" in data:
         _player(s, data["player"])
         if data["player"] != attacker:
-            raise RuleError(f"{src} is {attacker}'s, not {data['player']}'s", "from")
+            raise RuleError("{src} is {attacker}'s, not {player}'s", "from", src=src, attacker=attacker, player=data['player'])
     if s["owner"][dst] == attacker:
-        raise RuleError(f"{dst} is already {attacker}'s", "to")
+        raise RuleError("{dst} is already {attacker}'s", "to", dst=dst, attacker=attacker)
     if gm.can_attack(src, dst) is None:
-        raise RuleError(f"{src} cannot attack {dst}: no border, sea route or air link (airport to airport)", "to")
+        raise RuleError("{src} cannot attack {dst}: no border, sea route or air link (airport to airport)", "to", src=src, dst=dst)
     if s["units"][src] < 2:
-        raise RuleError(f"{src} has 1 unit: one must stay home, none can attack", "from")
+        raise RuleError("{src} has 1 unit: one must stay home, none can attack", "from", src=src)
     _turn(s, attacker, "player" if "player" in data else "from")
     _step_allows(s, "combat")
     return src, dst, attacker
@@ -901,8 +908,8 @@ def _attack_target(s, gm, data) -> tuple[str, str, str]:
 def _dice_error(exc: DiceError):
     """A die's face is malformed input; a number of dice the units don't allow is refused by the rules."""
     if exc.field and "[" in exc.field:
-        return InputError(exc.message, exc.field)
-    return RuleError(exc.message, exc.field)
+        return InputError(exc.template, exc.field, **exc.params)
+    return RuleError(exc.template, exc.field, **exc.params)
 
 
 def fill_dice(state, data: dict, rng=None) -> dict:
@@ -972,13 +979,14 @@ def _on_move(s, gm, data):
     player = s["owner"][src]
     if "player" in data:
         if data["player"] != player:
-            raise RuleError(f"{src} is {player}'s, not {data['player']}'s", "from")
+            raise RuleError("{src} is {player}'s, not {player2}'s", "from", src=src, player=player, player2=data['player'])
     if s["owner"][dst] != player:
-        raise RuleError(f"{dst} is not {player}'s: units move only between one's own cities", "to")
+        raise RuleError("{dst} is not {player}'s: units move only between one's own cities", "to", dst=dst, player=player)
     if dst not in gm.neighbours[src]:
-        raise RuleError(f"{src} and {dst} do not border (land or sea)", "to")
+        raise RuleError("{src} and {dst} do not border (land or sea)", "to", src=src, dst=dst)
     if n > s["units"][src] - 1:
-        raise RuleError(f"{src} can move at most {s['units'][src] - 1} (one unit stays)", "units")
+        raise RuleError("{src} can move at most {most} {most|unit|units} (one unit stays)", "units", src=src,
+                        most=s["units"][src] - 1)
     _turn(s, player, "player" if "player" in data else "from")
     _step_allows(s, "move")
     s["units"] = {**s["units"], src: s["units"][src] - n, dst: s["units"][dst] + n}
@@ -989,7 +997,7 @@ def _on_card_draw(s, gm, data):
     player = _player(s, data.get("player"))
     card = _str(data.get("card"), "card")
     if card not in gm.cards:
-        raise InputError(f"unknown card {card!r}", "card")
+        raise InputError("unknown card {card!r}", "card", card=card)
     _turn(s, player)
     _check_draw(s, player, card, "card")
     _take_card(s, player, card)
@@ -1005,9 +1013,8 @@ def _on_clock_start(s, gm, data):
     if s["phase"] == "place":
         if not override:
             left = sum(s["reserve"].values())
-            raise RuleError(f"the set-up is not over: {left} units are still to place ({s['next_placer']} places "
-                            "next); the clock starts when every unit is placed (or the organiser starts it "
-                            "with override)", "type")
+            raise RuleError("the set-up is not over: {left} {left|unit is|units are} still to place ({next_placer} places next); the "
+                            "clock starts when every unit is placed (or the organiser starts it with override)", "type", left=left, next_placer=s['next_placer'])
         s["phase"] = "play"  # what was not placed is not placed
         s["reserve"] = {p: 0 for p in s["players"]}
         s["next_placer"] = None
@@ -1026,23 +1033,22 @@ def _on_turn_end(s, gm, data):
     if card is not None:
         _str(card, "card")
         if card not in gm.cards:
-            raise InputError(f"unknown card {card!r}", "card")
+            raise InputError("unknown card {card!r}", "card", card=card)
     if s["phase"] == "deal":
         return  # the map is not tracked: the clock alone keeps the turns
     turn = _turn(s, player)
     if turn["step"] == REINFORCE and _due(s, player) > 0:
-        raise RuleError(f"{player} has not reinforced: the turn begins with the reinforcements "
-                        f"({_due(s, player)} units)", "type")
+        raise RuleError("{player} has not reinforced: the turn begins with the reinforcements ({due} {due|unit|units})",
+                        "type", player=player, due=_due(s, player))
     done = s["turn_conquests"]
     if conquered is not None and conquered != done and (conquered < 2 or done < 2):
         # "2 or more" is all the clock asks of a turn with two conquests or more (the box's long press)
-        raise RuleError(f"{player} conquered {done} territories this turn, not {conquered}", "conquered")
+        raise RuleError("{player} conquered {done} {done|territory|territories} this turn, not {conquered}", "conquered", player=player, done=done, conquered=conquered)
     if card is not None:
         _check_draw(s, player, card, "card")
         _take_card(s, player, card)
     elif _card_owed(s):
-        raise RuleError(f"{player} conquered this turn: the turn ends with its card (give card, or record "
-                        "card.draw first)", "card")
+        raise RuleError("{player} conquered this turn: the turn ends with its card (give card, or record card.draw first)", "card", player=player)
     _new_turn(s, _seat_after(s, player))
 
 
@@ -1050,7 +1056,7 @@ def _on_objective_set(s, gm, data):
     player = _player(s, data.get("player"))
     cities = _cities(gm, data.get("cities"), "cities", allow_empty=False)
     if player in s["objectives"]:
-        raise RuleError(f"{player} already has an objective (undo to change it)", "player")
+        raise RuleError("{player} already has an objective (undo to change it)", "player", player=player)
     s["objectives"] = {**s["objectives"], player: cities}
 
 
@@ -1065,7 +1071,7 @@ def _on_objective_completed(s, gm, data):
     if objective is not None:
         missing = [c for c in objective if s["owner"].get(c) != player]
         if missing:
-            raise RuleError(f"{player} does not hold {', '.join(missing)} of their objective", "player")
+            raise RuleError("{player} does not hold {names} of their objective", "player", player=player, names=', '.join(missing))
     s["objective_completed"] = player
 
 
@@ -1182,7 +1188,7 @@ def _deal_action(state, players, data, rng, effective):
     gm = map_of(state["map"])
     unknown = sorted(set(data) - {"owner"})
     if unknown:
-        raise InputError(f"unknown field {unknown[0]!r} (give owner, or nothing for the Pi's deal)", unknown[0])
+        raise InputError("unknown field {unknown!r} (give owner, or nothing for the Pi's deal)", unknown[0], unknown=unknown[0])
     if "owner" in data:
         check_dealt(data["owner"], players, gm, "owner")
         owner, swaps = fix_deal({c: data["owner"][c] for c in gm.cities}, gm, rng)
@@ -1203,7 +1209,7 @@ def _turn_end_action(state, players, data, rng, effective):
     drawn by the box when the turn earned one and none was recorded (``fill_turn_end``)."""
     player = data.get("player")
     if not isinstance(player, str) or player not in players:
-        raise InputError(f"unknown player {player!r}", "player")
+        raise InputError("unknown player {player!r}", "player", player=player)
     return fill_turn_end(state, data, rng), None
 
 
@@ -1220,12 +1226,12 @@ def reinforcements_now(state, player: str, trade: list[str] | None = None) -> di
     """What ``player`` receives now, trading ``trade`` (three cards of their hand) if given."""
     gm = map_of(state["map"])
     if player not in state["players"]:
-        raise InputError(f"unknown player {player!r}", "player")
+        raise InputError("unknown player {player!r}", "player", player=player)
     if trade is not None:
         check_cards(gm, trade, "trade")
         for n, c in enumerate(trade):
             if c not in state["hands"][player]:
-                raise RuleError(f"{player} does not have the card {c!r}", f"trade[{n}]")
+                raise RuleError("{player} does not have the card {c!r}", f"trade[{n}]", player=player, c=c)
     return reinforcements(gm, held(state, player), units_on_map(state, player), trade)
 
 
@@ -1234,7 +1240,7 @@ def battle_units(state, src: str, dst: str) -> tuple[int, int]:
     gm = map_of(state["map"])
     for name, city in (("from", src), ("to", dst)):
         if city not in gm.city:
-            raise InputError(f"unknown city {city!r}", name)
+            raise InputError("unknown city {city!r}", name, city=city)
         if city not in state["units"]:
             raise RuleError("the cities have not been dealt yet", name)
     return state["units"][src], state["units"][dst]

@@ -35,12 +35,16 @@ ROLL_COUNTS = {
 }
 
 
+from companion.errors import render  # noqa: E402
+
+
 class DiceError(ValueError):
     """Illegal dice or unit counts. ``field`` names the offending argument (``attack_dice[1]``)."""
 
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str, field: str | None = None, /, **params):
+        self.template, self.params = message, params  # a sentence template (companion/errors.py)
+        self.message = render(message, params) if params else message
+        super().__init__(self.message)
         self.field = field
 
 
@@ -75,7 +79,7 @@ def _check_faces(dice, field: str) -> list[int]:
         raise DiceError("must be a list of die faces", field)
     for n, face in enumerate(dice):
         if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= FACES:
-            raise DiceError(f"a die shows 1 to {FACES}, not {face!r}", f"{field}[{n}]")
+            raise DiceError("a die shows 1 to {FACES}, not {face!r}", f"{field}[{n}]", FACES=FACES, face=face)
     return sorted(dice, reverse=True)
 
 
@@ -96,7 +100,7 @@ def _check_units(value, field: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise DiceError("must be a whole number", field)
     if value < least:
-        raise DiceError(f"must be at least {least}", field)
+        raise DiceError("must be at least {least}", field, least=least)
     return value
 
 
@@ -115,20 +119,19 @@ def resolve(attacker: int, defender: int, attack_dice=None, defend_dice=None, di
     most = max_attack_dice(attacker)
     if dice is not None:
         if isinstance(dice, bool) or not isinstance(dice, int) or not 1 <= dice <= most:
-            raise DiceError(f"the attacker may roll 1 to {most} dice with {attacker} units", f["dice"])
+            raise DiceError("the attacker may roll 1 to {most} {most|die|dice} with {attacker} {attacker|unit|units}", f["dice"], most=most, attacker=attacker)
     if attack_dice is not None:
         a = _check_faces(attack_dice, f["attack_dice"])
         if not 1 <= len(a) <= most:
-            raise DiceError(f"the attacker rolls 1 to {most} dice with {attacker} units "
-                            f"(one unit stays home), not {len(a)}", f["attack_dice"])
+            raise DiceError("the attacker rolls 1 to {most} {most|die|dice} with {attacker} {attacker|unit|units} (one unit stays home), not {n_a}", f["attack_dice"], most=most, attacker=attacker, n_a=len(a))
         if dice is not None and len(a) != dice:
-            raise DiceError(f"{len(a)} attacking dice given but {dice} announced", f["attack_dice"])
+            raise DiceError("{n_a} attacking {n_a|die|dice} given but {dice} announced", f["attack_dice"], n_a=len(a), dice=dice)
     need = defend_dice_count(defender)
     if defend_dice is not None:
         d = _check_faces(defend_dice, f["defend_dice"])
         if len(d) != need:
-            raise DiceError(f"the defender must roll {need} dice with {defender} units, not {len(d)}",
-                            f["defend_dice"])
+            raise DiceError("the defender must roll {need} {need|die|dice} with {defender} {defender|unit|units}, not {n_d}",
+                            f["defend_dice"], need=need, defender=defender, n_d=len(d))
     if attack_dice is None or defend_dice is None:
         if rng is None:
             import random
@@ -157,9 +160,9 @@ def _check_battle(attacker, defender, stop_at, limit=MAX_UNITS):
     _check_units(defender, "defender", 1)
     _check_units(stop_at, "stop_at", 1)
     if attacker > limit:
-        raise DiceError(f"at most {limit} units (a player never has more on the map)", "attacker")
+        raise DiceError("at most {limit} units (a player never has more on the map)", "attacker", limit=limit)
     if defender > limit:
-        raise DiceError(f"at most {limit} units (a player never has more on the map)", "defender")
+        raise DiceError("at most {limit} units (a player never has more on the map)", "defender", limit=limit)
 
 
 def battle(attacker: int, defender: int, stop_at: int = 1, exact: bool = False) -> dict:

@@ -41,7 +41,7 @@ import copy
 import functools
 
 from companion.errors import InputError, RuleError, join_path
-from companion.schemas import integral, json_path, validate
+from companion.schemas import integral, json_path, schema_error, validate
 
 GAME_ID = "richelieu"
 NAME = "Richelieu"
@@ -166,7 +166,7 @@ def check_data(schema: str, definition: str, data) -> None:
     elif err.validator == "not" and isinstance(err.instance, dict) and isinstance(err.validator_value, dict):
         parts += [p for p in err.validator_value.get("required", []) if p in err.instance][:1]  # a key not allowed here
     # an error about the data as a whole names it ("data")
-    raise InputError(err.message[:200], join_path("", json_path(parts)) or "data")
+    raise schema_error(err, join_path("", json_path(parts)) or "data")
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -176,7 +176,7 @@ def _step(p: dict, turn: dict, action: dict, cardinal: int, city: int | None, bo
     """Apply one action to player tracks ``p`` (mutated) within ``turn``; returns (step, city jewels)."""
     kind = action["type"]
     if len(turn["done"]) >= turn["allowed"]:
-        raise RuleError(f"no action left this turn ({turn['allowed']} allowed)")
+        raise RuleError("no action left this turn ({allowed} allowed)", allowed=turn['allowed'])
     step: dict = {"type": kind}
     if kind == "income":
         if "income" in turn["done"]:
@@ -190,7 +190,7 @@ def _step(p: dict, turn: dict, action: dict, cardinal: int, city: int | None, bo
         second = turn["done"].count("place_agent") >= 1
         cost = space + (SECOND_PLACEMENT_SURCHARGE if second else 0)
         if cost > p["money"]:
-            raise RuleError(f"placing costs {cost} but only {p['money']} money is left")
+            raise RuleError("placing costs {cost} but only {money} money is left", cost=cost, money=p['money'])
         p["money"] -= cost
         step.update(cost=cost, face="down" if space else "up")
     elif kind == "commission":
@@ -200,7 +200,7 @@ def _step(p: dict, turn: dict, action: dict, cardinal: int, city: int | None, bo
             raise RuleError("a commission needs the prestige marker behind the Cardinal")
         cost = p["military"] + 1
         if cost > p["money"]:
-            raise RuleError(f"the commission costs {cost} but only {p['money']} money is left")
+            raise RuleError("the commission costs {cost} but only {money} money is left", cost=cost, money=p['money'])
         p["money"] -= cost
         step["cost"] = cost
         gains = _add_military(p, 1, bonuses)
@@ -220,13 +220,13 @@ def _step(p: dict, turn: dict, action: dict, cardinal: int, city: int | None, bo
             if city is not None and city < 1:
                 raise RuleError("no jewel left in the city")
             if p["money"] < JEWEL_BUY:
-                raise RuleError(f"a jewel costs {JEWEL_BUY} but only {p['money']} money is left")
+                raise RuleError("a jewel costs {JEWEL_BUY} but only {money} money is left", JEWEL_BUY=JEWEL_BUY, money=p['money'])
             p["money"] -= JEWEL_BUY
             p["jewels"] += 1
             step["cost"] = JEWEL_BUY
             city = None if city is None else city - 1
     else:  # the schemas list the actions; this guards direct calls
-        raise InputError(f"unknown action {kind!r} (one of {', '.join(ACTIONS)})", "action")
+        raise InputError("unknown action {kind!r} (one of {names})", "action", kind=kind, names=', '.join(ACTIONS))
     turn["done"].append(kind)
     return step, city
 
@@ -311,7 +311,7 @@ def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, w
                 if piece == "queen" and key == "faction_card":
                     raise InputError("the Queen stands only on the Cardinal's card", path(key, "slots", i))
                 if piece in pieces:
-                    raise InputError(f"the {piece} is on the board once", path(key, "slots", i))
+                    raise InputError("the {piece:w@rl} is on the board once", path(key, "slots", i), piece=piece)
                 pieces[piece] = i
                 continue
             who, value = slot["player"], slot["value"]
@@ -320,12 +320,12 @@ def _check_cards(players: dict, rcard: dict, fcard: dict, neutral: str | None, w
             elif who in players:
                 supply = AGENT_SUPPLY
             else:
-                raise InputError(f"unknown player {who!r}", path(key, "slots", i, "player"))
+                raise InputError("unknown player {who!r}", path(key, "slots", i, "player"), who=who)
             n = used.get((who, value), 0) + 1
             if n > supply.get(value, 0):
                 have = supply.get(value, 0)
-                raise InputError(f"{who} has {have} agent{'s' if have != 1 else ''} of value {value}",
-                                 path(key, "slots", i, "value"))
+                raise InputError("{who} has {have} {have|agent|agents} of value {value}",
+                                 path(key, "slots", i, "value"), who=who, have=have, value=value)
             used[(who, value)] = n
     if not full and need_full:
         raise RuleError("an intrigue is resolved when every space of one of its cards is taken",
@@ -417,7 +417,7 @@ def resolve(doc) -> dict:
         if len(players) != 2:
             raise InputError("a neutral colour plays only in the 2-player game", "$.neutral")
         if neutral in players:
-            raise InputError(f"{neutral!r} is a player, not the neutral colour", "$.neutral")
+            raise InputError("{neutral!r} is a player, not the neutral colour", "$.neutral", neutral=neutral)
     _check_cards(players, doc["richelieu_card"], doc["faction_card"], neutral, "$")
     result = resolve_intrigue({k: dict(v) for k, v in players.items()}, doc["cardinal"], doc["richelieu_card"],
                               doc["faction_card"], neutral, doc.get("military_bonuses"))
@@ -463,21 +463,20 @@ def score(doc) -> dict:
     seen = {}
     for i, p in enumerate(players):
         if p["name"] in seen:
-            raise InputError(f"{p['name']!r} is listed twice", f"$.players[{i}].name")
+            raise InputError("{name!r} is listed twice", f"$.players[{i}].name", name=p['name'])
         seen[p["name"]] = i
     jewels_in_play = JEWELS_PER_PLAYER * len(players) + JEWELS_IN_CITY
     held = 0
     for i, p in enumerate(players):
         held += p["jewels"]
         if held > jewels_in_play:
-            raise InputError(f"{held} jewels in all; {len(players)} players play with {jewels_in_play} "
-                             f"(2 each and 2 in the city)", f"$.players[{i}].jewels")
+            raise InputError("{held} jewels in all; {n_players} players play with {jewels_in_play} (2 each and 2 in the city)", f"$.players[{i}].jewels", held=held, n_players=len(players), jewels_in_play=jewels_in_play)
     for kind, limit in SHEETS_IN_GAME.items():
         total = 0
         for i, p in enumerate(players):
             total += p["cards"].get(kind, 0)
             if total > limit:
-                raise InputError(f"{total} {kind} sheets in all, the game has {limit}", f"$.players[{i}].cards.{kind}")
+                raise InputError("{total} {kind:w@rl} sheets in all, the game has {limit}", f"$.players[{i}].cards.{kind}", total=total, kind=kind, limit=limit)
     return final_scores(players)
 
 
@@ -536,7 +535,7 @@ def initial_state(players, options) -> dict:
 def _player(state: dict, data: dict, field: str = "player") -> str:
     who = data.get(field)
     if who not in state["players"]:
-        raise InputError(f"unknown player {who!r}", field)
+        raise InputError("unknown player {who!r}", field, who=who)
     return who
 
 
@@ -557,7 +556,7 @@ def apply(state: dict, event: dict) -> dict:
     if not isinstance(data, dict):
         raise InputError("must be an object", "data")
     if kind not in EVENT_TYPES:
-        raise InputError(f"unknown event type {kind!r}", "type")
+        raise InputError("unknown event type {kind!r}", "type", kind=kind)
     if state["ended"]:
         raise RuleError("the match has ended", "type")
     defs = {"action": "action", "turn.end": "turn_end", "intrigue.resolve": "intrigue_resolve",
@@ -568,7 +567,7 @@ def apply(state: dict, event: dict) -> dict:
     if kind == "action":
         who = _player(s, data)
         if who != s["turn"]["player"]:
-            raise RuleError(f"it is {s['turn']['player']}'s turn", "player")
+            raise RuleError("it is {player}'s turn", "player", player=s['turn']['player'])
         action = {"type": data["action"], **({"space": data["space"]} if "space" in data else {})}
         if data["action"] == "place_agent" and "space" not in data:
             raise InputError("placing an agent needs the space's value", "space")
@@ -576,13 +575,13 @@ def apply(state: dict, event: dict) -> dict:
             step, s["city_jewels"] = _step(s["players"][who], s["turn"], action, s["cardinal"],
                                            s["city_jewels"], s["military_bonuses"])
         except RuleError as exc:
-            raise RuleError(exc.message, exc.field or "action") from None
+            raise exc.again(RuleError, exc.field or "action") from None
         s["turn"]["last"] = step
     elif kind == "turn.end":
         if "player" in data:
             who = _player(s, data)
             if who != s["turn"]["player"]:
-                raise RuleError(f"it is {s['turn']['player']}'s turn", "player")
+                raise RuleError("it is {player}'s turn", "player", player=s['turn']['player'])
         s["current"] = (s["current"] + 1) % len(s["order"])
         s["turns"] += 1
         s["turn"] = _new_turn(s, s["current"])
@@ -591,8 +590,8 @@ def apply(state: dict, event: dict) -> dict:
         _check_cards(s["players"], rcard, fcard, s["neutral"], "")
         faction = fcard["faction"]
         if sum(1 for r in s["resolutions"] if r["faction"] == faction) >= SHEETS_IN_GAME[faction]:
-            raise RuleError(f"all {SHEETS_IN_GAME[faction]} {faction} sheets have been resolved already",
-                            "faction_card.faction")
+            raise RuleError("all {SHEETS_IN_GAME} {faction:w@rl} sheets have been resolved already",
+                            "faction_card.faction", SHEETS_IN_GAME=SHEETS_IN_GAME[faction], faction=faction)
         tracks = {n: {k: p[k] for k in TRACKS} for n, p in s["players"].items()}
         result = resolve_intrigue(tracks, s["cardinal"], rcard, fcard, s["neutral"], s["military_bonuses"])
         for n, t in result["players"].items():
@@ -611,7 +610,7 @@ def apply(state: dict, event: dict) -> dict:
         track, delta = data["track"], data["delta"]
         p = s["players"][who]
         if p[track] + delta < 0:
-            raise RuleError(f"{who}'s {track} would go below 0", "delta")
+            raise RuleError("{who}'s {track:w@rl} would go below 0", "delta", who=who, track=track)
         if track == "jewels":
             if s["city_jewels"] - delta < 0:
                 raise RuleError("no jewel left in the city", "delta")

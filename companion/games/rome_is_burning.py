@@ -124,7 +124,7 @@ def card_name(text, field: str | None = None) -> str:
         raise InputError("a card name must be a string", field)
     name = _BY_KEY.get(normalize(text))
     if name is None:
-        raise InputError(f"unknown card {text!r}", field)
+        raise InputError("unknown card {text!r}", field, text=text)
     return name
 
 
@@ -151,7 +151,7 @@ def election(scores: dict, old_emperor: str | None, choice: str | None = None, f
     candidates = [p for p, s in scores.items() if s == best]
     out: dict = {"candidates": candidates}
     if choice is not None and choice not in candidates:
-        raise InputError(f"{choice!r} is not among the highest scorers ({', '.join(candidates)})", field)
+        raise InputError("{choice!r} is not among the highest scorers ({names})", field, choice=choice, names=', '.join(candidates))
     if len(candidates) == 1:
         new = candidates[0]
     else:
@@ -186,7 +186,7 @@ def check_hands(hands: dict, where: str = "$.hands", taken: dict | None = None) 
             field = join_path(where, json_path([player, i]))
             name = card_name(c, field)
             if name in seen:
-                raise InputError(f"{name!r} is already in {seen[name]}", field)
+                raise InputError("{name!r} is already in {seen}", field, name=name, seen=seen[name])
             seen[name] = f"{player}'s hand"
             names.append(name)
         out[player] = names
@@ -199,10 +199,10 @@ def score(doc) -> dict:
     hands = check_hands(doc["hands"])
     emperor = doc.get("emperor")
     if emperor is not None and emperor not in hands:
-        raise InputError(f"the emperor {emperor!r} is not a player", "$.emperor")
+        raise InputError("the emperor {emperor!r} is not a player", "$.emperor", emperor=emperor)
     choice = doc.get("emperor_choice")
     if choice is not None and choice not in hands:
-        raise InputError(f"{choice!r} is not a player", "$.emperor_choice")
+        raise InputError("{choice!r} is not a player", "$.emperor_choice", choice=choice)
     return turn_scores(emperor, hands, choice, "$.emperor_choice")
 
 
@@ -248,7 +248,7 @@ def deal(state: dict, rng=None, first: str | None = None) -> dict:
 
 def initial_state(players, options) -> dict:
     if not isinstance(players, list) or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise InputError(f"Rome Is Burning is played by {MIN_PLAYERS} to {MAX_PLAYERS} players", "players")
+        raise InputError("Rome Is Burning is played by {MIN_PLAYERS} to {MAX_PLAYERS} players", "players", MIN_PLAYERS=MIN_PLAYERS, MAX_PLAYERS=MAX_PLAYERS)
     return {
         "players": list(players),
         "turn": 1,
@@ -276,7 +276,7 @@ def _data_check(definition: str, data) -> None:
 def _player(s: dict, data: dict, field: str = "player") -> str:
     who = data.get(field)
     if who not in s["totals"]:
-        raise InputError(f"unknown player {who!r}", field)
+        raise InputError("unknown player {who!r}", field, who=who)
     return who
 
 
@@ -310,18 +310,17 @@ def apply(state: dict, event: dict) -> dict:
     if not isinstance(data, dict):
         raise InputError("must be an object", "data")
     if kind not in EVENT_TYPES:
-        raise InputError(f"unknown event type {kind!r}", "type")
+        raise InputError("unknown event type {kind!r}", "type", kind=kind)
     if state["phase"] == "ended":
         raise RuleError("the match has ended", "type")
     _data_check(kind.replace(".", "_"), data)
     s = copy.deepcopy(state)
     if kind == "turn.setup":
         if s["phase"] != "setup":
-            raise RuleError(f"turn {s['turn']} is already dealt", "type")
+            raise RuleError("turn {turn} is already dealt", "type", turn=s['turn'])
         need = len(s["players"]) + 1
         if len(data["spaces"]) != need:
-            raise InputError(f"{need} spaces get cards with {len(s['players'])} players "
-                             f"(2 for the table, 2 per player)", "spaces")
+            raise InputError("{need} spaces get cards with {n_players} players (2 for the table, 2 per player)", "spaces", need=need, n_players=len(s['players']))
         spaces = [[] for _ in range(RING)]
         seen: dict = {}
         for key, cards in data["spaces"].items():
@@ -330,7 +329,7 @@ def apply(state: dict, event: dict) -> dict:
                 field = join_path("spaces", json_path([key, i]))
                 name = card_name(c, field)
                 if name in seen:
-                    raise InputError(f"{name!r} is dealt twice", field)
+                    raise InputError("{name!r} is dealt twice", field, name=name)
                 seen[name] = key
                 spaces[space].append(name)
         first = s["first"]
@@ -341,16 +340,17 @@ def apply(state: dict, event: dict) -> dict:
     elif kind == "move":
         die = data["die"]
         if isinstance(die, bool) or not isinstance(die, int):  # JSON Schema lets 2.0 pass as an integer
-            raise InputError(f"a die shows a whole number 1 to {DIE_SIDES}, not {die!r}", "die")
+            raise InputError("a die shows a whole number 1 to {DIE_SIDES}, not {die!r}", "die", DIE_SIDES=DIE_SIDES, die=die)
         if s["phase"] != "moving":
-            raise RuleError("no move now: " + ("deal the turn first" if s["phase"] == "setup"
-                                               else "the election is waiting"), "type")
+            if s["phase"] == "setup":
+                raise RuleError("no move now: deal the turn first", "type")
+            raise RuleError("no move now: the election is waiting", "type")
         if _cards_left(s) == 0:
             raise RuleError("every card is taken: score the turn", "type")
         who = _player(s, data)
         mover = s["players"][s["current"]]
         if who != mover:
-            raise RuleError(f"it is {mover}'s move", "player")
+            raise RuleError("it is {mover}'s move", "player", mover=mover)
         step = die if data["direction"] == "cw" else -die
         space = (s["positions"][who] + step) % RING
         s["positions"][who] = space
@@ -365,13 +365,13 @@ def apply(state: dict, event: dict) -> dict:
         who = _player(s, data)
         victim = _player(s, data, "from")
         if not s["steal"] or s["steal"]["player"] != who:
-            raise RuleError(f"{who} has no card to draw now (only right after landing on another pawn)",
-                            "player")
+            raise RuleError("{who} has no card to draw now (only right after landing on another pawn)",
+                            "player", who=who)
         if victim not in s["steal"]["from"]:
-            raise RuleError(f"{victim} is not on {who}'s space with cards", "from")
+            raise RuleError("{victim} is not on {who}'s space with cards", "from", victim=victim, who=who)
         name = card_name(data["card"], "card")
         if name not in s["hands"][victim]:
-            raise RuleError(f"{name!r} is not in {victim}'s hand", "card")
+            raise RuleError("{name!r} is not in {victim}'s hand", "card", name=name, victim=victim)
         s["hands"][victim] = [c for c in s["hands"][victim] if c != name]
         s["hands"][who] = s["hands"][who] + [name]
         s["steal"] = None
@@ -379,7 +379,7 @@ def apply(state: dict, event: dict) -> dict:
         if s["phase"] != "moving":
             raise RuleError("nothing to score now", "type")
         if _cards_left(s):
-            raise RuleError(f"{_cards_left(s)} cards are still on the board", "type")
+            raise RuleError("{left} {left|card is|cards are} still on the board", "type", left=_cards_left(s))
         choice = data.get("emperor_choice")
         if choice is not None:
             _player(s, data, "emperor_choice")
@@ -444,9 +444,9 @@ def _deal_action(state, players, data, rng, effective):
     moves first this turn, optional)."""
     first = data.get("first")
     if first is not None and first not in players:
-        raise InputError(f"unknown player {first!r}", "first")
+        raise InputError("unknown player {first!r}", "first", first=first)
     if state["phase"] != "setup":
-        raise RuleError(f"turn {state['turn']} is already dealt", "type")
+        raise RuleError("turn {turn} is already dealt", "type", turn=state['turn'])
     return deal(state, rng, first), None
 
 
@@ -455,7 +455,7 @@ def _move_action(state, players, data, rng, effective):
     when the rules refuse the move now."""
     player = data.get("player")
     if not isinstance(player, str) or player not in players:
-        raise InputError(f"unknown player {player!r}", "player")
+        raise InputError("unknown player {player!r}", "player", player=player)
     return move_data(state, player, data.get("direction"), rng), None
 
 

@@ -248,9 +248,8 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
                     _, chains = best_chains(sites, edges, budget=SEARCH_BUDGET)
                 except SearchTooLong as exc:
                     # never a guessed number: a dense, non-map-like road graph is refused
-                    raise InputError(f"{p}'s chains: the roads between their {len(sites)} monasteries are too "
-                                     f"dense for the exact search ({exc}); a real board's roads are not: "
-                                     "check the board", "$.map.roads") from None
+                    raise InputError("{p}'s chains: the roads between their {n_sites} monasteries are too dense for the exact "
+                                     "search ({exc}); a real board's roads are not: check the board", "$.map.roads", p=p, n_sites=len(sites), exc=exc) from None
                 for chain in chains:
                     breakdown[p].append({"kind": "chain", "sites": chain, "points": len(chain)})
         if roads is None and missing["chains"]:
@@ -356,7 +355,7 @@ def score(doc) -> dict:
     players = doc["players"]
     if len(set(players)) != len(players):
         dup = next(i for i, p in enumerate(players) if players.index(p) != i)
-        raise InputError(f"player {players[dup]!r} is named twice", _path("players", dup))
+        raise InputError("player {players!r} is named twice", _path("players", dup), players=players[dup])
     board = wop_board.normalize(doc["map"], "$.map") if "map" in doc else wop_board.default_board()
     kind = doc["scoring"]
     warnings: list[str] = []
@@ -370,16 +369,18 @@ def score(doc) -> dict:
     placed_m = {p: 0 for p in players}
     for p, held in doc.get("monasteries", {}).items():
         if p not in players:
-            raise InputError(f"unknown player {p!r}", _path("monasteries", p))
+            raise InputError("unknown player {p!r}", _path("monasteries", p), p=p)
         if isinstance(held, list):
             for i, site in enumerate(held):
                 country = board["site_country"].get(site)
                 if country is None:
-                    raise InputError(f"unknown site {site!r}", _path("monasteries", p, i))
+                    raise InputError("unknown site {site!r}", _path("monasteries", p, i), site=site)
                 if site in holder:
                     who = holder[site]
-                    raise InputError(f"site {site!r} is held twice" + ("" if who == p else f" (also by {who})"),
-                                     _path("monasteries", p, i))
+                    if who == p:
+                        raise InputError("site {site!r} is held twice", _path("monasteries", p, i), site=site)
+                    raise InputError("site {site!r} is held twice (also by {who})", _path("monasteries", p, i),
+                                     site=site, who=who)
                 holder[site] = p
                 counts[country][p] = counts[country].get(p, 0) + 1
                 player_sites[p].append(site)
@@ -387,44 +388,44 @@ def score(doc) -> dict:
         else:
             for country, n in held.items():
                 if country not in counts:
-                    raise InputError(f"unknown country {country!r}", _path("monasteries", p, country))
+                    raise InputError("unknown country {country!r}", _path("monasteries", p, country), country=country)
                 if n:
                     counts[country][p] = counts[country].get(p, 0) + n
                     by_country.add(p)
                 placed_m[p] += n
         if placed_m[p] > MONASTERIES:
-            raise InputError(f"{p} has placed {placed_m[p]} monasteries; the supply is {MONASTERIES}",
-                             _path("monasteries", p))
+            raise InputError("{p} has placed {placed_m} {placed_m|monastery|monasteries}; the supply is {MONASTERIES}",
+                             _path("monasteries", p), p=p, placed_m=placed_m[p], MONASTERIES=MONASTERIES)
     for country in board["countries"]:
         cap = board["capacity"][country]
         total = sum(counts[country].values())
         if cap is not None and total > cap:
-            raise InputError(f"{country} has {cap} sites but {total} monasteries are given", "$.monasteries")
+            raise InputError("{country} has {cap} sites but {total} monasteries are given", "$.monasteries", country=country, cap=cap, total=total)
 
     councillors: dict = {c: {} for c in board["countries"]}
     placed_c = {p: 0 for p in players}
     for country, by_player in doc.get("councillors", {}).items():
         if country not in councillors:
-            raise InputError(f"unknown country {country!r}", _path("councillors", country))
+            raise InputError("unknown country {country!r}", _path("councillors", country), country=country)
         for p, n in by_player.items():
             if p not in players:
-                raise InputError(f"unknown player {p!r}", _path("councillors", country, p))
+                raise InputError("unknown player {p!r}", _path("councillors", country, p), p=p)
             if n:
                 councillors[country][p] = n
             placed_c[p] += n
             if placed_c[p] > COUNCILLORS:
-                raise InputError(f"{p} has placed {placed_c[p]} councillors; the supply is {COUNCILLORS}",
-                                 _path("councillors", country, p))
+                raise InputError("{p} has placed {placed_c} {placed_c|councillor|councillors}; the supply is {COUNCILLORS}",
+                                 _path("councillors", country, p), p=p, placed_c=placed_c[p], COUNCILLORS=COUNCILLORS)
 
     hand: dict = {}
     for p, lengths in (doc.get("chains") or {}).items():
         if p not in players:
-            raise InputError(f"unknown player {p!r}", _path("chains", p))
+            raise InputError("unknown player {p!r}", _path("chains", p), p=p)
         if board["roads"] is not None and p not in by_country:
             raise InputError("this board's roads are known: chains are computed from the sites",
                              _path("chains", p))
         if sum(lengths) > placed_m[p]:
-            raise InputError(f"chains of {sum(lengths)} monasteries, but {p} has {placed_m[p]}", _path("chains", p))
+            raise InputError("chains of {lengths} monasteries, but {p} has {placed_m}", _path("chains", p), lengths=sum(lengths), p=p, placed_m=placed_m[p])
         hand[p] = list(lengths)
     if hand and kind != "final":
         warnings.append("chains are scored only at the final scoring: ignored")
@@ -434,7 +435,7 @@ def score(doc) -> dict:
         try:
             hand_alliances = _hand_alliances(position, doc["alliances"], "$.alliances")
         except RuleError as exc:  # the same checks as at a match's scoring step; here the input is wrong
-            raise InputError(exc.message, exc.field) from None
+            raise exc.again(InputError, exc.field) from None
         if kind != "final":
             warnings.append("alliances are scored only at the final scoring: ignored")
             hand_alliances = {}
@@ -462,7 +463,7 @@ def initial_state(players, options) -> dict:
     if not isinstance(players, list) or not all(isinstance(p, str) and p for p in players):
         raise InputError("must be a list of player names", "players")
     if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
-        raise InputError(f"Web of Power is for {MIN_PLAYERS}-{MAX_PLAYERS} players", "players")
+        raise InputError("Web of Power is for {MIN_PLAYERS}-{MAX_PLAYERS} players", "players", MIN_PLAYERS=MIN_PLAYERS, MAX_PLAYERS=MAX_PLAYERS)
     if len(set(players)) != len(players):
         raise InputError("a player is named twice", "players")
     options = options or {}
@@ -483,10 +484,10 @@ def initial_state(players, options) -> dict:
         variants[k] = v
     for k in variants_in:
         if k not in VARIANTS:
-            raise InputError(f"unknown variant {k!r} (known: {', '.join(VARIANTS)})", f"options.variants.{k}")
+            raise InputError("unknown variant {k!r} (known: {names})", f"options.variants.{k}", k=k, names=', '.join(VARIANTS))
     first = options.get("first_player", players[0])
     if first not in players:
-        raise InputError(f"unknown player {first!r}", "options.first_player")
+        raise InputError("unknown player {first!r}", "options.first_player", first=first)
     removed = {5: 0, 4: 1, 3: 2}[len(players)]
     deck = [{"countries": cc["countries"], "cards": max(0, cc["cards"] - removed)} for cc in board["card_colours"]]
     return {
@@ -546,7 +547,7 @@ def _open_turn(state, player, seq):
 def _player(state, data, field="player"):
     p = data.get(field)
     if not isinstance(p, str) or p not in state["players"]:
-        raise InputError(f"unknown player {p!r}", field)
+        raise InputError("unknown player {p!r}", field, p=p)
     return p
 
 
@@ -561,7 +562,7 @@ def _chains_data(state, chains, field):
 
 def _chain_lengths(state, p, lengths, field):
     if p not in state["players"]:
-        raise InputError(f"unknown player {p!r}", field)
+        raise InputError("unknown player {p!r}", field, p=p)
     if state["board"]["roads"] is not None and p not in state["by_country"]:
         # as in score(): hand-counted chains only for a player whose monasteries have no sites
         raise InputError("this board's roads are known: chains are computed from the sites", field)
@@ -569,10 +570,10 @@ def _chain_lengths(state, p, lengths, field):
         raise InputError("must be a list of chain lengths", field)
     for i, n in enumerate(lengths):
         if not _is_count(n) or n < MIN_CHAIN:
-            raise InputError(f"a chain has at least {MIN_CHAIN} monasteries", f"{field}[{i}]")
+            raise InputError("a chain has at least {MIN_CHAIN} monasteries", f"{field}[{i}]", MIN_CHAIN=MIN_CHAIN)
     have = state["placed"][p]["monasteries"]
     if sum(lengths) > have:
-        raise InputError(f"chains of {sum(lengths)} monasteries, but {p} has {have}", field)
+        raise InputError("chains of {lengths} monasteries, but {p} has {have}", field, lengths=sum(lengths), p=p, have=have)
     return list(lengths)
 
 
@@ -584,7 +585,7 @@ def _score_now(state, kind, seq):
                           state["councillors"], state["hand_chains"] if final else {}, kind,
                           set(state["by_country"]), state["hand_alliances"] if final else {})
     except InputError as exc:  # the match's board has a road graph too dense for the chain search
-        raise RuleError(exc.message, "options.board.roads") from None
+        raise exc.again(RuleError, "options.board.roads") from None
     result["seq"] = seq
     scorings = dict(state["scorings"])
     scorings[kind] = result
@@ -614,17 +615,17 @@ def _hand_alliances(state, entries, field):
             raise InputError("must be an object", at)
         extra = set(e) - {"number", "countries", "players", "points"}
         if extra:
-            raise InputError(f"unknown field {sorted(extra)[0]!r}", f"{at}.{sorted(extra)[0]}")
+            raise InputError("unknown field {value!r}", f"{at}.{sorted(extra)[0]}", value=sorted(extra)[0])
         n = e.get("number")
         if not _is_count(n) or n not in by_number:
-            raise InputError(f"no alliance {n!r} on this board", f"{at}.number")
+            raise InputError("no alliance {n!r} on this board", f"{at}.number", n=n)
         if n in seen:
-            raise InputError(f"alliance {n} is given twice", f"{at}.number")
+            raise InputError("alliance {n} is given twice", f"{at}.number", n=n)
         seen.add(n)
         if by_number[n]["countries"] is not None:
             a, b = by_number[n]["countries"]
-            raise InputError(f"the board says alliance {n} joins {a} and {b}: it is scored from the board",
-                             f"{at}.number")
+            raise InputError("the board says alliance {n} joins {a} and {b}: it is scored from the board",
+                             f"{at}.number", n=n, a=a, b=b)
         if ("countries" in e) == ("players" in e):
             raise InputError("give either the two countries it joins or the players who score it", at)
         if "countries" in e:
@@ -635,7 +636,7 @@ def _hand_alliances(state, entries, field):
                 raise InputError("must be the two countries the alliance joins", f"{at}.countries")
             for j, c in enumerate(pair):
                 if not isinstance(c, str) or c not in board["capacity"]:
-                    raise InputError(f"unknown country {c!r}", f"{at}.countries[{j}]")
+                    raise InputError("unknown country {c!r}", f"{at}.countries[{j}]", c=c)
             if pair[0] == pair[1]:
                 raise InputError("an alliance joins two different countries", f"{at}.countries[1]")
             out[str(n)] = {"countries": list(pair)}
@@ -645,19 +646,17 @@ def _hand_alliances(state, entries, field):
             raise InputError("must be a list of players", f"{at}.players")
         for j, p in enumerate(who):
             if not isinstance(p, str) or p not in state["players"]:
-                raise InputError(f"unknown player {p!r}", f"{at}.players[{j}]")
+                raise InputError("unknown player {p!r}", f"{at}.players[{j}]", p=p)
             if p in who[:j]:
-                raise InputError(f"{p} is named twice", f"{at}.players[{j}]")
+                raise InputError("{p} is named twice", f"{at}.players[{j}]", p=p)
             if p not in leaders:
-                raise RuleError(f"{p} does not have the most councillors in two countries: "
-                                "no alliance can score for them", f"{at}.players[{j}]")
+                raise RuleError("{p} does not have the most councillors in two countries: no alliance can score for them", f"{at}.players[{j}]", p=p)
         if not _is_count(points):
             raise InputError("must be a whole number of points", f"{at}.points")
         if not who and points:
             raise InputError("nobody scores it: 0 points", f"{at}.points")
         if who and not 2 <= points <= most:
-            raise RuleError(f"an alliance is worth the councillors in its two countries: between 2 and {most} "
-                            "here", f"{at}.points")
+            raise RuleError("an alliance is worth the councillors in its two countries: between 2 and {most} here", f"{at}.points", most=most)
         out[str(n)] = {"players": [p for p in state["players"] if p in who], "points": points}
     return out
 
@@ -667,7 +666,7 @@ def apply(state, event) -> dict:
     data = event.get("data") or {}
     seq = event.get("seq")
     if t not in EVENT_TYPES:
-        raise InputError(f"unknown event type {t!r}", "type")
+        raise InputError("unknown event type {t!r}", "type", t=t)
     if not isinstance(data, dict):
         raise InputError("must be an object", "data")
     if state["ended"]:
@@ -702,7 +701,7 @@ def apply(state, event) -> dict:
                             "missing", "type")
         extra = set(data) - {"alliances", "chains"}
         if extra:
-            raise InputError(f"unknown field {sorted(extra)[0]!r}", sorted(extra)[0])
+            raise InputError("unknown field {value!r}", sorted(extra)[0], value=sorted(extra)[0])
         if not data:
             raise InputError("say the alliances or the chains", "alliances")
         if "alliances" in data:
@@ -738,17 +737,17 @@ def _place(new, data, seq):
     if not _is_count(count) or not 1 <= count <= 2:
         raise InputError("must be 1 or 2", "count")
     if country is not None and (not isinstance(country, str) or country not in board["capacity"]):
-        raise InputError(f"unknown country {country!r}", "country")
+        raise InputError("unknown country {country!r}", "country", country=country)
     if site is not None:
         if piece == "councillor":
             raise InputError("councillors go on the country's coat of arms, not on a site", "site")
         if not isinstance(site, str) or site not in board["site_country"]:
-            raise InputError(f"unknown site {site!r}", "site")
+            raise InputError("unknown site {site!r}", "site", site=site)
         if count != 1:
             raise InputError("one site holds one monastery", "count")
         in_country = board["site_country"][site]
         if country is not None and country != in_country:
-            raise InputError(f"{site} is in {in_country}, not {country}", "site")
+            raise InputError("{site} is in {in_country}, not {country}", "site", site=site, in_country=in_country, country=country)
         country = in_country
     if country is None:
         raise InputError("say the country (or the site)", "country")
@@ -758,14 +757,18 @@ def _place(new, data, seq):
     supply = MONASTERIES if piece == "monastery" else COUNCILLORS
     if placed[kind_key] + count > supply:
         left = supply - placed[kind_key]
-        raise RuleError(f"{player} has {left} {kind_key} left", "count" if left else "piece")
+        if piece == "monastery":
+            raise RuleError("{player} has {left} {left|monastery|monasteries} left", "count" if left else "piece",
+                            player=player, left=left)
+        raise RuleError("{player} has {left} {left|councillor|councillors} left", "count" if left else "piece",
+                        player=player, left=left)
     mons = new["monasteries"][country]
     if piece == "monastery":
         if site is not None and site in new["sites"]:
-            raise RuleError(f"{site} is taken (by {new['sites'][site]})", "site")
+            raise RuleError("{site} is taken (by {sites})", "site", site=site, sites=new['sites'][site])
         cap = board["capacity"][country]
         if cap is not None and sum(mons.values()) + count > cap:
-            raise RuleError(f"no free site left in {country}", "country")
+            raise RuleError("no free site left in {country}", "country", country=country)
 
     # the turn
     if new["turn"] is not None and new["turn"]["player"] != player:

@@ -42,7 +42,7 @@ class BoardRows:
             "SELECT b.*, (SELECT MAX(version) FROM board_versions v WHERE v.board_id=b.id) AS latest "
             "FROM boards b WHERE b.id=?", (board_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no board {board_id!r}", "board_id")
+            raise NotFoundError("no board {board_id!r}", "board_id", board_id=board_id)
         return {"id": row["id"], "club_id": row["club_id"], "name": row["name"], "created_at": row["created_at"],
                 "latest": row["latest"]}
 
@@ -69,7 +69,7 @@ class BoardRows:
             row = self.conn().execute("SELECT * FROM board_versions WHERE board_id=? AND version=?",
                                       (board_id, version)).fetchone()
         if row is None:
-            raise NotFoundError(f"board {board_id!r} has no version {version}", "version")
+            raise NotFoundError("board {board_id!r} has no version {version}", "version", board_id=board_id, version=version)
         return _version_row(row)
 
     def board_versions(self, board_id: str) -> list[dict]:
@@ -86,12 +86,11 @@ class BoardRows:
         now = self.clock.now_iso()
         with self.write() as c:
             if c.execute("SELECT 1 FROM boards WHERE id=?", (board_id,)).fetchone() is None:
-                raise NotFoundError(f"no board {board_id!r}", "board_id")
+                raise NotFoundError("no board {board_id!r}", "board_id", board_id=board_id)
             last = c.execute("SELECT version, photo_id FROM board_versions WHERE board_id=? "
                              "ORDER BY version DESC LIMIT 1", (board_id,)).fetchone()
             if expected_version is not None and expected_version != last["version"]:
-                raise ConflictError(f"the board was saved meanwhile (version {last['version']}, "
-                                    f"you edited version {expected_version})", "expected_version")
+                raise ConflictError("the board was saved meanwhile (version {version}, you edited version {expected_version})", "expected_version", version=last['version'], expected_version=expected_version)
             photo_id = self._insert_photo(c, board_id, photo, now) if photo else \
                 (last["photo_id"] if keep_photo else None)
             version = last["version"] + 1

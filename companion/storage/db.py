@@ -81,14 +81,14 @@ class Database:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise InputError(f"cannot use the data folder {self.path.parent}: {exc.strerror or exc}",
-                                 "--data-dir") from None
+                raise InputError("cannot use the data folder {parent}: {value}",
+                                 "--data-dir", parent=self.path.parent, value=exc.strerror or exc) from None
             try:
                 if self.path.exists() or self.path.is_symlink():
                     check_database_file(self.path)
             except OSError as exc:  # e.g. a data folder that may be entered but not read
-                raise InputError(f"cannot use the database {self.path}: {exc.strerror or exc}",
-                                 "--data-dir") from None
+                raise InputError("cannot use the database {path}: {value}",
+                                 "--data-dir", path=self.path, value=exc.strerror or exc) from None
         self.clock = clock or WallClock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
@@ -104,7 +104,7 @@ class Database:
             self.close()
             if is_disk_full(exc):
                 raise
-            raise InputError(f"cannot open the database {self.path}: {exc}", "--data-dir") from None
+            raise InputError("cannot open the database {path}: {exc}", "--data-dir", path=self.path, exc=exc) from None
 
     # -- connections -------------------------------------------------------
     def conn(self) -> sqlite3.Connection:
@@ -248,14 +248,14 @@ def check_database_file(path: str | Path, field: str = "--data-dir") -> Path:
     try:
         exists, is_file, size = path.exists(), path.is_file(), path.stat().st_size if path.is_file() else 0
     except OSError as exc:
-        raise InputError(f"cannot use the database {path}: {exc.strerror or exc}", field) from None
+        raise InputError("cannot use the database {path}: {value}", field, path=path, value=exc.strerror or exc) from None
     if not exists:
-        raise InputError(f"no database at {path}: check --data-dir or $COMPANION_DATA", field)
+        raise InputError("no database at {path}: check --data-dir or $COMPANION_DATA", field, path=path)
     if not is_file:
-        raise InputError(f"{path} is not a file", field)
+        raise InputError("{path} is not a file", field, path=path)
     if size == 0:
-        raise InputError(f"{path} is empty (0 bytes): not a companion database (restore a backup, or move it "
-                         "away to start afresh)", field)
+        raise InputError("{path} is empty (0 bytes): not a companion database (restore a backup, or move it away to "
+                         "start afresh)", field, path=path)
     return path
 
 
@@ -272,7 +272,7 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
         conn.execute("PRAGMA busy_timeout=10000")
         conn.execute("PRAGMA schema_version").fetchone()  # reads the header: unreadable or not SQLite?
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"cannot open the database {path}: {exc}", "--data-dir") from None
+        raise InputError("cannot open the database {path}: {exc}", "--data-dir", path=path, exc=exc) from None
     return conn
 
 
@@ -387,14 +387,14 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
             from companion.errors import InputError
 
             src.close()
-            raise InputError(f"{dest} is a file, not a folder", "DEST")
+            raise InputError("{dest} is a file, not a folder", "DEST", dest=dest)
         try:
             dest.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             from companion.errors import InputError
 
             src.close()
-            raise InputError(f"cannot make the folder {dest}: {exc.strerror or exc}", "DEST") from None
+            raise InputError("cannot make the folder {dest}: {value}", "DEST", dest=dest, value=exc.strerror or exc) from None
         dest = dest / f"companion-{clock.now().strftime('%Y%m%dT%H%M%SZ')}.db"
     tmp = dest.with_name(dest.name + ".part")
     try:

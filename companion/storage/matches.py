@@ -28,7 +28,7 @@ class MatchRows:
         }
         with self.write() as c:
             if c.execute("SELECT 1 FROM matches WHERE id=?", (match["id"],)).fetchone():
-                raise ConflictError(f"a match with id {match['id']} exists already", "id")
+                raise ConflictError("a match with id {id} exists already", "id", id=match['id'])
             c.execute(
                 "INSERT INTO matches(id, game, players, options, created_at, status) VALUES (?,?,?,?,?,?)",
                 (match["id"], game, json.dumps(match["players"]), json.dumps(match["options"]),
@@ -52,7 +52,7 @@ class MatchRows:
     def get_match(self, match_id: str) -> dict:
         row = self.conn().execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
         if row is None:
-            raise NotFoundError(f"no match {match_id}", "match_id")
+            raise NotFoundError("no match {match_id}", "match_id", match_id=match_id)
         return self._match_row(row)
 
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[dict]:
@@ -133,11 +133,11 @@ class MatchRows:
         can come between and the derived rows commit (or roll back) with the event."""
         with self.write() as c:
             if not c.execute("SELECT 1 FROM matches WHERE id=?", (match_id,)).fetchone():
-                raise NotFoundError(f"no match {match_id}", "match_id")
+                raise NotFoundError("no match {match_id}", "match_id", match_id=match_id)
             last = self.last_seq(match_id, c)
             if expected_seq is not None and expected_seq != last:
                 raise ConflictError(
-                    f"stale write: the match is at seq {last}, the write expected {expected_seq}", "expected_seq")
+                    "stale write: the match is at seq {last}, the write expected {expected_seq}", "expected_seq", last=last, expected_seq=expected_seq)
             event = {"seq": last + 1, "id": new_id(), "type": type, "data": data or {},
                      "at": at or self.clock.now_iso()}
             derive = check(event, last) if check is not None else None
@@ -167,7 +167,7 @@ class MatchRows:
             raise InputError("event seqs must count 1, 2, 3 ... without gaps", "$.events")
         with self.write() as c:
             if c.execute("SELECT 1 FROM matches WHERE id=?", (doc["id"],)).fetchone():
-                raise ConflictError(f"a match with id {doc['id']} exists already", "$.id")
+                raise ConflictError("a match with id {id} exists already", "$.id", id=doc['id'])
             c.execute(
                 "INSERT INTO matches(id, game, players, options, created_at, status) VALUES (?,?,?,?,?,?)",
                 (doc["id"], doc["game"], json.dumps(doc["players"]), json.dumps(doc.get("options", {})),

@@ -35,7 +35,7 @@ def check_name(name, field: str = "name", limit: int = NAME_MAX) -> str:
         raise InputError("must not contain control characters", field)
     name = " ".join(name.split())
     if len(name) > limit:
-        raise InputError(f"must be at most {limit} characters", field)
+        raise InputError("must be at most {limit} characters", field, limit=limit)
     return name
 
 
@@ -60,7 +60,7 @@ def get_player(store, player_id: str, field: str = "id") -> dict:
         raise InputError("must name a roster player (id)", field)
     row = store.conn().execute("SELECT * FROM players WHERE id=?", (player_id,)).fetchone()
     if row is None:
-        raise NotFoundError(f"no roster player {player_id!r}", field)
+        raise NotFoundError("no roster player {player_id!r}", field, player_id=player_id)
     return _row(row)
 
 
@@ -112,7 +112,7 @@ def create_player(store, club_id: str, name, short_name=None, colour=None) -> di
     player_id = _new_id()
     with store.write() as c:
         if c.execute("SELECT 1 FROM players WHERE club_id=? AND name=?", (club_id, name)).fetchone():
-            raise ConflictError(f"{name!r} is on the roster already", "name")
+            raise ConflictError("{name!r} is on the roster already", "name", name=name)
         c.execute("INSERT INTO players(id, club_id, name, short_name, colour, created_at) VALUES (?,?,?,?,?,?)",
                   (player_id, club_id, name, short, colour, store.clock.now_iso()))
     out = get_player(store, player_id)
@@ -136,7 +136,7 @@ def update_player(store, player_id: str, name=None, short_name=None, colour=None
     with store.write() as c:
         if "name" in changes and c.execute("SELECT 1 FROM players WHERE club_id=? AND name=? AND id<>?",
                                            (p["club_id"], changes["name"], player_id)).fetchone():
-            raise ConflictError(f"{changes['name']!r} is on the roster already (merge the two instead)", "name")
+            raise ConflictError("{name!r} is on the roster already (merge the two instead)", "name", name=changes['name'])
         sets = ", ".join(f"{k}=?" for k in changes)
         c.execute(f"UPDATE players SET {sets} WHERE id=?", (*changes.values(), player_id))
     return get_player(store, player_id)
@@ -159,8 +159,7 @@ def merge_players(store, from_id: str, into_id: str, by: str) -> dict:
                       "ON a.season_id=b.season_id AND a.match=b.match "
                       "WHERE a.player_id=? AND b.player_id=? LIMIT 1", (from_id, into_id)).fetchone()
         if both:
-            raise RuleError(f"{src['name']!r} and {dst['name']!r} played in the same match ({both[0]}): "
-                            "they are two people", "from")
+            raise RuleError("{name!r} and {name2!r} played in the same match ({both}): they are two people", "from", name=src['name'], name2=dst['name'], both=both[0])
         moved = c.execute("UPDATE match_players SET player_id=? WHERE player_id=?", (into_id, from_id)).rowcount
         moved += c.execute("UPDATE season_results SET player_id=? WHERE player_id=?", (into_id, from_id)).rowcount
         c.execute("UPDATE player_links SET player_id=? WHERE player_id=?", (into_id, from_id))
@@ -215,7 +214,7 @@ def link_match(store, match: dict, club_id: str | None, seats: dict[int, str] | 
             else:
                 row = c.execute("SELECT club_id FROM players WHERE id=?", (pid,)).fetchone()
                 if row is None or row[0] != club_id:
-                    raise InputError(f"no roster player {pid!r} in this club", f"roster[{i}]")
+                    raise InputError("no roster player {pid!r} in this club", f"roster[{i}]", pid=pid)
             if pid is not None:
                 seats[i] = pid
                 c.execute("INSERT INTO match_players(match_id, seat, player_id) VALUES (?,?,?) "
@@ -264,7 +263,7 @@ def assign_pending(store, match_id: str, club_id: str) -> dict:
 
     club = season_store.get_club(store, club_id)
     if not store.conn().execute("SELECT 1 FROM roster_pending WHERE match_id=?", (match_id,)).fetchone():
-        raise NotFoundError(f"match {match_id} is not waiting for a club", "match")
+        raise NotFoundError("match {match_id} is not waiting for a club", "match", match_id=match_id)
     match = store.get_match(match_id)
     with store.write():
         ids = ensure_players(store, club["id"], match["players"])
@@ -427,7 +426,7 @@ def resolve(store, ref: str, club_id: str | None = None, field: str = "player") 
     else:
         rows = store.conn().execute("SELECT * FROM players WHERE name=? AND club_id=?", (ref, club_id)).fetchall()
     if len(rows) > 1:
-        raise InputError(f"{ref!r} is on several clubs' rosters: say which club", field)
+        raise InputError("{ref!r} is on several clubs' rosters: say which club", field, ref=ref)
     if not rows:
-        raise NotFoundError(f"no roster player {ref!r}", field)
+        raise NotFoundError("no roster player {ref!r}", field, ref=ref)
     return _row(rows[0])

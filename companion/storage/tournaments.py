@@ -35,7 +35,7 @@ def get(store, tid: str) -> dict:
     conn = store.conn()
     row = conn.execute("SELECT * FROM tournaments WHERE id=?", (tid,)).fetchone()
     if row is None:
-        raise NotFoundError(f"no tournament {tid}", "tournament_id")
+        raise NotFoundError("no tournament {tid}", "tournament_id", tid=tid)
     out = _row(row)
     registered = conn.execute("SELECT player, player_id FROM tournament_players WHERE tournament_id=? "
                               "ORDER BY position", (tid,)).fetchall()
@@ -58,12 +58,12 @@ def add_player(store, tid: str, player: str, player_id: str | None = None) -> No
     """Register ``player`` (a name), with their club roster id when known."""
     with store.write() as c:
         if c.execute("SELECT 1 FROM tournament_players WHERE tournament_id=? AND player=?", (tid, player)).fetchone():
-            raise ConflictError(f"{player!r} is registered already", "$.player")
+            raise ConflictError("{player!r} is registered already", "$.player", player=player)
         n = c.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM tournament_players WHERE tournament_id=?",
                       (tid,)).fetchone()[0]
         if player_id and c.execute("SELECT 1 FROM tournament_players WHERE tournament_id=? AND player_id=?",
                                    (tid, player_id)).fetchone():
-            raise ConflictError(f"{player!r} is registered already (under another name)", "$.player_id")
+            raise ConflictError("{player!r} is registered already (under another name)", "$.player_id", player=player)
         c.execute("INSERT INTO tournament_players(tournament_id, position, player, player_id) VALUES (?,?,?,?)",
                   (tid, n, player, player_id))
 
@@ -71,7 +71,7 @@ def add_player(store, tid: str, player: str, player_id: str | None = None) -> No
 def remove_player(store, tid: str, player: str) -> None:
     with store.write() as c:
         if not c.execute("DELETE FROM tournament_players WHERE tournament_id=? AND player=?", (tid, player)).rowcount:
-            raise NotFoundError(f"{player!r} is not registered", "player")
+            raise NotFoundError("{player!r} is not registered", "player", player=player)
 
 
 def put_round(store, tid: str, number: int, tables: list[list[str]]) -> None:
@@ -80,7 +80,7 @@ def put_round(store, tid: str, number: int, tables: list[list[str]]) -> None:
         row = c.execute("SELECT started_at FROM tournament_rounds WHERE tournament_id=? AND round=?",
                         (tid, number)).fetchone()
         if row is not None and row["started_at"] is not None:
-            raise ConflictError(f"round {number} has started: its seats are fixed", "$.round")
+            raise ConflictError("round {number} has started: its seats are fixed", "$.round", number=number)
         c.execute("INSERT INTO tournament_rounds(tournament_id, round, tables) VALUES (?,?,?) "
                   "ON CONFLICT(tournament_id, round) DO UPDATE SET tables=excluded.tables",
                   (tid, number, json.dumps(tables)))
@@ -91,4 +91,4 @@ def start_round(store, tid: str, number: int, match_ids: list[str]) -> None:
         n = c.execute("UPDATE tournament_rounds SET match_ids=?, started_at=? WHERE tournament_id=? AND round=? "
                       "AND started_at IS NULL", (json.dumps(match_ids), store.clock.now_iso(), tid, number)).rowcount
         if not n:
-            raise ConflictError(f"round {number} has started already", "$.round")
+            raise ConflictError("round {number} has started already", "$.round", number=number)

@@ -92,7 +92,7 @@ def create_match():
     colours = doc.get("colours", {})
     for name in colours:
         if name not in players:
-            raise InputError(f"{name!r} is not one of the players", json_path(["colours", name]))
+            raise InputError("{name!r} is not one of the players", json_path(["colours", name]), name=name)
     options, roster = season_and_roster(c.store, doc)
     try:
         from companion.boards import match_options  # Web of Power: the board (and version) it starts on
@@ -137,7 +137,7 @@ def stored(match_id: str, write, extra: dict | None = None):
     except (RuleError, InputError) as exc:
         if exc.field and exc.field.startswith("$"):
             raise
-        raise type(exc)(exc.message, event_path("$", exc.field)) from None
+        raise exc.again(field=event_path("$", exc.field)) from None
     body = match_doc(match_id)
     body["event"] = present_event(event, body["game"], role(), seat_for(match_id), body["status"] == "ended")
     if extra:
@@ -189,7 +189,7 @@ def enter_result(match_id):
             return ctx().service.enter_result(match_id, doc["places"], expected_seq=doc["expected_seq"])
         except (RuleError, InputError) as exc:  # the event's fields are the body's here ($.places[2].place)
             if exc.field and not exc.field.startswith("$") and exc.field != "expected_seq":
-                raise type(exc)(exc.message, join_path("$", exc.field)) from None
+                raise exc.again(field=join_path("$", exc.field)) from None
             raise
 
     return stored(match_id, write)
@@ -258,7 +258,7 @@ def tournament_round():
         try:
             m = c.store.get_match(mid)
         except NotFoundError:
-            raise NotFoundError(f"no match {mid}", f"$.match_ids[{i}]") from None
+            raise NotFoundError("no match {mid}", f"$.match_ids[{i}]", mid=mid) from None
         if m["status"] != "open":
             raise RuleError("the match has ended", f"$.match_ids[{i}]")
         if not uses_clock(m["game"], m["options"]):

@@ -71,11 +71,17 @@ OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "aut
                   "players.me_landing"}
 
 
+# sentences of errors that are not raised as a CompanionError (translated in web/i18n/errors.<lang>.json)
+HTTP_SENTENCES = {404: "not found", 405: "method not allowed", 413: "the body is too large"}
+SERVER_SENTENCES = {"storage_full": "the box's storage is full", "storage_failed": "the box's storage failed: try again",
+                    None: "internal error"}
+
+
 class BodyTooLarge(CompanionError):
     status = 413
 
     def __init__(self, limit: int):
-        super().__init__(f"the body is too large: at most {limit // 1024} KiB here", "Content-Length")
+        super().__init__("the body is too large: at most {kib} KiB here", "Content-Length", kib=limit // 1024)
 
 
 def _open_store(config):
@@ -269,6 +275,10 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             resp.headers.setdefault("Cache-Control", "no-store")
         return resp
 
+    def _words(template: str, params: dict | None = None) -> str:
+        """An error's sentence in the caller's language (the ``lang`` cookie or Accept-Language)."""
+        return i18n.error_text(g.get("lang", i18n.DEFAULT), template, params)
+
     def _page_error(status: int, message: str, field: str | None = None, headline: str | None = None):
         try:
             return render_template("error.html", status=status, message=message, field=field,
@@ -284,9 +294,10 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         if getattr(exc, "retry_after", None):
             headers["Retry-After"] = str(exc.retry_after)
         status = getattr(exc, "http_status", None) or exc.status
+        message = _words(exc.template, exc.params)  # the sentence in the caller's language
         if _wants_json():
-            return jsonify(exc.to_json()), status, headers
-        body, st = _page_error(status, exc.message, exc.field)
+            return jsonify({**exc.to_json(), "error": message}), status, headers
+        body, st = _page_error(status, message, exc.field)
         return body, st, headers
 
     @app.errorhandler(HTTPException)
@@ -295,8 +306,7 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         if status >= 500:
             status = 400
         headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
-        message = {404: "not found", 405: "method not allowed", 413: "the body is too large"}.get(
-            status, (exc.description or exc.name or "bad request").split("\n")[0])
+        message = _words(HTTP_SENTENCES.get(status, (exc.description or exc.name or "bad request").split("\n")[0]))
         body = {"error": message}
         if status == 405:
             body["field"] = "method"
@@ -317,11 +327,13 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         log.error("internal error %s on %s %s", error_id, request.method, rule, exc_info=exc)
         code = None
         if is_disk_full(exc):
-            status, message, code = 503, "the box's storage is full", "storage_full"
+            status, code = 503, "storage_full"
         elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
-            status, message, code = 503, "the box's storage failed: try again", "storage_failed"
+            status, code = 503, "storage_failed"
         else:
-            status, message = 500, "internal error"
+            status = 500
+        message = SERVER_SENTENCES[code]
+        message = _words(message)
         if _wants_json():  # phones show the words of error.<code> in their language
             body = {"error": message, "id": error_id}
             if code:

@@ -21,7 +21,7 @@ class TooManyAttempts(CompanionError):
     status = 429
 
     def __init__(self, seconds: int, field: str):
-        super().__init__(f"too many failed attempts: try again in {seconds} s", field)
+        super().__init__("too many failed attempts: try again in {seconds} s", field, seconds=seconds)
         self.retry_after = seconds
 
 
@@ -177,7 +177,7 @@ def new_join_token():
         try:
             c.store.get_match(match_id)
         except NotFoundError:
-            raise NotFoundError(f"no match {match_id}", "$.match_id") from None
+            raise NotFoundError("no match {match_id}", "$.match_id", match_id=match_id) from None
     hours = doc.get("hours", c.access.settings()["join_token_hours"])
     token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False),
                                              short=match_id is not None)

@@ -76,12 +76,12 @@ def upload_photo(board_id):
     c.store.get_board(board_id)  # 404 before reading a body for nothing
     data = request.get_data(cache=False)
     if len(data) > core.PHOTO_LIMIT:  # a body sent without Content-Length
-        raise PhotoTooLarge(f"the photo is too large: at most {core.PHOTO_LIMIT // (1024 * 1024)} MB",
-                            "Content-Length")
+        raise PhotoTooLarge("the photo is too large: at most {value} MB",
+                            "Content-Length", value=core.PHOTO_LIMIT // (1024 * 1024))
     try:
         core.sniff_image(data)
     except InputError as exc:
-        raise NotAnImage(exc.message, "photo") from None
+        raise exc.again(NotAnImage, "photo") from None
     out = core.set_photo(c.store, board_id, data, int_arg("expected_version", None, 1, 10**9))
     return jsonify(out), 201
 

@@ -45,9 +45,8 @@ def require(needed: str):
         def wrapper(*a, **kw):
             if not role_at_least(role(), needed):
                 if role() == "viewer":
-                    raise AuthError(f"this needs the {needed} role: join with a table's QR code "
-                                    "or sign in", "Authorization")
-                raise ForbiddenError(f"this needs the {needed} role", "Authorization")
+                    raise AuthError("this needs the {needed:w@role} role: join with a table's QR code or sign in", "Authorization", needed=needed)
+                raise ForbiddenError("this needs the {needed:w@role} role", "Authorization", needed=needed)
             return fn(*a, **kw)
 
         return wrapper
@@ -94,20 +93,19 @@ def json_body(schema: str | None = None, optional: bool = False):
             doc = json.loads(text, parse_constant=_not_a_json_number)
             json.dumps(doc, ensure_ascii=False).encode("utf-8")  # lone surrogates
         except _NotJsonNumber as exc:
-            raise InputError(f"the body is not valid JSON: {exc} is not a JSON number", "$") from None
+            raise InputError("the body is not valid JSON: {exc} is not a JSON number", "$", exc=exc) from None
         except RecursionError:
-            raise InputError(f"the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)",
-                             "$") from None
+            raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)",
+                             "$", MAX_DEPTH=MAX_DEPTH) from None
         except (UnicodeError, ValueError) as exc:
             msg = getattr(exc, "msg", None)
             if msg is None and not isinstance(exc, UnicodeError):  # Python refuses ints of over 4300 digits
                 from companion.jsonio import MAX_DIGITS, where_digits_overflow
 
-                raise InputError(f"the body holds a number with more than {MAX_DIGITS} digits"
-                                 f"{where_digits_overflow(text)}", "$") from None
-            raise InputError(f"the body is not valid JSON: {msg or 'not valid UTF-8 JSON'}", "$") from None
+                raise InputError("the body holds a number with more than {MAX_DIGITS} digits{value}", "$", MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
+            raise InputError("the body is not valid JSON: {value}", "$", value=msg or 'not valid UTF-8 JSON') from None
         if depth_exceeds(doc):
-            raise InputError(f"the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$")
+            raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$", MAX_DEPTH=MAX_DEPTH)
     if schema:
         from companion.schemas import validate
 
@@ -125,7 +123,7 @@ def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
     except ValueError:
         raise InputError("must be a whole number", name) from None
     if not lo <= n <= hi:
-        raise InputError(f"must be between {lo} and {hi}", name)
+        raise InputError("must be between {lo} and {hi}", name, lo=lo, hi=hi)
     return n
 
 

@@ -5,6 +5,11 @@ The language is the ``lang`` cookie when set (switch with ``?lang=it``), else th
 of ``Accept-Language``, else English. A key missing from a catalogue falls back to English,
 then to the key itself.
 
+Error sentences (``companion/errors.py``: a template with named values) have their own catalogues,
+``web/i18n/errors.<lang>.json``: the English template is the key, the value the sentence in that
+language (same placeholders; ``w:<word>`` entries translate the ``{name:w}`` values). They are not sent
+to the pages: the server renders an error body's sentence in the caller's language (:func:`error_text`).
+
 Counted strings have one key per plural form, ``<key>.one`` and ``<key>.other`` (``{n}`` is the count):
 :func:`plural` picks the form by the language's rule (``PLURAL_RULES``; ``web/static/js/companion.js``
 ``Companion.plural`` has the same rules for the pages). In English and Italian "one" is exactly 1.
@@ -15,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 
+from companion.errors import render
 from companion.resources import web_dir
 
 LANGUAGES = ("en", "it")
@@ -81,3 +87,38 @@ def translate(lang: str, key: str, **values) -> str:
     if text is None:
         text = catalogue(DEFAULT).get(key, key)
     return text.format_map(_Safe(values)) if values else text
+
+
+@functools.cache
+def error_catalogue(lang: str) -> dict:
+    """English error template -> the sentence in ``lang`` (``{}`` for English and unknown languages)."""
+    path = web_dir() / "i18n" / f"errors.{lang}.json"
+    if not path.is_file():
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def error_text(lang: str, template: str, params: dict | None = None) -> str:
+    """An error's sentence in ``lang``: its template translated (the English one when the catalogue has
+    none), its values put in, its plural forms by the language's rule."""
+    if lang not in LANGUAGES:
+        lang = DEFAULT
+    words = error_catalogue(lang)
+    text = words.get(template, template) if lang != DEFAULT else template
+    if not params:
+        return text
+    return render(text, params, plural=PLURAL_RULES[lang], word=lambda v, ns: field_words(lang, v, ns))
+
+
+def field_words(lang: str, name, ns: str = "") -> str:
+    """A field's name in words (``{what:w}``): ``w:<parent>.<name>``, else ``w:<name>`` of the error
+    catalogue (``web/i18n/errors.<lang>.json``; English's holds only words), else the name. With a
+    namespace (``{phase:w@phase}``): ``w@<ns>:<value>``, else the value."""
+    words, name = error_catalogue(lang), str(name)
+    if ns:
+        key = f"w@{ns}:{name}"
+        return words.get(key) or error_catalogue(DEFAULT).get(key) or name
+    last = name.rsplit(".", 1)[-1]
+    return words.get(f"w:{name}") or words.get(f"w:{last}") or error_catalogue(DEFAULT).get(f"w:{last}") or \
+        last.removesuffix("[]").replace("_", " ")

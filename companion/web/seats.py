@@ -88,15 +88,14 @@ def guarded_write(match_id: str, type_: str, data, write):
     if who == "organiser" or type_ not in own | refusal or owner not in match["players"] or owner == seat:
         return write  # (a name not in the match: the rules refuse it, naming the field)
     if type_ in own:
-        raise ForbiddenError(f"only {owner}'s own phone (seated as {owner}) or an organiser records "
-                             f"{owner}'s secret", "$.data.player")
+        raise ForbiddenError("only {owner}'s own phone (seated as {owner}) or an organiser records {owner}'s secret", "$.data.player", owner=owner)
 
     def quiet():
         try:
             return write()
         except RuleError as exc:
-            raise RuleError(f"refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s "
-                            "phone or an organiser is told it", "$.data.player") from None
+            raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
+                            "organiser is told it", "$.data.player", owner=owner) from None
 
     return quiet
 
@@ -119,8 +118,7 @@ def check_undo(match_id: str, expected_seq) -> None:
     last = effective[-1]
     owner = _owner(last.get("data"))
     if last["type"] in own and owner is not None and owner != seat_for(match_id):
-        raise ForbiddenError(f"the undo would take back {owner}'s secret: only {owner}'s own phone or an "
-                             "organiser may", "$.expected_seq")
+        raise ForbiddenError("the undo would take back {owner}'s secret: only {owner}'s own phone or an organiser may", "$.expected_seq", owner=owner)
 
 
 # -- seats ----------------------------------------------------------------------------------
@@ -150,7 +148,7 @@ def seats_doc(match_id: str) -> dict:
 def _player_of(match_id: str, player: str, field: str) -> dict:
     match = ctx().store.get_match(match_id)
     if player not in match["players"]:
-        raise InputError(f"{player!r} does not play in this match", field)
+        raise InputError("{player!r} does not play in this match", field, player=player)
     return match
 
 
@@ -185,7 +183,7 @@ def claim_seat(match_id):
     player = doc["player"]
     match = c.store.get_match(match_id)
     if player is not None and player not in match["players"]:
-        raise InputError(f"{player!r} does not play in this match", "$.player")
+        raise InputError("{player!r} does not play in this match", "$.player", player=player)
     sess = getattr(g, "session", None)
     if sess is None:
         raise InputError("a seat belongs to a browser session (bearer tokens have no seat)", "Authorization")
@@ -201,11 +199,11 @@ def claim_seat(match_id):
             raise RuleError("the match has ended", "$.player")
         refused = c.access.claim_seat(match_id, player, sess["key"])
         if refused == "taken":
-            raise ConflictError(f"{player}'s seat is taken by another phone: an organiser can move or share it",
-                                "$.player")
+            raise ConflictError("{player}'s seat is taken by another phone: an organiser can move or share it",
+                                "$.player", player=player)
         if refused is not None:
-            raise ForbiddenError(f"this phone sits as {refused.split(':', 1)[1]}: an organiser can move it",
-                                 "$.player")
+            raise ForbiddenError("this phone sits as {value}: an organiser can move it",
+                                 "$.player", value=refused.split(':', 1)[1])
     g.session = c.access.session_by_key(sess["key"]) or sess
     return jsonify(match_doc(match_id))
 

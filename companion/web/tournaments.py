@@ -53,7 +53,7 @@ def create_tournament():
     doc = json_body("api.tournament-create")
     lo, hi = _limits(doc["game"])
     if not lo <= doc["table_size"] <= hi:
-        raise InputError(f"{doc['game']} is played at tables of {lo} to {hi}", "$.table_size")
+        raise InputError("{game} is played at tables of {lo} to {hi}", "$.table_size", game=doc['game'], lo=lo, hi=hi)
     players = [p.strip() for p in doc.get("players", [])]
     if any(not p for p in players) or len(set(players)) != len(players):
         raise InputError("every player once, by a name that is not blank", "$.players")
@@ -115,7 +115,7 @@ def seat_next_round(tid):
     t = _doc(tid)
     if t["next_round"] is None:
         if t["finished"]:
-            raise RuleError(f"all {t['rounds']} rounds have been played", "$")
+            raise RuleError("all {rounds} rounds have been played", "$", rounds=t['rounds'])
         raise RuleError("the round in play has not ended: every table's match must end first", "$")
     lo, hi = _limits(t["game"])
     rng = c.runner.rng if c.runner is not None else None
@@ -139,9 +139,9 @@ def set_seats(tid, number):
     t = _doc(tid)
     r = next((x for x in t["round_list"] if x["round"] == number), None)
     if r is None:
-        raise NotFoundError(f"round {number} is not seated", "round")
+        raise NotFoundError("round {number} is not seated", "round", number=number)
     if r["status"] != "seated":
-        raise ConflictError(f"round {number} has started: its seats are fixed", "$.tables")
+        raise ConflictError("round {number} has started: its seats are fixed", "$.tables", number=number)
     tables = [[p.strip() for p in table] for table in doc["tables"]]
     seen = [p for table in tables for p in table]
     if sorted(seen) != sorted(t["players"]):
@@ -151,11 +151,11 @@ def set_seats(tid, number):
         what = "; ".join(x for x in (f"missing: {', '.join(missing)}" if missing else "",
                                       f"not registered: {', '.join(extra)}" if extra else "",
                                       f"twice: {', '.join(dup)}" if dup else "") if x)
-        raise InputError(f"every registered player exactly once ({what})", "$.tables")
+        raise InputError("every registered player exactly once ({what})", "$.tables", what=what)
     lo, hi = _limits(t["game"])
     for k, table in enumerate(tables):
         if not lo <= len(table) <= hi:
-            raise InputError(f"a table of {t['game']} seats {lo} to {hi} players", f"$.tables[{k}]")
+            raise InputError("a table of {game} seats {lo} to {hi} players", f"$.tables[{k}]", game=t['game'], lo=lo, hi=hi)
     rows.put_round(c.store, tid, number, tables)
     return jsonify(_doc(tid))
 
@@ -170,9 +170,9 @@ def start_round(tid, number):
     t = _doc(tid)
     r = next((x for x in t["round_list"] if x["round"] == number), None)
     if r is None:
-        raise NotFoundError(f"round {number} is not seated", "round")
+        raise NotFoundError("round {number} is not seated", "round", number=number)
     if r["status"] != "seated":
-        raise ConflictError(f"round {number} has started already", "$")
+        raise ConflictError("round {number} has started already", "$", number=number)
     options = {}
     if t["clock_minutes"] is not None:
         options["clock"] = True
@@ -270,7 +270,7 @@ def tournament_print(tid):
     if number is not None:
         rnd = next((r for r in t["round_list"] if str(r["round"]) == number), None)
         if rnd is None:
-            raise NotFoundError(f"round {number} is not seated", "round")
+            raise NotFoundError("round {number} is not seated", "round", number=number)
     return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd,
                            qrs=_round_qrs(rnd) if rnd else [])
 

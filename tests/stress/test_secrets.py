@@ -192,6 +192,19 @@ def test_error_bodies(table):
     assert len(events(t.app, t.mid)) == seq
 
 
+def test_error_bodies_in_italian(table):
+    """In the page's language too: the refusal about Anna's objective names no city to Bruno, in Italian."""
+    t = table
+    seq = len(events(t.app, t.mid))
+    body = {"type": "objective.completed", "expected_seq": seq, "data": {"player": "Anna"}}
+    r = t.bruno.post(f"/api/matches/{t.mid}/events", body, headers={"Accept-Language": "it"})
+    assert r.status_code == 409 and no_secret(t, r.get_data(as_text=True))
+    assert r.json["error"].startswith("rifiutato per Anna: il motivo riguarda il segreto di Anna"), r.json
+    r = t.anna.post(f"/api/matches/{t.mid}/events", body, headers={"Accept-Language": "it"})
+    assert r.status_code == 409 and r.json["error"].startswith("Anna non ha ") and \
+        all(c in r.json["error"] for c in t.secret), r.json
+
+
 def test_tv_page(table):
     t = table
     # the TV page asks for a viewer's view (?as=viewer): no objective even when an organiser opened it

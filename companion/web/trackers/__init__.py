@@ -33,7 +33,7 @@ def rng():
 def game_match(match_id: str, game: str) -> dict:
     m = ctx().store.get_match(match_id)
     if m["game"] != game:
-        raise NotFoundError(f"this is a {m['game']} match, not {game}", "match_id")
+        raise NotFoundError("this is a {game} match, not {game2}", "match_id", game=m['game'], game2=game)
     return m
 
 
@@ -77,7 +77,7 @@ def engine(fn, *args, **kw):
     except CompanionError as exc:
         if exc.field and exc.field.startswith("$"):
             raise
-        raise type(exc)(exc.message, event_path("$", exc.field)) from None
+        raise exc.again(field=event_path("$", exc.field)) from None
 
 
 # -- OpenAPI pieces ----------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def conquest_odds(match_id):
     try:
         b = co.battle(a, d, stop_at)
     except co.DiceError as exc:
-        raise InputError(exc.message, exc.field) from None
+        raise InputError(exc.template, exc.field, **exc.params) from None
     outcomes = sorted(b["outcomes"], key=lambda o: -o["p"])[:8]
     gm = ci.map_of(state["map"])
     return jsonify({"attacker": a, "defender": d, "stop_at": stop_at, "p_conquer": b["p_conquer"],

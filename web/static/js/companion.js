@@ -41,8 +41,11 @@
     en: function (n) { return n === 1 ? "one" : "other"; },
     it: function (n) { return n === 1 ? "one" : "other"; }
   };
+  function pageLang() {
+    return (document.body && document.body.dataset.lang) || document.documentElement.lang || "en";
+  }
   function pluralForm(n, lang) {
-    lang = lang || (document.body && document.body.dataset.lang) || document.documentElement.lang || "en";
+    lang = lang || pageLang();
     var rule = RULES[lang] || RULES.en;
     return rule(Number(n));
   }
@@ -115,7 +118,8 @@
   ApiError.prototype = Object.create(Error.prototype);
 
   function api(method, path, body) {
-    var opts = { method: method, credentials: "same-origin", headers: { "Accept": "application/json" } };
+    // the page's language: the server writes its error sentences in it (companion/web/i18n.py error_text)
+    var opts = { method: method, credentials: "same-origin", headers: { "Accept": "application/json", "Accept-Language": pageLang() } };
     if (body !== undefined) {
       opts.headers["Content-Type"] = "application/json";
       opts.body = JSON.stringify(body);
@@ -145,7 +149,10 @@
       var k = m[1];
       if (SKIP_FIELDS[k]) continue;
       var label = t("field." + k);
-      words.push(label === "field." + k ? k.replace(/_/g, " ") : label);
+      if (label !== "field." + k) words.push(label);
+      // a field's own name is English: on another language's page it is left out (the server's sentence,
+      // in the page's language, says what is wrong); a key that is a name (a player's) stays
+      else if (pageLang() === "en" || !/^[a-z_]+$/.test(k)) words.push(k.replace(/_/g, " "));
     }
     var out = words.join(" · ");
     return out.charAt(0).toUpperCase() + out.slice(1);
