@@ -14,7 +14,8 @@ clock by option (web-of-power) may define ``turn_closed(before, after) -> player
 closed without ``turn.end``: the clock's turn moves on) and ``holds_clock(state) -> reason | None`` (a step that
 takes no clock event: its time stops, its events are refused). ``companion/matches.py`` applies them.
 A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
-(``companion/service.py``, ``MatchService.act``).
+(``companion/service.py``, ``MatchService.act``); events only an organiser may record (hand corrections
+outside the rules) are its ``ORGANISER_EVENTS`` (``MatchService.append`` with ``organiser=False`` refuses them).
 """
 
 from __future__ import annotations

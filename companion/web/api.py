@@ -134,7 +134,7 @@ def stored(match_id: str, write, extra: dict | None = None):
         event = write()
     except (ConflictError, NotFoundError):
         raise
-    except (RuleError, InputError) as exc:
+    except (RuleError, InputError, ForbiddenError) as exc:
         if exc.field and exc.field.startswith("$"):
             raise
         raise type(exc)(exc.message, event_path("$", exc.field)) from None
@@ -152,7 +152,8 @@ def append_event(match_id):
     if doc["type"] == "undo":
         raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
     write = guarded_write(match_id, doc["type"], doc.get("data", {}), lambda: ctx().service.append(
-        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"]))
+        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"],
+        organiser=role() == "organiser"))
     return stored(match_id, write)
 
 
@@ -171,7 +172,8 @@ def redo(match_id):
     """Take back the most recent undo (while it is the match's last event): its event again, same data.
     Re-recording another player's secret event is guarded like recording it (``guarded_write``)."""
     doc = json_body("api.undo")
-    write = lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"])  # noqa: E731
+    write = lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"],  # noqa: E731
+                                       organiser=role() == "organiser")
     back = ctx().service.undone_by_last(match_id)  # (an unknown match: 404 from the store)
     if back is not None:
         write = guarded_write(match_id, back["type"], back.get("data") or {}, write)
