@@ -7,7 +7,7 @@ Each module keeps the contract of :class:`companion.games.contract.Game`: ``GAME
 ``summary``, ``is_ended``, ``final_ranking`` (one shape), ``score``; optionally ``public_view``/
 ``public_event`` (secrets) and ``check_map``/``map_svg`` (``companion map check``).
 
-A game that keeps the turn beside the match clock (conquest-italy) may also define ``TURN_EVENT_TYPES``
+A game that keeps the turn beside the match clock (conquest-italy, web-of-power) may also define ``TURN_EVENT_TYPES``
 (refused while the clock waits for a final roll), ``out_of_turn(state) -> [player]`` (seats the clock skips)
 and ``end_by_clock(state, ended_by)`` (the clock ended the match: the game ends too). A game played with the
 clock by option (web-of-power) may define ``turn_closed(before, after) -> player | None`` (a turn its event

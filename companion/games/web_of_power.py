@@ -83,6 +83,10 @@ COUNCILLORS = 8
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 VARIANTS = ("two_countries_per_turn", "two_monasteries_in_empty_country")
 PIECES = ("monastery", "councillor")
+# With the match clock (``options.clock``): the events of a player's turn, refused while a final roll is owed
+# (the roll comes before the next turn: docs/rulings.md#web-of-power-the-clock). The deck running out and the
+# chains counted by hand are not turns: they are taken meanwhile.
+TURN_EVENT_TYPES = frozenset({"place"})
 
 
 def check_map(doc, **opts) -> dict:

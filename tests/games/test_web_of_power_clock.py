@@ -130,3 +130,27 @@ def test_a_game_end_at_the_scoring_step_with_a_paused_clock_stays_held():
     assert m.refused("clock.resume").field == "type"
     m("chains", player="Anna", lengths=[])
     assert m.fold.ended() and m.view["ended_by"]["reason"] == "game"
+
+
+def test_no_placement_while_a_final_roll_is_owed():
+    """docs/rulings.md#web-of-power-the-clock: the roll comes before the next turn."""
+    m = Match(limit_minutes=1)
+    m.place("Anna", 2)("turn.end", player="Anna")
+    m("turn.end", at=120, player="Bruno")
+    for p in ["Carla", "Anna", "Bruno", "Carla"]:
+        m("turn.end", player=p)
+    m("turn.end", player="Anna", conquered=0)
+    assert m.view["awaiting_roll"] == "Anna" and m.fold.game_state["next_player"] == "Bruno"
+    for who in ("Bruno", "Anna", "Carla"):
+        err = m.refused("place", player=who, piece="monastery", country="Franken", count=1)
+        assert err.field == "type" and "Anna owes a final roll before the next turn" in err.message
+    err = m.refused("place", player="Bruno", piece="councillor", country="Franken", count=1)
+    assert err.field == "type"
+    assert m.refused("turn.end", player="Bruno").field == "type"
+    # chains counted by hand are not a turn: taken meanwhile
+    m("chains", player="Carla", lengths=[])
+    # the roll (over the threshold: the match goes on), then Bruno places
+    m("final.roll", player="Anna", dice=[6, 6])
+    assert m.view["awaiting_roll"] is None and m.view["current_player"] == "Bruno"
+    m.place("Bruno")
+    assert m.fold.game_state["turn"]["player"] == "Bruno"
