@@ -183,8 +183,16 @@ class Fold:
 
     def _reset(self):
         self.game_state = self.module.initial_state(self.players, self.options)
-        self.clock_state = _clock().initial_state(self.players, self.options) if self.clock_on else None
+        self.clock_state = self._clock_initial(self.game_state)
         self.entered: list[dict] | None = None  # the places entered by hand (result-only matches)
+
+    def _clock_initial(self, game_state):
+        """The clock's initial state, its seats in the game's turn order: the game's ``clock_seats(state)``
+        when it has one (Web of Power's ``first_player`` plays first), else the match's player order."""
+        if not self.clock_on:
+            return None
+        seats = getattr(self.module, "clock_seats", None)
+        return _clock().initial_state(seats(game_state) if seats is not None else self.players, self.options)
 
     def _enter(self, entered, event) -> list[dict]:
         """A ``result.entered`` event: the checked ranking (the match ends with it)."""
@@ -280,7 +288,7 @@ class Fold:
 
     def _replay(self, events):
         g = self.module.initial_state(self.players, self.options)
-        c = _clock().initial_state(self.players, self.options) if self.clock_on else None
+        c = self._clock_initial(g)
         r = None
         for e in events:
             g, c, r = self._step(g, c, e, r)

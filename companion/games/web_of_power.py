@@ -840,6 +840,14 @@ def _place(new, data, seq):
                       country=country, n=total, limit=cap)
 
 
+def clock_seats(state) -> list[str]:
+    """For a match with the clock: the seats in turn order from the first player (``options.first_player``),
+    so that the clock's turn is the game's (docs/rulings.md#web-of-power-the-clock)."""
+    ps = state["players"]
+    i = ps.index(state["first_player"])
+    return ps[i:] + ps[:i]
+
+
 def turn_closed(before, after) -> str | None:
     """For a match with the clock (``options.clock``): the player whose open turn a game event other than
     ``turn.end`` closed (``deck.out``, ``game.end``, a placement by another player), so that the clock's

@@ -154,3 +154,40 @@ def test_no_placement_while_a_final_roll_is_owed():
     assert m.view["awaiting_roll"] is None and m.view["current_player"] == "Bruno"
     m.place("Bruno")
     assert m.fold.game_state["turn"]["player"] == "Bruno"
+
+
+@pytest.mark.parametrize("first", P3)
+def test_the_clocks_turn_is_the_games_from_the_first_player(first):
+    """docs/rulings.md#web-of-power-the-clock: the clock starts with options.first_player and follows the
+    game's turns, through placements, turn ends and a placement closing the turn before, round after round;
+    its rounds end after the seat before the first player."""
+    f = Fold("web-of-power", P3, {"clock": True, "first_player": first})
+    seq = [0]
+
+    def ev(t, **data):
+        seq[0] += 1
+        f.apply({"seq": seq[0], "type": t, "data": data,
+                 "at": (T0 + timedelta(seconds=seq[0])).isoformat().replace("+00:00", "Z")})
+
+    def games_turn():
+        turn = f.game_state["turn"]
+        return turn["player"] if turn is not None else f.game_state["next_player"]
+
+    ev("clock.start")
+    order = P3[P3.index(first):] + P3[:P3.index(first)]
+    seen, rounds = [], []
+    for i in range(3 * len(P3)):
+        assert f.view()["current_player"] == games_turn(), i
+        if f.game_state["turn"] is not None:  # the turn left open before: this placement closes it on both
+            who = P3[(P3.index(games_turn()) + 1) % len(P3)]
+        else:
+            who = games_turn()
+        ev("place", player=who, piece="councillor", country=wop.wop_board.default_board()["countries"][i % 3])
+        assert f.view()["current_player"] == games_turn() == who, i
+        seen.append(who)
+        rounds.append(f.view()["round"])
+        if i % 3 != 1:
+            ev("turn.end", player=who)  # the game's and the clock's turn end together
+    assert seen == order * 3
+    assert rounds == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert not any(w["kind"] == "out_of_turn" for w in f.game_state["warnings"])
