@@ -16,8 +16,8 @@ from companion.errors import (CompanionError, ConflictError, ForbiddenError, Inp
 from companion.games import game_module, registry
 from companion.matches import event_path, uses_clock
 from companion.schemas import json_path
-from companion.web.core import (ctx, int_arg, json_body, match_card, present_event, present_view, require, role,
-                                seat_for, viewing)
+from companion.web.core import (SEQ_MAX, ctx, int_arg, json_body, match_card, present_event, present_view, require,
+                                role, seat_for, viewing)
 from companion.web.seats import check_undo, guarded_write  # (PUT /api/matches/<id>/seat is in seats.py)
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ def get_match(match_id):
 def list_events(match_id):
     c = ctx()
     match = c.store.get_match(match_id)
-    after = int_arg("after", 0, 0, 2**53)
+    after = int_arg("after", 0, 0, SEQ_MAX)
     who, seat = viewing(match_id)
     ended = match["status"] == "ended"
     events = [present_event(e, match["game"], who, seat, ended) for e in c.store.events(match_id, after_seq=after)]
