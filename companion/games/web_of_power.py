@@ -867,6 +867,19 @@ def holds_clock(state) -> str | None:
     return "the final scoring is waiting for its missing parts: the clock waits too (enter them, or undo)"
 
 
+def end_by_clock(state, ended_by: dict | None) -> dict:
+    """The match clock ended the match (a final roll): the game owes its final scoring, done now as for
+    ``game.end`` (docs/rulings.md#web-of-power-the-clock). Complete, the match ends with its winner; with
+    missing parts it waits at the scoring step (the fold takes the parts then, the clock being over). Pure;
+    the same state once the final scoring is done or waiting."""
+    if state["ended"] or state["scorings"]["final"] is not None:
+        return state
+    new = dict(state)
+    _close_turn(new)
+    _score_now(new, "final", None)
+    return new
+
+
 def is_ended(state) -> bool:
     """Ended: the final scoring is done and complete (a final scoring with missing parts waits for
     them at the scoring step)."""

@@ -191,3 +191,52 @@ def test_the_clocks_turn_is_the_games_from_the_first_player(first):
     assert seen == order * 3
     assert rounds == [1, 1, 1, 2, 2, 2, 3, 3, 3]
     assert not any(w["kind"] == "out_of_turn" for w in f.game_state["warnings"])
+
+
+def _owing_a_roll_in_the_final_rounds(anna_monasteries=2):
+    m = Match(limit_minutes=1)
+    m.place("Anna", 2)
+    if anna_monasteries > 2:
+        m.place("Anna", anna_monasteries - 2, "Lothringen")
+    m("turn.end", player="Anna")("deck.out")  # the intermediate scoring
+    m("turn.end", at=120, player="Bruno")
+    for p in ["Carla", "Anna", "Bruno", "Carla"]:
+        m("turn.end", player=p)
+    m("turn.end", player="Anna", conquered=0)
+    assert m.view["awaiting_roll"] == "Anna"
+    return m
+
+
+def test_a_final_roll_that_ends_the_match_does_the_final_scoring():
+    """docs/rulings.md#web-of-power-the-clock: the match the final roll ends owes its final scoring; done then,
+    complete, the match ends with its winner and the season gets the ranking."""
+    m = _owing_a_roll_in_the_final_rounds()
+    m("final.roll", player="Anna", dice=[1, 1])
+    assert m.view["ended_by"] == {"reason": "final-roll", "player": "Anna"}
+    s = m.fold.game_state
+    assert s["ended"] and s["scorings"]["final"]["complete"] and s["scoring_step"] is None
+    assert m.fold.ended()
+    ranking = results_from_fold(m.fold)
+    assert contract.check_ranking(ranking, P3) == [] and ranking[0]["player"] == "Anna"
+    assert m.refused("place", player="Bruno", piece="monastery", country="Franken", count=1).field == "type"
+    # undo takes the roll and the scoring back
+    m("undo")
+    assert not m.fold.ended() and m.fold.game_state["scorings"]["final"] is None
+    assert m.view["awaiting_roll"] == "Anna"
+
+
+def test_a_final_roll_that_ends_the_match_with_parts_missing_waits_for_them():
+    """Anna's 4 monasteries on the template board: her chains are missing; the match waits at the scoring
+    step (not over, no season result), takes the part, then ends with the clock's reason."""
+    m = _owing_a_roll_in_the_final_rounds(anna_monasteries=4)
+    m("final.roll", player="Anna", dice=[1, 2])
+    s = m.fold.game_state
+    assert s["scoring_step"]["missing"] == {"alliances": [], "chains": ["Anna"]}
+    assert not m.fold.ended() and results_from_fold(m.fold) is None
+    for t, data in [("place", {"player": "Bruno", "piece": "monastery", "country": "Franken", "count": 1}),
+                    ("turn.end", {"player": "Bruno", "conquered": 0}), ("final.roll", {"player": "Anna", "dice": [1, 1]})]:
+        assert m.refused(t, **data).field == "type", t
+    m("scoring.hand", chains={"Anna": [4]})
+    assert m.fold.ended() and m.view["ended_by"] == {"reason": "final-roll", "player": "Anna"}
+    ranking = results_from_fold(m.fold)
+    assert contract.check_ranking(ranking, P3) == [] and ranking[0]["player"] == "Anna"
