@@ -183,8 +183,16 @@ class Fold:
 
     def _reset(self):
         self.game_state = self.module.initial_state(self.players, self.options)
-        self.clock_state = _clock().initial_state(self.players, self.options) if self.clock_on else None
+        self.clock_state = self._clock_initial(self.game_state)
         self.entered: list[dict] | None = None  # the places entered by hand (result-only matches)
+
+    def _clock_initial(self, game_state):
+        """The clock's initial state, its seats in the game's turn order: the game's ``clock_seats(state)``
+        when it has one (Web of Power's ``first_player`` plays first), else the match's player order."""
+        if not self.clock_on:
+            return None
+        seats = getattr(self.module, "clock_seats", None)
+        return _clock().initial_state(seats(game_state) if seats is not None else self.players, self.options)
 
     def _enter(self, entered, event) -> list[dict]:
         """A ``result.entered`` event: the checked ranking (the match ends with it)."""
@@ -198,6 +206,11 @@ class Fold:
     def _game_ended(self, game_state) -> bool:
         ended = getattr(self.module, "is_ended", None)
         return ended is not None and bool(ended(game_state))
+
+    def _game_owes(self, game_state) -> bool:
+        """The game waits at a step of its own (``holds_clock``: Web of Power's scoring step)."""
+        holds = getattr(self.module, "holds_clock", None)
+        return holds is not None and bool(holds(game_state))
 
     def _step(self, game_state, clock_state, event, entered=None):
         """One event: the new (game state, clock state, entered result)."""
@@ -213,8 +226,11 @@ class Fold:
         if not clock_event and t not in self.module.EVENT_TYPES:
             raise InputError("unknown event type {t!r} for {game}", "type", t=t, game=self.game)
         # An ended match takes nothing but undo: neither the game's events after the clock ended it
-        # (they would change the final ranking the season recorded) nor clock events after the game ended.
-        if self._game_ended(game_state) or (clock_state is not None and clock_state.get("ended")):
+        # (they would change the final ranking the season recorded) nor clock events after the game ended;
+        # but a game the clock ended that still owes a step (Web of Power's scoring step, ``holds_clock``)
+        # takes that step's events.
+        if self._game_ended(game_state) or (clock_state is not None and clock_state.get("ended")
+                                            and (clock_event or not self._game_owes(game_state))):
             raise RuleError("the match has ended", "type")
         if (clock_state is not None and clock_state.get("awaiting_roll") and not clock_event
                 and t in getattr(self.module, "TURN_EVENT_TYPES", ())):
@@ -280,7 +296,7 @@ class Fold:
 
     def _replay(self, events):
         g = self.module.initial_state(self.players, self.options)
-        c = _clock().initial_state(self.players, self.options) if self.clock_on else None
+        c = self._clock_initial(g)
         r = None
         for e in events:
             g, c, r = self._step(g, c, e, r)
@@ -300,7 +316,8 @@ class Fold:
         ended = getattr(self.module, "is_ended", None)
         if ended is not None and ended(self.game_state):
             return True
-        return bool(self.clock_state and self.clock_state.get("ended"))
+        # the clock ended it; not over while the game still owes its step (the final scoring's missing parts)
+        return bool(self.clock_state and self.clock_state.get("ended")) and not self._game_owes(self.game_state)
 
     def final_ranking(self) -> list[dict] | None:
         """The match's ranking in the one shape (``companion.games.contract.Placing``): the places entered

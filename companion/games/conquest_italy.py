@@ -59,6 +59,10 @@ EVENT_TYPES = frozenset({
 # events, which may name the objective's cities, is told to anyone else without its reason.
 OWN_SECRET_EVENT_TYPES = frozenset({"objective.set"})
 SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed"})
+# Hand corrections of the board outside the rules (docs/rulings.md#conquest-corrections): only an organiser
+# records them. {event type: the data field that makes the event one (None: the event itself)}; the match
+# service refuses them to anyone else (403 naming that field), and the player's page does not offer them.
+ORGANISER_EVENTS = {"territory.set": None, "clock.start": "override"}
 # the events of one player's turn: refused out of turn (and, by the match fold, while a final roll is owed)
 TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
 # the steps of a turn

@@ -83,6 +83,10 @@ COUNCILLORS = 8
 MIN_PLAYERS, MAX_PLAYERS = 3, 5
 VARIANTS = ("two_countries_per_turn", "two_monasteries_in_empty_country")
 PIECES = ("monastery", "councillor")
+# With the match clock (``options.clock``): the events of a player's turn, refused while a final roll is owed
+# (the roll comes before the next turn: docs/rulings.md#web-of-power-the-clock). The deck running out and the
+# chains counted by hand are not turns: they are taken meanwhile.
+TURN_EVENT_TYPES = frozenset({"place"})
 
 
 def check_map(doc, **opts) -> dict:
@@ -839,6 +843,14 @@ def _place(new, data, seq):
                       country=country, n=total, limit=cap)
 
 
+def clock_seats(state) -> list[str]:
+    """For a match with the clock: the seats in turn order from the first player (``options.first_player``),
+    so that the clock's turn is the game's (docs/rulings.md#web-of-power-the-clock)."""
+    ps = state["players"]
+    i = ps.index(state["first_player"])
+    return ps[i:] + ps[:i]
+
+
 def turn_closed(before, after) -> str | None:
     """For a match with the clock (``options.clock``): the player whose open turn a game event other than
     ``turn.end`` closed (``deck.out``, ``game.end``, a placement by another player), so that the clock's
@@ -856,6 +868,19 @@ def holds_clock(state) -> str | None:
     if state.get("scoring_step") is None:
         return None
     return "the final scoring is waiting for its missing parts: the clock waits too (enter them, or undo)"
+
+
+def end_by_clock(state, ended_by: dict | None) -> dict:
+    """The match clock ended the match (a final roll): the game owes its final scoring, done now as for
+    ``game.end`` (docs/rulings.md#web-of-power-the-clock). Complete, the match ends with its winner; with
+    missing parts it waits at the scoring step (the fold takes the parts then, the clock being over). Pure;
+    the same state once the final scoring is done or waiting."""
+    if state["ended"] or state["scorings"]["final"] is not None:
+        return state
+    new = dict(state)
+    _close_turn(new)
+    _score_now(new, "final", None)
+    return new
 
 
 def is_ended(state) -> bool:

@@ -16,8 +16,8 @@ from companion.errors import (CompanionError, ConflictError, ForbiddenError, Inp
 from companion.games import game_module, registry
 from companion.matches import event_path, uses_clock
 from companion.schemas import json_path
-from companion.web.core import (ctx, int_arg, json_body, match_card, present_event, present_view, require, role,
-                                seat_for, viewing)
+from companion.web.core import (SEQ_MAX, ctx, int_arg, json_body, match_card, present_event, present_view, require,
+                                role, seat_for, viewing)
 from companion.web.seats import check_undo, guarded_write  # (PUT /api/matches/<id>/seat is in seats.py)
 
 log = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ def get_match(match_id):
 def list_events(match_id):
     c = ctx()
     match = c.store.get_match(match_id)
-    after = int_arg("after", 0, 0, 2**53)
+    after = int_arg("after", 0, 0, SEQ_MAX)
     who, seat = viewing(match_id)
     ended = match["status"] == "ended"
     events = [present_event(e, match["game"], who, seat, ended) for e in c.store.events(match_id, after_seq=after)]
@@ -134,7 +134,7 @@ def stored(match_id: str, write, extra: dict | None = None):
         event = write()
     except (ConflictError, NotFoundError):
         raise
-    except (RuleError, InputError) as exc:
+    except (RuleError, InputError, ForbiddenError) as exc:
         if exc.field and exc.field.startswith("$"):
             raise
         raise exc.again(field=event_path("$", exc.field)) from None
@@ -152,7 +152,8 @@ def append_event(match_id):
     if doc["type"] == "undo":
         raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
     write = guarded_write(match_id, doc["type"], doc.get("data", {}), lambda: ctx().service.append(
-        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"]))
+        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"],
+        organiser=role() == "organiser"))
     return stored(match_id, write)
 
 
@@ -171,7 +172,8 @@ def redo(match_id):
     """Take back the most recent undo (while it is the match's last event): its event again, same data.
     Re-recording another player's secret event is guarded like recording it (``guarded_write``)."""
     doc = json_body("api.undo")
-    write = lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"])  # noqa: E731
+    write = lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"],  # noqa: E731
+                                       organiser=role() == "organiser")
     back = ctx().service.undone_by_last(match_id)  # (an unknown match: 404 from the store)
     if back is not None:
         write = guarded_write(match_id, back["type"], back.get("data") or {}, write)

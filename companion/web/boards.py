@@ -14,6 +14,7 @@ from companion.web.core import ctx, int_arg, json_body, require, role
 from companion.web.apidoc import body as _body, err as _err, ok as _ok, ref as _ref
 
 bp = Blueprint("boards", __name__)
+MAX_VERSION = 10**9  # the largest board version a request may name (query or path)
 
 
 class NotAnImage(InputError):
@@ -74,6 +75,7 @@ def save_version(board_id):
 def upload_photo(board_id):
     c = ctx()
     c.store.get_board(board_id)  # 404 before reading a body for nothing
+    expected = int_arg("expected_version", None, 1, MAX_VERSION)  # (400 before reading it too)
     data = request.get_data(cache=False)
     if len(data) > core.PHOTO_LIMIT:  # a body sent without Content-Length
         raise PhotoTooLarge("the photo is too large: at most {value} MB",
@@ -82,13 +84,13 @@ def upload_photo(board_id):
         core.sniff_image(data)
     except InputError as exc:
         raise exc.again(NotAnImage, "photo") from None
-    out = core.set_photo(c.store, board_id, data, int_arg("expected_version", None, 1, 10**9))
+    out = core.set_photo(c.store, board_id, data, expected)
     return jsonify(out), 201
 
 
 @bp.get("/api/boards/<board_id>/photo")
 def get_photo(board_id):
-    p = core.photo(ctx().store, board_id, int_arg("version", None, 1, 10**9))
+    p = core.photo(ctx().store, board_id, int_arg("version", None, 1, MAX_VERSION))
     return Response(p["data"], mimetype=p["mime"],
                     headers={"Cache-Control": "private, max-age=86400", "X-Content-Type-Options": "nosniff"})
 
@@ -96,7 +98,7 @@ def get_photo(board_id):
 @bp.get("/api/boards/<board_id>/export")
 def export_board(board_id):
     c = ctx()
-    version = int_arg("version", None, 1, 10**9)
+    version = int_arg("version", None, 1, MAX_VERSION)
     with_photo = request.args.get("photo") in ("1", "true", "yes")
     doc = core.export(c.store, board_id, version, with_photo)
     name = f"board-{board_id}-v{version or c.store.get_board(board_id)['latest']}.json"
@@ -129,7 +131,7 @@ def set_default():
 
 
 _ID = {"name": "board_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 64}}
-_VERSION_Q = {"name": "version", "in": "query", "schema": {"type": "integer", "minimum": 1},
+_VERSION_Q = {"name": "version", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_VERSION},
               "description": "a version (default: the latest)"}
 _SEC = [{"bearer": []}, {"session": []}]
 _PROBLEM = {"type": "object", "required": ["path", "message"],
@@ -195,7 +197,8 @@ OPENAPI_PATHS = {
         "responses": {"201": _ok("Board", "saved"), **_err(400, 401, 403, 404, 409)}}},
     "/api/boards/{board_id}/versions/{version}": {"get": {
         "summary": "One version of a board",
-        "parameters": [_ID, {"name": "version", "in": "path", "required": True, "schema": {"type": "integer"}}],
+        "parameters": [_ID, {"name": "version", "in": "path", "required": True, "schema": {
+            "type": "integer", "minimum": 1, "maximum": MAX_VERSION}}],
         "responses": {"200": _ok("Board"), **_err(404)}}},
     "/api/boards/{board_id}/photo": {
         "get": {"summary": "The photo of a version", "parameters": [_ID, _VERSION_Q],
@@ -203,12 +206,12 @@ OPENAPI_PATHS = {
                                       "content": {"image/jpeg": {}, "image/png": {}}}, **_err(400, 404)}},
         "put": {"summary": f"Upload the board's photo (JPEG or PNG, at most {core.PHOTO_LIMIT // 1048576} MB): "
                            "a new version showing it (organiser)",
-                "security": _SEC, "parameters": [_ID, {"name": "expected_version", "in": "query",
-                                                       "schema": {"type": "integer"}}],
+                "security": _SEC, "parameters": [_ID, {"name": "expected_version", "in": "query", "schema": {
+                    "type": "integer", "minimum": 1, "maximum": MAX_VERSION}}],
                 "requestBody": {"required": True, "content": {
                     "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
                     "image/png": {"schema": {"type": "string", "format": "binary"}}}},
-                "responses": {"201": _ok("Board", "stored"), **_err(401, 403, 404, 409, 413, 415)}}},
+                "responses": {"201": _ok("Board", "stored"), **_err(400, 401, 403, 404, 409, 413, 415)}}},
     "/api/boards/{board_id}/export": {"get": {
         "summary": "A version as a board document (schemas/web-of-power.map); photo=1 includes the photo",
         "parameters": [_ID, _VERSION_Q, {"name": "photo", "in": "query", "schema": {"enum": ["0", "1"]}}],

@@ -113,8 +113,13 @@ def json_body(schema: str | None = None, optional: bool = False):
     return doc
 
 
+# the largest event seq a query may name (``?after=``, ``Last-Event-ID``): JSON's largest exact whole number
+SEQ_MAX = 2**53
+
+
 def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
-    """A whole-number query parameter from ``lo`` to ``hi`` (``default`` when missing or empty)."""
+    """A whole-number query parameter from ``lo`` to ``hi`` (``default`` when missing or empty). The OpenAPI
+    document gives it ``minimum: lo, maximum: hi`` (tests/web/test_openapi_query_numbers.py checks them)."""
     value = request.args.get(name)
     if value is None or value == "":
         return default

@@ -35,7 +35,7 @@ from flask import Blueprint, Response, g, request
 
 from companion.errors import InputError
 from companion.access import role_in
-from companion.web.core import brief, ctx, match_card, present_event, present_view, viewing
+from companion.web.core import SEQ_MAX, brief, ctx, match_card, present_event, present_view, viewing
 
 log = logging.getLogger(__name__)
 bp = Blueprint("live", __name__)
@@ -301,8 +301,8 @@ def _last_event_id() -> int | None:
         n = int(raw.strip())
     except ValueError:
         raise InputError("must be the seq of the last event received (a whole number)", field) from None
-    if n < 0 or n > 2**53:
-        raise InputError("must be a seq >= 0", field)
+    if n < 0 or n > SEQ_MAX:
+        raise InputError(f"must be a seq from 0 to {SEQ_MAX}", field)
     return n
 
 

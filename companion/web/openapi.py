@@ -15,6 +15,7 @@ from flask import Blueprint, current_app, jsonify
 
 from companion import __version__
 from companion.schemas import load_schema, schema_names
+from companion.web.core import SEQ_MAX
 
 bp = Blueprint("openapi", __name__)
 
@@ -171,7 +172,8 @@ def _paths() -> dict:
             "responses": {"200": _json("Match"), **_errors(400, 401, 404)}}},
         "/api/matches/{match_id}/events": {
             "get": {"summary": "The match's events (after a seq)", "parameters": [
-                MATCH_ID, {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+                MATCH_ID, {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0,
+                                                                       "maximum": SEQ_MAX}}],
                 "responses": {"200": _json("EventList"), **_errors(400, 401, 404)}},
             "post": {"summary": "Record an event (player)", "parameters": [MATCH_ID], "security": WRITE,
                      "requestBody": _body("api.event-append"),
@@ -205,8 +207,10 @@ def _paths() -> dict:
         "/api/matches/{match_id}/stream": {"get": {
             "summary": "Server-Sent Events: snapshot, every new event (id = seq), clock ticks and alerts",
             "parameters": [MATCH_ID,
-                           {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": 0}},
-                           {"name": "last_event_id", "in": "query", "schema": {"type": "integer", "minimum": 0}}],
+                           {"name": "Last-Event-ID", "in": "header",
+                            "schema": {"type": "integer", "minimum": 0, "maximum": SEQ_MAX}},
+                           {"name": "last_event_id", "in": "query",
+                            "schema": {"type": "integer", "minimum": 0, "maximum": SEQ_MAX}}],
             "responses": {"200": sse, **_errors(400, 401, 404), "429": too_many}}},
         "/api/stream": {"get": {"summary": "Server-Sent Events for the whole club (matches, ticks, alerts)",
                                 "responses": {"200": sse, **_errors(400, 401), "429": too_many}}},

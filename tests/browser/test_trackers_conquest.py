@@ -9,7 +9,7 @@ and its write is not applied."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.trackers_kit import Api, joined_page, open_match, seq, wait_seq
+from tests.browser.trackers_kit import Api, joined_page, open_match, organiser_page, seq, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -187,10 +187,10 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     lc = f.game_state["last_combat"]
     assert lc["attacker_dice"][0] == 6 and lc["attacker_losses"] == 0 and lc["defender_losses"] >= 1
 
-    # Anna's one move (a correction first gives her two bordering cities to move between)
+    # Anna's one move (an organiser's correction first gives her two bordering cities to move between)
     own = f.game_state["owner"]
     a, b = next((c, n) for c in gm.cities if own[c] == "Anna" for n in sorted(gm.neighbours[c]) if own[n] == "Anna")
-    api.event(mid, "territory.set", {"city": a, "player": "Anna", "units": 3})
+    org.event(mid, "territory.set", {"city": a, "player": "Anna", "units": 3})
     f = org.engine(mid)
     ub = f.game_state["units"][b]
     wait_seq(anna, f.last_seq)
@@ -222,11 +222,16 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     expect(bruno.locator("#ci-reinforce")).to_be_visible()
     expect(bruno.locator("#ci-combat")).to_be_hidden()
 
+    # corrections of the map are the organiser's (docs/rulings.md#conquest-corrections): the players' pages
+    # do not offer them, an organiser's does
+    expect(anna.locator("#ci-fix")).to_be_hidden()
+    expect(bruno.locator("#ci-fix")).to_be_hidden()
     # two phones at once: a phone whose live updates lag writes after another write -> conflict, fresh state
-    stale = open_match(joined_page(new_context, server), mid, seat="Carla", block_stream=True)
+    stale = open_match(organiser_page(new_context, server), mid, block_stream=True)
+    expect(stale.locator("#ci-fix")).to_be_visible()
     stale.locator("#ci-fix summary").click()
     city = stale.input_value("#ci-fix-city")
-    api.event(mid, "territory.set", {"city": city, "player": f.game_state["owner"][city], "units": 7})
+    org.event(mid, "territory.set", {"city": city, "player": f.game_state["owner"][city], "units": 7})
     stale.fill("#ci-fix-units", "2")
     stale.click("#ci-fix-send")
     expect(stale.locator("#conflict")).to_be_visible()
@@ -237,13 +242,15 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     stale.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-conflict.png"), full_page=True)
     check_scores(stale, org, mid)
 
-    # a correction gives Anna the third city of her objective: only her phone tells her
+    # the organiser's correction, on the organiser's phone, gives Anna the third city of her objective: only
+    # her phone tells her
     missing = mine[2]
-    anna.locator("#ci-fix summary").click()
-    anna.select_option("#ci-fix-city", missing)
-    anna.select_option("#ci-fix-player", "Anna")
-    anna.fill("#ci-fix-units", "3")
-    f = step(anna, "#ci-fix-send", org, mid, [bruno])
+    fixer = open_match(organiser_page(new_context, server), mid)
+    fixer.locator("#ci-fix summary").click()
+    fixer.select_option("#ci-fix-city", missing)
+    fixer.select_option("#ci-fix-player", "Anna")
+    fixer.fill("#ci-fix-units", "3")
+    f = step(fixer, "#ci-fix-send", org, mid, [anna, bruno])
     expect(anna.locator("#ci-objective-done")).to_be_visible()
     expect(anna.locator("#ci-objective li.held")).to_have_count(3)
     wait_seq(bruno, f.last_seq)
@@ -268,4 +275,4 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert rows[0][0] == "Anna" and rows[0][1] == "1"
     expect(anna.locator("#ci-status")).to_have_text("Over: Anna completed the objective")
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-ranking.png"), full_page=True)
-    assert anna.errors == [] and bruno.errors == [] and stale.errors == []
+    assert anna.errors == [] and bruno.errors == [] and stale.errors == [] and fixer.errors == []

@@ -21,6 +21,21 @@ def joined_page(new_context, server, **kw):
     return page
 
 
+def organiser_page(new_context, server, pin="482193", **kw):
+    """An organiser's phone: signed in with the PIN (chosen with the server's setup code on the first sign-in
+    of this box)."""
+    page = new_context(**kw).new_page()
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.errors = []
+    page.goto("/login")
+    r = page.request.post("/api/auth/pin", data={"pin": pin, "setup_code": server.setup_code},
+                          headers={"Origin": server.url})
+    if r.status != 200:  # the PIN was chosen before
+        r = page.request.post("/api/auth/login", data={"pin": pin}, headers={"Origin": server.url})
+    assert r.status == 200, r.text()
+    return page
+
+
 def open_match(page, mid, seat=None, block_stream=False):
     """The match page with the game's tracker mounted; ``seat``: whose phone this is."""
     if block_stream:  # a phone whose live updates are late: its next write is stale

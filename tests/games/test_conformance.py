@@ -85,6 +85,23 @@ def test_the_playthroughs_reach_what_the_rules_ask_of_a_whole_match(played):
     assert [k for k, v in reached.items() if not v] == []
 
 
+def test_the_conquest_game_without_its_clock_ends_for_every_seed():
+    """Without the clock only the objective (or one player holding every city) ends a conquest match: the
+    proposer's players declare a completed objective at once, as the rules have it (it wins at once), and
+    attack toward it; with no end-game push (``until_ended=False``) every seed ends, in a few hundred events.
+    Played without the contract's checks (the seeds above keep them): only whether the match ends."""
+    long = []
+    for seed in range(51):
+        p = Playthrough("conquest-italy", seed, clock=False, undo_rate=0, fuzz_rate=0, checks=False)
+        p.run(600, until_ended=False)
+        if not p.fold.ended():
+            long.append(seed)
+        else:
+            assert p.fold.game_state["ended_by"] or p.fold.final_ranking()
+            assert contract.check_ranking(p.fold.final_ranking(), p.players) == []
+    assert long == []
+
+
 def _views(played):
     return {f"{g}/{s}": json.loads(json.dumps(p.fold.view(p.last_at))) for (g, s), p in played.items()}
 

@@ -130,3 +130,113 @@ def test_a_game_end_at_the_scoring_step_with_a_paused_clock_stays_held():
     assert m.refused("clock.resume").field == "type"
     m("chains", player="Anna", lengths=[])
     assert m.fold.ended() and m.view["ended_by"]["reason"] == "game"
+
+
+def test_no_placement_while_a_final_roll_is_owed():
+    """docs/rulings.md#web-of-power-the-clock: the roll comes before the next turn."""
+    m = Match(limit_minutes=1)
+    m.place("Anna", 2)("turn.end", player="Anna")
+    m("turn.end", at=120, player="Bruno")
+    for p in ["Carla", "Anna", "Bruno", "Carla"]:
+        m("turn.end", player=p)
+    m("turn.end", player="Anna", conquered=0)
+    assert m.view["awaiting_roll"] == "Anna" and m.fold.game_state["next_player"] == "Bruno"
+    for who in ("Bruno", "Anna", "Carla"):
+        err = m.refused("place", player=who, piece="monastery", country="Franken", count=1)
+        assert err.field == "type" and "Anna owes a final roll before the next turn" in err.message
+    err = m.refused("place", player="Bruno", piece="councillor", country="Franken", count=1)
+    assert err.field == "type"
+    assert m.refused("turn.end", player="Bruno").field == "type"
+    # chains counted by hand are not a turn: taken meanwhile
+    m("chains", player="Carla", lengths=[])
+    # the roll (over the threshold: the match goes on), then Bruno places
+    m("final.roll", player="Anna", dice=[6, 6])
+    assert m.view["awaiting_roll"] is None and m.view["current_player"] == "Bruno"
+    m.place("Bruno")
+    assert m.fold.game_state["turn"]["player"] == "Bruno"
+
+
+@pytest.mark.parametrize("first", P3)
+def test_the_clocks_turn_is_the_games_from_the_first_player(first):
+    """docs/rulings.md#web-of-power-the-clock: the clock starts with options.first_player and follows the
+    game's turns, through placements, turn ends and a placement closing the turn before, round after round;
+    its rounds end after the seat before the first player."""
+    f = Fold("web-of-power", P3, {"clock": True, "first_player": first})
+    seq = [0]
+
+    def ev(t, **data):
+        seq[0] += 1
+        f.apply({"seq": seq[0], "type": t, "data": data,
+                 "at": (T0 + timedelta(seconds=seq[0])).isoformat().replace("+00:00", "Z")})
+
+    def games_turn():
+        turn = f.game_state["turn"]
+        return turn["player"] if turn is not None else f.game_state["next_player"]
+
+    ev("clock.start")
+    order = P3[P3.index(first):] + P3[:P3.index(first)]
+    seen, rounds = [], []
+    for i in range(3 * len(P3)):
+        assert f.view()["current_player"] == games_turn(), i
+        if f.game_state["turn"] is not None:  # the turn left open before: this placement closes it on both
+            who = P3[(P3.index(games_turn()) + 1) % len(P3)]
+        else:
+            who = games_turn()
+        ev("place", player=who, piece="councillor", country=wop.wop_board.default_board()["countries"][i % 3])
+        assert f.view()["current_player"] == games_turn() == who, i
+        seen.append(who)
+        rounds.append(f.view()["round"])
+        if i % 3 != 1:
+            ev("turn.end", player=who)  # the game's and the clock's turn end together
+    assert seen == order * 3
+    assert rounds == [1, 1, 1, 2, 2, 2, 3, 3, 3]
+    assert not any(w["kind"] == "out_of_turn" for w in f.game_state["warnings"])
+
+
+def _owing_a_roll_in_the_final_rounds(anna_monasteries=2):
+    m = Match(limit_minutes=1)
+    m.place("Anna", 2)
+    if anna_monasteries > 2:
+        m.place("Anna", anna_monasteries - 2, "Lothringen")
+    m("turn.end", player="Anna")("deck.out")  # the intermediate scoring
+    m("turn.end", at=120, player="Bruno")
+    for p in ["Carla", "Anna", "Bruno", "Carla"]:
+        m("turn.end", player=p)
+    m("turn.end", player="Anna", conquered=0)
+    assert m.view["awaiting_roll"] == "Anna"
+    return m
+
+
+def test_a_final_roll_that_ends_the_match_does_the_final_scoring():
+    """docs/rulings.md#web-of-power-the-clock: the match the final roll ends owes its final scoring; done then,
+    complete, the match ends with its winner and the season gets the ranking."""
+    m = _owing_a_roll_in_the_final_rounds()
+    m("final.roll", player="Anna", dice=[1, 1])
+    assert m.view["ended_by"] == {"reason": "final-roll", "player": "Anna"}
+    s = m.fold.game_state
+    assert s["ended"] and s["scorings"]["final"]["complete"] and s["scoring_step"] is None
+    assert m.fold.ended()
+    ranking = results_from_fold(m.fold)
+    assert contract.check_ranking(ranking, P3) == [] and ranking[0]["player"] == "Anna"
+    assert m.refused("place", player="Bruno", piece="monastery", country="Franken", count=1).field == "type"
+    # undo takes the roll and the scoring back
+    m("undo")
+    assert not m.fold.ended() and m.fold.game_state["scorings"]["final"] is None
+    assert m.view["awaiting_roll"] == "Anna"
+
+
+def test_a_final_roll_that_ends_the_match_with_parts_missing_waits_for_them():
+    """Anna's 4 monasteries on the template board: her chains are missing; the match waits at the scoring
+    step (not over, no season result), takes the part, then ends with the clock's reason."""
+    m = _owing_a_roll_in_the_final_rounds(anna_monasteries=4)
+    m("final.roll", player="Anna", dice=[1, 2])
+    s = m.fold.game_state
+    assert s["scoring_step"]["missing"] == {"alliances": [], "chains": ["Anna"]}
+    assert not m.fold.ended() and results_from_fold(m.fold) is None
+    for t, data in [("place", {"player": "Bruno", "piece": "monastery", "country": "Franken", "count": 1}),
+                    ("turn.end", {"player": "Bruno", "conquered": 0}), ("final.roll", {"player": "Anna", "dice": [1, 1]})]:
+        assert m.refused(t, **data).field == "type", t
+    m("scoring.hand", chains={"Anna": [4]})
+    assert m.fold.ended() and m.view["ended_by"] == {"reason": "final-roll", "player": "Anna"}
+    ranking = results_from_fold(m.fold)
+    assert contract.check_ranking(ranking, P3) == [] and ranking[0]["player"] == "Anna"

@@ -66,11 +66,12 @@ def end_turn(app, player, mid, who, **data):
     return r.json["view"]
 
 
-def fix(app, player, mid, city, who, units):
-    post_event(app, player, mid, "territory.set", {"city": city, "player": who, "units": units})
+def fix(app, organiser, mid, city, who, units):
+    """A hand correction of the map: the organiser's (docs/rulings.md#conquest-corrections)."""
+    post_event(app, organiser, mid, "territory.set", {"city": city, "player": who, "units": units})
 
 
-def conquest_now(app, player, mid):
+def conquest_now(app, player, mid, organiser):
     """The current player (reinforced) conquers a neighbour: corrections make a front city strong and the
     target weak, then table dice 6 against 1."""
     s = engine(app, mid).game_state
@@ -80,8 +81,8 @@ def conquest_now(app, player, mid):
         src = next(c for c in GM.cities if s["owner"][c] == me and any(s["owner"][n] != me for n in GM.neighbours[c]))
         dst = next(n for n in sorted(GM.neighbours[src]) if s["owner"][n] != me)
     if s["units"][src] < 2:
-        fix(app, player, mid, src, me, 5)
-    fix(app, player, mid, dst, s["owner"][dst], 1)
+        fix(app, organiser, mid, src, me, 5)
+    fix(app, organiser, mid, dst, s["owner"][dst], 1)
     return combat(app, player, mid, src, dst)
 
 
@@ -94,13 +95,13 @@ def started_match(app, player, **options):
 
 # -- the turn's steps ------------------------------------------------------------------------------------
 
-def test_a_turn_is_reinforce_combats_one_move_then_the_end(seeded, player):
+def test_a_turn_is_reinforce_combats_one_move_then_the_end(seeded, player, organiser):
     mid = started_match(seeded, player)
     s = engine(seeded, mid).game_state
     t = turn(seeded, mid)
     assert t["player"] == "Anna" and t["step"] == "reinforce" and t["actions"] == ["reinforce"]
     src, own, enemy = front(s, "Anna", units_at_least=1)
-    fix(seeded, player, mid, src, "Anna", 8)  # a correction before the turn's first event: taken
+    fix(seeded, organiser, mid, src, "Anna", 8)  # a correction before the turn's first event: taken
     s = engine(seeded, mid).game_state
     due = ci.reinforcements(GM, ci.held(s, "Anna"), ci.units_on_map(s, "Anna"))["placeable"]
     bruno_city = ci.held(s, "Bruno")[0]
@@ -119,7 +120,7 @@ def test_a_turn_is_reinforce_combats_one_move_then_the_end(seeded, player):
     # a lost combat from her own city: allowed; from Bruno's city (Anna's turn): refused
     combat(seeded, player, mid, src, enemy, win=False)
     b_src, _, b_enemy = front(engine(seeded, mid).game_state, "Bruno", units_at_least=1)
-    fix(seeded, player, mid, b_src, "Bruno", 4)  # a correction, in Anna's turn: taken
+    fix(seeded, organiser, mid, b_src, "Bruno", 4)  # a correction, in Anna's turn: taken
     refused(seeded, player, mid, "combat", {"from": b_src, "to": b_enemy, "attack_dice": [6], "defend_dice": [1]},
             "from", "Anna's turn")
     r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": len(events(seeded, mid)),
@@ -153,10 +154,10 @@ def test_a_turn_is_reinforce_combats_one_move_then_the_end(seeded, player):
     post_event(seeded, player, mid, "reinforce", {"player": "Bruno", "placements": {ci.held(s, "Bruno")[0]: due_b}})
 
 
-def test_the_turns_card_one_after_a_conquest(seeded, player):
+def test_the_turns_card_one_after_a_conquest(seeded, player, organiser):
     mid = started_match(seeded, player)
     reinforce(seeded, player, mid)
-    view = conquest_now(seeded, player, mid)
+    view = conquest_now(seeded, player, mid, organiser)
     assert view["summary"]["turn"]["conquests"] == 1 and view["summary"]["turn"]["card_owed"]
     assert "card.draw" in view["summary"]["turn"]["actions"]
     # the end of a turn with a conquest needs its card: without one (the events API) it is refused
@@ -172,14 +173,14 @@ def test_the_turns_card_one_after_a_conquest(seeded, player):
     # Bruno conquers twice: the Pi draws one card at the end of his turn, never two
     reinforce(seeded, player, mid)
     for _ in range(2):
-        conquest_now(seeded, player, mid)
+        conquest_now(seeded, player, mid, organiser)
     view = end_turn(seeded, player, mid, "Bruno")
     e = events(seeded, mid)[-1]["data"]
     assert e["conquered"] == 2 and e["card"] in GM.cards and e["card"] != card
     assert view["state"]["hands"]["Bruno"] == [e["card"]]
 
 
-def test_traded_cards_go_under_the_deck(seeded, player):
+def test_traded_cards_go_under_the_deck(seeded, player, organiser):
     mid = started_match(seeded, player)
     gm = GM
     # Anna earns three cards in three turns (recorded at the table)
@@ -189,7 +190,7 @@ def test_traded_cards_go_under_the_deck(seeded, player):
             s = reinforce(seeded, player, mid)
             end_turn(seeded, player, mid, s["turn"]["player"])
         reinforce(seeded, player, mid)
-        conquest_now(seeded, player, mid)
+        conquest_now(seeded, player, mid, organiser)
         end_turn(seeded, player, mid, "Anna", card=c)
     while turn(seeded, mid)["player"] != "Anna":
         s = reinforce(seeded, player, mid)
@@ -201,7 +202,7 @@ def test_traded_cards_go_under_the_deck(seeded, player):
     s = engine(seeded, mid).game_state
     assert s["hands"]["Anna"] == [] and s["under"] == mixed
     # a traded card comes up only after every card above it
-    conquest_now(seeded, player, mid)
+    conquest_now(seeded, player, mid, organiser)
     refused(seeded, player, mid, "card.draw", {"player": "Anna", "card": mixed[0]}, "card", "under the deck")
 
 
@@ -216,16 +217,16 @@ def test_elimination_skips_the_seat_passes_the_cards_and_the_season_records_it(s
         reinforce(seeded, player, mid)
         end_turn(seeded, player, mid, who)
     reinforce(seeded, player, mid)
-    conquest_now(seeded, player, mid)
+    conquest_now(seeded, player, mid, organiser)
     end_turn(seeded, player, mid, "Carla", card="joker:Roma")
     # Anna's turn: corrections leave Carla one city (1 unit) next to an Anna city of 10
     s = engine(seeded, mid).game_state
     last = ci.held(s, "Carla")[0]
     for c in ci.held(s, "Carla")[1:]:
-        fix(seeded, player, mid, c, "Bruno", 1)
+        fix(seeded, organiser, mid, c, "Bruno", 1)
     near = sorted(GM.land[last])[0]
-    fix(seeded, player, mid, near, "Anna", 10)
-    fix(seeded, player, mid, last, "Carla", 1)
+    fix(seeded, organiser, mid, near, "Anna", 10)
+    fix(seeded, organiser, mid, last, "Carla", 1)
     reinforce(seeded, player, mid)
     view = combat(seeded, player, mid, near, last)
     assert view["summary"]["eliminated"] == ["Carla"]
@@ -243,10 +244,10 @@ def test_elimination_skips_the_seat_passes_the_cards_and_the_season_records_it(s
     b_last = next(c for c in bruno if any(s["owner"][n] == "Anna" for n in GM.land[c]))
     for c in bruno:
         if c != b_last:
-            fix(seeded, player, mid, c, "Anna", 1)
+            fix(seeded, organiser, mid, c, "Anna", 1)
     a_near = next(n for n in sorted(GM.land[b_last]) if engine(seeded, mid).game_state["owner"][n] == "Anna")
-    fix(seeded, player, mid, a_near, "Anna", 10)
-    fix(seeded, player, mid, b_last, "Bruno", 1)
+    fix(seeded, organiser, mid, a_near, "Anna", 10)
+    fix(seeded, organiser, mid, b_last, "Bruno", 1)
     reinforce(seeded, player, mid)
     view = combat(seeded, player, mid, a_near, b_last)
     assert view["ended"] and view["ended_by"] == {"reason": "game", "player": None}
@@ -254,7 +255,7 @@ def test_elimination_skips_the_seat_passes_the_cards_and_the_season_records_it(s
     assert sm["ended"] and sm["turn"] is None
     assert [(r["player"], r["place"], r["eliminated"]) for r in sm["ranking"]["players"]] == [
         ("Anna", 1, False), ("Bruno", 2, True), ("Carla", 3, True)]
-    refused(seeded, player, mid, "territory.set", {"city": b_last, "player": "Bruno", "units": 1}, "type", "ended")
+    refused(seeded, organiser, mid, "territory.set", {"city": b_last, "player": "Bruno", "units": 1}, "type", "ended")
     # the season records both eliminations (the championship's -0.5)
     matches = organiser.get(f"/api/seasons/{season['id']}/matches").json
     rows = matches["matches"] if isinstance(matches, dict) else matches
@@ -284,7 +285,7 @@ def test_the_clock_waits_for_the_set_up_unless_overridden(seeded, player, organi
     assert not view["summary"]["clock_override"] and view["summary"]["turn"]["step"] == "reinforce"
 
 
-def test_the_end_by_a_final_roll_ranks_the_summary(seeded, player, clock):
+def test_the_end_by_a_final_roll_ranks_the_summary(seeded, player, organiser, clock):
     mid = dealt(seeded, player)
     to_play(seeded, player, mid)
     post_event(seeded, player, mid, "clock.start", {"limit_minutes": 1})
@@ -299,14 +300,74 @@ def test_the_end_by_a_final_roll_ranks_the_summary(seeded, player, clock):
     # while Anna owes the roll, Bruno's turn waits; a correction does not
     refused(seeded, player, mid, "reinforce", {"player": "Bruno", "placements": {}}, "type", "owes a final roll")
     city = ci.held(engine(seeded, mid).game_state, "Bruno")[0]
-    fix(seeded, player, mid, city, "Bruno", 3)
+    fix(seeded, organiser, mid, city, "Bruno", 3)
     view = post_event(seeded, player, mid, "final.roll", {"player": "Anna", "dice": [1, 2]})["view"]
     assert view["ended"] and view["ended_by"] == {"reason": "final-roll", "player": "Anna"}
     sm = view["summary"]
     assert sm["ended"] and sm["ranking"] is not None
     ranking = player.get(f"/api/matches/{mid}/conquest/ranking").json
     assert ranking["ended"] and sm["ranking"]["players"] == ranking["players"]
-    refused(seeded, player, mid, "territory.set", {"city": city, "player": "Anna", "units": 1}, "type", "ended")
+    refused(seeded, organiser, mid, "territory.set", {"city": city, "player": "Anna", "units": 1}, "type", "ended")
     # undo re-opens it: the summary is open again
     r = player.post(f"/api/matches/{mid}/undo", {"expected_seq": len(events(seeded, mid))})
     assert r.status_code == 201 and not r.json["view"]["summary"]["ended"] and r.json["view"]["awaiting_roll"] == "Anna"
+
+
+# -- the organiser's corrections (docs/rulings.md#conquest-corrections) ----------------------------------
+
+def forbidden(app, who, mid, type_, data, path):
+    """A 403 naming ``path``, with nothing stored."""
+    n = len(events(app, mid))
+    r = who.post(f"/api/matches/{mid}/events", {"type": type_, "data": data, "expected_seq": n})
+    assert (r.status_code, r.json["field"]) == (403, path), (type_, data, r.json)
+    assert "organiser" in r.json["error"], r.json
+    assert len(events(app, mid)) == n
+    return r.json["error"]
+
+
+def test_only_an_organiser_corrects_the_map_or_overrides_the_set_up(seeded, player, organiser):
+    mid = dealt(seeded, player)
+    s = engine(seeded, mid).game_state
+    city = GM.cities[0]
+    # during the set-up: a player may not start the clock on purpose, nor correct a city
+    forbidden(seeded, player, mid, "clock.start", {"override": True}, "$.data.override")
+    forbidden(seeded, player, mid, "territory.set", {"city": city, "player": s["owner"][city], "units": 9},
+              "$.type")
+    # a player's plain clock.start is the rules' business (409: the set-up is not over), not a permission
+    refused(seeded, player, mid, "clock.start", {}, "type", "set-up is not over")
+    refused(seeded, player, mid, "clock.start", {"override": False}, "type", "set-up is not over")
+    # the organiser may do both
+    fix(seeded, organiser, mid, city, s["owner"][city], 9)
+    assert engine(seeded, mid).game_state["units"][city] == 9
+    post_event(seeded, organiser, mid, "clock.start", {"override": True})
+    # in play, at a player's turn: still the organiser's only
+    s = engine(seeded, mid).game_state
+    me = s["turn"]["player"]
+    mine = ci.held(s, me)[0]
+    forbidden(seeded, player, mid, "territory.set", {"city": mine, "player": me, "units": 50}, "$.type")
+    # an organiser's correction undone by a player may not be redone by the player
+    fix(seeded, organiser, mid, mine, me, 7)
+    r = player.post(f"/api/matches/{mid}/undo", {"expected_seq": len(events(seeded, mid))})
+    assert r.status_code == 201, r.json
+    r = player.post(f"/api/matches/{mid}/redo", {"expected_seq": len(events(seeded, mid))})
+    assert (r.status_code, r.json["field"]) == (403, "$.type"), r.json
+    r = organiser.post(f"/api/matches/{mid}/redo", {"expected_seq": len(events(seeded, mid))})
+    assert r.status_code == 201 and engine(seeded, mid).game_state["units"][mine] == 7, r.json
+
+
+def test_the_service_refuses_a_correction_from_a_non_organiser(store):
+    from companion.errors import ForbiddenError
+    from companion.service import MatchService
+
+    svc = MatchService(store, rng=random.Random(3))
+    mid = svc.create("conquest-italy", list(P3))["id"]
+    with pytest.raises(ForbiddenError) as err:
+        svc.append(mid, "territory.set", {"city": GM.cities[0], "player": "Anna", "units": 3}, organiser=False)
+    assert err.value.field == "type"
+    with pytest.raises(ForbiddenError) as err:
+        svc.append(mid, "clock.start", {"override": True}, organiser=False)
+    assert err.value.field == "override"
+    assert store.events(mid) == []
+    # the CLI, the box and the clock runner write as the organiser (the default)
+    svc.append(mid, "clock.start", {"override": True})
+    assert [e["type"] for e in store.events(mid)] == ["clock.start"]

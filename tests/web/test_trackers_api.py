@@ -184,7 +184,7 @@ def test_conquest_odds_are_the_engines(seeded, player, api):
         assert (r.status_code, r.json["field"]) == (400, field), q
 
 
-def test_conquest_reinforcements_are_the_engines(seeded, player, api):
+def test_conquest_reinforcements_are_the_engines(seeded, player, organiser, api):
     mid = dealt(seeded, player)
     s = to_play(seeded, player, mid)
     gm = ci.map_of(None)
@@ -201,7 +201,7 @@ def test_conquest_reinforcements_are_the_engines(seeded, player, api):
     for c in cards:
         while engine(seeded, mid).game_state["turn"]["player"] != "Bruno":
             pass_turn(seeded, player, mid)
-        conquer(seeded, player, mid)
+        conquer(seeded, player, mid, organiser)
         r = player.post(f"/api/matches/{mid}/conquest/turn-end",
                         {"expected_seq": len(events(seeded, mid)), "data": {"player": "Bruno", "card": c}})
         assert r.status_code == 201, r.json
@@ -239,24 +239,25 @@ def pass_turn(app, player, mid):
     post_event(app, player, mid, "turn.end", {"player": s["turn"]["player"]})
 
 
-def conquer(app, player, mid):
-    """The current player reinforces, then conquers a neighbour (made weak by a correction) with table dice."""
+def conquer(app, player, mid, organiser):
+    """The current player reinforces, then conquers a neighbour (made weak by an organiser's correction) with
+    table dice."""
     s = reinforce(app, player, mid)
     me = s["turn"]["player"]
     if attack(s, me) is None:  # no city of theirs with 2 units at a front: a correction makes one
         gm = ci.map_of(None)
         front = next(c for c in gm.cities if s["owner"][c] == me and any(s["owner"][n] != me for n in gm.neighbours[c]))
-        post_event(app, player, mid, "territory.set", {"city": front, "player": me, "units": 5})
+        post_event(app, organiser, mid, "territory.set", {"city": front, "player": me, "units": 5})
         s = engine(app, mid).game_state
     src, dst = attack(s, me)
-    post_event(app, player, mid, "territory.set", {"city": dst, "player": s["owner"][dst], "units": 1})
+    post_event(app, organiser, mid, "territory.set", {"city": dst, "player": s["owner"][dst], "units": 1})
     r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": len(events(app, mid)), "data": {
         "from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})
     assert r.status_code == 201 and r.json["view"]["state"]["last_combat"]["conquered"], r.json
     return src, dst
 
 
-def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player):
+def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player, organiser):
     mid = dealt(seeded, player, {"clock": False})
     to_play(seeded, player, mid)
     post_event(seeded, player, mid, "clock.start", {})  # without the clock too, the turns begin here
@@ -264,7 +265,7 @@ def test_turn_end_counts_this_turns_conquests_undo_aware(seeded, player):
     src, dst = attack(s, "Anna")
     seq = len(events(seeded, mid))
     # make the target weak, conquer it with table dice, then end the turn: 1 conquest counted
-    player.post(f"/api/matches/{mid}/events", {"type": "territory.set", "expected_seq": seq,
+    organiser.post(f"/api/matches/{mid}/events", {"type": "territory.set", "expected_seq": seq,
                                               "data": {"city": dst, "player": s["owner"][dst], "units": 1}})
     r = player.post(f"/api/matches/{mid}/conquest/combat", {"expected_seq": seq + 1,
                                                            "data": {"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}})

@@ -422,6 +422,8 @@
 
   function renderFix() {
     var s = st();
+    // a hand correction of the map is outside the rules: the organiser's alone (the server refuses it too)
+    $("ci-fix").hidden = document.body.dataset.role !== "organiser";
     var city = $("ci-fix-city");
     fill(city, map.cities.map(function (c) { return { value: c.name, label: c.name + " (" + (s.owner[c.name] || "—") + ", " + (s.units[c.name] || 0) + ")" }; }));
     fill($("ci-fix-player"), client.match.players.map(function (p) { return { value: p, label: p }; }),
