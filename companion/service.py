@@ -228,9 +228,11 @@ class MatchService:
         if not organiser:
             field = organiser_field(self.fold(match_id).module, type, data)
             if field is not None:
-                what = "this correction of the board" if field == "type" else f"{type} with {field}"
-                raise ForbiddenError(f"only an organiser may record {what} (it changes the match outside the "
-                                     "rules)", field)
+                if field == "type":
+                    raise ForbiddenError("only an organiser may record this correction of the board (it changes "
+                                         "the match outside the rules)", field)
+                raise ForbiddenError("only an organiser may record {event} with {option} (it changes the match "
+                                     "outside the rules)", field, event=type, option=field)
         with self._lock:
             f = self.fold(match_id)
             match = self.store.get_match(match_id)

@@ -302,7 +302,7 @@ def _last_event_id() -> int | None:
     except ValueError:
         raise InputError("must be the seq of the last event received (a whole number)", field) from None
     if n < 0 or n > SEQ_MAX:
-        raise InputError(f"must be a seq from 0 to {SEQ_MAX}", field)
+        raise InputError("must be a seq from 0 to {most}", field, most=SEQ_MAX)
     return n
 
 
