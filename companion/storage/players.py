@@ -165,6 +165,9 @@ def merge_players(store, from_id: str, into_id: str, by: str) -> dict:
         moved += c.execute("UPDATE season_results SET player_id=? WHERE player_id=?", (into_id, from_id)).rowcount
         c.execute("UPDATE player_links SET player_id=? WHERE player_id=?", (into_id, from_id))
         c.execute("UPDATE tournament_players SET player_id=? WHERE player_id=?", (into_id, from_id))
+        # the phones signed in by the merged-away entry's personal links are the kept entry's now
+        c.execute("UPDATE web_sessions SET data=json_set(data, '$.me', ?) "
+                  "WHERE json_valid(data) AND json_extract(data, '$.me')=?", (into_id, from_id))
         c.execute("DELETE FROM players WHERE id=?", (from_id,))
         at = store.clock.now_iso()
         c.execute("INSERT INTO player_merges(club_id, from_id, from_name, into_id, into_name, by, at, results) "
@@ -172,6 +175,20 @@ def merge_players(store, from_id: str, into_id: str, by: str) -> dict:
                                                moved))
     return {"from": {"id": from_id, "name": src["name"]}, "into": get_player(store, into_id), "by": by, "at": at,
             "results": moved}
+
+
+def current_id(store, player_id: str) -> str:
+    """The roster entry ``player_id`` is now: itself, or (when it was merged away) the entry it was merged
+    into, following the merge audit through a chain of merges."""
+    seen = {player_id}
+    conn = store.conn()
+    while True:
+        row = conn.execute("SELECT into_id FROM player_merges WHERE from_id=? ORDER BY id DESC LIMIT 1",
+                           (player_id,)).fetchone()
+        if row is None or row[0] in seen:
+            return player_id
+        player_id = row[0]
+        seen.add(player_id)
 
 
 def merges(store, club_id: str | None = None) -> list[dict]:

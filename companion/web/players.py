@@ -119,11 +119,17 @@ def api_merges():
     return jsonify({"merges": items})
 
 
+def my_player_id() -> str | None:
+    """The roster player this phone was signed in as by a personal link, followed through merges."""
+    sess = g.get("session")
+    me = (sess["data"].get("me") if sess else None) or None
+    return roster.current_id(ctx().store, me) if isinstance(me, str) else None
+
+
 @bp.get("/api/players/me")
 def api_me():
     """The roster player this phone belongs to (through a "this is me" link), or null."""
-    sess = g.get("session")
-    me = (sess["data"].get("me") if sess else None) or None
+    me = my_player_id()
     player = None
     if me:
         try:
@@ -224,8 +230,7 @@ def page_player(player_id):
         abort(404)
     for game in p["games"]:
         game["spark"] = sparkline_svg(game["trend"], width=140, height=28, label=game["game"]) if len(game["trend"]) > 1 else ""
-    sess = g.get("session")
-    mine = bool(sess and sess["data"].get("me") == player_id)
+    mine = my_player_id() == player_id
     links = roster.links(store, player_id) if role() == "organiser" else []
     similar = [roster.get_player(store, i) for i in p["similar"]]
     from companion.web import i18n

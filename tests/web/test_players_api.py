@@ -194,3 +194,43 @@ def test_the_roster_page_lists_the_pending_matches_in_words(organiser, store):
     page = organiser.get("/players").data.decode()
     assert f'data-match="{m["id"]}"' in page and "the box has several clubs" in page
     assert "ci sono più club" in organiser.get("/players?lang=it").data.decode()
+
+
+def test_a_personal_link_follows_a_merge(app, organiser, club):
+    """A phone signed in by the merged-away entry's personal link is the kept entry's phone afterwards: its
+    session, its link (a new scan) and its player page all say "this is you" on the entry that stays."""
+    dup = add(organiser, "ANN")
+    ann = add(organiser, "Ann")
+    url = organiser.post(f"/api/players/{dup['id']}/links").json["url"]
+    path = url[len("http://localhost"):]
+    phone = app.test_client()
+    assert phone.get(path).status_code == 303
+    assert phone.get("/api/players/me").json["player"]["id"] == dup["id"]
+    assert organiser.post("/api/players/merge", {"from": dup["id"], "into": ann["id"]}).status_code == 200
+    assert phone.get("/api/players/me").json["player"]["id"] == ann["id"]
+    assert b'id="this-is-me"' in phone.get(f"/players/{ann['id']}").data
+    assert organiser.get(f"/api/players/{ann['id']}").json["links"][0]["sessions"] == 1
+    again = app.test_client()  # the link itself now signs a phone in as the kept entry
+    r = again.get(path)
+    assert r.status_code == 303 and r.headers["Location"].endswith(f"/players/{ann['id']}")
+    assert again.get("/api/players/me").json["player"]["id"] == ann["id"]
+    # ending the kept entry's links ends the phone signed in by the merged-away entry's link
+    assert organiser.delete(f"/api/players/{ann['id']}/links").json == {"links_revoked": 1, "sessions_ended": 2}
+
+
+def test_me_resolves_through_the_merge_audit(app, organiser, club, store):
+    """A session that still names a merged-away entry (written before the merge moved sessions along) is
+    read through the merge audit, a chain of merges included."""
+    import json as _json
+
+    a, b, c = add(organiser, "Bea"), add(organiser, "BEA"), add(organiser, "bea")
+    url = organiser.post(f"/api/players/{a['id']}/links").json["url"]
+    phone = app.test_client()
+    phone.get(url[len("http://localhost"):])
+    organiser.post("/api/players/merge", {"from": a["id"], "into": b["id"]})
+    organiser.post("/api/players/merge", {"from": b["id"], "into": c["id"]})
+    with store.write() as conn:  # as if the session had been left behind naming the first entry
+        conn.execute("UPDATE web_sessions SET data=? WHERE json_extract(data, '$.me') IS NOT NULL",
+                     (_json.dumps({"me": a["id"]}),))
+    assert phone.get("/api/players/me").json["player"]["id"] == c["id"]
+    assert b'id="this-is-me"' in phone.get(f"/players/{c['id']}").data
