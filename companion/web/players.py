@@ -179,7 +179,7 @@ def me_landing(token):
     the player's page (the token leaves the address bar). Wrong links are limited per address, like join
     links; an organiser who opens one stays an organiser."""
     from companion.access import PLAYER_SESSION_HOURS
-    from companion.web.auth import COOKIE, _join_error, client_address
+    from companion.web.auth import COOKIE, _join_error, client_address, device_data
 
     c = ctx()
     player = roster.link_owner(c.store, token)
@@ -199,7 +199,7 @@ def me_landing(token):
     if old is not None:
         c.access.end_session(old["key"])
     data["me"] = player["id"]
-    sid = c.access.create_session("player", data, join_token=token)
+    sid = c.access.create_session("player", device_data(data), join_token=token)
     resp.set_cookie(COOKIE, sid, max_age=int(PLAYER_SESSION_HOURS * 3600), httponly=True, samesite="Lax", path="/")
     g.session_set = True
     return resp

@@ -141,8 +141,9 @@ def seats_doc(match_id: str) -> dict:
         held = [r for r in rows if r["player"] == p]
         entry = {"player": p, "taken": any(r["role"] == "player" for r in held),
                  "mine": any(r["key"] == mine for r in held)}
-        if organiser:
-            entry["phones"] = [{k: r[k] for k in ("session", "role", "bound_at", "expires_at")} for r in held]
+        if organiser:  # each phone in words: when it signed in, its device, whether it is the asking phone
+            entry["phones"] = [{**{k: r[k] for k in ("session", "role", "bound_at", "expires_at", "joined_at",
+                                                     "device")}, "this_phone": r["key"] == mine} for r in held]
         out.append(entry)
     return {"match_id": match_id, "status": match["status"], "seat": seat_for(match_id), "seats": out}
 
@@ -319,7 +320,11 @@ OPENAPI_SCHEMAS = {
             "phones": {"type": "array", "description": "organisers only: the phones seated there", "items": {
                 "type": "object", "required": ["session", "role", "bound_at", "expires_at"],
                 "properties": {"session": {"type": "string"}, "role": {"type": "string"},
-                               "bound_at": {"type": "string"}, "expires_at": {"type": "string"}}}}}}}}},
+                               "bound_at": {"type": "string"}, "expires_at": {"type": "string"},
+                               "joined_at": {"type": "string", "description": "when the phone signed in"},
+                               "device": {"type": ["string", "null"],
+                                          "description": "its system and browser, e.g. \"Android · Chrome\""},
+                               "this_phone": {"type": "boolean", "description": "the phone asking"}}}}}}}}},
 }
 OPENAPI_PATHS = {
     "/api/matches/{match_id}/join": {"get": {
