@@ -54,13 +54,35 @@ def create_tournament():
     lo, hi = _limits(doc["game"])
     if not lo <= doc["table_size"] <= hi:
         raise InputError(f"{doc['game']} is played at tables of {lo} to {hi}", "$.table_size")
-    players = [p.strip() for p in doc.get("players", [])]
+    entries = [p if isinstance(p, dict) else {"name": p} for p in doc.get("players", [])]
+    players = [p["name"].strip() for p in entries]
     if any(not p for p in players) or len(set(players)) != len(players):
         raise InputError("every player once, by a name that is not blank", "$.players")
+    player_ids = _roster_ids([p.get("player_id") for p in entries])
     season_core.normalize_date(doc["date"], "$.date")
     t = rows.create(ctx().store, doc["name"].strip(), doc["date"], doc["game"], doc["table_size"], doc["rounds"],
-                    doc.get("clock_minutes"), players)
+                    doc.get("clock_minutes"), players, player_ids)
     return jsonify(_doc(t["id"])), 201, {"Location": f"/api/tournaments/{t['id']}"}
+
+
+def _roster_ids(ids: list) -> list:
+    """The roster ids of a new tournament's players (None: a guest): each on the roster, once, of one club."""
+    from companion.storage import players as roster
+
+    clubs = set()
+    for i, pid in enumerate(ids):
+        if pid is None:
+            continue
+        field = f"$.players[{i}].player_id"
+        try:
+            clubs.add(roster.get_player(ctx().store, pid, field)["club_id"])
+        except NotFoundError as exc:
+            raise exc.under("$", InputError) from None
+        if ids.index(pid) != i:
+            raise InputError("that roster player is registered twice (under two names)", field)
+        if len(clubs) > 1:
+            raise InputError("the roster players must come from one club's roster", field)
+    return ids
 
 
 @bp.get("/api/tournaments/<tid>")

@@ -248,3 +248,27 @@ def test_merging_two_roster_entries_moves_the_registration(org):
     r = org.post("/api/players/merge", {"from": bruno, "into": twin})
     assert r.status_code == 200, r.json
     assert org.get(f"/api/tournaments/{tid}").json["player_ids"] == [None, twin]
+
+
+def test_a_new_tournament_registers_roster_players_with_their_ids(fake_game, org):
+    """The new-tournament form sends the players picked from the roster as {name, player_id}, guests by
+    name: the ids are stored at creation; another club's player, an unknown id or one player twice is
+    refused, naming the player's entry."""
+    clubs = [org.post("/api/clubs", {"name": n}).json["id"] for n in ("Fan Club", "Other Club")]
+    ids = {n: org.post("/api/players", {"club": clubs[0], "name": n}).json["id"] for n in ("Anna", "Bruno")}
+    stranger = org.post("/api/players", {"club": clubs[1], "name": "Zed"}).json["id"]
+    t = _create(org, fake_game, rounds=1, players=[{"name": "Anna", "player_id": ids["Anna"]}, "Guest",
+                                                   {"name": "Bruno", "player_id": ids["Bruno"]}, {"name": "Dee"}])
+    assert t["players"] == ["Anna", "Guest", "Bruno", "Dee"]
+    assert t["player_ids"] == [ids["Anna"], None, ids["Bruno"], None] and t["club_id"] == clubs[0]
+    body = {"name": "Coppa", "date": "2026-12-12", "game": fake_game, "table_size": 4, "rounds": 1}
+    for players, status, field in [
+        ([{"name": "Anna", "player_id": ids["Anna"]}, {"name": "Zed", "player_id": stranger}], 400,
+         "$.players[1].player_id"),
+        ([{"name": "Anna", "player_id": "nope"}], 400, "$.players[0].player_id"),
+        ([{"name": "Anna", "player_id": ids["Anna"]}, {"name": "Anna B.", "player_id": ids["Anna"]}], 400,
+         "$.players[1].player_id"),
+        ([{"player_id": ids["Anna"]}], 400, "$.players[0]"),
+    ]:
+        r = org.post("/api/tournaments", {**body, "players": players})
+        assert (r.status_code, r.json["field"]) == (status, field), r.json
