@@ -255,6 +255,44 @@ def table_card(match_id):
                            svg=qr_svg(link["url"]))
 
 
+def cards_page(matches: list[dict], title: str, back: str, empty: str):
+    """Every table's card of ``matches`` (the open ones) on A4 sheets, 2 or 4 to a page (``?per_page=``):
+    the organiser's (or the Pi's own screen's), as the single card; each QR code drawn on the box."""
+    from flask import g
+
+    from companion.web import i18n
+    from companion.web.auth import may_show_join, qr_svg
+
+    per_page = request.args.get("per_page", "2")
+    if per_page not in ("2", "4"):
+        raise InputError("must be 2 or 4", "per_page")
+    allowed = may_show_join()
+    cards = []
+    if allowed:
+        for m in matches:
+            if m["status"] == "open":
+                link = table_link(m["id"])
+                cards.append({"match": m, "link": link, "svg": qr_svg(link["url"])})
+    lang = g.get("lang", i18n.DEFAULT)
+    return render_template("table_cards.html", page="card", title=title, back=back, empty=empty, cards=cards,
+                           allowed=allowed, per_page=int(per_page),
+                           plural=lambda key, n: i18n.plural(lang, key, n)), 200 if allowed else 403
+
+
+@bp.get("/tournament/cards")
+def club_night_cards():
+    """Every open match's table card, by label: the club night's tables, printed at once."""
+    from flask import g
+
+    from companion.web import i18n
+
+    c = ctx()
+    matches = [{**m, **c.store.meta(m["id"])} for m in c.store.list_matches("open", 200)]
+    matches.sort(key=lambda m: (m.get("label") or "", m["created_at"]))
+    return cards_page(matches, i18n.translate(g.get("lang", i18n.DEFAULT), "cards.club_night"), "/tournament",
+                      "cards.none_open")
+
+
 @bp.get("/pick")
 def pick_table():
     """Pick your table: a phone that joined by the club-wide link lands here."""

@@ -297,6 +297,34 @@ def tournament_print(tid):
                            qrs=_round_qrs(rnd) if rnd else [])
 
 
+@bp.get("/tournaments/<tid>/rounds/<int:number>/cards")
+def round_cards(tid, number):
+    """Every table's card of a round (its matches still open), on A4 sheets to cut (companion/web/seats.py)."""
+    from flask import abort, g
+
+    from companion.web import i18n
+    from companion.web.seats import cards_page
+
+    c = ctx()
+    try:
+        t = _doc(tid)
+    except NotFoundError:
+        abort(404)
+    rnd = next((r for r in t["round_list"] if r["round"] == number), None)
+    if rnd is None:
+        abort(404)
+    matches = []
+    for m in rnd["matches"]:
+        try:
+            matches.append({**c.store.get_match(m["match_id"]), **c.store.meta(m["match_id"])})
+        except NotFoundError:
+            continue
+    lang = g.get("lang", i18n.DEFAULT)
+    title = f"{t['name']} · {i18n.translate(lang, 'tday.round_n', n=number)}"
+    return cards_page(matches, title, f"/tournaments/{tid}",
+                      "cards.round_not_started" if not rnd["matches"] else "cards.none_open")
+
+
 def _round_qrs(rnd: dict) -> list[dict | None]:
     """Each table's QR code and short address (``companion.web.seats.table_qr``) once the round started:
     None for a table whose match has ended or is missing, or unless an organiser (or the Pi's own screen)

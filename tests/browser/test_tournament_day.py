@@ -70,6 +70,32 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     org.goto(f"/tournaments/{tid}/print")
     expect(org.locator("#print-standings tbody tr")).to_have_count(8)
 
+    # every table's card of the round, linked from the round: A4 sheets, each card with its QR code and address
+    org.set_viewport_size({"width": 360, "height": 780})
+    org.goto(f"/tournaments/{tid}")
+    org.click(".tday-round[data-round='1'] a[data-cards='1']")
+    cards = org.locator("#cards .table-card-print")
+    expect(cards).to_have_count(2)
+    for k, mid in enumerate(m["match_id"] for m in doc["round_list"][0]["matches"]):
+        card = org.locator(f"#cards .table-card-print[data-match='{mid}']")
+        expect(card.locator(".tc-label")).to_have_text(f"Round 1 · Table {k + 1}")
+        expect(card.locator(".tc-qr svg")).to_be_visible()
+        url = org.request.get(f"/api/matches/{mid}/join").json()["url"]
+        expect(card.locator(".tc-url code")).to_have_text(url)
+    assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    org.screenshot(path=str(artifacts_dir / f"tday-cards-phone-{locale}.png"), full_page=True)
+    org.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
+    org.emulate_media(media="print")
+    expect(org.locator(".tc-head")).to_be_hidden()
+    org.screenshot(path=str(artifacts_dir / f"tday-cards-a4-{locale}.png"), full_page=True)
+    org.emulate_media(media="screen")
+    # and the tables page links every open table's cards
+    org.goto("/tournament")
+    org.click("#print-cards")
+    expect(org.locator("#cards .table-card-print").first).to_be_visible()
+    for mid in (m["match_id"] for m in doc["round_list"][0]["matches"]):
+        expect(org.locator(f"#cards .table-card-print[data-match='{mid}'] svg")).to_have_count(1)
+
 
 def test_organiser_registers_club_players_by_type_ahead(new_context, server, artifacts_dir):
     """Registering from the club roster: type a few letters, tap the roster player (their id goes with the

@@ -128,6 +128,8 @@
           el("span", { class: "head-actions" },
             el("a", { class: "btn btn-small btn-ghost", href: "/tournaments/" + encodeURIComponent(id) + "/print?round=" + r.round,
                       text: t("tday.print_round") }),
+            organiser && r.status === "playing" ? el("a", { class: "btn btn-small btn-ghost", "data-cards": String(r.round),
+              href: "/tournaments/" + encodeURIComponent(id) + "/rounds/" + r.round + "/cards", text: t("tday.print_cards") }) : null,
             canSwap ? el("button", { type: "button", class: "btn btn-small btn-primary", "data-start": String(r.round),
               text: t("tday.start_round", { n: r.round }), onclick: function () { start(r.round); } }) : null));
         var grid = el("div", { class: "tday-tables" });
