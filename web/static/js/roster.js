@@ -169,7 +169,40 @@
   }
 
   // -- the roster page ------------------------------------------------------------------------------
+  // the names the upgrade left over (organisers): one tap puts a name on a suggested entry, a new entry or
+  // another roster player picked by type-ahead (POST /api/players/leftovers; an audit line each)
+  function initLeftovers() {
+    var box = document.getElementById("leftover-error");
+    function place(li, choice) {
+      var item = li.closest(".leftover"), doc = Object.assign({}, choice);
+      if (item.dataset.match) { doc.match_id = item.dataset.match; doc.seat = parseInt(li.dataset.seat, 10); }
+      else { doc.season_id = item.dataset.season; doc.match = item.dataset.seasonMatch; doc.name = li.dataset.name; }
+      box.hidden = true;
+      Array.prototype.forEach.call(li.querySelectorAll("button, input"), function (b) { b.disabled = true; });
+      C.api("POST", "/api/players/leftovers", doc).then(function (r) {
+        C.toast(t("players.leftover_placed", { name: r.assigned.name, player: r.assigned.player.name }));
+        setTimeout(function () { location.reload(); }, 600);
+      }, function (e) {
+        Array.prototype.forEach.call(li.querySelectorAll("button, input"), function (b) { b.disabled = false; });
+        showError(box, e);
+      });
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("#leftovers .leftover-name:not(.placed)"), function (li) {
+      Array.prototype.forEach.call(li.querySelectorAll(".leftover-pick"), function (b) {
+        b.addEventListener("click", function () { place(li, { player_id: b.dataset.playerId }); });
+      });
+      Array.prototype.forEach.call(li.querySelectorAll(".leftover-new"), function (b) {
+        b.addEventListener("click", function () { place(li, { "new": true, club: b.dataset.club }); });
+      });
+      var other = li.querySelector(".leftover-other");
+      if (other) picker({ club: function () { return li.dataset.club || null; }, anyClub: true,
+                          place: function (list) { li.appendChild(list); },
+                          pick: function (p) { place(li, { player_id: p.id }); } }).attach(other);
+    });
+  }
+
   function initRoster() {
+    if (document.getElementById("leftovers")) initLeftovers();
     var form = document.getElementById("add-form");
     if (!form) return;
     form.addEventListener("submit", function (ev) {
