@@ -179,7 +179,7 @@ def test_the_organiser_places_the_upgrade_s_leftover_names_by_taps(org, server, 
     expect(item.locator(".leftover-name[data-name='Zeno Quinto'] .leftover-pick")).to_have_count(0)
     org.screenshot(path=str(artifacts_dir / "roster-leftovers.png"), full_page=True)
     name.locator(f".leftover-pick[data-player-id='{luca['id']}']").click()  # 1 tap
-    expect(item.locator(".leftover-name.placed[data-name='LUCA ferri']")).to_contain_text("LUCA ferri → Luca Ferri")
+    expect(item.locator(".leftover-name.placed[data-name='LUCA ferri']")).to_contain_text("LUCA ferri is Luca Ferri")
     item.locator(".leftover-name[data-name='Zeno Quinto'] .leftover-new").click()  # 1 tap: a new entry
     expect(item.locator(".leftover-name.placed[data-name='Zeno Quinto']")).to_be_visible()
     other = item.locator(".leftover-name[data-name='Marco B'] .leftover-other")
@@ -187,7 +187,7 @@ def test_the_organiser_places_the_upgrade_s_leftover_names_by_taps(org, server, 
     org.locator(f".leftover-name[data-name='Marco B'] .roster-suggest button[data-roster-id='{anna['id']}']").click()
     expect(org.locator("#assignments li")).to_have_count(3)
     expect(org.locator(f"#leftovers .leftover[data-match='{m['id']}']")).to_have_count(0)  # all placed
-    expect(org.locator("#assignments li").first).to_contain_text("Marco B → Annalisa Moro")
+    expect(org.locator("#assignments li").first).to_contain_text("Marco B is Annalisa Moro")
     assert fits(org)
     org.screenshot(path=str(artifacts_dir / "roster-leftovers-placed.png"), full_page=True)
     assert {p["name"] for p in org.call("GET", f"/api/players?club={org.club['id']}")["players"]} >= {
