@@ -227,6 +227,7 @@
     // player (their id goes with the name); a new name is registered as typed, or first put on the roster
     var names = roster.picker({
       club: function () { return doc && doc.club_id; }, anyClub: true, id: "tday-suggest",
+      place: function (box) { add.after(box); },  // under the name and its button
       taken: function () { return ((doc && doc.player_ids) || []).filter(Boolean); },
       pick: function (p) { register(p.name, p.id); }
     });
