@@ -22,6 +22,8 @@ def test_players_cli(run_cli):
     assert code == 0 and json.loads(out)["merges"][0]["into"]["name"] == "Nicolò Bianchi"
     code, out, err = run_cli("players", "pending")
     assert code == 0 and json.loads(out) == {"pending": []}
+    code, out, err = run_cli("players", "assignments")
+    assert code == 0 and json.loads(out) == {"assignments": []}
 
 
 def test_bad_input_exits_2_with_one_line(run_cli):

@@ -119,6 +119,8 @@ def test_nothing_is_lost_and_the_players_land_on_the_roster(tmp_path, clock, ran
         other = ss.create_club(store, "Other Club")
         assigned = roster.assign_pending(store, "m3", other["id"])
         assert [p["name"] for p in assigned["players"]] == ["Eve", "Bo"] and roster.pending(store) == []
+        assert [(a["name"], a["by"], a["seat"]) for a in roster.assignments(store)] == [
+            ("Eve", "organiser (cli)", 0), ("Bo", "organiser (cli)", 1)]  # the CLI's audit lines
     finally:
         store.close()
     # export -> import on a fresh box gives the same documents

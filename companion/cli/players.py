@@ -1,5 +1,5 @@
 """``companion players``: the club roster (list, add, rename, merge) and the matches the roster migration
-left for the organiser (pending, assign)."""
+left for the organiser (pending, assign, and the audit of what was placed: assignments)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,14 @@ def register(sub):
     data_dir_arg(pe)
     pe.set_defaults(func=run_pending)
 
-    asg = psub.add_parser("assign", help="put a pending match on a club's roster (its players by exact name)")
+    au = psub.add_parser("assignments", help="the audit of leftover names put on the roster by hand (who, when, "
+                                             "the name, the entry)")
+    au.add_argument("--club", default=None)
+    data_dir_arg(au)
+    au.set_defaults(func=run_assignments)
+
+    asg = psub.add_parser("assign", help="put a pending match on a club's roster (its players by exact name; "
+                                         "an audit line per name)")
     asg.add_argument("match_id", metavar="MATCH")
     asg.add_argument("--club", required=True, help="the club (id or name)")
     data_dir_arg(asg)
@@ -135,3 +142,10 @@ def run_assign(args):
 
     with open_existing_store(args) as store:
         emit(players.assign_pending(store, args.match_id, _club(store, args.club, required=True)))
+
+
+def run_assignments(args):
+    from companion.storage import players
+
+    with open_existing_store(args) as store:
+        emit({"assignments": players.assignments(store, _club(store, args.club) if args.club else None)})

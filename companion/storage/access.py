@@ -10,6 +10,10 @@ from __future__ import annotations
 import json
 
 
+# the phone's device in words ("Android · Chrome", companion/useragent.py), kept in the session's data
+_DEVICE = "CASE WHEN json_valid(s.data) THEN json_extract(s.data, '$.device') END"
+
+
 class AccessRows:
     # -- sessions ------------------------------------------------------------
     def insert_session(self, sid_hash: str, role: str, created_at: str, expires_at: str, data: dict,
@@ -29,11 +33,13 @@ class AccessRows:
     def session_rows(self, now: str) -> list[dict]:
         """Live sessions, oldest first (public id: the first 12 hex digits of the stored hash)."""
         rows = self.conn().execute(
-            "SELECT sid_hash, role, created_at, expires_at, join_hash, match_id FROM web_sessions "
-            "WHERE expires_at > ? ORDER BY created_at, sid_hash", (now,)).fetchall()
+            "SELECT s.sid_hash, s.role, s.created_at, s.expires_at, s.join_hash, s.match_id, "
+            + _DEVICE + " AS device, p.name AS me_name FROM web_sessions s "
+            "LEFT JOIN players p ON json_valid(s.data) AND p.id = json_extract(s.data, '$.me') "
+            "WHERE s.expires_at > ? ORDER BY s.created_at, s.sid_hash", (now,)).fetchall()
         return [{"id": r["sid_hash"][:12], "key": r["sid_hash"], "role": r["role"], "created_at": r["created_at"],
                  "expires_at": r["expires_at"], "seats": self._seats_of(r["sid_hash"]),
-                 "match_id": r["match_id"],
+                 "match_id": r["match_id"], "device": r["device"], "player": r["me_name"],
                  "join_link": r["join_hash"][:12] if r["join_hash"] else None} for r in rows]
 
     def delete_session_by_id(self, public_id: str) -> bool:
@@ -67,11 +73,12 @@ class AccessRows:
     def seat_rows(self, match_id: str, now: str) -> list[dict]:
         """The phones seated in a match (live sessions only), by seat then oldest first."""
         rows = self.conn().execute(
-            "SELECT t.player, t.sid_hash, t.bound_at, s.role, s.expires_at FROM seats t "
-            "JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? AND s.expires_at > ? "
+            "SELECT t.player, t.sid_hash, t.bound_at, s.role, s.expires_at, s.created_at, " + _DEVICE + " AS device "
+            "FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? AND s.expires_at > ? "
             "ORDER BY t.player, t.bound_at, t.sid_hash", (match_id, now))
         return [{"player": r["player"], "session": r["sid_hash"][:12], "key": r["sid_hash"], "role": r["role"],
-                 "bound_at": r["bound_at"], "expires_at": r["expires_at"]} for r in rows]
+                 "bound_at": r["bound_at"], "expires_at": r["expires_at"], "joined_at": r["created_at"],
+                 "device": r["device"]} for r in rows]
 
     def claim_seat(self, match_id: str, player: str, key: str, now: str) -> str | None:
         """A phone's own claim of a seat, checked and written in one transaction: None when it now holds it

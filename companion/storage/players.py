@@ -164,6 +164,9 @@ def merge_players(store, from_id: str, into_id: str, by: str) -> dict:
         moved += c.execute("UPDATE season_results SET player_id=? WHERE player_id=?", (into_id, from_id)).rowcount
         c.execute("UPDATE player_links SET player_id=? WHERE player_id=?", (into_id, from_id))
         c.execute("UPDATE tournament_players SET player_id=? WHERE player_id=?", (into_id, from_id))
+        # the phones signed in by the merged-away entry's personal links are the kept entry's now
+        c.execute("UPDATE web_sessions SET data=json_set(data, '$.me', ?) "
+                  "WHERE json_valid(data) AND json_extract(data, '$.me')=?", (into_id, from_id))
         c.execute("DELETE FROM players WHERE id=?", (from_id,))
         at = store.clock.now_iso()
         c.execute("INSERT INTO player_merges(club_id, from_id, from_name, into_id, into_name, by, at, results) "
@@ -171,6 +174,20 @@ def merge_players(store, from_id: str, into_id: str, by: str) -> dict:
                                                moved))
     return {"from": {"id": from_id, "name": src["name"]}, "into": get_player(store, into_id), "by": by, "at": at,
             "results": moved}
+
+
+def current_id(store, player_id: str) -> str:
+    """The roster entry ``player_id`` is now: itself, or (when it was merged away) the entry it was merged
+    into, following the merge audit through a chain of merges."""
+    seen = {player_id}
+    conn = store.conn()
+    while True:
+        row = conn.execute("SELECT into_id FROM player_merges WHERE from_id=? ORDER BY id DESC LIMIT 1",
+                           (player_id,)).fetchone()
+        if row is None or row[0] in seen:
+            return player_id
+        player_id = row[0]
+        seen.add(player_id)
 
 
 def merges(store, club_id: str | None = None) -> list[dict]:
@@ -257,18 +274,168 @@ def pending(store) -> list[dict]:
             for r in rows]
 
 
-def assign_pending(store, match_id: str, club_id: str) -> dict:
-    """The organiser confirms a leftover match's club: its players go on that roster (exact names)."""
+def assign_pending(store, match_id: str, club_id: str, by: str = "organiser (cli)") -> dict:
+    """The organiser confirms a leftover match's club: its players go on that roster (exact names), one
+    audit line per seat not placed before."""
     from companion import season_store
 
     club = season_store.get_club(store, club_id)
     if not store.conn().execute("SELECT 1 FROM roster_pending WHERE match_id=?", (match_id,)).fetchone():
         raise NotFoundError("match {match_id} is not waiting for a club", "match", match_id=match_id)
     match = store.get_match(match_id)
-    with store.write():
+    with store.write() as c:
+        placed = match_seats(store, match_id)
+        known = {r[0] for r in c.execute("SELECT name FROM players WHERE club_id=?", (club["id"],))}
         ids = ensure_players(store, club["id"], match["players"])
         link_match(store, match, club["id"], {i: ids[n] for i, n in enumerate(match["players"])})
+        for i, name in enumerate(match["players"]):
+            if i not in placed:
+                _audit(c, store, club["id"], name, ids[name], name, name not in known, by, match_id=match_id, seat=i)
     return {"match_id": match_id, "club_id": club["id"], "players": match_roster(store, match_id)}
+
+
+def _audit(c, store, club_id, name, player_id, player_name, created, by, match_id=None, seat=None, season_id=None,
+           season_match=None) -> dict:
+    at = store.clock.now_iso()
+    c.execute("INSERT INTO roster_assignments(club_id, match_id, seat, season_id, season_match, name, player_id, "
+              "player_name, created, by, at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+              (club_id, match_id, seat, season_id, season_match, name, player_id, player_name, int(created), by, at))
+    return {"club_id": club_id, "match_id": match_id, "seat": seat, "season_id": season_id,
+            "season_match": season_match, "name": name, "player": {"id": player_id, "name": player_name},
+            "created": bool(created), "by": by, "at": at}
+
+
+def assignments(store, club_id: str | None = None) -> list[dict]:
+    """The audit of the leftovers placed by hand, oldest first."""
+    sql = "SELECT * FROM roster_assignments" + (" WHERE club_id=?" if club_id else "") + " ORDER BY id"
+    return [{"club_id": r["club_id"], "match_id": r["match_id"], "seat": r["seat"], "season_id": r["season_id"],
+             "season_match": r["season_match"], "name": r["name"],
+             "player": {"id": r["player_id"], "name": r["player_name"]}, "created": bool(r["created"]),
+             "by": r["by"], "at": r["at"]}
+            for r in store.conn().execute(sql, (club_id,) if club_id else ())]
+
+
+def _suggest(players: list[dict], name: str, club_id: str | None) -> list[dict]:
+    """The roster entries that look like ``name`` (the same ``name_key``: case, accents, spacing), of
+    ``club_id`` or of any club: a suggestion for the organiser, never applied by itself. The exact name first."""
+    key = name_key(name)
+    out = [{"id": p["id"], "name": p["name"], "club_id": p["club_id"], "exact": p["name"] == name} for p in players
+           if name_key(p["name"]) == key and (club_id is None or p["club_id"] == club_id)]
+    out.sort(key=lambda x: (not x["exact"], x["name"], x["club_id"]))
+    return out
+
+
+def leftovers(store) -> list[dict]:
+    """What the roster migration could not put on a roster, name by name, for the organiser: the seats of
+    the matches waiting for a club (``kind: "match"``; ``club_id`` once one seat is placed: the others go
+    to the same club) and season results without a roster entry (``kind: "season"``). Each name lists the
+    roster entries that look like the same person (``suggested``)."""
+    conn = store.conn()
+    everyone = list_players(store)
+    out = []
+    for m in pending(store):
+        placed = match_seats(store, m["match_id"])
+        club = None
+        if placed:
+            row = conn.execute("SELECT club_id FROM players WHERE id=?", (next(iter(placed.values())),)).fetchone()
+            club = row[0] if row else None
+        names = []
+        for i, name in enumerate(m["players"] if isinstance(m["players"], list) else []):
+            pid = placed.get(i)
+            entry = {"seat": i, "name": name, "player_id": pid}
+            if pid is None:
+                entry["suggested"] = _suggest(everyone, name, club)
+            names.append(entry)
+        out.append({"kind": "match", **m, "club_id": club, "names": names})
+    rows = conn.execute(
+        "SELECT r.season_id, r.match, r.player, s.name AS season, s.club_id, sm.date FROM season_results r "
+        "JOIN seasons s ON s.id = r.season_id LEFT JOIN season_matches sm ON sm.season_id = r.season_id "
+        "AND sm.id = r.match WHERE r.player_id IS NULL ORDER BY sm.date, r.season_id, r.match, r.player").fetchall()
+    groups: dict = {}
+    for r in rows:
+        g = groups.get((r["season_id"], r["match"]))
+        if g is None:
+            g = groups[(r["season_id"], r["match"])] = {
+                "kind": "season", "season_id": r["season_id"], "season": r["season"], "match": r["match"],
+                "date": r["date"], "club_id": r["club_id"], "names": []}
+            out.append(g)
+        g["names"].append({"name": r["player"], "player_id": None,
+                           "suggested": _suggest(everyone, r["player"], r["club_id"])})
+    return out
+
+
+def assign_leftover(store, target: dict, player_id: str | None, new_club: str | None, by: str,
+                    places: dict[str, int] | None = None) -> dict:
+    """Put one leftover name on the roster: ``target`` ``{"match_id", "seat"}`` (a waiting match's seat) or
+    ``{"season_id", "match", "name"}`` (a season result); to the roster entry ``player_id``, or to a new entry
+    of that name (in ``new_club``, else the club the leftover belongs to, else the only club). One audit line.
+    ``places``: a finished match's place by name (its seat gets its place). A match leaves the waiting list
+    once every seat is placed. Nothing else changes: look-alike entries stay apart until someone merges."""
+    from companion import season_store
+
+    match_id = target.get("match_id")
+    with store.write() as c:
+        if match_id is not None:
+            seat = target.get("seat")
+            if not c.execute("SELECT 1 FROM roster_pending WHERE match_id=?", (match_id,)).fetchone():
+                raise NotFoundError(f"match {match_id} is not waiting for the roster", "$.match_id")
+            match = store.get_match(match_id)
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(match["players"]):
+                raise InputError(f"match {match_id} has no seat {seat!r}", "$.seat")
+            placed = match_seats(store, match_id)
+            if seat in placed:
+                raise ConflictError(f"seat {seat} of match {match_id} is on the roster already", "$.seat")
+            name = match["players"][seat]
+            club_id = None
+            if placed:
+                row = c.execute("SELECT club_id FROM players WHERE id=?", (next(iter(placed.values())),)).fetchone()
+                club_id = row[0] if row else None
+        else:
+            season_id, sm, name = target.get("season_id"), target.get("match"), target.get("name")
+            row = c.execute("SELECT s.club_id FROM season_results r JOIN seasons s ON s.id = r.season_id "
+                            "WHERE r.season_id=? AND r.match=? AND r.player=? AND r.player_id IS NULL",
+                            (season_id, sm, name)).fetchone()
+            if row is None:
+                raise NotFoundError(f"no season result of {name!r} waiting for the roster", "$.name")
+            club_id = row[0]
+        created = False
+        if player_id is not None:
+            p = get_player(store, player_id, "$.player_id")
+            if club_id is not None and p["club_id"] != club_id:
+                raise RuleError(f"{p['name']!r} is on another club's roster than this "
+                                + ("match's other players" if match_id else "season"), "$.player_id")
+        else:
+            home = new_club or club_id
+            if home is None:
+                clubs = season_store.list_clubs(store)
+                if len(clubs) != 1:
+                    raise InputError("there is no club yet: create one on the seasons page first" if not clubs
+                                     else "this box has several clubs: say which one", "$.club")
+                home = clubs[0]["id"]
+            home = season_store.get_club(store, home, "$.club")["id"]
+            if club_id is not None and home != club_id:
+                raise RuleError("the other names of this match are on another club's roster", "$.club")
+            if c.execute("SELECT 1 FROM players WHERE club_id=? AND name=?", (home, name)).fetchone():
+                raise ConflictError(f"{name!r} is on the roster already: pick that entry", "$.player_id")
+            pid = _new_id()
+            c.execute("INSERT INTO players(id, club_id, name, created_at) VALUES (?,?,?,?)",
+                      (pid, home, check_name(name, "$.name"), store.clock.now_iso()))
+            p = {"id": pid, "club_id": home, "name": name}
+            created = True
+        if match_id is not None:
+            c.execute("INSERT INTO match_players(match_id, seat, player_id, place) VALUES (?,?,?,?)",
+                      (match_id, seat, p["id"], (places or {}).get(name)))
+            if c.execute("SELECT COUNT(*) FROM match_players WHERE match_id=?", (match_id,)).fetchone()[0] == \
+                    len(match["players"]):
+                c.execute("DELETE FROM roster_pending WHERE match_id=?", (match_id,))
+            line = _audit(c, store, p["club_id"], name, p["id"], p["name"], created, by, match_id=match_id,
+                          seat=seat)
+        else:
+            c.execute("UPDATE season_results SET player_id=? WHERE season_id=? AND match=? AND player=?",
+                      (p["id"], season_id, sm, name))
+            line = _audit(c, store, p["club_id"], name, p["id"], p["name"], created, by, season_id=season_id,
+                          season_match=sm)
+    return line
 
 
 # -- "this is me" links -------------------------------------------------------------------------------

@@ -20,14 +20,17 @@ def _row(row) -> dict:
 
 
 def create(store, name: str, date: str, game: str, table_size: int, rounds: int,
-           clock_minutes: int | None, players: list[str]) -> dict:
+           clock_minutes: int | None, players: list[str], player_ids: list[str | None] | None = None) -> dict:
+    """A new tournament with its players (names; ``player_ids``: each one's club roster id, or None)."""
     tid = new_id()
+    player_ids = player_ids or [None] * len(players)
     with store.write() as c:
         c.execute("INSERT INTO tournaments(id, name, date, game, table_size, rounds, clock_minutes, created_at) "
                   "VALUES (?,?,?,?,?,?,?,?)",
                   (tid, name, date, game, table_size, rounds, clock_minutes, store.clock.now_iso()))
-        for i, p in enumerate(players):
-            c.execute("INSERT INTO tournament_players(tournament_id, position, player) VALUES (?,?,?)", (tid, i, p))
+        for i, (p, pid) in enumerate(zip(players, player_ids)):
+            c.execute("INSERT INTO tournament_players(tournament_id, position, player, player_id) VALUES (?,?,?,?)",
+                      (tid, i, p, pid))
     return get(store, tid)
 
 

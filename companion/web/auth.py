@@ -32,7 +32,7 @@ def client_address() -> str:
 def _set_session(resp, new_role: str, join_token: str | None = None, match_id: str | None = None):
     c = ctx()
     old = g.get("session")
-    data = old["data"] if old is not None else {}
+    data = device_data(old["data"] if old is not None else {})
     sid = c.access.create_session(new_role, data, join_token=join_token, match_id=match_id)
     if old is not None:  # the phone keeps its seats (of the table it joins, when it joins one)
         c.access.move_seats(old["key"], hash_secret(sid), match_id)
@@ -41,6 +41,14 @@ def _set_session(resp, new_role: str, join_token: str | None = None, match_id: s
     resp.set_cookie(COOKIE, sid, max_age=int(hours * 3600), httponly=True, samesite="Lax", path="/")
     g.session_set = True
     return resp
+
+
+def device_data(data: dict) -> dict:
+    """A new session's data with this phone's device in words ("Android · Chrome"; never the whole header)."""
+    from companion.useragent import device_family
+
+    device = device_family(request.headers.get("User-Agent"))
+    return {**{k: v for k, v in data.items() if k != "device"}, **({"device": device} if device else {})}
 
 
 def _check_lock(scope: str, field: str):

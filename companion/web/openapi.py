@@ -105,6 +105,8 @@ RESPONSES = {
                                                   "seats": {"type": "object"},
                                                   "join_link": {"type": ["string", "null"]},
                                                   "match_id": {"type": ["string", "null"]},
+                                                  "device": {"type": ["string", "null"]},
+                                                  "player": {"type": ["string", "null"]},
                                                   "current": {"type": "boolean"}}}}}},
     "SessionEnded": {"type": "object", "required": ["ended"], "properties": {"ended": {"type": "string"}}},
     "AccessSettings": {"type": "object", "required": ["viewers_allowed", "join_token_hours"],

@@ -119,11 +119,17 @@ def api_merges():
     return jsonify({"merges": items})
 
 
+def my_player_id() -> str | None:
+    """The roster player this phone was signed in as by a personal link, followed through merges."""
+    sess = g.get("session")
+    me = (sess["data"].get("me") if sess else None) or None
+    return roster.current_id(ctx().store, me) if isinstance(me, str) else None
+
+
 @bp.get("/api/players/me")
 def api_me():
     """The roster player this phone belongs to (through a "this is me" link), or null."""
-    sess = g.get("session")
-    me = (sess["data"].get("me") if sess else None) or None
+    me = my_player_id()
     player = None
     if me:
         try:
@@ -162,7 +168,49 @@ def api_assign(match_id):
         club_id = _club_id(doc["club"])
     except CompanionError as exc:
         raise _under(exc) from None
-    return jsonify(roster.assign_pending(ctx().store, match_id, club_id))
+    return jsonify(roster.assign_pending(ctx().store, match_id, club_id, by=who()))
+
+
+@bp.get("/api/players/leftovers")
+@require("organiser")
+def api_leftovers():
+    """The names the roster migration left unplaced, each with the entries that look like the same person."""
+    return jsonify({"leftovers": roster.leftovers(ctx().store),
+                    "clubs": [{"id": x["id"], "name": x["name"]} for x in ss.list_clubs(ctx().store)]})
+
+
+@bp.post("/api/players/leftovers")
+@require("organiser")
+def api_assign_leftover():
+    """One leftover name onto the roster: an existing entry or a new one; an audit line, never a merge."""
+    doc = json_body("api.roster-leftover")
+    c = ctx()
+    places = None
+    if "match_id" in doc:
+        try:
+            fold = c.service.fold(doc["match_id"])
+        except NotFoundError as exc:
+            raise exc.under("$", InputError) from None
+        ranking = fold.final_ranking() if fold.ended() else None
+        places = {r["player"]: r["place"] for r in ranking or []}
+        target = {"match_id": doc["match_id"], "seat": doc["seat"]}
+    else:
+        target = {"season_id": doc["season_id"], "match": doc["match"], "name": doc["name"]}
+    club = None
+    if doc.get("club"):
+        try:
+            club = _club_id(doc["club"], "$.club")
+        except CompanionError as exc:
+            raise _under(exc) from None
+    line = roster.assign_leftover(c.store, target, doc.get("player_id"), club, by=who(), places=places)
+    return jsonify({"assigned": line, "leftovers": roster.leftovers(c.store)})
+
+
+@bp.get("/api/players/assignments")
+@require("organiser")
+def api_assignments():
+    club = request.args.get("club")
+    return jsonify({"assignments": roster.assignments(ctx().store, _club_id(club) if club else None)})
 
 
 # -- the personal link ------------------------------------------------------------------------------
@@ -173,7 +221,7 @@ def me_landing(token):
     the player's page (the token leaves the address bar). Wrong links are limited per address, like join
     links; an organiser who opens one stays an organiser."""
     from companion.access import PLAYER_SESSION_HOURS
-    from companion.web.auth import COOKIE, _join_error, client_address
+    from companion.web.auth import COOKIE, _join_error, client_address, device_data
 
     c = ctx()
     player = roster.link_owner(c.store, token)
@@ -193,7 +241,7 @@ def me_landing(token):
     if old is not None:
         c.access.end_session(old["key"])
     data["me"] = player["id"]
-    sid = c.access.create_session("player", data, join_token=token)
+    sid = c.access.create_session("player", device_data(data), join_token=token)
     resp.set_cookie(COOKIE, sid, max_age=int(PLAYER_SESSION_HOURS * 3600), httponly=True, samesite="Lax", path="/")
     g.session_set = True
     return resp
@@ -211,8 +259,13 @@ def page_roster():
     except (InputError, NotFoundError):
         abort(404)
     players = roster.list_players(store, club_id) if club_id else []
+    organiser = role() == "organiser"
+    leftovers = roster.leftovers(store) if organiser else []
+    placed = {n["player_id"] for m in leftovers for n in m["names"] if n["player_id"]}
     return render_template("players.html", page="players", clubs=clubs, club_id=club_id, players=players,
-                           pending=roster.pending(store) if role() == "organiser" else [])
+                           pending=roster.pending(store) if organiser else [], leftovers=leftovers,
+                           placed_names={p: roster.get_player(store, p)["name"] for p in placed},
+                           assigned=roster.assignments(store)[-20:] if organiser else [])
 
 
 @bp.get("/players/<player_id>")
@@ -224,8 +277,7 @@ def page_player(player_id):
         abort(404)
     for game in p["games"]:
         game["spark"] = sparkline_svg(game["trend"], width=140, height=28, label=game["game"]) if len(game["trend"]) > 1 else ""
-    sess = g.get("session")
-    mine = bool(sess and sess["data"].get("me") == player_id)
+    mine = my_player_id() == player_id
     links = roster.links(store, player_id) if role() == "organiser" else []
     similar = [roster.get_player(store, i) for i in p["similar"]]
     from companion.web import i18n
@@ -265,6 +317,21 @@ _MERGE = {"type": "object", "required": ["from", "into", "at", "results"],
           "properties": {"from": _NAMED, "into": {"type": "object"}, "by": _S, "at": _S,
                          "results": {"type": "integer"}, "club_id": _S}}
 
+_NULLABLE = {"type": ["string", "null"]}
+_SUGGESTED = {"type": "object", "required": ["id", "name", "club_id", "exact"],
+              "properties": {"id": _S, "name": _S, "club_id": _S, "exact": {"type": "boolean"}}}
+_LEFTOVER = {"type": "object", "required": ["kind", "club_id", "names"], "properties": {
+    "kind": {"enum": ["match", "season"], "description": "a match waiting for the roster, or a season result"},
+    "match_id": _S, "game": _S, "created_at": _S, "reason": _S, "season_id": _S, "season": _S, "match": _S,
+    "date": _NULLABLE, "club_id": {**_NULLABLE, "description": "the club its names go to (null: any)"},
+    "names": {"type": "array", "items": {"type": "object", "required": ["name", "player_id"], "properties": {
+        "seat": {"type": "integer"}, "name": _S, "player_id": {**_NULLABLE, "description": "placed: the entry"},
+        "suggested": {"type": "array", "items": _SUGGESTED,
+                      "description": "entries that look like the same person (case, accents): never applied"}}}}}}
+_ASSIGNMENT = {"type": "object", "required": ["club_id", "name", "player", "created", "by", "at"], "properties": {
+    "club_id": _S, "match_id": _NULLABLE, "seat": {"type": ["integer", "null"]}, "season_id": _NULLABLE,
+    "season_match": _NULLABLE, "name": _S, "player": _NAMED, "created": {"type": "boolean"}, "by": _S, "at": _S}}
+
 OPENAPI_SCHEMAS = {
     "RosterPlayer": _PLAYER,
     "Roster": {"type": "object", "required": ["players"],
@@ -282,6 +349,13 @@ OPENAPI_SCHEMAS = {
     "RosterPending": {"type": "object", "required": ["pending"], "properties": {"pending": {"type": "array"}}},
     "RosterAssigned": {"type": "object", "required": ["match_id", "club_id", "players"],
                        "properties": {"match_id": _S, "club_id": _S, "players": {"type": "array"}}},
+    "RosterLeftovers": {"type": "object", "required": ["leftovers", "clubs"], "properties": {
+        "leftovers": {"type": "array", "items": _LEFTOVER}, "clubs": {"type": "array", "items": _NAMED}}},
+    "RosterAssignment": _ASSIGNMENT,
+    "RosterLeftoverAssigned": {"type": "object", "required": ["assigned", "leftovers"], "properties": {
+        "assigned": _ASSIGNMENT, "leftovers": {"type": "array", "items": _LEFTOVER}}},
+    "RosterAssignments": {"type": "object", "required": ["assignments"],
+                          "properties": {"assignments": {"type": "array", "items": _ASSIGNMENT}}},
 }
 OPENAPI_PATHS = {
     "/api/players": {
@@ -323,6 +397,16 @@ OPENAPI_PATHS = {
     "/api/players/pending": {"get": {
         "summary": "Matches the roster migration could not put on a club's roster (organiser)", "security": _SEC,
         "responses": {"200": _ok("RosterPending"), **_err(401, 403)}}},
+    "/api/players/leftovers": {
+        "get": {"summary": "The names the roster migration left unplaced, with look-alike entries (organiser)",
+                "security": _SEC, "responses": {"200": _ok("RosterLeftovers"), **_err(401, 403)}},
+        "post": {"summary": "Put one leftover name on the roster: an existing entry or a new one, with an audit "
+                            "line (organiser)", "security": _SEC, "requestBody": _body("api.roster-leftover"),
+                 "responses": {"200": _ok("RosterLeftoverAssigned"), **_err(400, 401, 403, 404, 409)}}},
+    "/api/players/assignments": {"get": {
+        "summary": "The audit of the leftovers placed by hand: who, when, the name, the entry (organiser)",
+        "security": _SEC, "parameters": [{"name": "club", "in": "query", "schema": _S}],
+        "responses": {"200": _ok("RosterAssignments"), **_err(400, 401, 403, 404)}}},
     "/api/players/pending/{match_id}": {"post": {
         "summary": "Put a left-over match on a club's roster (organiser)", "security": _SEC,
         "parameters": [{"name": "match_id", "in": "path", "required": True, "schema": _ID}],

@@ -139,8 +139,9 @@ def seats_doc(match_id: str) -> dict:
         held = [r for r in rows if r["player"] == p]
         entry = {"player": p, "taken": any(r["role"] == "player" for r in held),
                  "mine": any(r["key"] == mine for r in held)}
-        if organiser:
-            entry["phones"] = [{k: r[k] for k in ("session", "role", "bound_at", "expires_at")} for r in held]
+        if organiser:  # each phone in words: when it signed in, its device, whether it is the asking phone
+            entry["phones"] = [{**{k: r[k] for k in ("session", "role", "bound_at", "expires_at", "joined_at",
+                                                     "device")}, "this_phone": r["key"] == mine} for r in held]
         out.append(entry)
     return {"match_id": match_id, "status": match["status"], "seat": seat_for(match_id), "seats": out}
 
@@ -252,6 +253,44 @@ def table_card(match_id):
                            svg=qr_svg(link["url"]))
 
 
+def cards_page(matches: list[dict], title: str, back: str, empty: str):
+    """Every table's card of ``matches`` (the open ones) on A4 sheets, 2 or 4 to a page (``?per_page=``):
+    the organiser's (or the Pi's own screen's), as the single card; each QR code drawn on the box."""
+    from flask import g
+
+    from companion.web import i18n
+    from companion.web.auth import may_show_join, qr_svg
+
+    per_page = request.args.get("per_page", "2")
+    if per_page not in ("2", "4"):
+        raise InputError("must be 2 or 4", "per_page")
+    allowed = may_show_join()
+    cards = []
+    if allowed:
+        for m in matches:
+            if m["status"] == "open":
+                link = table_link(m["id"])
+                cards.append({"match": m, "link": link, "svg": qr_svg(link["url"])})
+    lang = g.get("lang", i18n.DEFAULT)
+    return render_template("table_cards.html", page="card", title=title, back=back, empty=empty, cards=cards,
+                           allowed=allowed, per_page=int(per_page),
+                           plural=lambda key, n: i18n.plural(lang, key, n)), 200 if allowed else 403
+
+
+@bp.get("/tournament/cards")
+def club_night_cards():
+    """Every open match's table card, by label: the club night's tables, printed at once."""
+    from flask import g
+
+    from companion.web import i18n
+
+    c = ctx()
+    matches = [{**m, **c.store.meta(m["id"])} for m in c.store.list_matches("open", 200)]
+    matches.sort(key=lambda m: (m.get("label") or "", m["created_at"]))
+    return cards_page(matches, i18n.translate(g.get("lang", i18n.DEFAULT), "cards.club_night"), "/tournament",
+                      "cards.none_open")
+
+
 @bp.get("/pick")
 def pick_table():
     """Pick your table: a phone that joined by the club-wide link lands here."""
@@ -317,7 +356,11 @@ OPENAPI_SCHEMAS = {
             "phones": {"type": "array", "description": "organisers only: the phones seated there", "items": {
                 "type": "object", "required": ["session", "role", "bound_at", "expires_at"],
                 "properties": {"session": {"type": "string"}, "role": {"type": "string"},
-                               "bound_at": {"type": "string"}, "expires_at": {"type": "string"}}}}}}}}},
+                               "bound_at": {"type": "string"}, "expires_at": {"type": "string"},
+                               "joined_at": {"type": "string", "description": "when the phone signed in"},
+                               "device": {"type": ["string", "null"],
+                                          "description": "its system and browser, e.g. \"Android · Chrome\""},
+                               "this_phone": {"type": "boolean", "description": "the phone asking"}}}}}}}}},
 }
 OPENAPI_PATHS = {
     "/api/matches/{match_id}/join": {"get": {

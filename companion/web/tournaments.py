@@ -54,13 +54,35 @@ def create_tournament():
     lo, hi = _limits(doc["game"])
     if not lo <= doc["table_size"] <= hi:
         raise InputError("{game} is played at tables of {lo} to {hi}", "$.table_size", game=doc['game'], lo=lo, hi=hi)
-    players = [p.strip() for p in doc.get("players", [])]
+    entries = [p if isinstance(p, dict) else {"name": p} for p in doc.get("players", [])]
+    players = [p["name"].strip() for p in entries]
     if any(not p for p in players) or len(set(players)) != len(players):
         raise InputError("every player once, by a name that is not blank", "$.players")
+    player_ids = _roster_ids([p.get("player_id") for p in entries])
     season_core.normalize_date(doc["date"], "$.date")
     t = rows.create(ctx().store, doc["name"].strip(), doc["date"], doc["game"], doc["table_size"], doc["rounds"],
-                    doc.get("clock_minutes"), players)
+                    doc.get("clock_minutes"), players, player_ids)
     return jsonify(_doc(t["id"])), 201, {"Location": f"/api/tournaments/{t['id']}"}
+
+
+def _roster_ids(ids: list) -> list:
+    """The roster ids of a new tournament's players (None: a guest): each on the roster, once, of one club."""
+    from companion.storage import players as roster
+
+    clubs = set()
+    for i, pid in enumerate(ids):
+        if pid is None:
+            continue
+        field = f"$.players[{i}].player_id"
+        try:
+            clubs.add(roster.get_player(ctx().store, pid, field)["club_id"])
+        except NotFoundError as exc:
+            raise exc.under("$", InputError) from None
+        if ids.index(pid) != i:
+            raise InputError("that roster player is registered twice (under two names)", field)
+        if len(clubs) > 1:
+            raise InputError("the roster players must come from one club's roster", field)
+    return ids
 
 
 @bp.get("/api/tournaments/<tid>")
@@ -273,6 +295,34 @@ def tournament_print(tid):
             raise NotFoundError("round {number} is not seated", "round", number=number)
     return render_template("tournament_print.html", page="tournament-print", td=t, rnd=rnd,
                            qrs=_round_qrs(rnd) if rnd else [])
+
+
+@bp.get("/tournaments/<tid>/rounds/<int:number>/cards")
+def round_cards(tid, number):
+    """Every table's card of a round (its matches still open), on A4 sheets to cut (companion/web/seats.py)."""
+    from flask import abort, g
+
+    from companion.web import i18n
+    from companion.web.seats import cards_page
+
+    c = ctx()
+    try:
+        t = _doc(tid)
+    except NotFoundError:
+        abort(404)
+    rnd = next((r for r in t["round_list"] if r["round"] == number), None)
+    if rnd is None:
+        abort(404)
+    matches = []
+    for m in rnd["matches"]:
+        try:
+            matches.append({**c.store.get_match(m["match_id"]), **c.store.meta(m["match_id"])})
+        except NotFoundError:
+            continue
+    lang = g.get("lang", i18n.DEFAULT)
+    title = f"{t['name']} · {i18n.translate(lang, 'tday.round_n', n=number)}"
+    return cards_page(matches, title, f"/tournaments/{tid}",
+                      "cards.round_not_started" if not rnd["matches"] else "cards.none_open")
 
 
 def _round_qrs(rnd: dict) -> list[dict | None]:

@@ -153,3 +153,45 @@ def test_a_phone_opens_its_personal_link_and_a_second_club_is_chosen_on_new_matc
     org.locator(".player-name").nth(0).press_sequentially("Nic", delay=20)
     expect(org.locator(".add-to-roster")).to_be_visible()  # Nicolò is on the other club's roster only
     expect(org.locator(".roster-suggest .suggest")).to_have_count(0)
+
+
+def test_the_organiser_places_the_upgrade_s_leftover_names_by_taps(org, server, artifacts_dir):
+    """A match the roster upgrade could not place: the roster page lists its names, each with the entries that
+    look like the same person; one tap each puts a name on a suggested entry, a new entry, or another roster
+    player picked by type-ahead. Nothing is merged; each choice is an audit line on the page."""
+    from companion.storage import Store
+
+    org.set_viewport_size({"width": 360, "height": 780})
+    luca = org.call("POST", "/api/players", {"club": org.club["id"], "name": "Luca Ferri"})
+    anna = org.call("POST", "/api/players", {"club": org.club["id"], "name": "Annalisa Moro"})
+    m = org.call("POST", "/api/matches", {"game": "richelieu", "players": ["LUCA ferri", "Zeno Quinto", "Marco B"]})
+    with Store(server.data_dir / "companion.db") as store, store.write() as c:  # as the upgrade leaves it
+        c.execute("DELETE FROM match_players WHERE match_id=?", (m["id"],))
+        c.execute("INSERT INTO roster_pending(match_id, reason) VALUES (?, 'several clubs')", (m["id"],))
+    org.goto("/players?lang=it")
+    expect(org.locator(f"#leftovers .leftover[data-match='{m['id']}']")).to_be_visible()
+    assert fits(org)
+    org.screenshot(path=str(artifacts_dir / "roster-leftovers-it.png"), full_page=True)
+    org.goto("/players?lang=en")
+    item = org.locator(f"#leftovers .leftover[data-match='{m['id']}']")
+    name = item.locator(".leftover-name[data-name='LUCA ferri']")
+    expect(name.locator(".leftover-pick")).to_have_text(re.compile(r"^It is Luca Ferri"))
+    expect(item.locator(".leftover-name[data-name='Zeno Quinto'] .leftover-pick")).to_have_count(0)
+    org.screenshot(path=str(artifacts_dir / "roster-leftovers.png"), full_page=True)
+    name.locator(f".leftover-pick[data-player-id='{luca['id']}']").click()  # 1 tap
+    expect(item.locator(".leftover-name.placed[data-name='LUCA ferri']")).to_contain_text("LUCA ferri is Luca Ferri")
+    item.locator(".leftover-name[data-name='Zeno Quinto'] .leftover-new").click()  # 1 tap: a new entry
+    expect(item.locator(".leftover-name.placed[data-name='Zeno Quinto']")).to_be_visible()
+    other = item.locator(".leftover-name[data-name='Marco B'] .leftover-other")
+    other.press_sequentially("annal")  # another roster player, by the new-match page's type-ahead
+    org.locator(f".leftover-name[data-name='Marco B'] .roster-suggest button[data-roster-id='{anna['id']}']").click()
+    expect(org.locator("#assignments li")).to_have_count(3)
+    expect(org.locator(f"#leftovers .leftover[data-match='{m['id']}']")).to_have_count(0)  # all placed
+    expect(org.locator("#assignments li").first).to_contain_text("Marco B is Annalisa Moro")
+    assert fits(org)
+    org.screenshot(path=str(artifacts_dir / "roster-leftovers-placed.png"), full_page=True)
+    assert {p["name"] for p in org.call("GET", f"/api/players?club={org.club['id']}")["players"]} >= {
+        "Luca Ferri", "Zeno Quinto", "Annalisa Moro"}
+    audit = org.call("GET", "/api/players/assignments")["assignments"]
+    assert [(a["name"], a["player"]["id"] if a["name"] != "Zeno Quinto" else a["created"]) for a in audit] == [
+        ("LUCA ferri", luca["id"]), ("Zeno Quinto", True), ("Marco B", anna["id"])]

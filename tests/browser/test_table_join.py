@@ -165,3 +165,47 @@ def test_two_phones_answer_the_same_name_the_second_is_told_in_words(new_context
     expect(second.locator("#who-card .who-btn[data-player='Bruno']")).to_be_disabled()
     expect(second.locator("#who-card")).to_be_visible()
     assert not first.errors and not second.errors
+
+
+ANDROID = ("Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
+           "Mobile Safari/537.36")
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_seats_and_phones_name_each_phone_in_words(new_context, server, org, lang, artifacts_dir):
+    """The organiser's "Seats and phones": a phone is the seated player's, with the time it signed in and its
+    system and browser; the organiser's own phone says "this phone". No session ids."""
+    from tests.browser.test_tournament_round import _organiser
+
+    cat = json.loads((__import__("companion.resources", fromlist=["web_dir"]).web_dir()
+                      / "static" / "i18n" / f"{lang}.json").read_text())
+    locale = {"en": "en-GB", "it": "it-IT"}[lang]
+    mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 8"})["id"]
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    phone = _watch(new_context(locale=locale, viewport=PHONE, user_agent=ANDROID).new_page())
+    phone.goto(link)
+    phone.click("#who-card .who-btn[data-player='Anna']")
+    expect(phone.locator("#my-seat")).to_be_visible()
+    page = _watch(_organiser(new_context, server, locale))
+    page.goto(f"/m/{mid}")
+    page.select_option("#seat", "Bruno")  # the organiser's own phone sits as Bruno
+    expect(page.locator("#seat")).to_have_value("Bruno")
+    page.click("#seats-admin summary")
+    anna = page.locator("#seat-list li[data-player='Anna'] .seat-phones li")
+    expect(anna).to_have_count(1)
+    joined = org.ok("GET", f"/api/matches/{mid}/seats")["seats"][0]["phones"][0]["joined_at"]
+    hhmm = page.evaluate("iso => { const d = new Date(iso); return String(d.getHours()).padStart(2, '0') + ':' + "
+                         "String(d.getMinutes()).padStart(2, '0'); }", joined)
+    words = " · ".join([cat["seat.phone_of"].format(player="Anna"), cat["seat.joined"].format(time=hhmm),
+                        "Android · Chrome"])
+    expect(anna).to_have_text(words)
+    mine = page.locator("#seat-list li[data-player='Bruno'] .seat-phones li")
+    expect(mine).to_contain_text(cat["seat.phone_of"].format(player="Bruno"))
+    expect(mine).to_contain_text(cat["seat.this_phone"])
+    option = page.locator("#seat-list li[data-player='Carla'] select.seat-phone option").filter(has_text=words)
+    expect(option).to_have_count(1)  # the phone to give a seat to, in the same words
+    assert not page.locator("#seat-list").inner_text().count(anna.get_attribute("data-session")[:4] + ")")
+    page.locator("#seats-admin").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts_dir / f"table-seats-words-{lang}.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    assert not page.errors and not phone.errors, page.errors + phone.errors

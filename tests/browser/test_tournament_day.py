@@ -23,7 +23,10 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     org.fill("#tday-new [name=table_size]", "4")
     org.fill("#tday-new [name=rounds]", "3")
     org.fill("#tday-new [name=clock_minutes]", "90")
-    org.fill("#tday-new [name=players]", "\n".join(PLAYERS[:7]))
+    for name in PLAYERS[:7]:  # names typed and registered as they are (guests): Enter after each
+        org.fill("#tday-new-player", name)
+        org.press("#tday-new-player", "Enter")
+    expect(org.locator("#tday-new-players li")).to_have_count(7)
     org.click("#tday-new button[type=submit]")
     org.wait_for_url("**/tournaments/*")
     expect(org.locator("#tday-players li")).to_have_count(7)
@@ -66,6 +69,32 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     org.screenshot(path=str(artifacts_dir / f"tday-print-round-{locale}.png"), full_page=True)
     org.goto(f"/tournaments/{tid}/print")
     expect(org.locator("#print-standings tbody tr")).to_have_count(8)
+
+    # every table's card of the round, linked from the round: A4 sheets, each card with its QR code and address
+    org.set_viewport_size({"width": 360, "height": 780})
+    org.goto(f"/tournaments/{tid}")
+    org.click(".tday-round[data-round='1'] a[data-cards='1']")
+    cards = org.locator("#cards .table-card-print")
+    expect(cards).to_have_count(2)
+    for k, mid in enumerate(m["match_id"] for m in doc["round_list"][0]["matches"]):
+        card = org.locator(f"#cards .table-card-print[data-match='{mid}']")
+        expect(card.locator(".tc-label")).to_have_text(f"Round 1 · Table {k + 1}")
+        expect(card.locator(".tc-qr svg")).to_be_visible()
+        url = org.request.get(f"/api/matches/{mid}/join").json()["url"]
+        expect(card.locator(".tc-url code")).to_have_text(url)
+    assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    org.screenshot(path=str(artifacts_dir / f"tday-cards-phone-{locale}.png"), full_page=True)
+    org.set_viewport_size({"width": 794, "height": 1123})  # A4 at 96 dpi
+    org.emulate_media(media="print")
+    expect(org.locator(".tc-head")).to_be_hidden()
+    org.screenshot(path=str(artifacts_dir / f"tday-cards-a4-{locale}.png"), full_page=True)
+    org.emulate_media(media="screen")
+    # and the tables page links every open table's cards
+    org.goto("/tournament")
+    org.click("#print-cards")
+    expect(org.locator("#cards .table-card-print").first).to_be_visible()
+    for mid in (m["match_id"] for m in doc["round_list"][0]["matches"]):
+        expect(org.locator(f"#cards .table-card-print[data-match='{mid}'] svg")).to_have_count(1)
 
 
 def test_organiser_registers_club_players_by_type_ahead(new_context, server, artifacts_dir):
@@ -114,6 +143,79 @@ def test_organiser_registers_club_players_by_type_ahead(new_context, server, art
     mid = doc["round_list"][0]["matches"][0]["match_id"]
     m = org.request.get(f"/api/matches/{mid}").json()
     assert m["options"]["club"] == club["id"]
+
+
+ROSTER8 = ["Alba Neri", "Bice Rota", "Ciro Vela", "Dora Sala", "Ezio Bava", "Fede Lupo", "Gaia Moro", "Ivo Rana"]
+
+
+@pytest.mark.parametrize("locale, cat", [("en-GB", EN), ("it-IT", IT)])
+def test_new_tournament_registers_club_players_from_the_roster_in_taps(new_context, server, artifacts_dir, locale,
+                                                                        cat):
+    """The new-tournament form at 390 px on a touch screen: the players are picked from the club's roster by
+    type-ahead (the new-match page's picker), a new name goes onto the roster from the same list, and the
+    tournament stores each roster id. Registering 8 roster players: 1 tap on the name box, then per player
+    three letters and 1 tap on the name offered (9 taps), and 1 tap on Create."""
+    org = _organiser(new_context, server, locale)
+    org.close()
+    org = new_context(locale=locale, viewport={"width": 390, "height": 844}, has_touch=True,
+                      is_mobile=True).new_page()  # the organiser's session is the context's: sign in again
+    org.goto("/login")
+    org.fill("#pin", "482193")
+    org.click("#login-form button[type=submit]")
+    org.wait_for_url(lambda url: "/login" not in url)
+    h = {"Origin": server.url}
+    club = org.request.post("/api/clubs", data={"name": f"Roster Club {locale}"}, headers=h).json()
+    ids = {}
+    for n in ROSTER8:
+        ids[n] = org.request.post("/api/players", data={"club": club["id"], "name": n}, headers=h).json()["id"]
+    org.goto("/tournaments")
+    org.fill("#tday-new [name=name]", f"Coppa del roster {locale}")
+    org.select_option("#tday-new [name=game]", "richelieu")
+    if org.locator("#tday-new-club-field").is_visible():  # other tests' clubs on this box: pick ours
+        org.select_option("#tday-new-club", club["id"])
+    taps = 0
+    org.tap("#tday-new-player")
+    taps += 1
+    box = org.locator("#tday-new-player")
+    for i, n in enumerate(ROSTER8):
+        box.press_sequentially(n[:3].lower())  # three letters, any case
+        button = org.locator(f"#tday-new-suggest button[data-roster-id='{ids[n]}']")
+        expect(button).to_be_visible()
+        if i == 1:
+            org.screenshot(path=str(artifacts_dir / f"tday-new-typeahead-{locale}.png"), full_page=True)
+        button.tap()
+        taps += 1
+        expect(org.locator("#tday-new-players li.on-roster")).to_have_count(i + 1)
+        expect(box).to_have_value("")
+        expect(box).to_be_focused()  # the keyboard stays up for the next name
+    assert taps == 9
+    expect(org.locator("#tday-new-count")).to_have_text(cat["tday.players_count.other"].format(n=8))
+    # a picked player is not offered again
+    box.press_sequentially("alb")
+    expect(org.locator("#tday-new-suggest")).to_have_count(1)
+    expect(org.locator(f"#tday-new-suggest button[data-roster-id='{ids['Alba Neri']}']")).to_have_count(0)
+    box.fill("")
+    # a new name: onto the roster from the list, registered with its new id
+    expect(org.locator("#tday-new-suggest")).to_have_count(0)
+    box.press_sequentially("Zeno Nuovo")
+    expect(org.locator("#tday-new-suggest .add-to-roster")).to_contain_text("Zeno Nuovo")
+    org.locator("#tday-new-suggest .add-to-roster").tap()
+    expect(org.locator("#tday-new-players li.on-roster")).to_have_count(9)
+    # a guest typed as is
+    box.press_sequentially("Ospite")
+    org.locator("#tday-new-add").tap()
+    expect(org.locator("#tday-new-players li")).to_have_count(10)
+    expect(org.locator("#tday-new-players li[data-player='Ospite']:not(.on-roster)")).to_have_count(1)
+    assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    org.screenshot(path=str(artifacts_dir / f"tday-new-roster-{locale}.png"), full_page=True)
+    org.locator("#tday-new button[type=submit]").tap()
+    org.wait_for_url("**/tournaments/*")
+    tid = org.url.rstrip("/").split("/")[-1]
+    doc = org.request.get(f"/api/tournaments/{tid}").json()
+    assert doc["players"][:8] == ROSTER8 and doc["player_ids"][:8] == [ids[n] for n in ROSTER8]
+    assert doc["players"][8:] == ["Zeno Nuovo", "Ospite"] and doc["player_ids"][8] and doc["player_ids"][9] is None
+    assert doc["club_id"] == club["id"]
+    expect(org.locator("#tday-players li.on-roster")).to_have_count(9)
 
 
 def test_organiser_silences_a_tables_tv_from_the_phone(new_context, browser, server, artifacts_dir):

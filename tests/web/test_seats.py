@@ -218,3 +218,28 @@ def test_the_table_card_prints_label_game_qr_and_short_url(app, organiser, playe
     assert 'id="table-qr"' in Api(app.test_client()).get(f"/m/{mid}/display").get_data(as_text=True)  # the Pi's TV
     assert 'id="table-qr"' not in Api(app.test_client()).get(f"/m/{mid}/display", environ_base=LAN).get_data(
         as_text=True)
+
+
+ANDROID = ("Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 "
+           "Mobile Safari/537.36")
+
+
+def test_the_organiser_sees_each_phone_in_words(app, organiser, player, clock):
+    """Seats and phones names a phone by what a person recognises: when it signed in, its system and browser
+    (only that family is kept, never the whole header), and which one is the organiser's own phone."""
+    mid = new_match(player)
+    url = table_url(organiser, mid)
+    joined = clock.now_iso()
+    c = app.test_client()
+    c.get(url, environ_base=LAN, headers={"User-Agent": ANDROID})
+    anna = Api(c)
+    assert anna.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
+    assert organiser.put(f"/api/matches/{mid}/seat", {"player": "Bruno"}).status_code == 200
+    seats = organiser.get(f"/api/matches/{mid}/seats").json["seats"]
+    (phone,) = seats[0]["phones"]
+    assert phone["device"] == "Android · Chrome" and phone["joined_at"] == joined
+    assert phone["this_phone"] is False
+    assert [p["this_phone"] for p in seats[1]["phones"]] == [True]  # the organiser's own phone
+    sessions = {s["id"]: s for s in organiser.get("/api/auth/sessions").json["sessions"]}
+    assert sessions[phone["session"]]["device"] == "Android · Chrome"
+    assert "Pixel" not in app.config["STORE"].conn().execute("SELECT group_concat(data) FROM web_sessions").fetchone()[0]

@@ -248,3 +248,65 @@ def test_merging_two_roster_entries_moves_the_registration(org):
     r = org.post("/api/players/merge", {"from": bruno, "into": twin})
     assert r.status_code == 200, r.json
     assert org.get(f"/api/tournaments/{tid}").json["player_ids"] == [None, twin]
+
+
+def test_a_new_tournament_registers_roster_players_with_their_ids(fake_game, org):
+    """The new-tournament form sends the players picked from the roster as {name, player_id}, guests by
+    name: the ids are stored at creation; another club's player, an unknown id or one player twice is
+    refused, naming the player's entry."""
+    clubs = [org.post("/api/clubs", {"name": n}).json["id"] for n in ("Fan Club", "Other Club")]
+    ids = {n: org.post("/api/players", {"club": clubs[0], "name": n}).json["id"] for n in ("Anna", "Bruno")}
+    stranger = org.post("/api/players", {"club": clubs[1], "name": "Zed"}).json["id"]
+    t = _create(org, fake_game, rounds=1, players=[{"name": "Anna", "player_id": ids["Anna"]}, "Guest",
+                                                   {"name": "Bruno", "player_id": ids["Bruno"]}, {"name": "Dee"}])
+    assert t["players"] == ["Anna", "Guest", "Bruno", "Dee"]
+    assert t["player_ids"] == [ids["Anna"], None, ids["Bruno"], None] and t["club_id"] == clubs[0]
+    body = {"name": "Coppa", "date": "2026-12-12", "game": fake_game, "table_size": 4, "rounds": 1}
+    for players, status, field in [
+        ([{"name": "Anna", "player_id": ids["Anna"]}, {"name": "Zed", "player_id": stranger}], 400,
+         "$.players[1].player_id"),
+        ([{"name": "Anna", "player_id": "nope"}], 400, "$.players[0].player_id"),
+        ([{"name": "Anna", "player_id": ids["Anna"]}, {"name": "Anna B.", "player_id": ids["Anna"]}], 400,
+         "$.players[1].player_id"),
+        ([{"player_id": ids["Anna"]}], 400, "$.players[0]"),
+    ]:
+        r = org.post("/api/tournaments", {**body, "players": players})
+        assert (r.status_code, r.json["field"]) == (status, field), r.json
+
+
+def test_a_round_s_table_cards_print_every_table_with_its_qr_and_address(fake_game, org, clocked_app):
+    """One page with every table's card of a round (label, game, players, QR code drawn on the box, short
+    address), 2 or 4 to an A4 sheet; and one with every open match of the club night."""
+    import re
+
+    t = _create(org, fake_game, players=PLAYERS[:8], rounds=2)
+    tid = t["id"]
+    org.post(f"/api/tournaments/{tid}/rounds", {})
+    html = org.get(f"/tournaments/{tid}/rounds/1/cards").get_data(as_text=True)
+    assert 'id="cards-none"' in html and "has not started" in html  # no match yet: no QR code to print
+    org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    mids = [m["match_id"] for m in org.get(f"/api/tournaments/{tid}").json["round_list"][0]["matches"]]
+    assert len(mids) == 2
+    r = org.get(f"/tournaments/{tid}/rounds/1/cards")
+    html = r.get_data(as_text=True)
+    assert r.status_code == 200
+    cards = re.findall(r'<section class="table-card-print" data-match="(\w+)"', html)
+    assert cards == mids
+    for k, mid in enumerate(mids):
+        url = org.get(f"/api/matches/{mid}/join").json["url"]
+        assert f"<code>{url}</code>" in html and f"Round 1 · Table {k + 1}" in html
+    assert html.count("<svg") == 2 and "@page { size: A4" in html and html.count('class="tc-sheet"') == 1
+    assert org.get(f"/tournaments/{tid}/rounds/1/cards?per_page=4").get_data(as_text=True).count("<svg") == 2
+    r = org.get(f"/tournaments/{tid}/rounds/1/cards?per_page=3", headers={"Accept": "application/json"})
+    assert r.status_code == 400 and r.json["field"] == "per_page"
+    assert org.get(f"/tournaments/{tid}/rounds/9/cards").status_code == 404
+    assert org.get("/tournaments/nope/rounds/1/cards").status_code == 404
+    viewer = Api(clocked_app.test_client())  # a phone on the club's Wi-Fi: no codes
+    r = viewer.get(f"/tournaments/{tid}/rounds/1/cards", environ_base={"REMOTE_ADDR": "192.168.1.50"})
+    assert r.status_code == 403 and "<svg" not in r.get_data(as_text=True)
+    # the club night: every open match, this round's and any other table's
+    other = org.post("/api/matches", {"game": fake_game, "players": ["Xa", "Yo"], "label": "Tavolo extra"}).json["id"]
+    html = org.get("/tournament/cards?lang=it").get_data(as_text=True)
+    assert sorted(re.findall(r'data-match="(\w+)"', html)) == sorted(mids + [other])
+    assert "Tutti i tavoli in gioco" in html and "3 tavoli" in html
+    assert 'href="/tournament/cards"' in org.get("/tournament").get_data(as_text=True)

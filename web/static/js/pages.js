@@ -570,7 +570,10 @@
         seats.forEach(function (s) {
           var n = (s.phones || []).length;
           var li = el("li", { "data-player": s.player }, el("strong", { text: s.player }), " · ",
-            el("span", { class: "muted", text: n ? C.plural("seat.phones", n) + " (" + s.phones.map(function (p) { return p.session.slice(0, 4); }).join(", ") + ")" : t("seat.no_phone") }));
+            el("span", { class: "muted", text: n ? C.plural("seat.phones", n) : t("seat.no_phone") }),
+            n ? el("ul", { class: "seat-phones" }, s.phones.map(function (p) {
+              return el("li", { "data-session": p.session, class: p.this_phone ? "this-phone" : null, text: phoneWords(p, s.player) });
+            })) : null);
           if (n) li.appendChild(el("button", { type: "button", class: "btn btn-small seat-free", onclick: function () {
             C.api("DELETE", base + "/seats/" + encodeURIComponent(s.player)).then(function () { C.toast(t("seat.freed")); loadSeats(); },
               function (e) { C.toast(C.errorText(e), true); });
@@ -578,7 +581,7 @@
           var pick = el("select", { class: "seat-phone", "aria-label": t("seat.give") }, el("option", { value: "", text: t("seat.give") }),
             phones.map(function (p) {
               var at = Object.keys(p.seats || {}).filter(function (k) { return k === id; }).map(function (k) { return p.seats[k]; })[0];
-              return el("option", { value: p.id, text: p.id.slice(0, 4) + (at ? " · " + at : "") });
+              return el("option", { value: p.id, text: phoneWords(p, at || p.player) });
             }));
           function give(share) {
             if (!pick.value) return;
@@ -594,6 +597,15 @@
       }, function (e) { list.textContent = C.errorText(e); });
     }
     if (admin) admin.addEventListener("toggle", function () { if (admin.open) loadSeats(); });
+    // a phone in words: whose it is (its seat, or the roster player of its personal link), when it signed in,
+    // its system and browser (when its browser said), and whether it is the phone reading this
+    function phoneWords(p, name) {
+      var at = new Date(p.joined_at || p.created_at), words = [name ? t("seat.phone_of", { player: name }) : t("seat.phone_unseated")];
+      if (!isNaN(at)) words.push(t("seat.joined", { time: ("0" + at.getHours()).slice(-2) + ":" + ("0" + at.getMinutes()).slice(-2) }));
+      if (p.device) words.push(p.device);
+      if (p.this_phone || p.current) words.push(t("seat.this_phone"));
+      return words.join(" · ");
+    }
   }
 
   function initCard() {

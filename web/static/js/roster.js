@@ -4,7 +4,7 @@
  *     this year; "no season" allowed), and type-ahead on each player's name from the club's roster
  *     (GET /api/players?q=, case- and accent-insensitive); a name not on the roster offers to add it
  *     (organisers). CompanionRoster.extend(doc, list) adds club, season and the seats' roster ids to
- *     the new match's body.
+ *     the new match's body. CompanionRoster.picker(o): that type-ahead, for the tournament pages too.
  *   roster (/players): add a player (organisers).
  *   player (/players/<id>): rename, short name, colour, merge a look-alike entry here, personal links.
  */
@@ -53,13 +53,68 @@
     fillSeasons();
   }
 
-  function suggestBox(li) {
-    var box = li.querySelector(".roster-suggest");
-    if (!box) {
-      box = el("ul", { class: "roster-suggest", role: "listbox" });
-      li.appendChild(box);
+  // -- the roster picker: type-ahead on a player's name from a club's roster (GET /api/players?q=, case- and
+  // accent-insensitive), one list under the name: a tap picks a roster player; a name not on the roster offers
+  // "Add to the roster" to organisers, or says the player is a guest. Used by the new-match page, the
+  // new-tournament form and a tournament's registration (tournaments.js), as CompanionRoster.picker(o):
+  //   o.club(): the club's id; null: no list (o.anyClub: every club's roster, the only club's when one)
+  //   o.pick(p, input): a roster player tapped, or just added;  o.taken(): roster ids not to offer
+  //   o.place(box, input): where the list goes (default: right after the input); o.id: the list's id
+  // It returns { attach(input), lookUp(input) (debounced), close(input) }.
+  function picker(o) {
+    var timer = null, asked = 0;
+    function close(input) {
+      if (input && input._suggest) { input._suggest.remove(); input._suggest = null; }
     }
-    return box;
+    function button(cls, text, extra, onclick) {
+      return el("li", { role: "option" }, el("button", Object.assign({
+        type: "button", class: "btn btn-small " + cls,
+        onmousedown: function (ev) { ev.preventDefault(); },  // the name keeps the focus (and the keyboard)
+        onclick: onclick
+      }, extra), text));
+    }
+    function lookUp(input) {
+      var q = input.value.trim(), club = o.club();
+      if (!q || (!club && !o.anyClub)) { close(input); return; }
+      var mine = ++asked;
+      C.api("GET", "/api/players?q=" + encodeURIComponent(q) + "&limit=8" + (club ? "&club=" + encodeURIComponent(club) : "")).then(function (r) {
+        if (mine !== asked || document.activeElement !== input) return;
+        close(input);
+        var box = el("ul", { class: "roster-suggest", role: "listbox", id: o.id || null }), exact = false, taken = o.taken ? o.taken() : [];
+        r.players.forEach(function (p) {
+          if (p.name === q) exact = true;
+          if (taken.indexOf(p.id) >= 0) return;
+          box.appendChild(button("btn-ghost suggest", [p.colour ? el("span", { class: "swatch", style: "background:" + p.colour }) : null, p.name],
+            { "data-roster-id": p.id }, function () { close(input); o.pick(p, input); }));
+        });
+        var home = club || r.club_id;
+        if (!exact && home && body.dataset.role === "organiser") {
+          box.appendChild(button("add-to-roster", t("new.add_to_roster", { name: q }), {}, function () {
+            C.api("POST", "/api/players", { club: home, name: q }).then(function (p) {
+              close(input); C.toast(t("new.added_to_roster", { name: p.name })); o.pick(p, input);
+            }, function (e) { C.toast(C.errorText(e), true); });
+          }));
+        } else if (!exact && !r.players.length) {
+          box.appendChild(el("li", { class: "muted small", text: t("new.guest") }));
+        }
+        if (!box.children.length) return;
+        input._suggest = box;
+        if (o.place) o.place(box, input); else input.after(box);
+      }, function () { /* the roster is a help: typing a name still works */ });
+    }
+    function later(input) {
+      clearTimeout(timer);
+      if (!input.value.trim()) { asked++; close(input); return; }  // emptied: no list (nor a late answer)
+      timer = setTimeout(function () { lookUp(input); }, 150);
+    }
+    return {
+      lookUp: later, close: close,
+      attach: function (input) {
+        input.addEventListener("input", function () { later(input); });
+        input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") close(input); });
+        input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) close(input); }, 200); });
+      }
+    };
   }
 
   function pick(li, p) {
@@ -69,48 +124,6 @@
     li.dataset.rosterName = p.name;
     if (p.colour) li.querySelector(".player-colour").value = p.colour;
     li.classList.add("on-roster");
-    close(li);
-  }
-
-  function close(li) {
-    var box = li.querySelector(".roster-suggest");
-    if (box) box.remove();
-  }
-
-  var timer = null, asked = 0;
-  function lookUp(li) {
-    var input = li.querySelector(".player-name"), q = input.value.trim();
-    if (li.dataset.rosterName !== input.value) { delete li.dataset.rosterId; delete li.dataset.rosterName; li.classList.remove("on-roster"); }
-    if (!q || !state.club) { close(li); return; }
-    var mine = ++asked;
-    C.api("GET", "/api/players?club=" + encodeURIComponent(state.club) + "&q=" + encodeURIComponent(q) + "&limit=8").then(function (r) {
-      if (mine !== asked || document.activeElement !== input) return;
-      var box = suggestBox(li);
-      box.textContent = "";
-      var exact = false;
-      r.players.forEach(function (p) {
-        if (p.name === q) exact = true;
-        box.appendChild(el("li", { role: "option" }, el("button", {
-          type: "button", class: "btn btn-small btn-ghost suggest", "data-roster-id": p.id,
-          onmousedown: function (ev) { ev.preventDefault(); },
-          onclick: function () { pick(li, p); }
-        }, p.colour ? el("span", { class: "swatch", style: "background:" + p.colour }) : null, p.name)));
-      });
-      if (!exact && body.dataset.role === "organiser") {
-        box.appendChild(el("li", { role: "option" }, el("button", {
-          type: "button", class: "btn btn-small add-to-roster",
-          onmousedown: function (ev) { ev.preventDefault(); },
-          onclick: function () {
-            C.api("POST", "/api/players", { club: state.club, name: q }).then(function (p) {
-              pick(li, p); C.toast(t("new.added_to_roster", { name: p.name }));
-            }, function (e) { C.toast(C.errorText(e), true); });
-          }
-        }, t("new.add_to_roster", { name: q }))));
-      } else if (!exact && !r.players.length) {
-        box.appendChild(el("li", { class: "muted small", text: t("new.guest") }));
-      }
-      if (!box.children.length) close(li);
-    }, function () { /* the roster is a help: typing a name still works */ });
   }
 
   function initNew() {
@@ -120,19 +133,22 @@
       state.clubs = r.clubs; state.seasons = r.seasons;
       if (state.clubs.length) clubSelect(host);
     }, function () {});
+    var names = picker({ club: function () { return state.club; },
+                         pick: function (p, input) { pick(input.closest("li"), p); },
+                         place: function (box, input) { input.closest("li").appendChild(box); } });
     list.addEventListener("input", function (ev) {
       if (!ev.target.classList.contains("player-name")) return;
       var li = ev.target.closest("li");
-      clearTimeout(timer);
-      timer = setTimeout(function () { lookUp(li); }, 150);
+      if (li.dataset.rosterName !== ev.target.value) { delete li.dataset.rosterId; delete li.dataset.rosterName; li.classList.remove("on-roster"); }
+      names.lookUp(ev.target);
     });
     list.addEventListener("focusout", function (ev) {
       if (!ev.target.classList.contains("player-name")) return;
-      var li = ev.target.closest("li");
-      setTimeout(function () { if (!li.contains(document.activeElement)) close(li); }, 200);
+      var input = ev.target;
+      setTimeout(function () { if (document.activeElement !== input) names.close(input); }, 200);
     });
     list.addEventListener("keydown", function (ev) {
-      if (ev.key === "Escape" && ev.target.classList.contains("player-name")) close(ev.target.closest("li"));
+      if (ev.key === "Escape" && ev.target.classList.contains("player-name")) names.close(ev.target);
     });
   }
 
@@ -153,7 +169,40 @@
   }
 
   // -- the roster page ------------------------------------------------------------------------------
+  // the names the upgrade left over (organisers): one tap puts a name on a suggested entry, a new entry or
+  // another roster player picked by type-ahead (POST /api/players/leftovers; an audit line each)
+  function initLeftovers() {
+    var box = document.getElementById("leftover-error");
+    function place(li, choice) {
+      var item = li.closest(".leftover"), doc = Object.assign({}, choice);
+      if (item.dataset.match) { doc.match_id = item.dataset.match; doc.seat = parseInt(li.dataset.seat, 10); }
+      else { doc.season_id = item.dataset.season; doc.match = item.dataset.seasonMatch; doc.name = li.dataset.name; }
+      box.hidden = true;
+      Array.prototype.forEach.call(li.querySelectorAll("button, input"), function (b) { b.disabled = true; });
+      C.api("POST", "/api/players/leftovers", doc).then(function (r) {
+        C.toast(t("players.leftover_placed", { name: r.assigned.name, player: r.assigned.player.name }));
+        setTimeout(function () { location.reload(); }, 600);
+      }, function (e) {
+        Array.prototype.forEach.call(li.querySelectorAll("button, input"), function (b) { b.disabled = false; });
+        showError(box, e);
+      });
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("#leftovers .leftover-name:not(.placed)"), function (li) {
+      Array.prototype.forEach.call(li.querySelectorAll(".leftover-pick"), function (b) {
+        b.addEventListener("click", function () { place(li, { player_id: b.dataset.playerId }); });
+      });
+      Array.prototype.forEach.call(li.querySelectorAll(".leftover-new"), function (b) {
+        b.addEventListener("click", function () { place(li, { "new": true, club: b.dataset.club }); });
+      });
+      var other = li.querySelector(".leftover-other");
+      if (other) picker({ club: function () { return li.dataset.club || null; }, anyClub: true,
+                          place: function (list) { li.appendChild(list); },
+                          pick: function (p) { place(li, { player_id: p.id }); } }).attach(other);
+    });
+  }
+
   function initRoster() {
+    if (document.getElementById("leftovers")) initLeftovers();
     var form = document.getElementById("add-form");
     if (!form) return;
     form.addEventListener("submit", function (ev) {
@@ -208,5 +257,5 @@
   if (page === "new") initNew();
   else if (page === "players") initRoster();
   else if (page === "player") initPlayer();
-  window.CompanionRoster = { extend: extend };
+  window.CompanionRoster = { extend: extend, picker: picker };
 })();

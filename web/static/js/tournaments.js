@@ -4,6 +4,7 @@
 (function () {
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
+  var roster = window.CompanionRoster;  // the roster picker (js/roster.js, loaded first)
   var body = document.body, organiser = body.dataset.role === "organiser";
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
   function fail(e) { C.toast(C.errorText(e), true); }
@@ -26,6 +27,50 @@
     if (!form) return;
     var date = form.querySelector("[name=date]");
     if (!date.value) date.value = new Date().toISOString().slice(0, 10);
+    // the players: picked from the club's roster by type-ahead (the new-match page's picker, roster.js), a new
+    // name put on the roster from the same list, or registered as typed (a guest)
+    var chosen = [], clubSel = document.getElementById("tday-new-club"), who = document.getElementById("tday-new-player");
+    var chips = document.getElementById("tday-new-players");
+    function drawChosen() {
+      chips.textContent = "";
+      chosen.forEach(function (p, i) {
+        chips.appendChild(el("li", { "data-player": p.name, "data-roster-id": p.player_id || null, class: p.player_id ? "on-roster" : null },
+          el("span", { text: p.name }),
+          el("button", { type: "button", class: "btn btn-small btn-ghost", "aria-label": t("tday.remove_player", { player: p.name }), text: "×",
+                         onclick: function () { chosen.splice(i, 1); drawChosen(); } })));
+      });
+      document.getElementById("tday-new-count").textContent = chosen.length ? C.plural("tday.players_count", chosen.length) : "";
+    }
+    function choose(name, pid) {
+      name = name.trim();
+      if (!name) return;
+      if (chosen.some(function (p) { return p.name === name || (pid && p.player_id === pid); })) {
+        C.toast(t("tday.already_registered", { player: name }), true);
+      } else {
+        chosen.push(pid ? { name: name, player_id: pid } : { name: name });
+        drawChosen();
+      }
+      who.value = "";
+      who.focus();
+    }
+    var names = roster.picker({
+      club: function () { return clubSel.value || null; }, id: "tday-new-suggest",
+      place: function (box, input) { input.parentNode.after(box); },  // under the name and its button
+      taken: function () { return chosen.map(function (p) { return p.player_id; }).filter(Boolean); },
+      pick: function (p) { choose(p.name, p.id); }
+    });
+    names.attach(who);
+    who.addEventListener("keydown", function (ev) {
+      if (ev.key === "Enter") { ev.preventDefault(); names.close(who); choose(who.value, null); }
+    });
+    document.getElementById("tday-new-add").addEventListener("click", function () { names.close(who); choose(who.value, null); });
+    C.api("GET", "/api/seasons").then(function (r) {
+      r.clubs.forEach(function (c) { clubSel.appendChild(el("option", { value: c.id, text: c.name })); });
+      document.getElementById("tday-new-club-field").hidden = r.clubs.length < 2;
+    }, function () {});
+    clubSel.addEventListener("change", function () {  // one club's roster per tournament
+      chosen = chosen.filter(function (p) { return !p.player_id; }); drawChosen();
+    });
     form.addEventListener("submit", function (ev) {
       ev.preventDefault();
       var box = form.querySelector(".error-text");
@@ -35,13 +80,13 @@
       if (!v("date")) { box.textContent = t("tday.err_date"); box.hidden = false; return; }
       var doc = { name: v("name"), date: v("date"), game: v("game"), table_size: parseInt(v("table_size"), 10),
                   rounds: parseInt(v("rounds"), 10),
-                  players: v("players").split("\n").map(function (s) { return s.trim(); }).filter(Boolean) };
+                  players: chosen.map(function (p) { return p.player_id ? p : p.name; }) };
       if (v("clock_minutes")) doc.clock_minutes = parseInt(v("clock_minutes"), 10);
       C.api("POST", "/api/tournaments", doc).then(function (x) { location.href = "/tournaments/" + encodeURIComponent(x.id); },
         function (e) {
-          var label = { "$.table_size": "tday.table_size", "$.rounds": "tday.rounds", "$.players": "tday.players_list",
+          var label = { "$.table_size": "tday.table_size", "$.rounds": "tday.rounds", "$.players": "tday.players",
                         "$.clock_minutes": "tday.clock_minutes", "$.date": "tday.date", "$.name": "tday.name" };
-          var f = (e.field || "").replace(/\[\d+\]$/, "");
+          var f = (e.field || "").replace(/\[\d+\](\.player_id)?$/, "");
           box.textContent = (label[f] ? t(label[f]) + ": " : "") + C.errorText(e);
           box.hidden = false;
         });
@@ -83,6 +128,8 @@
           el("span", { class: "head-actions" },
             el("a", { class: "btn btn-small btn-ghost", href: "/tournaments/" + encodeURIComponent(id) + "/print?round=" + r.round,
                       text: t("tday.print_round") }),
+            organiser && r.status === "playing" ? el("a", { class: "btn btn-small btn-ghost", "data-cards": String(r.round),
+              href: "/tournaments/" + encodeURIComponent(id) + "/rounds/" + r.round + "/cards", text: t("tday.print_cards") }) : null,
             canSwap ? el("button", { type: "button", class: "btn btn-small btn-primary", "data-start": String(r.round),
               text: t("tday.start_round", { n: r.round }), onclick: function () { start(r.round); } }) : null));
         var grid = el("div", { class: "tday-tables" });
@@ -176,54 +223,22 @@
       C.api("POST", base + "/rounds", {}).then(set, fail);
     });
     var add = document.getElementById("tday-add");
+    // type-ahead from the club roster (the new-match page's picker, roster.js): a tap registers the roster
+    // player (their id goes with the name); a new name is registered as typed, or first put on the roster
+    var names = roster.picker({
+      club: function () { return doc && doc.club_id; }, anyClub: true, id: "tday-suggest",
+      place: function (box) { add.after(box); },  // under the name and its button
+      taken: function () { return ((doc && doc.player_ids) || []).filter(Boolean); },
+      pick: function (p) { register(p.name, p.id); }
+    });
     function register(name, pid) {
       var input = add.querySelector("[name=player]"), body = { player: name };
       if (pid) body.player_id = pid;
-      return C.api("POST", base + "/players", body).then(function (d) { input.value = ""; closeSuggest(); set(d); input.focus(); }, fail);
-    }
-    // type-ahead from the club roster (GET /api/players?q=), as on the new-match page: a tap registers the
-    // roster player (their id goes with the name); a new name is registered as typed, or first put on the roster
-    var timer = null, asked = 0;
-    function closeSuggest() { var box = document.getElementById("tday-suggest"); if (box) box.remove(); }
-    function lookUp() {
-      var input = add.querySelector("[name=player]"), q = input.value.trim();
-      if (!q) { closeSuggest(); return; }
-      var mine = ++asked, club = doc && doc.club_id;
-      C.api("GET", "/api/players?q=" + encodeURIComponent(q) + "&limit=8" + (club ? "&club=" + encodeURIComponent(club) : "")).then(function (r) {
-        if (mine !== asked || document.activeElement !== input) return;
-        closeSuggest();
-        var box = el("ul", { class: "roster-suggest", id: "tday-suggest", role: "listbox" }), exact = false;
-        var taken = (doc.player_ids || []).filter(Boolean);
-        r.players.forEach(function (p) {
-          if (p.name === q) exact = true;
-          if (taken.indexOf(p.id) >= 0) return;
-          box.appendChild(el("li", { role: "option" }, el("button", {
-            type: "button", class: "btn btn-small btn-ghost suggest", "data-roster-id": p.id,
-            onmousedown: function (ev) { ev.preventDefault(); },
-            onclick: function () { register(p.name, p.id); }
-          }, p.colour ? el("span", { class: "swatch", style: "background:" + p.colour }) : null, p.name)));
-        });
-        var home = club || r.club_id;
-        if (!exact && home) {
-          box.appendChild(el("li", { role: "option" }, el("button", {
-            type: "button", class: "btn btn-small add-to-roster",
-            onmousedown: function (ev) { ev.preventDefault(); },
-            onclick: function () {
-              C.api("POST", "/api/players", { club: home, name: q }).then(function (p) {
-                C.toast(t("new.added_to_roster", { name: p.name }));
-                register(p.name, p.id);
-              }, fail);
-            }
-          }, t("new.add_to_roster", { name: q }))));
-        }
-        if (box.children.length) add.after(box);
-      }, function () { /* the roster is a help: typing a name still works */ });
+      return C.api("POST", base + "/players", body).then(function (d) { input.value = ""; names.close(input); set(d); input.focus(); }, fail);
     }
     if (add) {
       var input = add.querySelector("[name=player]");
-      input.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(lookUp, 150); });
-      input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") closeSuggest(); });
-      input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) closeSuggest(); }, 200); });
+      names.attach(input);
       add.addEventListener("submit", function (ev) {
         ev.preventDefault();
         var name = input.value.trim();
