@@ -378,13 +378,14 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
         if match_id is not None:
             seat = target.get("seat")
             if not c.execute("SELECT 1 FROM roster_pending WHERE match_id=?", (match_id,)).fetchone():
-                raise NotFoundError(f"match {match_id} is not waiting for the roster", "$.match_id")
+                raise NotFoundError("match {match_id} is not waiting for the roster", "$.match_id", match_id=match_id)
             match = store.get_match(match_id)
             if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(match["players"]):
-                raise InputError(f"match {match_id} has no seat {seat!r}", "$.seat")
+                raise InputError("match {match_id} has no seat {seat!r}", "$.seat", match_id=match_id, seat=seat)
             placed = match_seats(store, match_id)
             if seat in placed:
-                raise ConflictError(f"seat {seat} of match {match_id} is on the roster already", "$.seat")
+                raise ConflictError("seat {seat} of match {match_id} is on the roster already", "$.seat", seat=seat,
+                                    match_id=match_id)
             name = match["players"][seat]
             club_id = None
             if placed:
@@ -396,27 +397,31 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
                             "WHERE r.season_id=? AND r.match=? AND r.player=? AND r.player_id IS NULL",
                             (season_id, sm, name)).fetchone()
             if row is None:
-                raise NotFoundError(f"no season result of {name!r} waiting for the roster", "$.name")
+                raise NotFoundError("no season result of {name!r} waiting for the roster", "$.name", name=name)
             club_id = row[0]
         created = False
         if player_id is not None:
             p = get_player(store, player_id, "$.player_id")
             if club_id is not None and p["club_id"] != club_id:
-                raise RuleError(f"{p['name']!r} is on another club's roster than this "
-                                + ("match's other players" if match_id else "season"), "$.player_id")
+                if match_id:
+                    raise RuleError("{name!r} is on another club's roster than this match's other players",
+                                    "$.player_id", name=p["name"])
+                raise RuleError("{name!r} is on another club's roster than this season", "$.player_id",
+                                name=p["name"])
         else:
             home = new_club or club_id
             if home is None:
                 clubs = season_store.list_clubs(store)
                 if len(clubs) != 1:
-                    raise InputError("there is no club yet: create one on the seasons page first" if not clubs
-                                     else "this box has several clubs: say which one", "$.club")
+                    if not clubs:
+                        raise InputError("there is no club yet: create one on the seasons page first", "$.club")
+                    raise InputError("this box has several clubs: say which one", "$.club")
                 home = clubs[0]["id"]
             home = season_store.get_club(store, home, "$.club")["id"]
             if club_id is not None and home != club_id:
                 raise RuleError("the other names of this match are on another club's roster", "$.club")
             if c.execute("SELECT 1 FROM players WHERE club_id=? AND name=?", (home, name)).fetchone():
-                raise ConflictError(f"{name!r} is on the roster already: pick that entry", "$.player_id")
+                raise ConflictError("{name!r} is on the roster already: pick that entry", "$.player_id", name=name)
             pid = _new_id()
             c.execute("INSERT INTO players(id, club_id, name, created_at) VALUES (?,?,?,?)",
                       (pid, home, check_name(name, "$.name"), store.clock.now_iso()))
