@@ -19,8 +19,9 @@ def server(tmp_path_factory):
     s.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
+@pytest.fixture(scope="session")
+def _chromium():
+    """One Chromium per test process (a launch costs about a CPU-second); each module gets it clean."""
     if not shutil.which(CHROMIUM):
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
@@ -29,6 +30,15 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def browser(_chromium):
+    """The process's Chromium; every context a module opened is closed when the module ends (its pages
+    would otherwise keep reconnecting to the module's stopped server)."""
+    yield _chromium
+    for ctx in list(_chromium.contexts):
+        ctx.close()
 
 
 @pytest.fixture
