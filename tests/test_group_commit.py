@@ -187,23 +187,18 @@ def test_nobody_sees_a_grouped_write_before_its_commit(store, svc):
             go_on.wait(10)
             c.execute("INSERT INTO settings(key, value) VALUES ('x', '1')")
 
-    hold, holding = threading.Event(), threading.Event()
+    a_inside = threading.Event()
 
-    def blocker():
-        with store.write():
-            holding.set()
-            hold.wait(10)
+    def complete(fold):  # inside the first write: wait until the second waits for the writer lock
+        a_inside.set()
+        _wait_until(lambda: getattr(store, "_waiting", 0) == 1)
+        return {"player": "Ada"}
 
-    b = threading.Thread(target=blocker)
-    b.start()
-    assert holding.wait(10)
-    first = threading.Thread(target=lambda: svc.append(m, "point", {"player": "Ada"}, expected_seq=0))
+    first = threading.Thread(target=lambda: svc.append(m, "point", expected_seq=0, complete=complete))
     second = threading.Thread(target=second_writer)
     first.start()
-    assert _wait_until(lambda: getattr(store, "_waiting", 0) == 1)
+    assert a_inside.wait(10)
     second.start()
-    assert _wait_until(lambda: getattr(store, "_waiting", 0) == 2)
-    hold.set()
     assert in_group.wait(10)
     try:
         assert seen["events"] == 1  # the second write sees the first one's row
@@ -217,7 +212,7 @@ def test_nobody_sees_a_grouped_write_before_its_commit(store, svc):
         assert heard == []
     finally:
         go_on.set()
-    for t in (first, second, b):
+    for t in (first, second):
         t.join(10)
     assert heard == [1]
     assert svc.fold(m).last_seq == 1 and len(store.events(m)) == 1
