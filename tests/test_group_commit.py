@@ -101,8 +101,8 @@ def test_waiting_writers_share_one_commit_and_each_returns_durable(store, svc, t
     assert not errors
     assert sorted(results) == list(range(N))
     assert durable_at_return == {i: 1 for i in range(N)}
-    # the blocking write's COMMIT, then the N waiting writers in far fewer than N COMMITs
-    assert tracing.commits <= 3, f"{tracing.commits} COMMITs for {N} waiting writers"
+    # the blocking write's COMMIT, then the N waiting writers in groups of at most MAX_GROUP (4)
+    assert tracing.commits == 1 + -(-N // store.MAX_GROUP), f"{tracing.commits} COMMITs for {N} waiting writers"
     for i, m in enumerate(matches):
         assert [e["data"] for e in store.events(m)] == [{"player": "Ada", "n": i}]
 

@@ -93,6 +93,7 @@ def is_disk_full(exc: BaseException) -> bool:
 
 class Database:
     READERS = 4  # read connections shared by all threads
+    MAX_GROUP = 4  # writes committed together at most (each waits for the others' parts before its COMMIT)
 
     def __init__(self, path: str | Path, clock=None):
         """Open (or create) the database. A data folder that cannot be made or used, or a database file
@@ -171,8 +172,8 @@ class Database:
         **Group commit.** Each outermost write is a savepoint of the transaction that is open (or a new
         one): when it fails, only its own part is rolled back. When it ends and other writers are waiting
         for the writer lock, a ``group=True`` write leaves the transaction open to them and waits; the
-        last one, which finds nobody waiting, commits the whole group with one fsync (so does any write
-        without ``group``). Every write returns only after the COMMIT holding its rows has returned: an
+        last one, which finds nobody waiting (or the group at ``MAX_GROUP`` writes), commits the whole
+        group with one fsync (so does any write without ``group``). Every write returns only after the COMMIT holding its rows has returned: an
         acknowledged write is durable as before, and a failed COMMIT fails every write of its group. Still
         one writer at a time: the parts run one after another under the writer lock, on one connection.
         ``group=True`` promises that the caller holds no lock while it waits (a lock another writer may
@@ -266,7 +267,7 @@ class Database:
             return
         with self._count_lock:
             waiting = self._waiting
-        if group and waiting:
+        if group and waiting and batch.writes < self.MAX_GROUP:
             return
         if batch.writes == 0:
             c.execute("ROLLBACK")
