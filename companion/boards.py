@@ -19,8 +19,10 @@ import binascii
 import copy
 import struct
 
+from companion import lazy
 from companion.errors import InputError, NotFoundError, RuleError
-from companion.games import wop_board as wb
+
+wb = lazy.module("companion.games.wop_board")  # the board checker: imported at its first use, not at start-up
 
 PHOTO_LIMIT = 2 * 1024 * 1024  # bytes, after the browser shrank it (1600 px on the long side is ~0.3-0.8 MB)
 PHOTO_MAX_SIDE = 8000

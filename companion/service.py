@@ -102,7 +102,8 @@ class MatchService:
         self.store = store
         self.max_folds = max_folds
         self.rng = rng if rng is not None else random.SystemRandom()
-        self._folds: OrderedDict[str, Fold] = OrderedDict()
+        self._folds: OrderedDict[str, Fold] = OrderedDict()  # committed folds only
+        self._unsure: dict[str, Fold] = {}  # folds of writes whose group commit has not returned yet
         self._lock = threading.RLock()
         self._subscribers: list = []
         self._match_subscribers: list = []
@@ -152,7 +153,10 @@ class MatchService:
         """The match's fold, up to date with the store (a fold is never changed once handed out:
         each write makes a new one). A cached fold that is up to date is handed out without the service
         lock, so a reader (a POST's own answer, a page, a list) never waits for another match's write and
-        its fsync."""
+        its fsync. Inside a write, the match as that write sees it (:meth:`_write_fold`)."""
+        if self.store.in_write():
+            with self._lock:
+                return self._write_fold(match_id)
         f = self._folds.get(match_id)
         if f is not None and not self.store.events(match_id, after_seq=f.last_seq):
             if self._lock.acquire(blocking=False):  # keep the LRU order when it costs no wait
@@ -182,6 +186,32 @@ class MatchService:
                     self._folds[match_id] = f
             return f
 
+    def _write_fold(self, match_id: str) -> Fold:
+        """Inside a write (the store's writer lock, then the service lock): the match with every event
+        of the open transaction, committed or not, so writes grouped in one commit follow each other.
+        Such a fold goes to the committed cache only once its COMMIT has returned (``_committed``)."""
+        f = self._unsure.get(match_id) or self._folds.get(match_id)
+        return f if f is not None else self._reload(match_id)
+
+    def _committed(self, match_id: str, event: dict, fold: Fold) -> None:
+        """After the COMMIT of a write (on the committing thread, in commit order): the fold becomes the
+        match's cached one, and the event is queued for the subscribers."""
+        with self._lock:
+            if self._unsure.get(match_id) is fold:
+                del self._unsure[match_id]
+            cur = self._folds.get(match_id)
+            if cur is None or cur.last_seq < fold.last_seq:
+                self._folds[match_id] = fold
+                self._folds.move_to_end(match_id)
+                while len(self._folds) > self.max_folds:
+                    self._folds.popitem(last=False)
+            self._pending.append((match_id, event, fold))
+
+    def _rolled_back(self, match_id: str, fold: Fold) -> None:
+        with self._lock:
+            if self._unsure.get(match_id) is fold:
+                del self._unsure[match_id]
+
     def state(self, match_id: str, now: str | None = None) -> dict:
         f = self.fold(match_id)
         return f.view(now or self.store.clock.now_iso())
@@ -200,7 +230,7 @@ class MatchService:
         with self.store.write():
             match = self.store.create_match(game, players, options, match_id=match_id, label=label, colours=colours)
             self._link_roster(match, roster)
-        self._pending.append((match["id"], None, None))
+            self.store.on_commit(lambda: self._pending.append((match["id"], None, None)))
         self._notify()
         return match
 
@@ -233,13 +263,17 @@ class MatchService:
                                          "the match outside the rules)", field)
                 raise ForbiddenError("only an organiser may record {event} with {option} (it changes the match "
                                      "outside the rules)", field, event=type, option=field)
-        with self._lock:
-            f = self.fold(match_id)
+        # the store's write first, then the service lock, released before the write ends: the write waits
+        # for its group's COMMIT holding no lock (Database.write, group commit)
+        with self.store.write(group=True), self._lock:
+            f = self._write_fold(match_id)
             match = self.store.get_match(match_id)
             after: list[Fold] = []
 
             def check(event, last_seq):
                 nonlocal f
+                if last_seq < f.last_seq:  # a fold ahead of the log: never kept, but fold it again
+                    f = self._reload(match_id)
                 if last_seq != f.last_seq:  # another process wrote; catch up before judging
                     f = copy.copy(f)._load(self.store.events(match_id, after_seq=f.last_seq))
                 if at is None and f.last_at is not None and parse_iso(event["at"]) < parse_iso(f.last_at):
@@ -253,10 +287,20 @@ class MatchService:
 
             event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
                                       at=at or self._stamp(f), check=check)
-            self._folds[match_id] = after[0]
-            self._pending.append((match_id, event, after[0]))
-        self._notify()
+            nf = after[0]
+            self._unsure[match_id] = nf
+            self.store.on_commit(lambda: self._committed(match_id, event, nf),
+                                 lambda: self._rolled_back(match_id, nf))
+        self._notify()  # committed: the subscribers hear of it (an append inside an outer write: after it)
         return event
+
+    def _reload(self, match_id: str) -> Fold:
+        m = self.store.get_match(match_id)
+
+        def history(before_seq, match_id=match_id):
+            return self.store.events(match_id, before_seq=before_seq)
+
+        return Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
 
     def undo(self, match_id: str, expected_seq: int | None = None, organiser: bool = False) -> dict:
         """Take back the latest event in effect. An event whose dice the Pi rolled (``rolled_by: "pi"``,
@@ -283,8 +327,8 @@ class MatchService:
         """Take back the most recent undo: the event it undid is appended again (its type and data, the
         same dice) as a new event. Only while the undo is the match's last event. ``organiser`` as for
         :meth:`append` (redoing an organiser's correction is the organiser's)."""
-        with self._lock:
-            f = self.fold(match_id)
+        with self.store.write(group=True), self._lock:
+            f = self._write_fold(match_id)
             if expected_seq is not None and expected_seq != f.last_seq:
                 raise ConflictError("stale write: the match is at seq {last_seq}, not {expected_seq}",
                                     "expected_seq", last_seq=f.last_seq, expected_seq=expected_seq)
@@ -292,8 +336,10 @@ class MatchService:
             if back is None:
                 raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
                                 "else is recorded", "type")
-            return self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq,
-                               organiser=organiser)
+            event = self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq,
+                                organiser=organiser)
+        self._notify()
+        return event
 
     def enter_result(self, match_id: str, places: list, expected_seq: int | None = None) -> dict:
         """The final places entered by hand (``result.entered``), in a match created with
@@ -384,15 +430,14 @@ class MatchService:
         """Recompute every derived row from the event log (``companion db rebuild``)."""
         fixed, count = [], 0
         for match_id in self.store.all_match_ids():
-            with self._lock:
-                self.forget(match_id)
-                f = self.fold(match_id)
+            self.forget(match_id)
+            with self.store.write(), self._lock:
+                f = self._write_fold(match_id)
                 match = self.store.get_match(match_id)
-                with self.store.write():
-                    before = match["status"]
-                    self._derive(match, f, {"type": None, "rebuild": True})
-                    if ("ended" if f.ended() else "open") != before:
-                        fixed.append(match_id)
+                before = match["status"]
+                self._derive(match, f, {"type": None, "rebuild": True})
+                if ("ended" if f.ended() else "open") != before:
+                    fixed.append(match_id)
             count += 1
         return {"matches": count, "status_fixed": fixed}
 

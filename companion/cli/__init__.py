@@ -90,7 +90,9 @@ def emit(obj) -> None:
     sys.stdout.write(dumps(obj) + "\n")
 
 
-def build_parser() -> Parser:
+def build_parser(command: str | None = None) -> Parser:
+    """The whole parser, or (``command``: the command asked for) the parser with that command alone, so a
+    start imports one command module instead of all of them."""
     parser = Parser(
         prog="companion",
         description="Companion for board games at the table: scoring, match clock, season standings.",
@@ -100,8 +102,10 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name in COMMANDS:
+    for name in [command] if command in COMMANDS else COMMANDS:
         importlib.import_module(f"companion.cli.{name}").register(sub)
+    if command in COMMANDS and command not in sub.choices:  # a module naming its command otherwise
+        return build_parser()
     return parser
 
 
@@ -127,7 +131,7 @@ def one_line(text: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
-        parser = build_parser()
+        parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
         result = args.func(args)
         return int(result or 0)

@@ -3,12 +3,15 @@
 SQLite, one file, WAL and ``synchronous=FULL`` on every connection. Reads use a small pool of
 connections shared by all threads; every write goes through :meth:`Database.write`, which holds
 the process-wide writer lock and an IMMEDIATE transaction, so there is exactly one writer. A write
-that returned has been committed with a full fsync: it survives a crash or a power cut.
+that returned has been committed with a full fsync: it survives a crash or a power cut. Writes that
+queue for the writer lock meanwhile are committed together (group commit: one fsync for all of them;
+each still returns only after that COMMIT), see :meth:`Database.write`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -20,6 +23,8 @@ from pathlib import Path
 
 from companion.timeutil import WallClock
 from companion.jsonio import read_status_file, write_status_file
+
+log = logging.getLogger(__name__)
 
 PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -54,6 +59,25 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
+class _Batch:
+    """The writes committed together by one COMMIT (group commit)."""
+
+    def __init__(self):
+        self.writes = 0
+        self.hooks: list = []
+        self.error = None
+        self.done = threading.Event()
+
+
+def _again(error: BaseException) -> BaseException:
+    """The group's COMMIT error for one more of its writers (a fresh exception of the same kind: each
+    thread raises its own)."""
+    try:
+        return type(error)(*error.args)
+    except Exception:
+        return sqlite3.OperationalError(str(error))
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 
@@ -69,6 +93,7 @@ def is_disk_full(exc: BaseException) -> bool:
 
 class Database:
     READERS = 4  # read connections shared by all threads
+    MAX_GROUP = 4  # writes committed together at most (each waits for the others' parts before its COMMIT)
 
     def __init__(self, path: str | Path, clock=None):
         """Open (or create) the database. A data folder that cannot be made or used, or a database file
@@ -94,7 +119,13 @@ class Database:
         self._readers: list[sqlite3.Connection] = []
         self._next_reader = 0
         self._write_lock = threading.RLock()
+        self._pool_lock = threading.Lock()
+        self._count_lock = threading.Lock()
+        self._waiting = 0  # threads waiting for the writer lock to begin a write
+        self._owner = None  # the thread inside write()
         self._depth = 0  # nesting of write() on the thread holding the writer lock
+        self._batch = None  # the open transaction of a group commit
+        self._part_hooks: list = []
         self._all = []
         try:
             self._writer = connect(self.path)
@@ -110,10 +141,14 @@ class Database:
     def conn(self) -> sqlite3.Connection:
         """A read connection for this thread: one of a small shared pool (``READERS``), so 48 server
         threads don't hold 48 page caches. SQLite is built serialized here (``sqlite3.threadsafety ==
-        3``): a connection may be used by several threads; reads are single autocommit statements."""
+        3``): a connection may be used by several threads; reads are single autocommit statements.
+        Inside a write, the writer's own connection: a read there sees the open transaction (what this
+        write and the writes grouped with it have written, see :meth:`write`)."""
+        if self._owner == threading.get_ident():
+            return self._writer
         c = getattr(self._local, "conn", None)
         if c is None:
-            with self._write_lock:
+            with self._pool_lock:
                 if sqlite3.threadsafety != 3 or len(self._readers) < self.READERS:  # not serialized: one each
                     self._readers.append(connect(self.path))
                     self._all.append(self._readers[-1])
@@ -124,39 +159,152 @@ class Database:
             self._local.conn = c
         return c
 
+    def in_write(self) -> bool:
+        """Whether this thread is inside :meth:`write`."""
+        return self._owner == threading.get_ident()
+
     @contextmanager
-    def write(self):
-        """The one write path: writer lock + BEGIN IMMEDIATE ... COMMIT (or ROLLBACK). A write opened
-        inside another on the same thread is a savepoint of the outer transaction: derived rows written
-        with the event that causes them commit, or roll back, together with it."""
-        with self._write_lock:
-            c = self._writer
-            if self._depth:  # nested: a savepoint of the outer transaction
+    def write(self, group: bool = False):
+        """The one write path: writer lock + BEGIN IMMEDIATE ... COMMIT. A write opened inside another on
+        the same thread is a savepoint of the outer transaction: derived rows written with the event that
+        causes them commit, or roll back, together with it.
+
+        **Group commit.** Each outermost write is a savepoint of the transaction that is open (or a new
+        one): when it fails, only its own part is rolled back. When it ends and other writers are waiting
+        for the writer lock, a ``group=True`` write leaves the transaction open to them and waits; the
+        last one, which finds nobody waiting (or the group at ``MAX_GROUP`` writes), commits the whole
+        group with one fsync (so does any write without ``group``). Every write returns only after the COMMIT holding its rows has returned: an
+        acknowledged write is durable as before, and a failed COMMIT fails every write of its group. Still
+        one writer at a time: the parts run one after another under the writer lock, on one connection.
+        ``group=True`` promises that the caller holds no lock while it waits (a lock another writer may
+        need inside its write would deadlock)."""
+        me = threading.get_ident()
+        if self._owner == me:  # nested: a savepoint of the outer transaction
+            with self._write_lock:
+                c = self._writer
                 name = f"w{self._depth}"
                 c.execute(f"SAVEPOINT {name}")
                 self._depth += 1
+                mark = len(self._part_hooks)
                 try:
                     yield c
                 except BaseException:
                     c.execute(f"ROLLBACK TO {name}")
                     c.execute(f"RELEASE {name}")
+                    self._drop_hooks(self._part_hooks[mark:])
+                    del self._part_hooks[mark:]
                     raise
                 else:
                     c.execute(f"RELEASE {name}")
                 finally:
                     self._depth -= 1
-                return
-            c.execute("BEGIN IMMEDIATE")
-            self._depth = 1
+            return
+        with self._count_lock:
+            self._waiting += 1
+        self._write_lock.acquire()
+        with self._count_lock:
+            self._waiting -= 1
+        batch = None
+        try:
+            c = self._writer
+            batch = self._join_batch(c)
+            self._owner, self._depth, self._part_hooks = me, 1, []
+            c.execute("SAVEPOINT part")
             try:
                 yield c
             except BaseException:
-                self._depth = 0
-                c.execute("ROLLBACK")
+                self._owner, self._depth = None, 0
+                hooks, self._part_hooks = self._part_hooks, []
+                try:
+                    if c.in_transaction:
+                        c.execute("ROLLBACK TO part")
+                        c.execute("RELEASE part")
+                finally:
+                    self._drop_hooks(hooks)
+                    try:  # the others' parts: left to a waiting writer, or committed now
+                        self._end_part(c, batch, group=True)
+                    except sqlite3.Error:  # their writers get the COMMIT's error; this one its own
+                        pass
                 raise
-            else:
-                self._depth = 0
-                c.execute("COMMIT")
+            self._owner, self._depth = None, 0
+            hooks, self._part_hooks = self._part_hooks, []
+            c.execute("RELEASE part")
+            batch.hooks.extend(hooks)
+            batch.writes += 1
+            self._end_part(c, batch, group)
+        finally:
+            self._owner = None
+            self._write_lock.release()
+        batch.done.wait()
+        if batch.error is not None:
+            raise _again(batch.error)
+
+    def on_commit(self, committed, rolled_back=None) -> None:
+        """Inside a write: ``committed()`` runs right after the COMMIT holding this write's rows (on the
+        committing thread, under the writer lock, in commit order), or ``rolled_back()`` if they are rolled
+        back (the write, a savepoint of it, or its group's COMMIT failed). Exceptions are logged."""
+        if self._owner != threading.get_ident():
+            raise RuntimeError("on_commit outside a write")
+        self._part_hooks.append((committed, rolled_back))
+
+    def _join_batch(self, c) -> "_Batch":
+        batch = self._batch
+        if batch is not None and not c.in_transaction:  # SQLite rolled the group back by itself (I/O error)
+            self._finish(batch, sqlite3.OperationalError("the transaction was rolled back"))
+            batch = None
+        if batch is None:
+            c.execute("BEGIN IMMEDIATE")
+            batch = self._batch = _Batch()
+        return batch
+
+    def _end_part(self, c, batch, group: bool) -> None:
+        """Under the writer lock, after a write's part: leave the group open to the writers waiting for the
+        lock, or commit it now."""
+        if batch is None:
+            return
+        if not c.in_transaction:  # rolled back by SQLite itself: the whole group is lost
+            self._finish(batch, sqlite3.OperationalError("the transaction was rolled back"))
+            return
+        with self._count_lock:
+            waiting = self._waiting
+        if group and waiting and batch.writes < self.MAX_GROUP:
+            return
+        if batch.writes == 0:
+            c.execute("ROLLBACK")
+            self._finish(batch, None)
+            return
+        try:
+            c.execute("COMMIT")
+        except BaseException as exc:
+            if c.in_transaction:
+                try:
+                    c.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            self._finish(batch, exc)
+            raise
+        self._finish(batch, None)
+
+    def _finish(self, batch, error) -> None:
+        self._batch = None
+        batch.error = error
+        for committed, rolled_back in batch.hooks:
+            fn = rolled_back if error is not None else committed
+            if fn is not None:
+                try:
+                    fn()
+                except Exception:
+                    log.exception("a commit hook failed")
+        batch.done.set()
+
+    @staticmethod
+    def _drop_hooks(hooks) -> None:
+        for _committed, rolled_back in reversed(hooks):
+            if rolled_back is not None:
+                try:
+                    rolled_back()
+                except Exception:
+                    log.exception("a rollback hook failed")
 
     def __enter__(self):
         return self
@@ -166,6 +314,11 @@ class Database:
 
     def close(self) -> None:
         with self._write_lock:
+            if self._batch is not None:  # a group left open to a writer that will not come now: commit it
+                try:
+                    self._end_part(self._writer, self._batch, group=False)
+                except sqlite3.Error:
+                    pass
             for c in self._all:
                 try:
                     c.close()

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, g, jsonify, redirect, render_template, request
 
-from companion import season_store as ss
+from companion import lazy
 from companion.errors import CompanionError, InputError, NotFoundError
 from companion.roster import short_name as default_short_name, sparkline_svg
 from companion.storage import players as roster
 from companion.web.core import ctx, int_arg, json_body, require, role
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
+
+ss = lazy.module("companion.season_store")  # imported at the first request that needs it
 
 bp = Blueprint("players", __name__)
 

@@ -14,13 +14,15 @@ from contextlib import contextmanager
 
 from flask import Blueprint, Response, abort, g, jsonify, render_template, request
 
-from companion import season as core
-from companion import season_store as ss
+from companion import lazy
 from companion.errors import CompanionError, InputError, NotFoundError, join_path
 from companion.games import GAMES
 from companion.web import i18n
 from companion.web.core import ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
+
+core = lazy.module("companion.season")  # imported at the first request that needs them
+ss = lazy.module("companion.season_store")
 
 bp = Blueprint("seasons", __name__)
 

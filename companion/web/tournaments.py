@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from companion import season as season_core
-from companion import tournament as core
+from companion import lazy
 from companion.errors import ConflictError, InputError, NotFoundError, RuleError
 from companion.matches import uses_clock
-from companion import tournament_days as days
 from companion.storage import tournaments as rows
 from companion.web.core import ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
+
+season_core = lazy.module("companion.season")  # imported at the first request that needs them
+core = lazy.module("companion.tournament")
+days = lazy.module("companion.tournament_days")
 
 bp = Blueprint("tournaments", __name__)
 

@@ -47,3 +47,28 @@ def test_date_time_format_is_still_checked():
         validate("match-export", {"id": "x", "game": "richelieu", "players": ["A", "B"],
                                   "created_at": "yesterday", "events": []})
     assert exc.value.field == "$.created_at"
+
+
+SERVE_PROBE = """
+import json, sys, tempfile
+from companion.cli import build_parser
+from companion.web.app import create_app
+build_parser("serve").parse_args(["serve", "--no-qr"])
+app = create_app({"DATA_DIR": tempfile.mkdtemp(), "GPIO": "off", "START_BACKGROUND": False})
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("companion."))))
+"""
+
+# imported on first use, not by `companion serve` before its first request (companion/lazy.py): the games'
+# rules, the season's and the tournament's maths, the board checker, replication, the other CLI commands
+NOT_AT_SERVE_START = ("companion.games.", "companion.season", "companion.tournament", "companion.replication",
+                      "companion.league", "companion.cli.")
+
+
+def test_serve_start_imports_only_what_it_serves_with():
+    p = subprocess.run([sys.executable, "-c", SERVE_PROBE], capture_output=True, text=True, timeout=60,
+                       cwd=str(REPO))
+    assert p.returncode == 0, p.stderr
+    modules = json.loads(p.stdout.strip().splitlines()[-1])
+    assert "companion.web.trackers.conquest" in modules and "companion.cli.serve" in modules
+    early = [m for m in modules if m.startswith(NOT_AT_SERVE_START) and m != "companion.cli.serve"]
+    assert early == [], f"companion serve imported at start {early}"

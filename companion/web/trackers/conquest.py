@@ -6,14 +6,16 @@ from __future__ import annotations
 from flask import Blueprint, jsonify, request
 
 from companion.errors import ForbiddenError, InputError, RuleError
-from companion.games import conquest_italy as ci
-from companion.games import conquest_map as cm
-from companion.games import conquest_odds as co
+from companion import lazy
 from companion.web.core import ctx, int_arg, require, role, seat_for
 from companion.web.trackers import act, game_match, openapi_read, openapi_write
 
+ci = lazy.module("companion.games.conquest_italy")  # the rules are imported at the first request that needs them
+cm = lazy.module("companion.games.conquest_map")
+co = lazy.module("companion.games.conquest_odds")
+
 bp = Blueprint("trackers_conquest", __name__)
-GAME = ci.GAME_ID
+GAME = "conquest-italy"  # ci.GAME_ID
 
 
 @bp.get("/api/matches/<match_id>/conquest/map")

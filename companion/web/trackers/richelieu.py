@@ -5,12 +5,14 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from companion.errors import RuleError
-from companion.games import richelieu as rl
+from companion import lazy
 from companion.web.core import ctx
 from companion.web.trackers import body, engine, game_match, openapi_post_read
 
+rl = lazy.module("companion.games.richelieu")  # imported at the first request that needs it
+
 bp = Blueprint("trackers_richelieu", __name__)
-GAME = rl.GAME_ID
+GAME = "richelieu"  # rl.GAME_ID
 
 
 @bp.post("/api/matches/<match_id>/richelieu/preview")

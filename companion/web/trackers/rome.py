@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from companion.games import rome_is_burning as r
+from companion import lazy
 from companion.web.core import ctx, require
 from companion.web.trackers import act, game_match, openapi_read, openapi_static, openapi_write
 
+r = lazy.module("companion.games.rome_is_burning")  # imported at the first request that needs it
+
 bp = Blueprint("trackers_rome", __name__)
-GAME = r.GAME_ID
+GAME = "rome-is-burning"  # r.GAME_ID
 
 
 @bp.get("/api/games/rome-is-burning/catalogue")

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from companion.games import web_of_power as wop
+from companion import lazy
 from companion.errors import NotFoundError
-from companion.games import wop_board as wb
 from companion.web.core import ctx
 from companion.web.trackers import game_match, openapi_read
 
+wop = lazy.module("companion.games.web_of_power")  # imported at the first request that needs them
+wb = lazy.module("companion.games.wop_board")
+
 bp = Blueprint("trackers_wop", __name__)
-GAME = wop.GAME_ID
+GAME = "web-of-power"  # wop.GAME_ID
 
 
 @bp.get("/api/matches/<match_id>/wop/board")

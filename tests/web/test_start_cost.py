@@ -1,0 +1,31 @@
+"""What the server's start is spared (its time is measured by `make bench`; these tests pin the causes):
+the URL builders of the ~125 routes are compiled at their first ``url_for``, not at registration."""
+
+from werkzeug.routing import Map, Rule
+
+from companion.web.app import create_app
+
+
+def test_registering_the_routes_compiles_no_url_builder_and_url_for_still_builds(tmp_path, monkeypatch):
+    calls = []
+    original = Rule._compile_builder
+
+    def counting(self, append_unknown=True):
+        calls.append(self.rule)
+        return original(self, append_unknown)
+
+    monkeypatch.setattr(Rule, "_compile_builder", counting)
+    app = create_app({"DATA_DIR": str(tmp_path), "GPIO": "off", "START_BACKGROUND": False})
+    rules = [r for r in app.url_map.iter_rules() if r.endpoint != "static"]
+    assert len(rules) > 100
+    assert calls == []  # none at start
+    # every rule still builds the URL werkzeug builds, arguments and query string included
+    plain = Map([Rule(r.rule, endpoint=r.endpoint, methods=r.methods) for r in rules])
+    ours, theirs = app.url_map.bind("box.local"), plain.bind("box.local")
+    for r in rules:
+        values = {name: 3 if type(r._converters[name]).__name__ in ("IntegerConverter", "NumberConverter")
+                  else "a b/é" for name in r.arguments}
+        values["extra"] = "1"
+        method = sorted(r.methods - {"HEAD", "OPTIONS"})[0]
+        assert ours.build(r.endpoint, values, method=method) == theirs.build(r.endpoint, values, method=method)
+    assert calls  # made on demand
