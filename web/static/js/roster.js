@@ -242,13 +242,18 @@
         out.appendChild(el("span", { text: t("players.link_made") + " " }));
         out.appendChild(el("code", { id: "link-url", text: r.url }));
         out.hidden = false; revoke.hidden = false;
+        var count = document.getElementById("link-count"), n = (parseInt(count.dataset.n, 10) || 0) + 1;
+        count.dataset.n = String(n);
+        count.textContent = C.plural("players.links_live", n);
       }, function (e) { showError(box, e); });
     });
     revoke.addEventListener("click", function () {
       C.api("DELETE", "/api/players/" + encodeURIComponent(id) + "/links").then(function (r) {
         out.hidden = true; revoke.hidden = true;
         C.toast(C.plural("players.sessions_ended", r.sessions_ended));
-        document.getElementById("link-count").textContent = C.plural("players.links_live", 0);
+        var count = document.getElementById("link-count");
+        count.dataset.n = "0";
+        count.textContent = C.plural("players.links_live", 0);
       }, function (e) { showError(box, e); });
     });
   }
