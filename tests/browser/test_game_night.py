@@ -210,9 +210,10 @@ def test_tv_of_a_game_without_a_clock_shows_the_scoreboard(browser, server, api,
         for name in PLAYERS:
             expect(tv.locator("#scores")).to_contain_text(name)
         assert "--:--" not in tv.inner_text("body")
-        # (measured in the page in one step: the scoreboard is drawn again when the live view arrives)
-        width = tv.locator("#scores table").evaluate("t => t.getBoundingClientRect().width")
-        assert width > TV["width"] / 3  # a scoreboard readable across the room
+        # a scoreboard readable across the room (waited for in the page: the scoreboard is drawn again when
+        # the live view arrives, and measures nothing while it is being replaced)
+        tv.wait_for_function("""w => { const t = document.querySelector('#scores table');
+            return !!t && t.getBoundingClientRect().width > w; }""", arg=TV["width"] / 3)
         tv.screenshot(path=str(artifacts_dir / f"night-tv-no-clock-{game}.png"))
         assert not tv.errors, tv.errors
     finally:
