@@ -11,6 +11,7 @@ message (its words cannot be looked up), fails here.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -36,10 +37,20 @@ DYNAMIC = {
 PLACEHOLDER = re.compile(r"\{(\w+)(?:![a-z]|:[^{}|]*|(?:\|[^{}|]*)+)?\}")
 
 
+@functools.lru_cache(maxsize=None)
+def _modules() -> tuple:
+    """(path, text, tree) of every module of the package, parsed once for all the tests."""
+    out = []
+    for path in sorted(PKG.rglob("*.py")):
+        text = path.read_text("utf-8")
+        out.append((path, text, ast.parse(text)))
+    return tuple(out)
+
+
 def _error_classes() -> set[str]:
     names = {"DiceError", "CompanionError"} | {c.__name__ for c in _subclasses(errors.CompanionError)}
-    for path in PKG.rglob("*.py"):  # subclasses defined in modules not imported here
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for _, _, tree in _modules():  # subclasses defined in modules not imported here
+        for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and any(
                     getattr(b, "id", getattr(b, "attr", None)) in names for b in node.bases):
                 names.add(node.name)
@@ -50,8 +61,8 @@ def _own_sentence_classes() -> set[str]:
     """Error classes that make their sentence themselves (their ``__init__`` takes no message: the
     sentence is in its ``super().__init__`` call, which is checked)."""
     out = set()
-    for path in PKG.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+    for _, _, tree in _modules():
+        for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
                 for f in node.body:
                     if isinstance(f, ast.FunctionDef) and f.name == "__init__" and len(f.args.args) > 1 \
@@ -66,15 +77,19 @@ def _subclasses(cls):
         yield from _subclasses(sub)
 
 
-def raise_sites():
+@functools.lru_cache(maxsize=None)
+def raise_sites() -> tuple:
     """(module, line, template or None, keyword names, source of the sentence) for every error call."""
+    return tuple(_raise_sites())
+
+
+def _raise_sites():
     classes = _error_classes() - _own_sentence_classes()
-    for path in sorted(PKG.rglob("*.py")):
+    for path, text, tree in _modules():
         rel = path.relative_to(PKG).as_posix()
         if rel.startswith(SKIPPED) or rel == "errors.py":
             continue
-        text = path.read_text("utf-8")
-        tree = ast.parse(text)
+        lines = text.splitlines(keepends=True)
         error_class_bodies = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
                               and any(getattr(b, "id", getattr(b, "attr", None)) in classes for b in c.bases)
                               for n in ast.walk(c)}
@@ -89,7 +104,17 @@ def raise_sites():
                 continue
             first = node.args[0]
             template = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-            yield rel, node.lineno, template, {k.arg for k in node.keywords}, ast.get_source_segment(text, first)
+            yield rel, node.lineno, template, {k.arg for k in node.keywords}, _segment(lines, first)
+
+
+def _segment(lines, node) -> str:
+    """The node's source (as ast.get_source_segment, without splitting the module again for every node)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first].encode()[node.col_offset:node.end_col_offset].decode()
+    parts = [lines[first].encode()[node.col_offset:].decode(), *lines[first + 1:last],
+             lines[last].encode()[:node.end_col_offset].decode()]
+    return "".join(parts)
 
 
 def catalogue(lang="it") -> dict:
