@@ -552,13 +552,14 @@ def current_turn(state) -> dict | None:
     p, step = turn["player"], turn["step"]
     owed = _card_owed(state)
     actions = []
+    nothing_due = step == REINFORCE and _due(state, p) == 0
     if step == REINFORCE:
         actions.append("reinforce")
-    if step == ATTACK:
+    if step == ATTACK or nothing_due:  # nothing to place: the combats may begin at once
         actions += ["combat", "move"]
     if owed:
         actions.append("card.draw")
-    if step != REINFORCE or _due(state, p) == 0:
+    if step != REINFORCE or nothing_due:
         actions.append("turn.end")
     return {"player": p, "step": step, "conquests": state["turn_conquests"], "card": turn["card"],
             "card_owed": owed, "actions": actions}
@@ -620,6 +621,10 @@ def _step_allows(state, what: str) -> None:
             raise RuleError("{p} has reinforced this turn already: reinforcements come once, at the start of the turn", "type", p=p)
         return
     if step == REINFORCE:
+        if _due(state, p) == 0:
+            # nothing to place (the 125 cap, or fewer than 3 cities and no region): the combats may begin
+            # at once, as after an empty reinforcement (docs/rulings.md#conquest-the-turn)
+            return
         raise RuleError("{p} reinforces first: the turn begins with the reinforcements, then the combats",
                         "type", p=p)
     if step == CARD:
@@ -971,6 +976,8 @@ def _on_combat(s, gm, data):
         result["moved"] = moved
     s["units"] = units
     s["last_combat"] = result
+    if s["turn"]["step"] == REINFORCE:  # nothing was due: the reinforcement is over (an empty one)
+        s["turn"] = {**s["turn"], "step": ATTACK}
 
 
 def _on_move(s, gm, data):
