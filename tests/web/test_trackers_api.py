@@ -178,6 +178,12 @@ def test_conquest_odds_are_the_engines(seeded, player, api):
     assert r.json["attack_dice"] == co.max_attack_dice(s["units"][src])
     r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=10&defender=3&stop_at=2")
     assert r.json["p_conquer"] == co.battle(10, 3, 2)["p_conquer"]
+    # whether the battle can be lost or won at all: 125 against 1 rounds to 100% yet can be lost; 1 unit
+    # cannot attack, 2 against 125 can still (just) be won
+    r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=125&defender=1")
+    assert r.json["p_conquer"] > 0.99999 and r.json["can_fail"] is True and r.json["can_win"] is True
+    r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=2&defender=125")
+    assert r.json["can_win"] is True and r.json["can_fail"] is True
     for q, field in (("from=Atlantis&to=Roma", "from"), ("attacker=0&defender=3", "attacker"),
                      ("attacker=x&defender=3", "attacker"), ("", "from"), ("attacker=5&defender=126", "defender")):
         r = api.get(f"/api/matches/{mid}/conquest/odds?{q}")

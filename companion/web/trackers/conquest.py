@@ -79,7 +79,12 @@ def conquest_odds(match_id):
         raise InputError(exc.template, exc.field, **exc.params) from None
     outcomes = sorted(b["outcomes"], key=lambda o: -o["p"])[:8]
     gm = ci.map_of(state["map"])
+    # whether the battle can still be lost or won at all (a probability of 1.0 as a float may hide a loss of
+    # 1e-18): the page never says "100%" of a battle that can be lost, nor "0%" of one that can be won
+    can_fail = any(o["defender"] > 0 for o in b["outcomes"])
+    can_win = any(o["defender"] == 0 for o in b["outcomes"])
     return jsonify({"attacker": a, "defender": d, "stop_at": stop_at, "p_conquer": b["p_conquer"],
+                    "can_fail": can_fail, "can_win": can_win,
                     "expected_attacker_remaining": b["expected_attacker_remaining"],
                     "expected_defender_remaining": b["expected_defender_remaining"],
                     "attack_dice": co.max_attack_dice(a), "defend_dice": co.defend_dice_count(d),

@@ -14,7 +14,15 @@
   var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
   var swatch = K.swatch;
   function post(action, data) { return K.post("conquest", action, data); }
-  function pct(x) { return (Math.round(x * 1000) / 10).toFixed(1) + "%"; }
+  // a probability in the page's language; never "100.0%" for a battle that can still be lost, nor "0.0%" for
+  // one that can still be won
+  function pct(x, canFail, canWin) {
+    if (canFail === undefined) canFail = x < 1;
+    if (canWin === undefined) canWin = x > 0;
+    if (canFail && x > 0.9995) return "> " + C.num(99.9, 1) + "%";
+    if (canWin && x < 0.0005) return "< " + C.num(0.1, 1) + "%";
+    return C.num(Math.round(x * 1000) / 10, 1) + "%";
+  }
   function clear(obj) { Object.keys(obj).forEach(function (k) { delete obj[k]; }); }
   function dieFaces(list) { return (list || []).join(" "); }
 
@@ -128,7 +136,8 @@
         el("td", { class: "num", text: String(p.cards) }),
         el("td", { class: "num", text: p.reinforcements === null ? (st().phase === "play" ? "" : String(p.reserve)) : String(p.reinforcements) }),
         el("td", { class: "num", text: String(p.conquests) }),
-        el("td", { class: "num", text: p.objective_set ? "✓" : "—" }));
+        // the card is recorded (secret), not completed: said in words, never a tick that reads as "done"
+        el("td", { class: "num", "data-objective": p.objective_set ? "recorded" : "none", text: p.objective_set ? t("ci.objective_recorded") : "—" }));
     });
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "ci-summary" }, el("thead", null, head), el("tbody", null, rows))));
   }
@@ -325,9 +334,11 @@
     var p = currentPlayer(), s = st();
     var from = $("ci-from"), to = $("ci-to");
     var srcs = owned(p).filter(function (c) { return s.units[c] >= 2 && targets(c, p).length; });
-    fill(from, srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; }));
+    // nothing is chosen for the player: both lists start on "choose", and a choice is kept only while it is
+    // still an attack (after a conquest the city is the player's own: the player picks the next attack)
+    fill(from, [{ value: "", label: t("ci.choose") }].concat(srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; })));
     var tg = from.value ? targets(from.value, p) : [];
-    fill(to, tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; }));
+    fill(to, [{ value: "", label: t("ci.choose") }].concat(tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; })));
     $("ci-attack").disabled = !from.value || !to.value;
     $("ci-attack").textContent = from.value && to.value ? t("ci.attack_pair", { from: from.value, to: to.value }) : t("ci.attack");
     renderTargets(p, from.value, to.value);
@@ -379,8 +390,8 @@
     lastOddsKey = key;
     C.api("GET", base() + "/conquest/odds?from=" + encodeURIComponent(src) + "&to=" + encodeURIComponent(dst)).then(function (o) {
       if (key !== lastOddsKey) return;
-      box.textContent = t("ci.odds", { p: pct(o.p_conquer), a: o.attacker, d: o.defender,
-        left: o.expected_attacker_remaining.toFixed(1), def: o.expected_defender_remaining.toFixed(1) });
+      box.textContent = t("ci.odds", { p: pct(o.p_conquer, o.can_fail, o.can_win), a: o.attacker, d: o.defender,
+        left: C.num(o.expected_attacker_remaining, 1), def: C.num(o.expected_defender_remaining, 1) });
       box.dataset.p = String(o.p_conquer);
     }, function (e) { box.textContent = C.errorText(e); });
   }
