@@ -180,7 +180,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     f = check_scores(anna, org, mid)
     check_scores(bruno, org, mid)
     assert f.game_state["units"] == before
-    expect(anna.locator("#history")).to_contain_text("Correction: the previous event taken back")
+    expect(anna.locator("#history")).to_contain_text(f"Correction, taken back: {src} attacks {dst}: ")
     expect(anna.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("re-rolled")
     expect(bruno.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("dadi rilanciati")
 
@@ -246,6 +246,16 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert ended["player"] == "Anna" and ended["conquered"] == conquered
     assert ("card" in ended) == (conquered > 0)
     assert f.game_state["hands"]["Anna"] == ([ended["card"]] if conquered else [])
+    # the card Anna drew is hers (docs/rulings.md#conquest-hidden-information): her phone names it, Bruno's
+    # says that she drew one, in its history, its view and its API
+    assert conquered
+    card = ended["card"]
+    expect(anna.locator(f"#history li[data-seq='{f.last_seq}']")).to_contain_text(card)
+    expect(bruno.locator(f"#history li[data-seq='{f.last_seq}']")).to_contain_text("pescata una carta")
+    assert card not in bruno.inner_text(f"#history li[data-seq='{f.last_seq}']")
+    assert bruno.evaluate("Object.keys(window.companionMatch.view.state.hands)") == ["Bruno"]
+    last = bruno.request.get(f"/api/matches/{mid}/events?after={f.last_seq - 1}").json()["events"][0]
+    assert last["hidden"] == ["card"] and "card" not in last["data"], last
     expect(bruno.locator("#ci-status")).to_have_text("Tocca a Bruno")
     expect(bruno.locator("#ci-reinforce")).to_be_visible()
     expect(bruno.locator("#ci-combat")).to_be_hidden()

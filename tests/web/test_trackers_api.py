@@ -201,8 +201,12 @@ def test_conquest_reinforcements_are_the_engines(seeded, player, organiser, api)
     # a trade needs the cards in the player's hand: Bruno earns three in three turns with a conquest
     cards = [c for c in gm.cities if gm.card_symbol(c) == "basil"][:3]
     q = "".join(f"&trade={c}" for c in cards)
-    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
+    r = organiser.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
     assert (r.status_code, r.json["field"]) == (409, "trade[0]")
+    # Bruno's cards are his: another phone is told neither his hand nor which card he lacks
+    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
+    assert (r.status_code, r.json["field"]) == (409, "player") and cards[0] not in r.json["error"]
+    assert api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno").json["hand"] is None
     post_event(seeded, player, mid, "clock.start", {})
     for c in cards:
         while engine(seeded, mid).game_state["turn"]["player"] != "Bruno":

@@ -100,8 +100,17 @@ def conquest_reinforcements(match_id):
     state = ctx().service.fold(match_id).game_state
     player = request.args.get("player")
     trade = request.args.getlist("trade") or None
-    out = ci.reinforcements_now(state, player, trade)
-    return jsonify({"player": player, "hand": list(state["hands"][player]), **out})
+    # a player's cards are theirs (docs/rulings.md#conquest-hidden-information): the hand is told to that
+    # player's phone and to an organiser; a refusal of a trade names no card to anyone else
+    own = role() == "organiser" or seat_for(match_id) == player or ctx().service.fold(match_id).ended()
+    try:
+        out = ci.reinforcements_now(state, player, trade)
+    except RuleError as exc:
+        if own or exc.template not in ci.SECRET_REFUSAL_TEMPLATES:
+            raise
+        raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
+                        "organiser is told it", "player", owner=player) from None
+    return jsonify({"player": player, "hand": list(state["hands"][player]) if own else None, **out})
 
 
 @bp.get("/api/matches/<match_id>/conquest/objective")

@@ -421,7 +421,10 @@
   function renderCards() {
     var p = currentPlayer(), s = st();
     var hand = s.hands[p] || [];
-    $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (hand.length ? hand.map(cardLabel).join(", ") : "—");
+    var row = (summary().players || []).filter(function (r) { return r.player === p; })[0];
+    // another player's cards are theirs: this phone knows how many, not which (docs/rulings.md)
+    $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (s.hands[p] === undefined && s.hands_hidden ?
+      C.plural("ci.hand_hidden", row ? row.cards : 0) : hand.length ? hand.map(cardLabel).join(", ") : "—");
     var taken = {};
     Object.keys(s.hands).forEach(function (q) { s.hands[q].forEach(function (c) { taken[c] = q; }); });
     // traded cards went under the deck: they come up only once the cards above them are drawn
@@ -674,15 +677,15 @@
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
       case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
       case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
-      case "card.draw": return t("ci.ev_card", { player: d.player, card: d.card });
+      case "card.draw": return d.card === undefined ? t("ci.ev_card_hidden", { player: d.player }) : t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
       case "objective.set": return t("ci.ev_objective_set", { player: d.player || "?" });
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
       case "turn.end": return C.plural("ci.ev_turn_end", d.conquered === undefined ? "?" : d.conquered, { player: d.player }) +
-        (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : "");
+        (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : Array.isArray(e.hidden) && e.hidden.indexOf("card") >= 0 ? " · " + t("ci.ev_turn_card_hidden") : "");
       case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
       case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
-      case "undo": return t("ci.ev_undo");
+      case "undo": return e.undid ? t("ci.ev_undo_of", { what: C.describeEvent(GAME, e.undid) }) : t("ci.ev_undo");
       case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + C.pauseReason(d.reason) + ")" : "");
       case "clock.resume": return t("ci.ev_clock_resume");
     }

@@ -271,7 +271,7 @@
     if (p && p.describe) {
       try { var s = p.describe(ev); if (s) return s; } catch (e) { /* fall through */ }
     }
-    if (ev.type === "undo") return t("event.undo");
+    if (ev.type === "undo") return ev.undid ? t("event.undo_of", { what: describeEvent(game, ev.undid) }) : t("event.undo");
     if (ev.type === "result.entered") return t("event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
       .sort(function (a, b) { return a.place - b.place; }).map(function (r) { return r.place + ". " + r.player; }).join(", ");
     if (ev.hidden) return t("event.hidden", { type: ev.type });
