@@ -57,8 +57,8 @@ def test_the_same_name_twice_is_a_conflict(organiser, club):
 
 
 def test_the_first_player_makes_the_club_then_several_clubs_need_one_named(organiser):
-    """A fresh box has no club: its first roster player makes the box's club (docs/rulings.md#the-first-roster-
-    player); once there are several clubs a new player names one."""
+    """A fresh box has no club: its first roster player makes the box's club
+    (docs/rulings.md#the-first-roster-player); once there are several clubs a new player names one."""
     r = organiser.post("/api/players", {"name": "Ann"})
     assert r.status_code == 201, r.json
     clubs = organiser.get("/api/seasons").json["clubs"]
