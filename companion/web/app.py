@@ -52,6 +52,7 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.players",
+    "companion.web.playlog",
     "companion.web.replication",
     "companion.web.seasons",
     "companion.web.tournaments",
