@@ -87,6 +87,37 @@ def limit_malloc_arenas(n: int = 2) -> bool:
     return mallopt(M_ARENA_MAX, n) == 1
 
 
+def test_hooks(env=None) -> dict:
+    """What the tests of the real server inject through its environment (never set on a box):
+
+    - ``COMPANION_TEST_SEED``: a whole number seeding the server's random source (the Pi's deals and dice,
+      the seating of a tournament round, the final rolls), so a test knows the outcome it plays from;
+    - ``COMPANION_TEST_CLOCK_FILE``: a file holding a number of seconds added to the server's clock
+      (re-read at each reading, never going back): a test moves the clock forward and a 2-minute round is
+      over without anyone waiting for it.
+
+    Returns the ``create_app`` config they make (empty when neither is set); a bad value is an InputError."""
+    import os
+    import random
+
+    from companion.errors import InputError
+
+    env = os.environ if env is None else env
+    config: dict = {}
+    seed = env.get("COMPANION_TEST_SEED")
+    if seed:
+        try:
+            config["RNG"] = random.Random(int(seed))
+        except ValueError:
+            raise InputError("must be a whole number", "COMPANION_TEST_SEED") from None
+    path = env.get("COMPANION_TEST_CLOCK_FILE")
+    if path:
+        from companion.timeutil import MonotonicWallClock, SkewedMonotonic
+
+        config["CLOCK"] = MonotonicWallClock(monotonic=SkewedMonotonic(path))
+    return config
+
+
 def run(args):
     import logging
     import os
@@ -117,6 +148,10 @@ def run(args):
     if args.host not in WILDCARDS:
         allowed.append(args.host)
     config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed, "START_BACKGROUND": True}
+    hooks = test_hooks()
+    if hooks:
+        logging.getLogger("companion").warning("test hooks on: %s", ", ".join(sorted(hooks)))
+        config.update(hooks)
     if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
     app = create_app(config)

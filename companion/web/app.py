@@ -17,7 +17,8 @@ Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH`
 factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
 of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or an object);
 ``START_BACKGROUND`` (start the clock runner's thread); ``GPIO`` (None, or auto|mock|off);
-``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``TESTING``.
+``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``RNG`` (the random source of
+the match service, the clock runner and the trackers; default the OS's secure source); ``TESTING``.
 """
 
 from __future__ import annotations
@@ -182,7 +183,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update({k: v for k, v in config.items() if k.isupper()})
 
     store, owned = _open_store(config)
-    service = config.get("SERVICE") or MatchService(store)
+    service = config.get("SERVICE") or MatchService(store, rng=config.get("RNG"))
     access = Access(store)
     hub = Hub()
     c = Ctx(store=store, service=service, access=access, hub=hub)
@@ -201,7 +202,7 @@ def create_app(config: dict | None = None) -> Flask:
     # the match clock runner (ticks, alerts, checkpoints, recovery after a power cut)
     runner = config.get("CLOCK_RUNNER", "auto")
     if runner == "auto":
-        runner = ClockRunner(service, store, store.clock)
+        runner = ClockRunner(service, store, store.clock, rng=config.get("RNG"))
     if runner is not None:
         runner.subscribe(hub.on_clock)
         if config.get("START_BACKGROUND"):
