@@ -187,7 +187,7 @@ def set_seats(tid, number):
 @bp.post("/api/tournaments/<tid>/rounds/<int:number>/start")
 @require("organiser")
 def start_round(tid, number):
-    """Create the round's matches (label "Round N · Table K") and start every clock together, or, at a table
+    """Create the round's matches (labelled "Round N · Table K" in the organiser's language) and start every clock together, or, at a table
     still setting up, arm it to start when its set-up is done (``armed``); a game played without the clock
     is listed as skipped, as the tables page's start of the round does."""
     json_body(optional=True)
@@ -208,9 +208,14 @@ def start_round(tid, number):
 
     options = match_options(c.store, t["game"], options)
     ids = []
+    from flask import g
+
+    from companion.web import i18n
+
+    lang = g.get("lang", i18n.DEFAULT)  # the label is stored: in the organiser's language ("Turno 2 · Tavolo 1")
     for k, table in enumerate(r["tables"]):
-        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}",
-                             roster=days.table_roster(t, table))
+        label = i18n.translate(lang, "tday.match_label", round=number, table=k + 1)
+        m = c.service.create(t["game"], table, options, label=label, roster=days.table_roster(t, table))
         ids.append(m["id"])
     rows.start_round(c.store, tid, number, ids)
     skipped, started, armed = [], [], []

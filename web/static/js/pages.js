@@ -787,7 +787,8 @@
   // -- sign-in / PIN --------------------------------------------------------------------------------------
   function initLogin() {
     var errBox = document.getElementById("form-error");
-    function fail(e) { errBox.textContent = e.status === 429 ? t("login.locked", { error: e.error }) : C.errorText(e); errBox.hidden = false; C.markField(e); }
+    // a 429's sentence says it all ("too many failed attempts: try again in 60 s"), in the page's language
+    function fail(e) { errBox.textContent = C.errorText(e); errBox.hidden = false; C.markField(e); }
     function val(id) { var x = document.getElementById(id); return x ? x.value.trim() : undefined; }
     var login = document.getElementById("login-form");
     if (login) login.addEventListener("submit", function (ev) {
