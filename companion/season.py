@@ -598,11 +598,18 @@ def _nice_step(span: float) -> float:
     return 10 * mag
 
 
-def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[str] | None = None,
-              width: int = 720, height: int = 400, x_label: str = "matches of the season",
-              y_label: str = "points") -> str:
-    """An SVG line chart of each player's cumulative points through the season (x: the season's
-    matches in date order; y: points). Self-contained: no script, no external font or file."""
+def chart_legend(matches: list[dict], rules: Rules, players: list[str] | None = None) -> list[dict]:
+    """The chart's lines in its order: ``{player, colour, dash, points}`` (``points`` exact, at the end), for a
+    page that draws the legend itself (in HTML, legible on a phone, where the SVG is scaled down)."""
+    ordered, series = _chart_series(matches, rules, players)
+    out = []
+    for idx, (player, s) in enumerate(series.items()):
+        out.append({"player": player, "colour": PALETTE[idx % len(PALETTE)],
+                    "dash": DASHES[(idx // len(PALETTE)) % len(DASHES)], "points": s[-1] if s else Fraction(0)})
+    return out
+
+
+def _chart_series(matches, rules, players):
     ordered, series = cumulative_series(matches, rules)
     if players is not None:
         unknown = [p for p in players if p not in series]
@@ -611,8 +618,20 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         series = {p: series[p] for p in players}
     elif ordered:  # the legend in the order of the points at the end
         series = dict(sorted(series.items(), key=lambda kv: (-kv[1][-1], kv[0].casefold(), kv[0])))
+    return ordered, series
+
+
+def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[str] | None = None,
+              width: int = 720, height: int = 400, x_label: str = "matches of the season",
+              y_label: str = "points", legend: bool = True, decimal=None) -> str:
+    """An SVG line chart of each player's cumulative points through the season (x: the season's
+    matches in date order; y: points). Self-contained: no script, no external font or file. ``legend=False``
+    leaves the legend to the page (:func:`chart_legend`) and the plot takes the width; ``decimal(text)``
+    writes a number's text in the reader's language ("-1,5")."""
+    decimal = decimal or (lambda s: s)
+    ordered, series = _chart_series(matches, rules, players)
     n = len(ordered)
-    legend_w = 160
+    legend_w = 160 if legend else 0
     left, right, top, bottom = 48, 16 + legend_w, 36, 40
     pw, ph = width - left - right, height - top - bottom
     values = [v for s in series.values() for v in s] + [Fraction(0)]
@@ -644,7 +663,7 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         yy = y(v)
         colour = "#888" if abs(v) < 1e-9 else "#ddd"
         out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + pw}" y2="{yy:.1f}" stroke="{colour}"/>')
-        label = f"{v:g}"
+        label = decimal(f"{v:g}")
         out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{label}</text>')
         k += 1
     # x axis: match numbers
@@ -662,12 +681,12 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         final = s[-1] if s else Fraction(0)
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash_attr} points="{" ".join(pts)}">'
-                   f"<title>{escape(player)}: {text(final)}</title></polyline>")
+                   f"<title>{escape(player)}: {decimal(text(final))}</title></polyline>")
         ly = top + 4 + idx * 16
-        if ly < height - 8:
+        if legend and ly < height - 8:
             out.append(f'<line x1="{width - legend_w + 4}" y1="{ly:.1f}" x2="{width - legend_w + 24}" '
                        f'y2="{ly:.1f}" stroke="{colour}" stroke-width="2"{dash_attr}/>')
             label = player if len(player) <= 16 else player[:15] + "…"
-            out.append(f'<text x="{width - legend_w + 30}" y="{ly + 4:.1f}">{escape(label)} ({text(final)})</text>')
+            out.append(f'<text x="{width - legend_w + 30}" y="{ly + 4:.1f}">{escape(label)} ({decimal(text(final))})</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -97,6 +97,7 @@ def create_app(state: League) -> Flask:
     def page():
         from companion.web.seasons import _chart, _percent, min_matches
 
+        lang = g.get("lang", i18n.DEFAULT)
         result, latest = _result()
         ctx = {"latest": latest, "title": latest["title"], "every": int(state.every), "boxes": [], "rows": [],
                "matches": [], "chart": "", "when": _when(latest["at"])}
@@ -104,12 +105,12 @@ def create_app(state: League) -> Flask:
             rules = result["rules"]
             rows = league.standings(result)
             for r in rows:
-                r["points_text"] = core.text(r["points"])
+                r["points_text"] = i18n.decimal_text(lang, core.text(r["points"]))
             listed = []
             for m in core.chronological(result["matches"])[::-1]:
                 places = [r["place"] for r in m["results"]]
-                res = [{**r, "points_text": core.text(rules.value(len(places), r["place"], places.count(r["place"]),
-                                                                   r["objective"], r["eliminated"]))}
+                res = [{**r, "points_text": i18n.decimal_text(lang, core.text(rules.value(
+                    len(places), r["place"], places.count(r["place"]), r["objective"], r["eliminated"])))}
                        for r in m["results"]]
                 listed.append({**m, "results": res})
             boxes = []

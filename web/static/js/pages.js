@@ -70,8 +70,8 @@
         var b = breakdown && breakdown[n] || {};
         return el("tr", { class: scores[n] === top && names.length > 1 ? "leader" : null, "data-player": n },
           el("td", null, swatch(colourOf(match || {}, n)), n),
-          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : String(b[k]) }); }),
-          el("td", { class: "num score", text: String(scores[n]) }));
+          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : typeof b[k] === "number" ? C.num(b[k]) : String(b[k]) }); }),
+          el("td", { class: "num score", text: typeof scores[n] === "number" ? C.num(scores[n]) : String(scores[n]) }));
       });
       box.appendChild(el("div", { class: "table-wrap" }, el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows))));
       var extra = Object.keys(summary).filter(function (k) { return ["scores", "points", "breakdown"].indexOf(k) < 0; });
@@ -106,6 +106,7 @@
   function scalar(v) {
     if (v === null || v === undefined) return "–";
     if (typeof v === "boolean") return v ? "✓" : "–";
+    if (typeof v === "number") return C.num(v);
     return String(v);
   }
   function compact(v) {
