@@ -532,39 +532,92 @@ def ratings(matches: list[dict]) -> list[dict]:
 
 # -- exports ------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class CsvDialect:
+    """How a CSV is written for its reader: the separator, the decimal mark and whether it starts with a
+    UTF-8 byte order mark (what a spreadsheet needs to read accents right). ``PLAIN`` is for scripts and
+    the CLI; ``EXCEL_IT`` is what an Italian spreadsheet expects (";" and "1,5"); ``EXCEL_EN`` ("," and
+    "1.5")."""
+    sep: str = ","
+    decimal: str = "."
+    bom: bool = False
+
+
+PLAIN = CsvDialect()
+EXCEL_EN = CsvDialect(",", ".", True)
+EXCEL_IT = CsvDialect(";", ",", True)
+# a cell a spreadsheet would read as a formula (a name typed as "=HYPERLINK(...)", "+39 333", "@SUM(...)"):
+# a leading apostrophe makes it text, as spreadsheet-safe exports do
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class CsvNumber(str):
+    """A number already written as text ("-1.5", "0.67"): a CSV writes it with the reader's decimal mark and
+    never takes it for a formula."""
+
+
+def csv_cell(value, dialect: CsvDialect = PLAIN) -> str:
+    """One cell: numbers (int, float, Fraction, :class:`CsvNumber`) with the dialect's decimal mark, text
+    that a spreadsheet would run as a formula neutralised with a leading ``'``, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Fraction):
+        value = CsvNumber(text(value))
+    elif isinstance(value, (int, float)):
+        value = CsvNumber(str(value) if isinstance(value, int) or not float(value).is_integer() else str(int(value)))
+    if isinstance(value, CsvNumber):
+        return str(value).replace(".", dialect.decimal)
+    value = str(value)
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def csv_text(header: list[str], rows, dialect: CsvDialect = PLAIN) -> str:
+    """A CSV document of ``rows`` (lists of cells, see :func:`csv_cell`) under ``header``."""
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=dialect.sep, lineterminator="\n")
+    w.writerow(header)
+    for row in rows:
+        w.writerow([csv_cell(v, dialect) for v in row])
+    return ("\ufeff" if dialect.bom else "") + buf.getvalue()
+
+
 STANDINGS_CSV_COLUMNS = ["rank", "player", "points", "matches", "wins", "eligible", "needs",
                          "rating_ordinal", "rating_mu", "rating_sigma"]
 RESULTS_CSV_COLUMNS = ["match", "date", "game", "players", "player", "place", "objective", "eliminated", "points"]
 
 
-def standings_csv(rows: list[dict], rating_rows: list[dict] | None = None) -> str:
+def standings_csv(rows: list[dict], rating_rows: list[dict] | None = None, dialect: CsvDialect = PLAIN) -> str:
     """The standings as CSV (points as exact short decimals or rounded to 2 places)."""
     by_player = {r["player"]: r for r in rating_rows or []}
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(STANDINGS_CSV_COLUMNS)
+    out = []
     for r in rows:
         rt = by_player.get(r["player"], {})
         pts = r["points"] if isinstance(r["points"], Fraction) else exact(r["points"])
-        w.writerow(["" if r["rank"] is None else r["rank"], r["player"], text(pts), r["matches"], r["wins"],
-                    "yes" if r["eligible"] else "no", "" if r["needs"] is None else r["needs"],
-                    rt.get("ordinal", ""), rt.get("mu", ""), rt.get("sigma", "")])
-    return buf.getvalue()
+        out.append([r["rank"], r["player"], pts, r["matches"], r["wins"], "yes" if r["eligible"] else "no",
+                    r["needs"], rt.get("ordinal"), rt.get("mu"), rt.get("sigma")])
+    return csv_text(STANDINGS_CSV_COLUMNS, out, dialect)
 
 
-def results_csv(matches: list[dict], rules: Rules) -> str:
-    """Every result of the season, one line per player per match, in date order."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(RESULTS_CSV_COLUMNS)
+def results_csv(matches: list[dict], rules: Rules, dialect: CsvDialect = PLAIN, labels: dict | None = None,
+                extra=None) -> str:
+    """Every result of the season, one line per player per match, in date order. ``labels``: the matches'
+    table labels by id (a "label" column after "match"); ``extra``: (column, fn(match)) added at the end."""
+    header = RESULTS_CSV_COLUMNS[:1] + (["label"] if labels is not None else []) + RESULTS_CSV_COLUMNS[1:]
+    if extra:
+        header = header + [extra[0]]
+    out = []
     for m in chronological(matches):
         places = [r["place"] for r in m["results"]]
         n = len(places)
         for r in m["results"]:
             pts = rules.value(n, r["place"], places.count(r["place"]), r["objective"], r["eliminated"])
-            w.writerow([m["id"], m["date"], m.get("game") or "", n, r["player"], r["place"],
-                        "yes" if r["objective"] else "no", "yes" if r["eliminated"] else "no", text(pts)])
-    return buf.getvalue()
+            row = [m["id"]] + ([labels.get(m.get("match_id") or m["id"], "")] if labels is not None else []) + \
+                [m["date"], m.get("game") or "", n, r["player"], r["place"], "yes" if r["objective"] else "no",
+                 "yes" if r["eliminated"] else "no", pts]
+            out.append(row + ([extra[1](m)] if extra else []))
+    return csv_text(header, out, dialect)
 
 
 def season_json(meta: dict, rules: Rules, matches: list[dict]) -> dict:

@@ -137,15 +137,19 @@ def create_app(state: League) -> Flask:
 
     @app.get("/standings.csv")
     def standings_csv():
-        result, _ = _need()
-        return Response(core.standings_csv(league.standings(result), core.ratings(result["matches"])),
-                        mimetype="text/csv", headers={"Content-Disposition": 'attachment; filename="league.csv"'})
+        from companion.web.core import csv_dialect, download
+
+        result, latest = _need()
+        text = core.standings_csv(league.standings(result), core.ratings(result["matches"]), csv_dialect())
+        return download(text, f"{latest['title']} · {i18n.translate(g.get('lang', i18n.DEFAULT), 'season.standings_file')}", "csv")
 
     @app.get("/results.csv")
     def results_csv():
-        result, _ = _need()
-        return Response(league.results_csv(result), mimetype="text/csv",
-                        headers={"Content-Disposition": 'attachment; filename="league-results.csv"'})
+        from companion.web.core import csv_dialect, download
+
+        result, latest = _need()
+        return download(league.results_csv(result, csv_dialect()),
+                        f"{latest['title']} · {i18n.translate(g.get('lang', i18n.DEFAULT), 'season.results_file')}", "csv")
 
     @app.get("/chart.svg")
     def chart():

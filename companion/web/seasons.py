@@ -18,7 +18,7 @@ from companion import lazy
 from companion.errors import CompanionError, InputError, NotFoundError, join_path
 from companion.games import GAMES
 from companion.web import i18n
-from companion.web.core import ctx, json_body, require
+from companion.web.core import CSV_DIALECT_PARAM, ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 core = lazy.module("companion.season")  # imported at the first request that needs them
@@ -215,13 +215,17 @@ def api_export_csv(season_id):
     table = request.args.get("table", "standings")
     if table not in ("standings", "results"):
         raise InputError("must be standings or results", "table")
+    from companion.web.core import csv_dialect, download
+
+    dialect = csv_dialect()
     season, rules, matches = ss.season_data(ctx().store, season_id)
     if table == "results":
-        text = core.results_csv(matches, rules)
+        text = core.results_csv(matches, rules, dialect, labels=ctx().store.labels())
+        name = f"{season['name']} · {ts('season.results_file')}"
     else:
-        text = core.standings_csv(core.standings(matches, rules), core.ratings(matches))
-    name = _filename(season, "csv" if table == "standings" else "results.csv")
-    return Response(text, mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        text = core.standings_csv(core.standings(matches, rules), core.ratings(matches), dialect)
+        name = f"{season['name']} · {ts('season.standings_file')}"
+    return download(text, name, "csv")
 
 
 @bp.get("/api/seasons/<season_id>/export.json")
@@ -458,7 +462,8 @@ OPENAPI_PATHS = {
         "responses": {"200": _ok("History"), **_err(400, 401, 404)}}},
     "/api/seasons/{season_id}/export.csv": {"get": {
         "summary": "The standings (with ratings) or every result as CSV",
-        "parameters": [_SEASON, {"name": "table", "in": "query", "schema": {"enum": ["standings", "results"]}}],
+        "parameters": [_SEASON, {"name": "table", "in": "query", "schema": {"enum": ["standings", "results"]}},
+                       CSV_DIALECT_PARAM],
         "responses": {"200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
                       **_err(400, 401, 404)}}},
     "/api/seasons/{season_id}/export.json": {"get": {
