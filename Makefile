@@ -33,7 +33,7 @@ test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
 bench: $(VENV)/.installed-dev
-	$(BIN)/python -m companion.bench
+	$(BIN)/python -m bench
 
 soak: $(VENV)/.installed-dev
 	COMPANION_SOAK=1 $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)

@@ -1,0 +1,78 @@
+"""Timestamps: ISO-8601 UTC strings, and the time sources the core takes by injection.
+
+A Pi has no battery clock: the wall clock may be wrong at boot and jump when it
+syncs. ``MonotonicWallClock`` anchors the wall time once and then advances it by
+the monotonic clock, so event timestamps written while the server runs never jump.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta, timezone
+
+from companion.base.errors import InputError
+
+
+def to_iso(dt: datetime) -> str:
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    dt = dt.astimezone(timezone.utc)
+    return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_iso(value: str, field: str = "at") -> datetime:
+    if not isinstance(value, str):
+        raise InputError("must be an ISO-8601 timestamp", field)
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
+    except ValueError:
+        raise InputError("not an ISO-8601 timestamp: {value!r}", field, value=value) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    try:
+        return dt.astimezone(timezone.utc)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise InputError("out of range once in UTC: {value!r}", field, value=value) from None
+
+
+class WallClock:
+    """Plain wall clock (the CLI's default)."""
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+    def now_iso(self) -> str:
+        return to_iso(self.now())
+
+
+class MonotonicWallClock(WallClock):
+    """Wall time read once, then advanced by ``time.monotonic`` (the server's clock)."""
+
+    def __init__(self, monotonic=time.monotonic, wall=None):
+        self._monotonic = monotonic
+        self._anchor_wall = wall() if wall else datetime.now(timezone.utc)
+        self._anchor_mono = monotonic()
+
+    def now(self) -> datetime:
+        return self._anchor_wall + timedelta(seconds=self._monotonic() - self._anchor_mono)
+
+    def not_before(self, floor: datetime) -> None:
+        """Never go behind a timestamp already stored (a clock that booted wrong)."""
+        if self.now() < floor:
+            self._anchor_wall += floor - self.now()
+
+
+class FakeClock(WallClock):
+    """A clock tests move by hand: no test sleeps for real time."""
+
+    def __init__(self, start: datetime | str = "2026-01-01T18:00:00Z"):
+        self._now = parse_iso(start) if isinstance(start, str) else start
+
+    def now(self) -> datetime:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        self._now += timedelta(seconds=seconds)
+
+    def monotonic(self) -> float:
+        return self._now.timestamp()
