@@ -9,6 +9,13 @@ What a connection may do, enforced here before any request reaches the app:
   of its last response (a client that sends nothing, or its headers a byte at a time, is closed); an
   idle keep-alive connection is closed after ``keep_alive`` seconds; a request head is at most 16 KB.
 
+Every accepted connection has ``TCP_NODELAY`` (``nodelay()``): a response goes out in several writes (its
+head, then its body or a stream's chunks), and with Nagle's algorithm on, a write made while an earlier
+one is still unacknowledged waits for that ACK, which a phone delays up to 40 ms: every response after the
+first on a keep-alive connection stalled that long. asyncio sets the option itself only on a socket
+created with ``IPPROTO_TCP`` (which ``bind()`` now does); ``nodelay()`` sets it on whatever socket uvicorn
+hands over, so it holds for any listener.
+
 ``raise_open_files_limit()`` raises the soft limit of open files to the hard one at start-up: every
 connection is a file descriptor, and the usual soft limit (1,024) is below a room's worth of phones.
 """
@@ -79,6 +86,18 @@ class Connections:
         return len(self.by_client)
 
 
+def nodelay(transport) -> bool:
+    """``TCP_NODELAY`` on the transport's TCP socket; True when set (False for a non-TCP socket)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return False
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError:
+        return False
+    return True
+
+
 def protocol_class(limits, connections: Connections):
     """uvicorn's h11 protocol with the per-address caps and the header deadline."""
     import h11
@@ -89,6 +108,7 @@ def protocol_class(limits, connections: Connections):
         _admitted = False
 
         def connection_made(self, transport):
+            nodelay(transport)
             super().connection_made(transport)
             self._admitted = connections.admit(self.client, self)
             if not self._admitted:
@@ -137,7 +157,9 @@ def bind(host: str, port: int) -> socket.socket:
     """The listening socket: connections wait in its backlog until uvicorn's loop runs."""
     infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, _, _, _, addr = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP (accepted
+    # sockets inherit it); nodelay() sets it again per connection in any case
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(addr)
