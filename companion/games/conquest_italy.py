@@ -1108,6 +1108,14 @@ def final_score(state) -> dict:
     return out
 
 
+def final_points(state) -> dict | None:
+    """Each player's points at the end (the objective's cities and the others, as the ranking counts them),
+    or None before the end (what a play log receives as the score)."""
+    if not is_ended(state):
+        return None
+    return {r["player"]: r["objective_points"] + r["other_points"] for r in final_score(state)["players"]}
+
+
 def final_ranking(state) -> list[dict]:
     """The players of a (finished) match best first, as ``score()["results"]``: ``player``, ``place``
     (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated`` (the one

@@ -635,6 +635,13 @@ def final_ranking(state: dict) -> list[dict]:
             for r in standings["players"]]
 
 
+def final_points(state: dict) -> dict | None:
+    """Each player's end-game total, or None before the end (what a play log receives as the score)."""
+    if not is_ended(state) or not state["final"]:
+        return None
+    return {r["player"]: r["total"] for r in state["final"]["players"]}
+
+
 def summary(state: dict) -> dict:
     standings = state["final"] or final_scores(_final_rows(state))
     out = {

@@ -3,8 +3,10 @@
 
 What a connection may do, enforced here before any request reaches the app:
 
-- one address holds at most ``connections_per_address`` connections, the box ``max_connections``
-  (beyond: a short 429, then the connection is closed);
+- one address holds at most ``connections_per_address`` connections, the box ``max_connections``; a
+  new connection to a full box sheds one without credentials first, the box's own screen is never
+  refused, an organiser gets in on probation (``companion/web/shares.py``); beyond: a short 429, then
+  the connection is closed;
 - a connection must send a whole request head within ``header_timeout`` seconds of being opened or
   of its last response (a client that sends nothing, or its headers a byte at a time, is closed); an
   idle keep-alive connection is closed after ``keep_alive`` seconds; a request head is at most 16 KB.
@@ -25,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+
+from companion.web.shares import Connections
 
 log = logging.getLogger(__name__)
 
@@ -49,41 +53,6 @@ def raise_open_files_limit() -> tuple[int, int] | None:
         except (ValueError, OSError):
             pass
     return soft, hard
-
-
-class Connections:
-    """The open connections, by address and by (address, port) (on the loop's thread only)."""
-
-    def __init__(self, limits):
-        self.limits = limits
-        self.by_client: dict = {}
-        self.per_address: dict[str, int] = {}
-
-    def admit(self, client, proto) -> bool:
-        addr = client[0] if client else ""
-        if len(self.by_client) >= self.limits.max_connections or \
-                self.per_address.get(addr, 0) >= self.limits.connections_per_address:
-            return False
-        self.by_client[client] = proto
-        self.per_address[addr] = self.per_address.get(addr, 0) + 1
-        return True
-
-    def release(self, client, proto) -> None:
-        if self.by_client.get(client) is not proto:
-            return
-        del self.by_client[client]
-        addr = client[0] if client else ""
-        n = self.per_address.get(addr, 1) - 1
-        if n:
-            self.per_address[addr] = n
-        else:
-            self.per_address.pop(addr, None)
-
-    def get(self, client):
-        return self.by_client.get(client) if client else None
-
-    def __len__(self) -> int:
-        return len(self.by_client)
 
 
 def nodelay(transport) -> bool:
@@ -116,6 +85,17 @@ def protocol_class(limits, connections: Connections):
                 transport.close()
                 return
             self._arm()
+
+        def is_idle(self):
+            """No request under way (between requests, or before the first)."""
+            return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
+
+        def shed(self):
+            """Closed to make room for another connection (the box is full)."""
+            if self.cycle is not None and not self.cycle.response_complete:
+                self.cycle.disconnected = True
+                self.cycle.message_event.set()
+            self.transport.abort()
 
         def _arm(self):
             self._disarm()

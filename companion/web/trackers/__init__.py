@@ -10,7 +10,7 @@ anything is rolled; the service completes ``data`` (rolls, deals, counts) and st
 so undo, live updates and the clock work as for ``POST /api/matches/<id>/events``.
 
 The RNG is ``app.config["TRACKER_RNG"]`` when set (tests pass a seeded ``random.Random``), else the
-OS's secure source.
+server's ``RNG`` (``COMPANION_TEST_SEED``, ``companion/cli/serve.py``), else the OS's secure source.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _SYSTEM_RNG = random.SystemRandom()
 
 
 def rng():
-    return current_app.config.get("TRACKER_RNG") or _SYSTEM_RNG
+    return current_app.config.get("TRACKER_RNG") or current_app.config.get("RNG") or _SYSTEM_RNG
 
 
 def game_match(match_id: str, game: str) -> dict:

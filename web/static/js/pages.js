@@ -641,6 +641,7 @@
         tell("view", { view: view, client: cl });  // the TV's own panels (js/display.js)
       }
     });
+    window.companionMatch = client; // for the TV's panels and tests, as on the match page
     // the game's script may register after the first view (scripts load in parallel): draw again then
     document.addEventListener("companion:game", function (ev) {
       if (ev.detail === body.dataset.game && client.view) client.setView(client.view);
