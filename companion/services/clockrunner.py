@@ -170,7 +170,7 @@ class ClockRunner:
         game is still setting up (conquest: the deal and the placements) has its clock armed instead
         (``clock.arm``): it starts by itself when that table's set-up is done
         (docs/rulings.md#the-clock-of-a-tournament-round). Each row says ``armed`` or not."""
-        from companion.service import setup_over
+        from companion.services.matches import setup_over
 
         if not isinstance(match_ids, list) or not match_ids:
             raise InputError("must be a non-empty list of match ids", "match_ids")

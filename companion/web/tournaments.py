@@ -204,7 +204,7 @@ def start_round(tid, number):
     clocked = uses_clock(t["game"], options)
     if t["club_id"]:  # the registered roster players' club: their seats land on its roster
         options["club"] = t["club_id"]
-    from companion.boards import match_options  # Web of Power: the board the box's new matches start on
+    from companion.services.boards import match_options  # Web of Power: the board the box's new matches start on
 
     options = match_options(c.store, t["game"], options)
     ids = []
