@@ -82,7 +82,9 @@ REQUIRED_ATTRIBUTES = {"GAME_ID": str, "NAME": str, "EVENT_TYPES": frozenset, "U
 REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "score")
 OPTIONAL_FUNCTIONS = ("public_view", "public_event", "check_map", "map_svg",
                       # the match clock's hooks (companion/matches.py applies them)
-                      "out_of_turn", "end_by_clock", "turn_closed", "holds_clock", "clock_seats")
+                      "out_of_turn", "end_by_clock", "turn_closed", "holds_clock", "clock_seats",
+                      # each player's points at the end, {player: number} or None (companion/playlog.py)
+                      "final_points")
 
 
 def check_game(module, game_id: str | None = None) -> list[str]:

@@ -147,8 +147,20 @@ def _data_validator(schema: str, definition: str):
     return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
 
 
+@functools.cache
+def _data_check(schema: str, definition: str):
+    from companion.schemas import compiled, load_schema
+
+    root = load_schema(schema)
+    return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)
+
+
 def check_data(schema: str, definition: str, data) -> None:
-    """Validate an event's data; the error names the path inside ``data`` (``player``, ``slots[2]``)."""
+    """Validate an event's data; the error names the path inside ``data`` (``player``, ``slots[2]``).
+    Valid data is told by the compiled check; jsonschema finds and words the error of the rest."""
+    check = _data_check(schema, definition)
+    if check is not None and check(data):
+        return
     from jsonschema.exceptions import best_match
 
     errors = list(_data_validator(schema, definition).iter_errors(data))
@@ -633,6 +645,13 @@ def final_ranking(state: dict) -> list[dict]:
     standings = state["final"] or final_scores(_final_rows(state))
     return [{"player": r["player"], "place": r["place"], "objective": False, "eliminated": False}
             for r in standings["players"]]
+
+
+def final_points(state: dict) -> dict | None:
+    """Each player's end-game total, or None before the end (what a play log receives as the score)."""
+    if not is_ended(state) or not state["final"]:
+        return None
+    return {r["player"]: r["total"] for r in state["final"]["players"]}
 
 
 def summary(state: dict) -> dict:

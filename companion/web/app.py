@@ -53,6 +53,7 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.players",
+    "companion.web.playlog",
     "companion.web.replication",
     "companion.web.seasons",
     "companion.web.tournaments",
