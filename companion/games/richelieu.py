@@ -40,8 +40,8 @@ from __future__ import annotations
 import copy
 import functools
 
-from companion.errors import InputError, RuleError, join_path
-from companion.schemas import integral, json_path, schema_error, validate
+from companion.base.errors import InputError, RuleError, join_path
+from companion.base.schemas import integral, json_path, schema_error, validate
 
 GAME_ID = "richelieu"
 NAME = "Richelieu"
@@ -141,7 +141,7 @@ def _add_military(p: dict, amount: int, bonuses: dict | None) -> dict:
 def _data_validator(schema: str, definition: str):
     from jsonschema import Draft202012Validator
 
-    from companion.schemas import load_schema
+    from companion.base.schemas import load_schema
 
     root = load_schema(schema)
     return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
@@ -149,7 +149,7 @@ def _data_validator(schema: str, definition: str):
 
 @functools.cache
 def _data_check(schema: str, definition: str):
-    from companion.schemas import compiled, load_schema
+    from companion.base.schemas import compiled, load_schema
 
     root = load_schema(schema)
     return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)
@@ -562,6 +562,20 @@ def _final_rows(state: dict) -> list[dict]:
             for n in state["order"]]
 
 
+def _copy_for(kind: str, state: dict, data: dict) -> dict:
+    """The state's copy that ``apply`` changes: for a track correction (most of a table's events) the top
+    level, the players' map and that one player; for a turn's end the top level (the turn is replaced
+    whole); else all of it. What is not copied is shared with ``state`` and never changed in place."""
+    if kind == "track.adjust" and data.get("player") in state["players"]:
+        s = dict(state)
+        s["players"] = dict(state["players"])
+        s["players"][data["player"]] = dict(state["players"][data["player"]])
+        return s
+    if kind == "turn.end":
+        return dict(state)
+    return copy.deepcopy(state)
+
+
 def apply(state: dict, event: dict) -> dict:
     kind = event.get("type")
     data = event.get("data") or {}
@@ -575,7 +589,7 @@ def apply(state: dict, event: dict) -> dict:
             "track.adjust": "track_adjust", "game.end": "game_end"}
     check_data("richelieu.events", defs[kind], data)
     data = integral(data)
-    s = copy.deepcopy(state)
+    s = _copy_for(kind, state, data)
     if kind == "action":
         who = _player(s, data)
         if who != s["turn"]["player"]:

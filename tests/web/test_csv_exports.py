@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from companion import season as core
+from companion.core import season as core
 from tests.web.conftest import Api
 
 EVIL = ["=HYPERLINK(\"http://x\")", "+39 333", "-cmd|' /C calc'!A0", "@SUM(A1)"]
@@ -87,7 +87,7 @@ def test_a_season_s_csv(organiser, season, table):
 
 def test_the_cli_s_season_export_is_neutralised_too(organiser, season):
     """``companion season export`` writes core.standings_csv / results_csv as they are (plain)."""
-    from companion import season_store as ss
+    from companion.services import seasons as ss
 
     store = organiser.c.application.extensions["companion"].store
     _, rules, matches = ss.season_data(store, season["id"])
@@ -114,7 +114,7 @@ def test_a_tournament_s_csv(store, fake_game):
     assert names_of(it) == "Coppa d'Autunno · Classifica.csv"
     assert it.headers["Content-Disposition"].startswith('attachment; filename="Coppa-d-Autunno-Classifica.csv"')
     check_neutralised(rows_of(org.get(f"/api/tournaments/{tid}/standings.csv?dialect=plain"), core.PLAIN))
-    from companion import tournament as T
+    from companion.core import tournament as T
     cli = list(csv.DictReader(io.StringIO(T.standings_csv(r.json["standings"], as_json=True))))
     check_neutralised(cli)
 
@@ -123,7 +123,8 @@ def test_a_tournament_s_csv(store, fake_game):
 
 @pytest.fixture
 def league_client(tmp_path):
-    from companion import league_boxes, season_store
+    from companion.services import league_boxes
+    from companion.services import seasons as season_store
     from companion.storage import Store
     from companion.web.league import League, create_app
 

@@ -6,7 +6,7 @@ import json
 import re
 
 from companion.games import registry
-from companion.resources import web_dir
+from companion.base.resources import web_dir
 
 API_ONLY = {"use POST /api/matches/<id>/undo to undo"}
 CLOCK_EVENTS = {"clock.start", "clock.pause", "clock.resume", "clock.arm", "turn.end", "final.roll",

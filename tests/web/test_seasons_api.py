@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from companion import season_store as ss
+from companion.services import seasons as ss
 
 
 def R(player, place, objective=False, eliminated=False):
@@ -145,7 +145,7 @@ def test_history_exports_and_chart(organiser, season):
     assert len(list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))) == 6
     assert organiser.get(f"/api/seasons/{season['id']}/export.csv?table=x").json["field"] == "table"
     doc = organiser.get(f"/api/seasons/{season['id']}/export.json").json
-    from companion import season as core
+    from companion.core import season as core
     assert core.standings_document(doc)["standings"] == \
         organiser.get(f"/api/seasons/{season['id']}/standings").json["standings"]
     r = organiser.get(f"/api/seasons/{season['id']}/chart.svg")
@@ -185,10 +185,10 @@ def test_bearer_token_organiser(client, tokens, season):
 
 def test_a_finished_app_match_feeds_the_season_through_the_app(app, organiser, season, store, monkeypatch):
     """The app subscribes season_feeder: ending a match over the API records it (the test game from
-    tests/test_season_store.py stands in for a game with final_ranking)."""
+    tests/services/test_seasons.py stands in for a game with final_ranking)."""
     from companion import games
 
-    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.test_season_store")
+    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.services.test_seasons")
     r = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["ada", "bo", "cy"]})
     assert r.status_code == 201, r.json
     mid = r.json["id"]
@@ -209,7 +209,7 @@ def test_pages(organiser, api, season):
     r = api.get("/seasons")
     assert r.status_code == 200 and season["name"] in r.get_data(as_text=True)
     html = api.get(f"/seasons/{season['id']}").get_data(as_text=True)
-    assert 'id="eligibility"' in html and "30%" in html and "5 matches" in html and "(2 or more)" in html
+    assert 'id="eligibility"' in html and "30%" in html and "(5 matches so far; 2 or more)" in html
     assert "Zoe &lt;b&gt;" in html and "Zoe <b>" not in html  # escaped in the table and in the chart
     assert "Not ranked yet" in html and "1 more" in html
     assert "<svg" in html and "export.csv" in html
@@ -242,9 +242,9 @@ def test_pages_in_italian_write_numbers_and_counts_as_italian_does(api, organise
     add(organiser, season, [R("Anna", 1), R("Bruno", 2), R("Carla", 3), R("Dario", 4, False, True)], id="t1")
     html = api.get(f"/seasons/{season['id']}?lang=it").get_data(as_text=True)
     assert "-2,5" in html and "-2.5" not in html
-    assert "unica partita del campionato" in html and "delle 1 partite" not in html
+    assert "(1 partita finora;" in html and "1 partite" not in html
     en = api.get(f"/seasons/{season['id']}?lang=en").get_data(as_text=True)
-    assert "-2.5" in en and "1 match (" in en and "1 matches" not in en
+    assert "-2.5" in en and "(1 match so far;" in en and "1 matches" not in en
     h = api.get(f"/seasons/{season['id']}/players/Dario?lang=it").get_data(as_text=True)
     assert "-2,5" in h and "-2.5" not in h
 
@@ -252,7 +252,7 @@ def test_pages_in_italian_write_numbers_and_counts_as_italian_does(api, organise
 def test_the_season_page_lists_app_matches_by_their_label(app, organiser, season, monkeypatch):
     from companion import games
 
-    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.test_season_store")
+    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.services.test_seasons")
     r = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["ada", "bo", "cy"],
                                         "label": "Turno 2 · Tavolo 1"})
     mid = r.json["id"]

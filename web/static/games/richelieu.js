@@ -102,7 +102,7 @@
       var sheets = ["richelieu"].concat(FACTIONS).filter(function (k) { return x.cards[k]; }).map(function (k) { return t("rl.sheet_" + k) + "×" + x.cards[k]; }).join(" ");
       return el("tr", { "data-player": p, class: p === sm().turn.player && !sm().final ? "leader" : null },
         el("td", null, who(p)),
-        el("td", { class: "num", "data-track": "prestige", title: t("rl.marker." + C.pluralForm(mk.tiles_30), { n: mk.track, tiles: mk.tiles_30 }), text: String(x.prestige) + (mk.behind_cardinal ? " ◂" : "") }),
+        el("td", { class: "num", "data-track": "prestige", title: C.plural("rl.marker", mk.tiles_30, { track: mk.track }), text: String(x.prestige) + (mk.behind_cardinal ? " ◂" : "") }),
         TRACKS.slice(1).map(function (k) {
           var hidden = x[k] === null || x[k] === undefined;
           return el("td", { class: "num" + (hidden ? " muted" : ""), "data-track": k, title: hidden ? t("rl.behind_screen") : null, text: hidden ? "—" : String(x[k]) });
