@@ -308,3 +308,27 @@ def test_a_restart_in_the_same_boot_takes_the_adopted_time_again_and_backups_use
     assert offset_for_commands(w["store"], synchronised=lambda: False, boot=lambda: "boot-1") > 364 * 86400
     assert offset_for_commands(w["store"], synchronised=lambda: True, boot=lambda: "boot-1") == 0
     assert offset_for_commands(w["store"], synchronised=lambda: False, boot=lambda: "boot-2") == 0
+
+
+def test_companion_backup_names_its_copy_by_the_adopted_time(run_cli, tmp_path):
+    from companion.boxtime import SETTING, boot_id
+
+    data = tmp_path / "data"
+    store = Store(data / "companion.db")
+    store.set_setting(SETTING, {"boot_id": boot_id(), "offset_s": 400 * 86400.0, "adopted_at": "x"})
+    store.close()
+    rc, out, err = run_cli("backup", tmp_path / "b", env={"COMPANION_CLOCK_UNSYNCHRONISED": "1"})
+    assert rc == 0, err
+    name = json.loads(out)["backup"]
+    from datetime import datetime, timezone
+
+    from datetime import timedelta as td
+
+    year = datetime.now(timezone.utc).year
+    assert re.search(r"companion-(\d{4})", name).group(1) == str((datetime.now(timezone.utc) + td(days=400)).year)
+    # another boot's offset is not taken
+    store = Store(data / "companion.db")
+    store.set_setting(SETTING, {"boot_id": "another-boot", "offset_s": 400 * 86400.0, "adopted_at": "x"})
+    store.close()
+    rc, out, err = run_cli("backup", tmp_path / "c", env={"COMPANION_CLOCK_UNSYNCHRONISED": "1"})
+    assert re.search(r"companion-(\d{4})", json.loads(out)["backup"]).group(1) == str(year)
