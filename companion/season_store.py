@@ -59,6 +59,18 @@ def create_club(store, name: str, settings: dict | None = None) -> dict:
     return club
 
 
+def first_club(store, name: str) -> dict:
+    """The box's club for its first roster player: the only club, or a new one named ``name`` when the box
+    has none yet (docs/rulings.md#the-first-roster-player). Several clubs: InputError (say which one)."""
+    with store.write():
+        clubs = list_clubs(store)
+        if not clubs:
+            return create_club(store, name)
+    if len(clubs) > 1:
+        raise InputError("this box has several clubs: say which one", "club")
+    return clubs[0]
+
+
 def get_club(store, ref: str, field: str = "club") -> dict:
     """A club by id or by name (case-insensitive)."""
     if not isinstance(ref, str) or not ref:

@@ -80,6 +80,26 @@ class OffsetClock(WallClock):
         return datetime.now(timezone.utc) + self.offset
 
 
+class SkewedMonotonic:
+    """``time.monotonic`` plus the seconds written in a file (tests of the real server: ``companion serve``
+    with ``COMPANION_TEST_CLOCK_FILE``). The file is read at each call; a missing, empty or unreadable file
+    adds nothing, and the skew never goes back (a monotonic clock)."""
+
+    def __init__(self, path, monotonic=time.monotonic):
+        self.path = path
+        self._monotonic = monotonic
+        self._skew = 0.0
+
+    def __call__(self) -> float:
+        try:
+            with open(self.path, encoding="ascii") as f:
+                skew = float(f.read().strip() or 0)
+        except (OSError, ValueError):
+            skew = self._skew
+        self._skew = max(self._skew, skew)
+        return self._monotonic() + self._skew
+
+
 class FakeClock(WallClock):
     """A clock tests move by hand: no test sleeps for real time."""
 

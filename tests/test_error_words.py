@@ -124,10 +124,10 @@ def catalogue(lang="it") -> dict:
 def extra_sentences() -> list[str]:
     """Sentences raised from a value rather than a literal (``DYNAMIC``)."""
     from companion.games import web_of_power
-    from companion.web import app
+    from companion.web import app, asgi
 
     return [web_of_power.holds_clock({"scoring_step": {}}), *app.HTTP_SENTENCES.values(),
-            *app.SERVER_SENTENCES.values()]
+            *app.SERVER_SENTENCES.values(), *asgi.SENTENCES]
 
 
 def test_every_error_sentence_is_a_template_with_its_values_named():

@@ -413,6 +413,13 @@ def final_ranking(state: dict) -> list[dict]:
     return competition_places(state["players"], lambda p: -state["totals"][p])
 
 
+def final_points(state: dict) -> dict | None:
+    """Each player's total points, or None before the end (what a play log receives as the score)."""
+    if not is_ended(state):
+        return None
+    return dict(state["totals"])
+
+
 def summary(state: dict) -> dict:
     out = {
         "turn": state["turn"],

@@ -914,6 +914,14 @@ def final_ranking(state) -> list | None:
             for r in ranking(state["players"], _totals(state), _unplayed(state), tie_break=True)]
 
 
+def final_points(state) -> dict | None:
+    """Each player's points at the end (both scorings added), or None before a complete final scoring:
+    what a play log receives as the score (companion/playlog.py)."""
+    if not is_ended(state):
+        return None
+    return _totals(state)
+
+
 def summary(state) -> dict:
     board = state["board"]
     players = state["players"]

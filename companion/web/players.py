@@ -72,7 +72,12 @@ def api_list():
 def api_create():
     doc = json_body("api.player-create")
     try:
-        club_id = _club_id(doc.get("club"))
+        if doc.get("club") in (None, ""):  # a box with no club yet: its first player makes the club
+            from companion.web import i18n
+
+            club_id = ss.first_club(ctx().store, i18n.translate(g.get("lang", i18n.DEFAULT), "players.first_club"))["id"]
+        else:
+            club_id = _club_id(doc.get("club"))
         p = roster.create_player(ctx().store, club_id, doc["name"], doc.get("short_name"), doc.get("colour"))
     except CompanionError as exc:
         raise _under(exc) from None

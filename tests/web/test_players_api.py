@@ -56,13 +56,18 @@ def test_the_same_name_twice_is_a_conflict(organiser, club):
     assert r.status_code == 409 and r.json["field"] == "$.name"
 
 
-def test_no_club_or_several_clubs(organiser):
-    assert organiser.post("/api/players", {"name": "Ann"}).json["field"] == "$.club"
-    organiser.post("/api/clubs", {"name": "A"})
-    organiser.post("/api/clubs", {"name": "B"})
+def test_the_first_player_makes_the_club_then_several_clubs_need_one_named(organiser):
+    """A fresh box has no club: its first roster player makes the box's club
+    (docs/rulings.md#the-first-roster-player); once there are several clubs a new player names one."""
     r = organiser.post("/api/players", {"name": "Ann"})
+    assert r.status_code == 201, r.json
+    clubs = organiser.get("/api/seasons").json["clubs"]
+    assert [c["name"] for c in clubs] == ["Our club"] and r.json["club_id"] == clubs[0]["id"]
+    assert organiser.post("/api/players", {"name": "Bo"}).json["club_id"] == clubs[0]["id"]  # the same club
+    organiser.post("/api/clubs", {"name": "B"})
+    r = organiser.post("/api/players", {"name": "Cy"})
     assert r.status_code == 400 and r.json["field"] == "$.club"
-    assert organiser.post("/api/players", {"name": "Ann", "club": "B"}).status_code == 201
+    assert organiser.post("/api/players", {"name": "Cy", "club": "B"}).status_code == 201
 
 
 def test_writes_are_for_organisers(player, api, organiser, club):

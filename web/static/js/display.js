@@ -160,6 +160,14 @@
     if (v === null || v === undefined) return "";
     return (v > 0 ? "+" : "") + C.plural("tv.points", Math.round(v * 100) / 100);
   }
+  // the finished match's play log link as a QR code (docs/playlog.md), in the side column where the table's
+  // join code was: every player scans it to save the match in BG Stats
+  function showPlaylog() {
+    var box = $("tv-playlog"), img = $("tv-playlog-img");
+    if (!box || !img) return;
+    img.onload = function () { box.hidden = false; };
+    img.src = "/api/matches/" + encodeURIComponent(id) + "/playlog.svg?seq=" + encodeURIComponent(String(client.seq || ""));
+  }
   function showRanking() {
     if (ranking.shown) return;
     ranking.shown = true;
@@ -198,6 +206,7 @@
         if (res.season) big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.season_points", { season: res.season }) }));
         big.hidden = false;
         box.dataset.revealed = "1";
+        showPlaylog();
         sound("ended");
       }, STEP * rows.length));
     }, function () { ranking.shown = false; });
