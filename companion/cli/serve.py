@@ -130,7 +130,7 @@ def test_hooks(env=None) -> dict:
     import os
     import random
 
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     env = os.environ if env is None else env
     config: dict = {}
@@ -142,7 +142,7 @@ def test_hooks(env=None) -> dict:
             raise InputError("must be a whole number", "COMPANION_TEST_SEED") from None
     path = env.get("COMPANION_TEST_CLOCK_FILE")
     if path:
-        from companion.timeutil import MonotonicWallClock, SkewedMonotonic
+        from companion.base.timeutil import MonotonicWallClock, SkewedMonotonic
 
         config["CLOCK"] = MonotonicWallClock(monotonic=SkewedMonotonic(path))
     return config
@@ -153,7 +153,7 @@ def run(args):
     import os
     import signal
 
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     if not 0 <= args.port <= 65535:
         raise InputError("must be between 0 and 65535", "--port")
@@ -277,7 +277,7 @@ def _shutdown(c, clean: bool = False) -> None:
     """Stop the clock runner and the box, close the store. ``clean``: a stop asked for (SIGTERM from
     ``systemctl stop``, Ctrl-C): the running clocks are paused now as ``server-stopped`` (not found
     running at the next start and taken for a power cut)."""
-    from companion.clockrunner import SERVER_STOPPED_REASON
+    from companion.services.clockrunner import SERVER_STOPPED_REASON
 
     for obj, method in ((c.runner, "stop"), (c.box, "close")):
         fn = getattr(obj, method, None) if obj is not None else None

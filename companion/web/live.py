@@ -33,8 +33,8 @@ import weakref
 
 from flask import Blueprint, Response, g, request
 
-from companion.errors import InputError
-from companion.access import role_in
+from companion.base.errors import InputError
+from companion.services.access import role_in
 from companion.web.core import SEQ_MAX, brief, ctx, match_card, present_event, present_view, viewing
 
 log = logging.getLogger(__name__)
@@ -445,7 +445,7 @@ def match_stream(match_id):
 
 
 def _bearer_hash() -> str | None:
-    from companion.access import hash_secret
+    from companion.services.access import hash_secret
 
     token = (request.headers.get("Authorization") or "").strip().partition(" ")[2].strip()
     return hash_secret(token) if token else None
