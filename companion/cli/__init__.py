@@ -78,7 +78,7 @@ def _installed_box_default(args) -> str | None:
     ``$COMPANION_DATA``, where ``./data`` holds no database, means the service's database: the service
     user gets it; anyone else (root included: its files would lock the service out) is refused with the
     command to run, never given a second, empty database."""
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     if getattr(args, "data_dir", None) or os.environ.get("COMPANION_DATA"):
         return None

@@ -55,7 +55,7 @@ def run(args):
             raise InputError("--keep needs DEST to be a directory", "DEST")
     source = Path(database_path(args))
     clock = WallClock()
-    from companion.boxtime import offset_for_commands
+    from companion.services.boxtime import offset_for_commands
     from companion.storage.db import read_setting_readonly
 
     class _Settings:  # the time an organiser's phone gave the box in this boot, for the backup's name
@@ -64,7 +64,7 @@ def run(args):
 
     offset = offset_for_commands(_Settings())
     if offset:
-        from companion.timeutil import OffsetClock
+        from companion.base.timeutil import OffsetClock
 
         clock = OffsetClock(offset)
 

@@ -41,7 +41,7 @@ def register(sub):
 
 
 def _hotspot(store):
-    from companion.hotspot import Hotspot, StoreSettings
+    from companion.services.hotspot import Hotspot, StoreSettings
 
     return Hotspot(StoreSettings(store))
 
@@ -65,8 +65,8 @@ def run_hotspot(args):
 
 def run_codes(args):
     from companion.cli.serve import print_qr
-    from companion.errors import InputError
-    from companion.hotspot import ADDRESS
+    from companion.base.errors import InputError
+    from companion.services.hotspot import ADDRESS
 
     if not 1 <= args.port <= 65535:
         raise InputError("must be between 1 and 65535", "--port")

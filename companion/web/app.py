@@ -218,7 +218,7 @@ def create_app(config: dict | None = None) -> Flask:
 
     # the box's time from an organiser's phone when the system clock has no source (companion/boxtime.py)
     if hasattr(store.clock, "adopt") and config.get("BOX_TIME", True):
-        from companion.boxtime import BoxTime
+        from companion.services.boxtime import BoxTime
 
         kw = {k: config[v] for k, v in (("synchronised", "CLOCK_SYNCHRONISED"), ("boot", "BOOT_ID"),
                                           ("system_now", "SYSTEM_NOW")) if v in config}

@@ -32,7 +32,7 @@ SWITCH_DELAY_S = 1.0  # the organiser's page gets its answer (the Wi-Fi's code) 
 
 
 def hotspot():
-    from companion.hotspot import Hotspot, StoreSettings
+    from companion.services.hotspot import Hotspot, StoreSettings
 
     c = ctx()
     h = c.extra.get("hotspot")
@@ -50,7 +50,7 @@ def hotspot_on() -> bool:
 
 def hotspot_base(base: str) -> str:
     """``base`` (``http://host:port``) with the host replaced by the hotspot's fixed address."""
-    from companion.hotspot import ADDRESS
+    from companion.services.hotspot import ADDRESS
 
     port = urlsplit(base).port
     return f"http://{ADDRESS}" + (f":{port}" if port and port != 80 else "")
@@ -105,7 +105,7 @@ def wifi_switch():
     doc = json_body("api.wifi")
     h = hotspot()
     want = doc["hotspot"]
-    from companion.errors import RuleError
+    from companion.base.errors import RuleError
 
     try:
         h._wifi_device()  # no NetworkManager, or no Wi-Fi device: said, nothing changes
@@ -123,7 +123,7 @@ def wifi_switch():
     switch = {"thread": threading.Thread(target=run, name="wifi-switch", daemon=True), "error": None}
     c.extra["wifi_switch"] = switch
     switch["thread"].start()
-    from companion.hotspot import ADDRESS
+    from companion.services.hotspot import ADDRESS
 
     out = {"hotspot": want, "switching": True, "ssid": cfg["ssid"], "address": ADDRESS}
     if want:

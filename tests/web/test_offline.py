@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import pytest
 
-from companion import season_store
-from companion.hotspot import CONNECTION
+from companion.services import seasons as season_store
+from companion.services.hotspot import CONNECTION
 from companion.storage import Store
-from companion.timeutil import MonotonicWallClock, parse_iso
+from companion.base.timeutil import MonotonicWallClock, parse_iso
 from tests.fakenm import FakeNM
 from tests.web.conftest import Api
 
@@ -290,7 +290,7 @@ def organiser_of_existing(app):
 
 
 def test_a_restart_in_the_same_boot_takes_the_adopted_time_again_and_backups_use_it(year_behind):
-    from companion.boxtime import offset_for_commands
+    from companion.services.boxtime import offset_for_commands
 
     w = year_behind
     app = _app(w)
@@ -311,7 +311,7 @@ def test_a_restart_in_the_same_boot_takes_the_adopted_time_again_and_backups_use
 
 
 def test_companion_backup_names_its_copy_by_the_adopted_time(run_cli, tmp_path):
-    from companion.boxtime import SETTING, boot_id
+    from companion.services.boxtime import SETTING, boot_id
 
     data = tmp_path / "data"
     store = Store(data / "companion.db")

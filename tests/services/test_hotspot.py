@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion import hotspot
-from companion.hotspot import CONNECTION, Hotspot, escape_wifi, wifi_qr_text
+from companion.services import hotspot
+from companion.services.hotspot import CONNECTION, Hotspot, escape_wifi, wifi_qr_text
 from tests.fakenm import FakeNM
 
 

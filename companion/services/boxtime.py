@@ -21,7 +21,7 @@ import ctypes.util
 import logging
 from datetime import datetime, timedelta, timezone
 
-from companion.timeutil import parse_iso, to_iso
+from companion.base.timeutil import parse_iso, to_iso
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import secrets
 import shutil
 import subprocess
 
-from companion.errors import RuleError
+from companion.base.errors import RuleError
 
 CONNECTION = "companion-hotspot"
 ADDRESS = "10.42.0.1"
