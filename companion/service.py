@@ -28,13 +28,16 @@ from companion.timeutil import parse_iso
 log = logging.getLogger(__name__)
 
 
-# The mark of an event whose dice the Pi rolled (``data.rolled_by == "pi"``): a final roll, a combat or a
-# Rome move completed by the server's RNG. Undoing one needs an organiser (MatchService.undo).
+# The mark of an event whose dice the box read or rolled (``data.rolled_by``): ``"pi"`` when the server's RNG
+# rolled them (a final roll, a combat, a Rome move), ``"dice"`` when the table's smart dice were read
+# (companion/dice_service.py). Undoing one needs an organiser (MatchService.undo): a player who dislikes a
+# roll may not roll again, whoever threw the dice.
 PI_ROLL = "rolled_by"
+ROLLED_BY = ("pi", "dice")
 
 
 def is_pi_roll(event: dict) -> bool:
-    return (event.get("data") or {}).get(PI_ROLL) == "pi"
+    return (event.get("data") or {}).get(PI_ROLL) in ROLLED_BY
 
 
 def last_in_effect(events: list[dict]) -> dict | None:
@@ -357,11 +360,12 @@ class MatchService:
                                                PI_ROLL: "pi"})
 
     def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
-            rng=None) -> tuple[dict, dict]:
+            rng=None, rolled_by: str | None = None) -> tuple[dict, dict]:
         """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
         ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
         it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
-        action tells beside it, e.g. the swaps of a deal)."""
+        action tells beside it, e.g. the swaps of a deal). ``rolled_by="dice"``: the faces in ``data`` were read
+        from the table's smart dice (the event is marked so, and only an organiser undoes it)."""
         f = self.fold(match_id)
         spec = getattr(f.module, "ACTIONS", {}).get(action)
         if spec is None:
@@ -377,8 +381,11 @@ class MatchService:
                 raise RuleError("the match has ended", "type")
             counted = _CountingRng(rng)
             event_data, more = fn(fold.game_state, fold.players, dict(data or {}), counted, lambda: fold.effective)
-            if counted.calls and action in getattr(f.module, "DICE_ACTIONS", ()):
-                event_data = {**event_data, PI_ROLL: "pi"}  # the Pi rolled (some of) these dice
+            if action in getattr(f.module, "DICE_ACTIONS", ()):
+                if counted.calls:
+                    event_data = {**event_data, PI_ROLL: "pi"}  # the Pi rolled (some of) these dice
+                elif rolled_by == "dice":
+                    event_data = {**event_data, PI_ROLL: "dice"}  # the table's smart dice, read by the box
             extra.clear()
             extra.update(more or {})
             return event_data
