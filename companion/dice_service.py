@@ -24,11 +24,12 @@ import time
 
 from companion.dice_roll import SIDES, RollWait
 from companion.errors import CompanionError, ConflictError, InputError, NotFoundError, RuleError
+from companion.matches import DICE_SOURCES as SOURCES  # options.dice: where a match's dice come from
+from companion.matches import check_dice as check_source  # noqa: F401
 
 log = logging.getLogger(__name__)
 
 SETS_KEY = "dice.sets"
-SOURCES = ("pi", "table", "smart")  # options.dice: where a match's dice come from
 MAX_SETS = 24
 MAX_PER_SIDE = 3
 LABEL_MAX = 24
@@ -40,11 +41,6 @@ def dice_source(options: dict | None) -> str:
     v = (options or {}).get("dice", "pi")
     return v if v in SOURCES else "pi"
 
-
-def check_source(options: dict | None) -> None:
-    """``options.dice``, when given: one of ``pi``, ``table``, ``smart``."""
-    if isinstance(options, dict) and "dice" in options and options["dice"] not in SOURCES:
-        raise InputError("must be one of {names}", "dice", names=", ".join(SOURCES))
 
 
 class DiceTables:

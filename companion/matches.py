@@ -31,6 +31,16 @@ def result_only(options: dict | None) -> bool:
     return isinstance(options, dict) and options.get("tracking") == "result"
 
 
+DICE_SOURCES = ("pi", "table", "smart")  # options.dice: where a match's dice come from (docs/dice.md)
+
+
+def check_dice(options: dict | None) -> None:
+    """``options.dice``, when given: ``"pi"`` (the box rolls, the default), ``"table"`` (the table rolls and
+    types the faces) or ``"smart"`` (the table rolls smart dice and the box reads them)."""
+    if isinstance(options, dict) and "dice" in options and options["dice"] not in DICE_SOURCES:
+        raise InputError("must be one of {names}", "dice", names=", ".join(DICE_SOURCES))
+
+
 def check_tracking(options: dict | None) -> None:
     """``options.tracking``: ``"turns"`` (the default: the tracker follows the match) or ``"result"``
     (only the final places, entered at the end); a result-only match runs no clock."""
@@ -152,6 +162,7 @@ class Fold:
         self.options = dict(options or {})
         self.module = game_module(game)
         check_tracking(self.options)
+        check_dice(self.options)
         self.result_only = result_only(self.options)
         self.clock_on = uses_clock(game, self.options)
         # without ``history``: the events in effect (undo removes from here), kept as compact JSON text

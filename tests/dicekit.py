@@ -114,3 +114,39 @@ def godice_stable(face: int) -> bytes:
 
 def godice_tilted(face: int) -> bytes:
     return b"TS" + struct.pack(">bbb", *GODICE_XYZ[face])
+
+
+def conquest_at_combat(svc, players=("Anna", "Bruno", "Carla"), options=None, seed=4, at=None):
+    """A conquest match of ``svc`` (a MatchService) dealt, placed, started, objectives set and the first
+    player reinforced: at the combat step. Returns ``(match_id, attack)`` with ``attack`` = ``{"player",
+    "from", "to"}`` of a possible attack (the attacker's city with the most units)."""
+    import random
+
+    from companion.games import conquest_italy as ci
+
+    players = list(players)
+    m = svc.create("conquest-italy", players, {"dice": "smart", **(options or {})})
+    mid = m["id"]
+    gm = ci.conquest_map.default_map()
+    owner, _ = ci.deal(players, gm, random.Random(seed))
+    svc.append(mid, "setup.deal", {"owner": owner})
+    s = svc.fold(mid).game_state
+    while s["phase"] == "place":
+        p = s["next_placer"]
+        mine = ci.held(s, p)
+        svc.append(mid, "setup.place", {"player": p, "placements": {mine[0]: min(5, s["reserve"][p])}})
+        s = svc.fold(mid).game_state
+    svc.append(mid, "clock.start", {})
+    for p in players:
+        svc.append(mid, "objective.set", {"player": p, "cities": [ci.held(s, p)[0]]})
+    s = svc.fold(mid).game_state
+    who = ci.current_turn(s)["player"]
+    due = ci.reinforcements(gm, ci.held(s, who), ci.units_on_map(s, who))["placeable"]
+    best = max(ci.held(s, who), key=lambda c: (s["units"][c], c))
+    if due:
+        svc.append(mid, "reinforce", {"player": who, "placements": {best: due}})
+    s = svc.fold(mid).game_state
+    targets = sorted((a, d) for a in ci.held(s, who) if s["units"][a] >= 4
+                     for d in gm.cities if s["owner"][d] != who and gm.can_attack(a, d) is not None)
+    a, d = max(targets, key=lambda t: (s["units"][t[0]], s["units"][t[1]]))
+    return mid, {"player": who, "from": a, "to": d}
