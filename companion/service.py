@@ -313,6 +313,9 @@ class MatchService:
             if not organiser:
                 last = last_in_effect(self.store.events(match_id))  # the log as it stands in this write
                 if last is not None and is_pi_roll(last):
+                    if last["data"][PI_ROLL] == "dice":
+                        raise ForbiddenError("the box read these dice from the table: only an organiser may undo "
+                                             "them (and so roll them again)", "type")
                     raise ForbiddenError("the Pi rolled these dice: only an organiser may undo them "
                                          "(and so roll them again)", "type")
             return {}

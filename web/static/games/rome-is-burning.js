@@ -232,7 +232,16 @@
         if (m) { $("rb-deal-rows").textContent = ""; $("rb-first").dataset.touched = ""; }
       });
     });
-    function roll(dir) { return function () { post("move", { player: sm().to_move, direction: dir }); }; }
+    function roll(dir) {
+      return function () {
+        var D = window.CompanionDice;
+        if (D && D.smart()) {  // the table's smart die (js/dice-live.js): the box records the move when it lands
+          D.roll("move", { player: sm().to_move, direction: dir }).then(null, function (e) { C.toast(C.errorText(e), true); });
+          return;
+        }
+        post("move", { player: sm().to_move, direction: dir });
+      };
+    }
     function table(dir) {
       return function () {
         var d = parseInt($("rb-die").value, 10);
