@@ -4,6 +4,9 @@ Rulings (``docs/rulings.md#match-clock``; the rule book, "DURATA PARTITA" and "F
 
 - ``clock.start {limit_minutes}`` (default 120) after set-up starts the countdown; only running time counts
   (``clock.pause`` / ``clock.resume``). The seat order is the match's player order; the first seat plays first.
+- ``clock.arm {limit_minutes}`` (the start of a tournament round at a table still setting up) sets the
+  minutes and leaves the clock waiting: the match service starts it when the game's set-up is done
+  (``docs/rulings.md#the-clock-of-a-tournament-round``); a ``clock.start`` without minutes keeps them.
 - Phases: ``setup`` -> ``regular`` -> when the clock reaches zero during a turn, ``finishing-round`` (the turn
   in progress continues and the round is played out to the last seat) -> after the last seat's turn,
   ``last-lap`` (one more full round) -> after the last seat's turn, ``final-rounds`` -> ``ended``.
@@ -36,7 +39,7 @@ from companion.errors import InputError, RuleError
 from companion.timeutil import parse_iso
 
 EVENT_TYPES = frozenset({
-    "clock.start", "clock.pause", "clock.resume", "turn.end", "final.roll", "objective.completed",
+    "clock.arm", "clock.start", "clock.pause", "clock.resume", "turn.end", "final.roll", "objective.completed",
 })
 
 PHASES = ("setup", "regular", "finishing-round", "last-lap", "final-rounds", "ended")
@@ -79,6 +82,7 @@ def initial_state(players, options=None) -> dict:
         "ended_by": None,
         "ended_at": None,
         "skipped": [],            # players whose seats the turn order skips (the game put them out)
+        "armed": False,           # clock.arm seen: the clock starts when the game's set-up is done
     }
 
 
@@ -220,12 +224,18 @@ def apply(state: dict, event: dict) -> dict:
         raise RuleError("the match has ended", "type")
 
     s = dict(_settle(state, at))
-    if t == "clock.start":
+    if t in ("clock.start", "clock.arm"):
         if s["phase"] != "setup":
             raise RuleError("the clock has started already", "type")
-        minutes = data.get("limit_minutes", DEFAULT_LIMIT_MINUTES)
+        # no minutes given: those the clock was armed with (a tournament's), else the default
+        minutes = data.get("limit_minutes", s["limit_us"] // (60 * _US))
         if not _is_int(minutes) or not 1 <= minutes <= MAX_LIMIT_MINUTES:
             raise InputError("must be a whole number of minutes from 1 to {MAX_LIMIT_MINUTES}", "limit_minutes", MAX_LIMIT_MINUTES=MAX_LIMIT_MINUTES)
+        if t == "clock.arm":
+            if s.get("armed"):
+                raise RuleError("the clock is set already: it starts when the set-up is done", "type")
+            s.update(armed=True, limit_us=minutes * 60 * _US)
+            return _stamp(s, at)
         s.update(phase="regular", round=1, seat=0, limit_us=minutes * 60 * _US, elapsed_us=0,
                  running_since=_iso(at))
     elif t == "clock.pause":
@@ -344,7 +354,7 @@ def view(state: dict, now_iso: str | None) -> dict:
     s = _settle(state, now) if now is not None and not state["ended"] else state
     elapsed_ms = (elapsed_us(s, now) if now is not None else s["elapsed_us"]) // 1000
     limit_ms = s["limit_us"] // 1000
-    return {
+    out = {
         "phase": s["phase"],
         "round": s["round"],
         "current_player": _current(s),
@@ -359,6 +369,9 @@ def view(state: dict, now_iso: str | None) -> dict:
             "running": s["running_since"] is not None,
         },
     }
+    if s.get("armed") and s["phase"] == "setup":
+        out["armed"] = True  # the clock starts by itself when the set-up is done
+    return out
 
 
 # -- what the adapters ask of the end-game (the box's NEXT and ROLL buttons, the server's dice) -------------

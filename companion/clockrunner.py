@@ -166,7 +166,12 @@ class ClockRunner:
 
     def start_tournament_round(self, match_ids, limit_minutes: int | None = None) -> list[dict]:
         """Start the clocks of several tables with one action, all at the same instant. Every match is
-        checked first; if one can't start, none is started (the error names ``match_ids[i]``)."""
+        checked first; if one can't start, none is started (the error names ``match_ids[i]``). A table whose
+        game is still setting up (conquest: the deal and the placements) has its clock armed instead
+        (``clock.arm``): it starts by itself when that table's set-up is done
+        (docs/rulings.md#the-clock-of-a-tournament-round). Each row says ``armed`` or not."""
+        from companion.service import setup_over
+
         if not isinstance(match_ids, list) or not match_ids:
             raise InputError("must be a non-empty list of match ids", "match_ids")
         if len(set(map(str, match_ids))) != len(match_ids):
@@ -187,17 +192,20 @@ class ClockRunner:
                 raise RuleError("match {mid} has ended", where, mid=mid)
             if f.clock_state["phase"] != "setup":
                 raise RuleError("the clock of match {mid} has started already", where, mid=mid)
+            kind = "clock.start" if setup_over(f) else "clock.arm"
             try:
-                f.check({"type": "clock.start", "data": data, "at": self._stamp(f)})
+                f.check({"type": kind, "data": data, "at": self._stamp(f)})
             except InputError as exc:
                 field = "limit_minutes" if exc.field == "limit_minutes" else where
                 raise exc.again(InputError, field) from None
-            folds.append(f)
-        at = max((self._stamp(f) for f in folds), key=parse_iso)
+            except RuleError as exc:
+                raise exc.again(RuleError, where) from None
+            folds.append((f, kind))
+        at = max((self._stamp(f) for f, _ in folds), key=parse_iso)
         out = []
-        for mid, f in zip(match_ids, folds):
-            event = self.service.append(mid, "clock.start", data, expected_seq=f.last_seq, at=at)
-            out.append({"match_id": mid, "seq": event["seq"], "at": event["at"]})
+        for mid, (f, kind) in zip(match_ids, folds):
+            event = self.service.append(mid, kind, data, expected_seq=f.last_seq, at=at)
+            out.append({"match_id": mid, "seq": event["seq"], "at": event["at"], "armed": kind == "clock.arm"})
         return out
 
     # -- overview ----------------------------------------------------------------

@@ -79,6 +79,27 @@ def organiser_field(module, type_: str, data) -> str | None:
     return field if isinstance(data, dict) and data.get(field) else None
 
 
+def setup_over(fold: Fold) -> bool:
+    """Is the game's set-up done (the game's ``setup_over(state)``; a game without one has no set-up)?"""
+    fn = getattr(fold.module, "setup_over", None)
+    return True if fn is None else bool(fn(fold.game_state))
+
+
+def clock_after_setup(before: Fold, after: Fold, event: dict) -> dict | None:
+    """The ``clock.start`` data due after ``event`` (``{"limit_minutes"}``), or None: the clock was armed
+    (``clock.arm``, the start of a tournament round at a table still setting up) and this game event ended
+    the set-up (docs/rulings.md#the-clock-of-a-tournament-round). An undo never starts it (an undone start
+    stays undone); a redo of the last placement does."""
+    if not after.clock_on or event["type"] == UNDO or event["type"] in clockfold.EVENT_TYPES:
+        return None
+    cs = after.clock_state
+    if not cs.get("armed") or cs["phase"] != "setup" or after.ended():
+        return None
+    if setup_over(before) or not setup_over(after):
+        return None
+    return {"limit_minutes": cs["limit_us"] // (60 * 1_000_000)}
+
+
 class _CountingRng:
     """An RNG that counts its calls (did the Pi roll anything for this event?)."""
 
@@ -254,6 +275,16 @@ class MatchService:
         ``organiser``: whether the writer is an organiser (the CLI, the box and the clock runner are; the
         web passes the caller's role): an event of the game's ``ORGANISER_EVENTS`` (a hand correction
         outside the rules) from anyone else is refused (ForbiddenError naming the field)."""
+        with self.store.write(group=True):
+            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, organiser)
+            start = clock_after_setup(before, after, event)
+            if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
+                self._append(match_id, "clock.start", start, after.last_seq, event["at"], None, True)
+        self._notify()  # committed: the subscribers hear of it (an append inside an outer write: after it)
+        return event
+
+    def _append(self, match_id, type, data, expected_seq, at, complete, organiser) -> tuple[dict, Fold, Fold]:
+        """One event stored (inside the caller's write): the event, the match before and after it."""
         if not isinstance(type, str) or not type:
             raise InputError("must be a non-empty string", "type")
         if data is not None and not isinstance(data, dict):
@@ -285,17 +316,16 @@ class MatchService:
                     event["data"] = complete(f)
                 nf = copy.copy(f)
                 nf.apply(event)
-                after.append(nf)
+                after[:] = [f, nf]
                 return lambda: self._derive(match, nf, event)
 
             event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
                                       at=at or self._stamp(f), check=check)
-            nf = after[0]
+            before, nf = after
             self._unsure[match_id] = nf
             self.store.on_commit(lambda: self._committed(match_id, event, nf),
                                  lambda: self._rolled_back(match_id, nf))
-        self._notify()  # committed: the subscribers hear of it (an append inside an outer write: after it)
-        return event
+        return event, before, nf
 
     def _reload(self, match_id: str) -> Fold:
         m = self.store.get_match(match_id)

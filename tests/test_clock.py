@@ -488,7 +488,7 @@ def _schema_examples(kind):
 
 def _state_for(event_type):
     t = Table(("Nicola", "Susanna", "Tommaso"))
-    if event_type == "clock.start":
+    if event_type in ("clock.start", "clock.arm"):
         return t
     t.do("clock.start", limit_minutes=10)
     if event_type == "clock.resume":
@@ -592,3 +592,26 @@ def test_data_that_is_not_an_object_is_refused_naming_it(data):
     with pytest.raises(InputError) as exc:
         clock.apply(t.state, {"type": "clock.start", "data": data, "at": "2026-03-01T20:00:00Z"})
     assert exc.value.field == "data"
+
+
+def test_an_armed_clock_waits_with_its_minutes_and_a_start_keeps_them():
+    """``clock.arm`` (a tournament round started at a table still setting up): the clock waits, its minutes
+    set; ``clock.start`` without minutes keeps them (an undone start does not fall back to 120); a second
+    arm, or an arm once started, is refused (docs/rulings.md#the-clock-of-a-tournament-round)."""
+    t = Table(("Nicola", "Susanna", "Tommaso"))
+    t.do("clock.arm", limit_minutes=90)
+    v = clock.view(t.state, T0)
+    assert v["phase"] == "setup" and v["armed"] is True and v["clock"]["running"] is False
+    assert v["clock"]["limit_seconds"] == 90 * 60 and v["current_player"] is None
+    with pytest.raises(RuleError):
+        t.do("clock.arm", limit_minutes=60)
+    with pytest.raises(RuleError):
+        t.do("turn.end", player="Nicola")
+    t.do("clock.start")
+    v = clock.view(t.state, None)
+    assert v["phase"] == "regular" and "armed" not in v and v["clock"]["limit_seconds"] == 90 * 60
+    with pytest.raises(RuleError):
+        t.do("clock.arm", limit_minutes=60)
+    plain = Table(("Nicola", "Susanna"))
+    plain.do("clock.start")
+    assert clock.view(plain.state, None)["clock"]["limit_seconds"] == clock.DEFAULT_LIMIT_MINUTES * 60

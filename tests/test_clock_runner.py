@@ -540,3 +540,27 @@ def test_overview_prefers_the_web_apps_table_label(table):
         pytest.skip("the web app's match_meta table is not in this tree")
     labels = {r["match_id"]: r["table"] for r in table.runner.overview()}
     assert labels == {mid: "Table 7", other: "plain"}
+
+
+def test_a_round_arms_a_table_still_setting_up_and_its_set_up_starts_it(table):
+    """A conquest table whose set-up is not done gets ``clock.arm`` (the clock waits with the round's minutes);
+    its last placement starts it in the same write, at the same instant
+    (docs/rulings.md#the-clock-of-a-tournament-round); a table with no set-up to do starts at once."""
+    import random
+
+    conquest = table.svc.create("conquest-italy", ["ada", "bo", "cy"], {})["id"]
+    other = table.new_match()
+    out = table.runner.start_tournament_round([conquest, other], limit_minutes=45)
+    assert [o["armed"] for o in out] == [True, False]
+    assert table.svc.fold(conquest).clock_state["phase"] == "setup"
+    assert table.svc.fold(other).clock_state["phase"] == "regular"
+    table.svc.act(conquest, "deal", {}, rng=random.Random(1))
+    while (f := table.svc.fold(conquest)).game_state["phase"] == "place":
+        s = f.game_state
+        p = s["next_placer"]
+        city = next(c for c, q in s["owner"].items() if q == p)
+        table.svc.append(conquest, "setup.place", {"player": p, "placements": {city: min(5, s["reserve"][p])}})
+    f = table.svc.fold(conquest)
+    assert f.clock_state["phase"] == "regular" and f.clock_state["limit_us"] == 45 * 60 * 10**6
+    last = table.store.events(conquest)[-2:]
+    assert [e["type"] for e in last] == ["setup.place", "clock.start"] and last[0]["at"] == last[1]["at"]

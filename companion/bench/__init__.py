@@ -16,6 +16,14 @@ and may set ``BUDGET_S`` (seconds, default 60): each module runs in its own proc
 group), which is stopped when its budget is spent; the report then says so in a FAIL row. The verdict
 of a row is PASS (its figure is within its target), FAIL, or SKIP with the reason; rows without a target
 have none. The whole run stops starting modules after ``TOTAL_BUDGET_S``.
+
+**The Pi mode** (``make bench PI=1``, ``--pi``; ``companion/bench/pi.py``): the calibration runs first
+as a step of its own (its rows open the Pi table), then only the modules that set ``PI_BUDGET_S`` (their
+budget in that mode), with the calibrated budget in the environment (``pi.current()``): they run what
+they time (the server, a CLI process, the floor server) alone in a cgroup on the Pi's budget and say the
+floor's figure and the ratio in each server row. A row may carry a ``key``: the rows of both modes with
+the same key are shown side by side at the top of ``docs/benchmarks.md``. Each mode keeps its rows in
+``docs/benchmarks-<mode>.json``, so either run writes the whole report again with the other's last rows.
 """
 
 from __future__ import annotations
@@ -59,7 +67,8 @@ def _machine() -> str:
     return ", ".join(p for p in parts if p)
 
 
-TOTAL_BUDGET_S = 330.0  # the whole report: about 5 minutes
+TOTAL_BUDGET_S = 360.0  # the whole report: about 6 minutes
+PI_TOTAL_BUDGET_S = 1300.0  # the Pi mode: the calibration, the CLI and the server twice (itself and the floor)
 DEFAULT_BUDGET_S = 60.0
 
 
@@ -75,11 +84,20 @@ def measure(bench: dict) -> dict:
             "target_ms": bench.get("target_ms"), "note": bench.get("note", "")}
 
 
-def modules(only: str | None = None) -> list[str]:
+def modules(only: str | None = None, pi: bool = False) -> list[str]:
     import companion.bench as pkg
 
     return [info.name for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name)
-            if info.name.startswith("bench_") and (not only or only in info.name)]
+            if info.name.startswith("bench_") and (not only or only in info.name)
+            and (not pi or _setting(info.name, "PI_BUDGET_S") is not None)]
+
+
+def _setting(name: str, key: str) -> float | None:
+    import re
+
+    path = Path(__file__).with_name(f"{name}.py")
+    m = re.search(rf"^{key}\s*=\s*([0-9.]+)", path.read_text(encoding="utf-8"), re.M) if path.exists() else None
+    return float(m.group(1)) if m else None
 
 
 def rows_of(name: str):
@@ -91,13 +109,13 @@ def rows_of(name: str):
         yield from module.report()
 
 
-def budget_of(name: str) -> float:
-    """The module's BUDGET_S, read from its source (the module itself is imported only in its process)."""
-    import re
-
-    path = Path(__file__).with_name(f"{name}.py")
-    m = re.search(r"^BUDGET_S\s*=\s*([0-9.]+)", path.read_text(encoding="utf-8"), re.M)
-    return float(m.group(1)) if m else DEFAULT_BUDGET_S
+def budget_of(name: str, pi: bool = False) -> float:
+    """The module's BUDGET_S (PI_BUDGET_S in the Pi mode), read from its source (the module itself is
+    imported only in its process)."""
+    value = _setting(name, "PI_BUDGET_S") if pi else None
+    if value is None:
+        value = _setting(name, "BUDGET_S")
+    return value if value is not None else DEFAULT_BUDGET_S
 
 
 def run_module(name: str, budget: float) -> list[dict]:
@@ -164,19 +182,40 @@ def run_module(name: str, budget: float) -> list[dict]:
     return rows
 
 
-def collect(only: str | None = None, total_budget: float = TOTAL_BUDGET_S) -> list[dict]:
+def collect(only: str | None = None, total_budget: float = TOTAL_BUDGET_S, pi: dict | None = None) -> list[dict]:
+    """The rows of every module (``only``: those whose name contains it). ``pi``: the Pi mode's options
+    ({"memory_mb", "fsync_ms", "tiny"}): the calibration first, then the modules with a Pi budget."""
+    import json
+    import sys
+
+    from companion.bench import pi as pimode
+
     rows = []
     t0 = time.monotonic()
-    for name in modules(only):
-        spent = time.monotonic() - t0
-        if spent >= total_budget:
-            rows.append({"name": f"{name}", "median_ms": None, "verdict": "SKIP",
-                         "note": f"not run: the report's {total_budget:.0f} s were spent"})
-            continue
-        budget = min(budget_of(name), max(10.0, total_budget - spent))
-        started = time.monotonic()
-        rows.extend(run_module(name, budget))
-        print(f"{name}: {time.monotonic() - started:.0f} s", flush=True, file=__import__("sys").stderr)
+    if pi is not None:
+        os.environ[pimode.ENV + "_OPTS"] = json.dumps(pi)
+        calibration = run_module("companion.bench.pi", budget_of("pi"))
+        rows.extend(calibration)
+        cfg = next((r["pi"] for r in calibration if "pi" in r), None) or {"unavailable": "the calibration failed"}
+        os.environ[pimode.ENV] = json.dumps(cfg)
+    try:
+        for name in modules(only, pi=pi is not None):
+            spent = time.monotonic() - t0
+            if spent >= total_budget:
+                rows.append({"name": f"{name}", "median_ms": None, "verdict": "SKIP",
+                             "note": f"not run: the report's {total_budget:.0f} s were spent"})
+                continue
+            budget = min(budget_of(name, pi is not None), max(10.0, total_budget - spent))
+            started = time.monotonic()
+            rows.extend(run_module(name, budget))
+            if pi is not None:
+                pimode.cleanup_stale()  # a module stopped at its budget leaves its empty cgroup
+            print(f"{name}: {time.monotonic() - started:.0f} s", flush=True, file=sys.stderr)
+    finally:
+        os.environ.pop(pimode.ENV, None)
+        os.environ.pop(pimode.ENV + "_OPTS", None)
+    for r in rows:
+        r.pop("pi", None)
     return rows
 
 
@@ -191,26 +230,79 @@ def verdict(r: dict) -> str:
     return "PASS" if value <= target else "FAIL"
 
 
-def render(rows: list[dict]) -> str:
+def _fmt(value, unit: str = "ms") -> str:
+    if value is None:
+        return ""
+    if value == float("inf"):
+        return "never"
+    return f"{value:.2f} {unit}" if unit == "ms" else f"{value:.1f} {unit}"
+
+
+def table(rows: list[dict]) -> list[str]:
+    lines = ["| benchmark | median | best | target | verdict | note |",
+             "| --- | ---: | ---: | ---: | --- | --- |"]
+    for r in rows:
+        unit = r.get("unit", "ms")
+        lines.append(f"| {r['name']} | {_fmt(r.get('median_ms'), unit)} | {_fmt(r.get('best_ms'), unit)} | "
+                     f"{_fmt(r.get('target_ms'), unit)} | {verdict(r)} | {r.get('note', '')} |")
+    return lines
+
+
+def side_by_side(x86: dict | None, pi: dict | None) -> list[str]:
+    """The rows with a key in either mode's last run: this machine's figure and the Pi budget's, with the
+    floor of the Pi run and the ratio."""
+    xr = {r["key"]: r for r in (x86 or {}).get("rows", []) if r.get("key")}
+    pr = {r["key"]: r for r in (pi or {}).get("rows", []) if r.get("key")}
+    keys = list(pr) + [k for k in xr if k not in pr]
+    lines = ["| row | x86 | x86 target | verdict | Pi budget | Pi target | verdict | Pi floor (same run) | ratio |",
+             "| --- | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: |"]
+    for k in keys:
+        a, b = xr.get(k, {}), pr.get(k, {})
+        unit = (b or a).get("unit", "ms")
+        name = (a or b)["name"]
+        ratio = f"{b['ratio']:.1f}×" if b.get("ratio") else ""
+        lines.append(f"| {name} | {_fmt(a.get('median_ms'), unit)} | {_fmt(a.get('target_ms'), unit)} | "
+                     f"{verdict(a) if a else ''} | {_fmt(b.get('median_ms'), unit)} | "
+                     f"{_fmt(b.get('target_ms'), unit)} | {verdict(b) if b else ''} | "
+                     f"{_fmt(b.get('floor'), unit)} | {ratio} |")
+    return lines
+
+
+def header(run: dict | None, what: str) -> str:
+    if not run:
+        return f"{what}: not run yet."
+    end = f", {run['load_end']:.1f} at the end" if run.get("load_end") is not None else ""
+    return f"{what}: {run['machine']}; run {run['when']}, load average {run['load']:.1f} at the start{end}."
+
+
+def render(rows: list[dict], pi_rows: list[dict] | None = None, runs: dict | None = None) -> str:
+    """The report. ``rows``: this run's (the x86 mode); ``runs``: {"x86": ..., "pi": ...} the last run of
+    each mode (``docs/benchmarks-<mode>.json``), shown side by side when there is more than this run."""
+    runs = runs or {}
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         "# Benchmarks",
         "",
-        "Written by `make bench` (`python -m companion.bench`). A report, not a test: each row with a target",
-        "says PASS or FAIL, a row not measured says SKIP and why. Machine: " + _machine() + f"; run {now}"
-        + (f", load average {os.getloadavg()[0]:.1f} at the start." if hasattr(os, "getloadavg") else "."),
-        "",
-        "| benchmark | median | best | target | verdict | note |",
-        "| --- | ---: | ---: | ---: | --- | --- |",
+        "Written by `make bench` (`python -m companion.bench`) and `make bench PI=1` (the Pi budget: the server",
+        "or the CLI alone in a cgroup with a calibrated CPU quota and a memory limit, `companion/bench/pi.py`).",
+        "A report, not a test: each row with a target says PASS or FAIL, a row not measured says SKIP and why.",
     ]
-    for r in rows:
-        target = r.get("target_ms")
-        unit = r.get("unit", "ms")
-        fmt = (lambda v: f"{v:.2f} {unit}") if unit == "ms" else (lambda v: f"{v:.1f} {unit}")
-        value = r.get("median_ms")
-        lines.append(f"| {r['name']} | {'' if value is None else fmt(value)} | "
-                     f"{fmt(r['best_ms']) if r.get('best_ms') is not None else ''} | "
-                     f"{'' if target is None else fmt(target)} | {verdict(r)} | {r.get('note', '')} |")
+    if not runs:
+        lines += ["Machine: " + _machine() + f"; run {now}"
+                  + (f", load average {os.getloadavg()[0]:.1f} at the start." if hasattr(os, "getloadavg") else "."),
+                  "", *table(rows)]
+        return "\n".join(lines) + "\n"
+    lines += ["", "## This machine and the Pi budget, side by side", "",
+              "- " + header(runs.get("x86"), "This machine (x86)"),
+              "- " + header(runs.get("pi"), "Pi budget"),
+              "- The Pi figures are a proxy for a Raspberry Pi Zero 2 W, not a Pi: see the calibration rows and "
+              "`companion/bench/pi.py` for what is and is not modelled. The floor is a bare ASGI app on the same "
+              "HTTP stack (uvicorn + h11) in the same budget (`companion/bench/floor.py`); ratio = row / floor.",
+              "", *side_by_side(runs.get("x86"), runs.get("pi"))]
+    if runs.get("pi"):
+        lines += ["", "## Pi budget (`make bench PI=1`)", "", header(runs["pi"], "Run"), "", *table(runs["pi"]["rows"])]
+    if runs.get("x86"):
+        lines += ["", "## This machine (`make bench`)", "", header(runs["x86"], "Run"), "", *table(runs["x86"]["rows"])]
     return "\n".join(lines) + "\n"
 
 
@@ -222,22 +314,47 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m companion.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run only bench modules whose name contains this")
     parser.add_argument("--out", default="docs/benchmarks.md", help="where to write the report ('-' = nowhere)")
+    parser.add_argument("--pi", action="store_true", help="the Pi budget mode (companion/bench/pi.py)")
+    parser.add_argument("--fsync-ms", type=float, default=0.0, help="Pi mode: add this delay to every fsync")
+    parser.add_argument("--memory-mb", type=int, default=400, help="Pi mode: the memory limit")
+    parser.add_argument("--tiny", action="store_true", help="a few requests per phase: tries the bench itself")
     parser.add_argument("--module", help=argparse.SUPPRESS)  # in a module's own process: its rows as JSON lines
     args = parser.parse_args(argv)
     if args.module:
         for row in rows_of(args.module):
             print(json.dumps(row), flush=True)
         return 0
+    if args.tiny:
+        os.environ["COMPANION_BENCH_TINY"] = "1"
     t0 = time.monotonic()
-    rows = collect(args.only)
-    text = render(rows)
-    print(text)
+    mode = "pi" if args.pi else "x86"
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    rows = collect(args.only, PI_TOTAL_BUDGET_S if args.pi else TOTAL_BUDGET_S,
+                   pi={"memory_mb": args.memory_mb, "fsync_ms": args.fsync_ms, "tiny": args.tiny} if args.pi else None)
+    run = {"machine": _machine(), "when": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "load": load, "load_end": os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0, "rows": rows}
     counts = {v: sum(verdict(r) == v for r in rows) for v in ("PASS", "FAIL", "SKIP")}
-    print(f"{len(rows)} rows: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['SKIP']} SKIP, "
-          f"in {time.monotonic() - t0:.0f} s", file=sys.stderr)
-    extra = Path("docs/benchmarks-notes.md")
-    if args.out != "-":
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        notes = extra.read_text() if extra.exists() else ""
-        Path(args.out).write_text(text + ("\n" + notes if notes else ""))
+    summary = (f"{len(rows)} rows: {counts['PASS']} PASS, {counts['FAIL']} FAIL, {counts['SKIP']} SKIP, "
+               f"in {time.monotonic() - t0:.0f} s")
+    if args.out == "-":
+        print(render(rows, runs={mode: run} if args.pi else None))
+        print(summary, file=sys.stderr)
+        return 0
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    runs = {}
+    for m in ("x86", "pi"):
+        saved = out.with_name(f"{out.stem}-{m}.json")
+        if m == mode and not args.only and not args.tiny:  # a partial or tiny run replaces no saved run
+            saved.write_text(json.dumps(run, indent=1) + "\n")
+        if m == mode and (args.only or args.tiny):
+            runs[m] = run
+        elif saved.exists():
+            runs[m] = json.loads(saved.read_text())
+    text = render(rows, runs=runs)
+    print(text)
+    print(summary, file=sys.stderr)
+    extra = out.with_name("benchmarks-notes.md")
+    notes = extra.read_text() if extra.exists() else ""
+    out.write_text(text + ("\n" + notes if notes else ""))
     return 0

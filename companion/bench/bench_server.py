@@ -45,7 +45,8 @@ CLIENTS = 12
 TABLES = 6
 DEADLINE = 120.0  # seconds: no phase of this benchmark may take longer
 EVENING_DEADLINE = 110.0  # the simulated evening (its RSS rows are FAIL beyond)
-BUDGET_S = 270.0  # the whole module (starts, POSTs, fan-out, the room, the evening)
+BUDGET_S = 300.0  # the whole module (starts, POSTs, fan-out, the room, the evening)
+PI_BUDGET_S = 900.0  # the Pi mode: the same phases on the Pi's budget, then again against the floor
 
 
 def _free_port() -> int:
@@ -66,18 +67,30 @@ def _token(data_dir: Path) -> str:
 
 
 class Server:
-    def __init__(self, data_dir: Path):
+    """``companion serve`` on a free loopback port; in the Pi mode, alone in ``budget`` (a cgroup)."""
+
+    def __init__(self, data_dir: Path | None, budget=None, cfg=None):
+        from companion.bench import pi
+
         self.port = _free_port()
         env = dict(os.environ)  # the default SSE heartbeat (10 s)
         env.pop("COMPANION_SSE_HEARTBEAT", None)
         env.pop("COMPANION_DEBUG", None)
+        env.pop(pi.ENV, None)
         self.t0 = time.perf_counter()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(self.port), "--gpio", "off",
-             "--no-qr", "--data-dir", str(data_dir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        self.proc = pi.popen(self.argv(data_dir), budget, cfg, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env=env)
         self.host = f"{HOST}:{self.port}"
         self.ready_ms = self._wait_healthz()
+
+    def argv(self, data_dir):
+        return [sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(self.port), "--gpio",
+                "off", "--no-qr", "--data-dir", str(data_dir)]
+
+    def cpu_s(self) -> float:
+        from companion.bench.room import cpu_seconds
+
+        return cpu_seconds(self.proc.pid)
 
     def _wait_healthz(self) -> float:
         deadline = time.monotonic() + 30
@@ -110,6 +123,13 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+class Floor(Server):
+    """The floor: a bare ASGI app on the same HTTP stack (``companion/bench/floor.py``)."""
+
+    def argv(self, data_dir):
+        return [sys.executable, "-m", "companion.bench.floor", HOST, str(self.port)]
 
 
 class Client:
@@ -161,11 +181,11 @@ def _pct(values, p):
 
 
 # -- phases -----------------------------------------------------------------------------------------
-def start_times(runs: int = 5) -> list[float]:
+def start_times(runs: int = 5, budget=None, cfg=None, kind=None) -> list[float]:
     out = []
     with tempfile.TemporaryDirectory(prefix="companion-bench-") as d:
         for _ in range(runs):  # the first run creates the database (migrations); later ones open it
-            s = Server(Path(d))
+            s = (kind or Server)(Path(d), budget, cfg)
             out.append(s.ready_ms)
             s.stop()
     return out
@@ -384,45 +404,104 @@ def evening(server: Server, token: str, events_per_table: int = 540, deadline: f
 
 
 ROOM = {"streams": 1000, "slow": 200, "idle": 200, "players": CLIENTS, "seconds": 30.0}
+# the sizes of the phases: writes per client paced, back-to-back, at a club's pace; fan-out POSTs; starts
+SIZES = {"paced": 60, "saturated": 60, "club": 8, "fanout": 60, "starts": 5, "control_s": 10.0}
 # COMPANION_BENCH_SMALL=1: a tenth of the room and of the evening, to try the benchmark itself quickly
 SMALL = os.environ.get("COMPANION_BENCH_SMALL") == "1"
+# COMPANION_BENCH_TINY=1: a few requests of each phase (the smoke test of `make test`: no figure of it
+# means anything)
+TINY = os.environ.get("COMPANION_BENCH_TINY") == "1"
 if SMALL:
     ROOM = {"streams": 100, "slow": 20, "idle": 20, "players": CLIENTS, "seconds": 8.0}
+if TINY:
+    ROOM = {"streams": 12, "slow": 2, "idle": 2, "players": 3, "seconds": 1.0, "settle": 0.2}
+    SIZES = {"paced": 3, "saturated": 3, "club": 1, "fanout": 3, "starts": 1, "control_s": 1.0}
+CLUB_PACE = (1.0, 3.0) if not TINY else (0.05, 0.1)  # seconds between a client's writes at a club's pace
 
 
-def room_rows(server: Server, token: str):
+def room_figures(server: Server, token: str) -> dict:
     from companion.bench import room
 
-    # a control first: the same players with no flood, so the figures below can be read against the
-    # machine's load at the time (the CPU is shared)
+    # a control first: the same players with no flood, so the figures can be read against the machine's
+    # load at the time (the CPU is shared)
     quiet = room.flood(server.host, server.proc.pid, token, streams=1, slow=0, idle=0,
-                       players=ROOM["players"], seconds=10.0)
+                       players=ROOM["players"], seconds=SIZES["control_s"], settle=ROOM.get("settle", 1.0))
     r = room.flood(server.host, server.proc.pid, token, **ROOM)
+    r["control_ms"] = quiet["post_ms"]
+    return r
+
+
+def room_rows(r: dict, floor: dict | None = None, pi_targets: bool = False, r_ratio: float | None = None):
+    from companion.bench import room
+
     flood = (f"{r['streams_ready']}/{r['streams']} streams open from {r['addresses']} addresses (in "
              f"{r['open_s']:.1f} s), {r['slow']} slow-header + {r['idle']} idle connections from one address "
              f"({r['nuisance_reopened']} closed by the server and reopened), {ROOM['players']} players writing "
              f"for {ROOM['seconds']:.0f} s; load average {r['loadavg']:.1f}")
     post, fan, health = r["post_ms"], r["fan_ms"], r["health_ms"]
-    yield {"name": "room: player POST p95 during the flood", "median_ms": room.pct(post, 95),
-           "best_ms": min(post) if post else None, "target_ms": 100,
-           "note": f"{len(post)} POSTs ({r['post_fail']} failed, p50 {room.pct(post, 50):.1f} ms); {flood}; "
-                   f"server CPU {r['server_cpu'] * 100:.0f}% of a core, the load process's "
-                   f"{r['load_cpu'] * 100:.0f}%. Control, the same players without the flood just before: "
-                   f"p95 {room.pct(quiet['post_ms'], 95):.1f} ms (p50 {room.pct(quiet['post_ms'], 50):.1f} ms)"}
-    yield {"name": "room: /healthz failures during the flood", "median_ms": float(r["health_fail"]),
-           "best_ms": None, "target_ms": 0, "unit": "failed",
+    control = r["control_ms"]
+    f = floor or {}
+    yield _with_floor({
+        "name": "room: player POST p95 during the flood", "key": "room-post-p95", "median_ms": room.pct(post, 95),
+        "best_ms": min(post) if post else None, "target_ms": 150 if pi_targets else 100,
+        "note": f"{len(post)} POSTs ({r['post_fail']} failed, p50 {room.pct(post, 50):.1f} ms); {flood}; "
+                f"server CPU {r['server_cpu'] * 100:.0f}% of a core, the load process's "
+                f"{r['load_cpu'] * 100:.0f}%. Control, the same players without the flood just before: "
+                f"p95 {room.pct(control, 95):.1f} ms (p50 {room.pct(control, 50):.1f} ms)"},
+        room.pct(f["post_ms"], 95) if f.get("post_ms") else None)
+    yield {"name": "room: /healthz failures during the flood", "key": "room-healthz",
+           "median_ms": float(r["health_fail"]), "best_ms": None, "target_ms": 0, "unit": "failed",
            "note": f"{len(health)} answered (2 s timeout), p95 {room.pct(health, 95):.1f} ms, "
                    f"slowest {max(health) if health else float('nan'):.1f} ms"}
-    yield {"name": "room: fan-out to all 1,000 streams p95", "median_ms": room.pct(fan, 95),
-           "best_ms": min(fan) if fan else None, "target_ms": 500,
-           "note": f"{len(fan)} deliveries of {r['fan_events']} events ({r['fan_missing']} never arrived), "
-                   f"p50 {room.pct(fan, 50):.1f} ms: from sending the POST to the event read on each stream"}
-    yield {"name": "room: server peak RSS during the flood", "median_ms": r["rss_peak"], "best_ms": None,
-           "target_ms": 150, "unit": "MB", "note": "VmRSS, read ten times a second"}
-    yield {"name": "room: answers again after the flood stops", "median_ms":
-           r["recovered_ms"] if r["recovered_ms"] is not None else float("inf"),
-           "best_ms": None, "target_ms": 1000,
-           "note": "every flood socket closed at once, then the time to a /healthz 200 and a POST 201"}
+    yield _with_floor({
+        "name": "room: fan-out to all 1,000 streams p95", "key": "room-fan-p95", "median_ms": room.pct(fan, 95),
+        "best_ms": min(fan) if fan else None, "target_ms": 1000 if pi_targets else 500,
+        "note": f"{len(fan)} deliveries of {r['fan_events']} events ({r['fan_missing']} never arrived), "
+                f"p50 {room.pct(fan, 50):.1f} ms: from sending the POST to the event read on each stream"},
+        room.pct(f["fan_ms"], 95) if f.get("fan_ms") else None)
+    yield {"name": "room: server peak RSS during the flood", "key": "room-rss", "median_ms": r["rss_peak"],
+           "best_ms": None, "target_ms": 150, "unit": "MB", "note": "VmRSS, read ten times a second"}
+    yield _with_floor({
+        "name": "room: answers again after the flood stops", "key": "room-recover", "median_ms":
+        r["recovered_ms"] if r["recovered_ms"] is not None else float("inf"), "best_ms": None, "target_ms": 1000,
+        "note": "every flood socket closed at once, then the time to a /healthz 200 and a POST 201"},
+        f.get("recovered_ms"))
+    if r_ratio:
+        per = _stream_cpu(f) if f else None
+        yield _with_floor(_stream_cpu_row(r, r_ratio), per * r_ratio * 1e6 if per is not None else None)
+
+
+def _stream_cpu(r: dict) -> float | None:
+    """Seconds of server CPU per stream per event in the room, less the players' writes at the CPU per
+    write measured before (an estimate: the writes during the flood may cost more or less)."""
+    if not r.get("fan_events") or not r.get("streams_ready") or r.get("cpu_per_write_s") is None:
+        return None
+    writes = len(r["post_ms"]) + r["post_fail"]
+    spent = r["server_cpu"] * r["wall_s"] - writes * r["cpu_per_write_s"]
+    return max(0.0, spent) / (r["fan_events"] * r["streams_ready"])
+
+
+def _stream_cpu_row(r: dict, ratio: float) -> dict:
+    per = _stream_cpu(r)
+    return {"name": "room: Pi CPU per stream per event (estimate)", "key": "cpu-stream", "unit": "µs",
+            "median_ms": per * ratio * 1e6 if per is not None else None, "best_ms": None, "target_ms": None,
+            "note": "the server's CPU during the flood, less its players' writes at the CPU per write of the "
+                    f"paced phase, over the deliveries and the streams, times R = {ratio:.1f}"}
+
+
+def _with_floor(row: dict, floor_value) -> dict:
+    """The floor's figure of the same row (same run) and the ratio, in the row and its note."""
+    if floor_value is None or row.get("median_ms") is None:
+        return row
+    row["floor"] = floor_value
+    unit = row.get("unit", "ms")
+    if floor_value > 0:
+        row["ratio"] = row["median_ms"] / floor_value
+        row["note"] = (f"floor {floor_value:.1f} {unit} (bare uvicorn + h11, same run), ratio "
+                       f"{row['ratio']:.1f}×; " + row.get("note", ""))
+    else:
+        row["note"] = f"floor {floor_value:.1f} {unit} (bare uvicorn + h11, same run); " + row.get("note", "")
+    return row
 
 
 def _failed(names: list[str], exc: BaseException, target_ms=None, unit: str = "ms"):
@@ -438,37 +517,82 @@ EVENING_ROWS = ["server RSS after a simulated 3-hour evening of 6 tables",
                 "server RSS growth from hour 1 to hour 3 of the evening"]
 
 
+def phases(server: Server, token: str, saturated: bool = True) -> dict:
+    """The POST and fan-out phases against one running server (the real one or the floor): latencies
+    and the server's CPU per write."""
+    out = {}
+    cpu0 = server.cpu_s()
+    out["paced"] = post_latencies(server, token, per_client=SIZES["paced"], pace=(0.02, 0.1))
+    out["cpu_per_write_s"] = (server.cpu_s() - cpu0) / max(1, len(out["paced"]))
+    if saturated:
+        out["saturated"] = post_latencies(server, token, per_client=SIZES["saturated"], pace=None)
+    out["club"] = post_latencies(server, token, per_client=SIZES["club"], pace=CLUB_PACE)
+    out["fan"] = fanout(server, token, posts=SIZES["fanout"])
+    return out
+
+
+def phase_rows(m: dict, floor: dict | None = None, pi_targets: bool = False, r_ratio: float | None = None):
+    f = floor or {}
+    paced, club, fan = m["paced"], m["club"], m["fan"]
+    yield {"name": "event POST latency, 12 clients at once, paced (p50)", "key": "paced-p50",
+           "median_ms": _pct(paced, 50), "best_ms": min(paced), "target_ms": None,
+           "note": f"{len(paced)} POSTs, 20-100 ms between a client's writes; fsynced before the 201"}
+    yield _with_floor({"name": "event POST latency, 12 clients at once, paced (p95)", "key": "paced-p95",
+                       "median_ms": _pct(paced, 95), "best_ms": min(paced), "target_ms": 100 if pi_targets else 25,
+                       "note": "the median column holds the p95"},
+                      _pct(f["paced"], 95) if f else None)
+    if "saturated" in m:
+        saturated = m["saturated"]
+        yield {"name": "event POST latency, 12 clients back-to-back (p50)", "key": "b2b-p50",
+               "median_ms": _pct(saturated, 50), "best_ms": min(saturated), "target_ms": None,
+               "note": f"{len(saturated)} POSTs, no pause: the worst case, far beyond a club evening"}
+        yield {"name": "event POST latency, 12 clients back-to-back (p95)", "key": "b2b-p95",
+               "median_ms": _pct(saturated, 95), "best_ms": min(saturated), "target_ms": None,
+               "note": "the median column holds the p95"}
+    yield _with_floor({"name": "event POST latency at a club's pace (12 clients, one write every 1-3 s each, p95)",
+                       "key": "club-p95", "median_ms": _pct(club, 95), "best_ms": min(club),
+                       "target_ms": 50 if pi_targets else 25,
+                       "note": f"{len(club)} POSTs, p50 {_pct(club, 50):.1f} ms; the median column holds the p95"},
+                      _pct(f["club"], 95) if f else None)
+    cpu = m["cpu_per_write_s"] * 1000 * (r_ratio or 1)
+    yield _with_floor({"name": "Pi CPU per write (the server's CPU over the paced POSTs)" if r_ratio else
+                       "server CPU per write (over the paced POSTs)", "key": "cpu-write", "median_ms": cpu,
+                       "best_ms": None, "target_ms": 8 if r_ratio else None,
+                       "note": (f"this machine's CPU time × R = {r_ratio:.1f}; " if r_ratio else "")
+                       + "user + system time of the server process over the paced phase, per POST"},
+                      f["cpu_per_write_s"] * 1000 * (r_ratio or 1) if f else None)
+    yield {"name": "fan-out: POST to all 12 SSE subscribers (p50)", "key": "fan12-p50", "median_ms": _pct(fan, 50),
+           "best_ms": min(fan), "target_ms": None,
+           "note": f"{len(fan)} deliveries: from sending the POST to the event read by each stream"}
+    yield _with_floor({"name": "fan-out: POST to all 12 SSE subscribers (p95)", "key": "fan12-p95",
+                       "median_ms": _pct(fan, 95), "best_ms": min(fan), "target_ms": 50,
+                       "note": "the median column holds the p95"},
+                      _pct(f["fan"], 95) if f else None)
+
+
+START_NAME = "server: start to first /healthz 200 (`companion serve`)"
+
+
 def report():
+    from companion.bench import pi
+
+    cfg = pi.current()
+    if cfg is not None:
+        yield from report_pi(cfg)
+        return
     try:
-        starts = start_times()
-        yield {"name": "server: start to first /healthz 200 (`companion serve`, 5 starts)",
-               "median_ms": statistics.median(starts), "best_ms": min(starts), "target_ms": 2000,
-               "note": "process start, imports, migrations, listening; the first start creates the database"}
+        starts = start_times(SIZES["starts"])
+        yield {"name": START_NAME, "key": "start", "median_ms": statistics.median(starts), "best_ms": min(starts),
+               "target_ms": 2000, "note": f"{len(starts)} starts: process start, imports, migrations, listening; "
+                                          "the first start creates the database"}
     except Exception as exc:
-        yield from _failed(["server: start to first /healthz 200"], exc)
+        yield from _failed([START_NAME], exc)
     d = Path(tempfile.mkdtemp(prefix="companion-bench-"))
     try:
         token = _token(d)
         server = Server(d)
         try:
-            paced = post_latencies(server, token, per_client=60, pace=(0.02, 0.1))
-            yield {"name": "event POST latency, 12 clients at once, paced (p50)", "median_ms": _pct(paced, 50),
-                   "best_ms": min(paced), "target_ms": None,
-                   "note": f"{len(paced)} POSTs, 20-100 ms between a client's writes; fsynced before the 201"}
-            yield {"name": "event POST latency, 12 clients at once, paced (p95)", "median_ms": _pct(paced, 95),
-                   "best_ms": min(paced), "target_ms": 25, "note": "the median column holds the p95"}
-            saturated = post_latencies(server, token, per_client=60, pace=None)
-            yield {"name": "event POST latency, 12 clients back-to-back (p50)", "median_ms": _pct(saturated, 50),
-                   "best_ms": min(saturated), "target_ms": None,
-                   "note": f"{len(saturated)} POSTs, no pause: the worst case, far beyond a club evening"}
-            yield {"name": "event POST latency, 12 clients back-to-back (p95)", "median_ms": _pct(saturated, 95),
-                   "best_ms": min(saturated), "target_ms": None, "note": "the median column holds the p95"}
-            fan = fanout(server, token)
-            yield {"name": "fan-out: POST to all 12 SSE subscribers (p50)", "median_ms": _pct(fan, 50),
-                   "best_ms": min(fan), "target_ms": None,
-                   "note": f"{len(fan)} deliveries: from sending the POST to the event read by each stream"}
-            yield {"name": "fan-out: POST to all 12 SSE subscribers (p95)", "median_ms": _pct(fan, 95),
-                   "best_ms": min(fan), "target_ms": 50, "note": "the median column holds the p95"}
+            yield from phase_rows(phases(server, token))
         except Exception as exc:
             yield from _failed(["event POST latency / fan-out to 12 subscribers"], exc)
         finally:
@@ -477,11 +601,13 @@ def report():
         try:
             server = Server(d)
             try:
-                yield from room_rows(server, token)
+                yield from room_rows(room_figures(server, token))
             finally:
                 server.stop()
         except Exception as exc:
             yield from _failed(ROOM_ROWS, exc)
+        if TINY:
+            return
         # a fresh server for the evening, so the RSS is the evening's alone
         try:
             server = Server(d)
@@ -492,25 +618,91 @@ def report():
         except Exception as exc:
             yield from _failed(EVENING_ROWS, exc, 80, "MB")
             return
-        rss = ev["rss"]
-        slow = ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(ev["slowest"].items(), key=lambda kv: -kv[1])[:3])
-        fails = (f"; {len(ev['failed'])} requests failed ({', '.join(sorted(set(ev['failed'])))[:200]})"
-                 if ev["failed"] else "; no request failed")
-        if not ev["finished"]:
-            note = (f"not finished within {EVENING_DEADLINE:.0f} s: {len(rss)} of {ev['halves']} half hours, "
-                    f"{ev['events']} events{fails}; slowest: {slow}")
-            yield {"name": EVENING_ROWS[0], "median_ms": rss[-1] if rss else None, "best_ms": None,
-                   "target_ms": 80, "unit": "MB", "verdict": "FAIL", "note": note}
-            yield {"name": EVENING_ROWS[1], "median_ms": None, "best_ms": None, "target_ms": 1, "unit": "MB",
-                   "verdict": "SKIP", "note": "the evening did not reach hour 3 (the row above)"}
-            return
-        yield {"name": EVENING_ROWS[0], "median_ms": rss[-1], "best_ms": None, "target_ms": 80, "unit": "MB",
-               "note": f"{ev['events']} events, 12 streams reconnecting each half hour; RSS per half hour: "
-                       + ", ".join(f"{v:.1f}" for v in rss) + f"{fails}; slowest: {slow}"}
-        growth = rss[-1] - rss[1]  # hour 1 -> hour 3
-        per_event_kb = growth * 1024 / max(1, ev["events"] * 4 / 6)
-        yield {"name": EVENING_ROWS[1], "median_ms": growth, "best_ms": None, "target_ms": 1, "unit": "MB",
-               "note": f"target: flat (under 1 MB of allocator noise); about {per_event_kb:.1f} KB per event "
-                       "stored in those two hours (see the notes below)"}
+        yield from evening_rows(ev)
     finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def evening_rows(ev: dict):
+    rss = ev["rss"]
+    slow = ", ".join(f"{k} {v:.0f} ms" for k, v in sorted(ev["slowest"].items(), key=lambda kv: -kv[1])[:3])
+    fails = (f"; {len(ev['failed'])} requests failed ({', '.join(sorted(set(ev['failed'])))[:200]})"
+             if ev["failed"] else "; no request failed")
+    if not ev["finished"]:
+        note = (f"not finished within {EVENING_DEADLINE:.0f} s: {len(rss)} of {ev['halves']} half hours, "
+                f"{ev['events']} events{fails}; slowest: {slow}")
+        yield {"name": EVENING_ROWS[0], "median_ms": rss[-1] if rss else None, "best_ms": None,
+               "target_ms": 80, "unit": "MB", "verdict": "FAIL", "note": note}
+        yield {"name": EVENING_ROWS[1], "median_ms": None, "best_ms": None, "target_ms": 1, "unit": "MB",
+               "verdict": "SKIP", "note": "the evening did not reach hour 3 (the row above)"}
+        return
+    yield {"name": EVENING_ROWS[0], "median_ms": rss[-1], "best_ms": None, "target_ms": 80, "unit": "MB",
+           "note": f"{ev['events']} events, 12 streams reconnecting each half hour; RSS per half hour: "
+                   + ", ".join(f"{v:.1f}" for v in rss) + f"{fails}; slowest: {slow}"}
+    growth = rss[-1] - rss[1]  # hour 1 -> hour 3
+    per_event_kb = growth * 1024 / max(1, ev["events"] * 4 / 6)
+    yield {"name": EVENING_ROWS[1], "median_ms": growth, "best_ms": None, "target_ms": 1, "unit": "MB",
+           "note": f"target: flat (under 1 MB of allocator noise); about {per_event_kb:.1f} KB per event "
+                   "stored in those two hours (see the notes below)"}
+
+
+PI_ROWS = [START_NAME, "event POST latency, 12 clients at once, paced (p95)",
+           "event POST latency at a club's pace (12 clients, one write every 1-3 s each, p95)",
+           "Pi CPU per write (the server's CPU over the paced POSTs)", "fan-out: POST to all 12 SSE subscribers (p95)",
+           *ROOM_ROWS]
+
+
+def report_pi(cfg: dict):
+    """The same phases with the server alone in the Pi's budget, then the floor (a bare uvicorn + h11 app)
+    in the same budget; each server row says the floor's figure and the ratio. No back-to-back phase
+    (no target) and no evening (its rows are memory, read in the x86 run)."""
+    from companion.bench import pi
+
+    try:
+        budget = pi.budget_for(cfg)
+    except pi.Unavailable as exc:
+        for name in PI_ROWS:
+            yield {"name": name, "median_ms": None, "verdict": "SKIP", "note": f"not measured: {exc}"}
+        return
+    r = cfg.get("r") or 12.0
+    where = f"server alone in {budget.describe()}" + (
+        f", fsync +{cfg['fsync_ms']:g} ms" if cfg.get("fsync_lib") else "")
+    d = Path(tempfile.mkdtemp(prefix="companion-bench-"))
+    try:
+        try:
+            starts = start_times(SIZES["starts"], budget, cfg)
+            floor_starts = start_times(SIZES["starts"], budget, cfg, kind=Floor)
+            yield _with_floor({"name": START_NAME, "key": "start", "median_ms": statistics.median(starts),
+                               "best_ms": min(starts), "target_ms": 2000,
+                               "note": f"{len(starts)} starts; {where}"}, statistics.median(floor_starts))
+        except Exception as exc:
+            yield from _failed([START_NAME], exc)
+        token = _token(d)
+        measured = {}
+        try:
+            for kind in (Server, Floor):
+                s = kind(d, budget, cfg)
+                try:
+                    measured[kind] = phases(s, token, saturated=False)
+                finally:
+                    s.stop()
+            yield from phase_rows(measured[Server], measured[Floor], pi_targets=True, r_ratio=r)
+        except Exception as exc:
+            yield from _failed(["event POST latency / fan-out to 12 subscribers "
+                                f"({'the floor' if Server in measured else 'the server'})"], exc)
+        rooms = {}
+        try:
+            for kind in (Server, Floor):
+                s = kind(d, budget, cfg)
+                try:
+                    rooms[kind] = room_figures(s, token)
+                    rooms[kind]["cpu_per_write_s"] = measured.get(kind, {}).get("cpu_per_write_s")
+                finally:
+                    s.stop()
+            yield from room_rows(rooms[Server], rooms[Floor], pi_targets=True, r_ratio=r)
+        except Exception as exc:
+            yield from _failed([f"{name} ({'the floor' if Server in rooms else 'the server'})" for name in ROOM_ROWS],
+                               exc)
+    finally:
+        budget.close()
         shutil.rmtree(d, ignore_errors=True)

@@ -305,7 +305,7 @@ class _Parent:
 
 
 def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200, idle: int = 200,
-          players: int = 12, seconds: float = 20.0, open_timeout: float = 60.0,
+          players: int = 12, seconds: float = 20.0, open_timeout: float = 60.0, settle: float = 1.0,
           addresses: list[str] | None = None, nuisance_address: str = NUISANCE_ADDRESS) -> dict:
     raise_open_files_limit()
     addresses = addresses or STREAM_ADDRESSES
@@ -339,7 +339,7 @@ def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200,
             time.sleep(0.1)
         open_s = time.monotonic() - t0
         ask("nuisance", timeout=30)
-        time.sleep(2.0)  # the nuisance connections are all open and sending
+        time.sleep(2.0 * settle)  # the nuisance connections are all open and sending
     except BaseException:
         load.kill()
         load.wait()
@@ -417,7 +417,7 @@ def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200,
         load_cpu = (cpu_seconds(load_pid) - load_cpu0) / wall
     except OSError:
         load_cpu = float("nan")
-    time.sleep(1.0)  # the last events reach the streams
+    time.sleep(1.0 * settle)  # the last events reach the streams
     peak[0] = max(peak[0], rss_mb(pid))
 
     # the flood stops at once: how soon does the service answer again?
@@ -461,7 +461,7 @@ def flood(host: str, pid: int, token: str, streams: int = 1000, slow: int = 200,
             "fan_events": len(sent), "health_ms": health_ms, "health_fail": health_fail[0],
             "rss_peak": peak[0], "streams": streams, "streams_ready": result["ready"],
             "refused": result["refused"], "open_s": result["open_s"] or open_s, "server_cpu": cpu,
-            "load_cpu": load_cpu, "loadavg": load0, "recovered_ms": recovered,
+            "load_cpu": load_cpu, "wall_s": wall, "loadavg": load0, "recovered_ms": recovered,
             "nuisance_reopened": result["reopened"], "slow": slow, "idle": idle,
             "addresses": len(addresses)}
 

@@ -521,6 +521,13 @@ def is_ended(state) -> bool:
     return state["phase"] == "play" and len(state["eliminated"]) >= len(state["players"]) - 1
 
 
+def setup_over(state) -> bool:
+    """The set-up is done (the deal and every placement recorded): an armed match clock starts now
+    (``docs/rulings.md#the-clock-of-a-tournament-round``). A table that does not record the map stays in
+    the deal: its clock is started by hand."""
+    return state["phase"] == "play"
+
+
 def end_by_clock(state, ended_by: dict | None) -> dict:
     """The match clock ended the match (a final roll): the game is over too, so its summary says so and
     carries the ranking. Pure; an ended game is returned as it is."""

@@ -180,10 +180,12 @@ def brief(view: dict) -> dict:
     """The few things a list or a tournament overview shows of a match's view."""
     out = {"seq": view.get("seq", 0)}
     for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll", "final_threshold",
-              "tracking", "result"):
+              "tracking", "result", "armed"):
         if k in view:
             out[k] = view[k]
     summary = view.get("summary")
+    if isinstance(summary, dict) and "phase" in summary and "phase" in out:
+        out["game_phase"] = summary["phase"]  # the game's own step beside the clock's (conquest: the deal)
     if isinstance(summary, dict):
         for k in ("scores", "ranking", "winner", "phase", "current_player", "round"):
             if k in summary and k not in out:

@@ -187,8 +187,9 @@ def set_seats(tid, number):
 @bp.post("/api/tournaments/<tid>/rounds/<int:number>/start")
 @require("organiser")
 def start_round(tid, number):
-    """Create the round's matches (label "Round N · Table K") and start every clock together; a game
-    played without the clock is listed as skipped, as the tables page's start of the round does."""
+    """Create the round's matches (label "Round N · Table K") and start every clock together, or, at a table
+    still setting up, arm it to start when its set-up is done (``armed``); a game played without the clock
+    is listed as skipped, as the tables page's start of the round does."""
     json_body(optional=True)
     c = ctx()
     t = _doc(tid)
@@ -203,21 +204,26 @@ def start_round(tid, number):
     clocked = uses_clock(t["game"], options)
     if t["club_id"]:  # the registered roster players' club: their seats land on its roster
         options["club"] = t["club_id"]
+    from companion.boards import match_options  # Web of Power: the board the box's new matches start on
+
+    options = match_options(c.store, t["game"], options)
     ids = []
     for k, table in enumerate(r["tables"]):
         m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}",
                              roster=days.table_roster(t, table))
         ids.append(m["id"])
     rows.start_round(c.store, tid, number, ids)
-    skipped, started = [], []
+    skipped, started, armed = [], [], []
     if not clocked:
         skipped = [{"match_id": mid, "reason": "no-clock"} for mid in ids]
     elif c.runner is None:
         skipped = [{"match_id": mid, "reason": "no-clock-runner"} for mid in ids]
     else:
-        c.runner.start_tournament_round(ids, limit_minutes=t["clock_minutes"])
-        started = ids
-    return jsonify({**_doc(tid), "started": started, "skipped": skipped}), 201
+        # a table still setting up (conquest: the deal and the placements) has its clock armed: it starts
+        # when that table's set-up is done (docs/rulings.md#the-clock-of-a-tournament-round)
+        for row in c.runner.start_tournament_round(ids, limit_minutes=t["clock_minutes"]):
+            (armed if row["armed"] else started).append(row["match_id"])
+    return jsonify({**_doc(tid), "started": started, "armed": armed, "skipped": skipped}), 201
 
 
 def _csv(name: str, text: str) -> Response:

@@ -260,6 +260,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
 
     # Anna declares it: the match ends, the ranking is the engine's
     n = seq(anna)
+    anna.once("dialog", lambda d: d.accept())  # it ends the match: asked first
     anna.click("#ci-objective-declare")
     wait_seq(anna, n + 1)
     f = org.engine(mid)

@@ -106,6 +106,9 @@
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
     else text = t("ci.phase_play");
+    // a tournament round started at this table before its set-up: the clock starts by itself when it is done
+    if (v.armed && (s.phase === "deal" || s.phase === "place") && !(v.ended || sm.ended))
+      text += " · " + t("ci.clock_armed", { n: Math.round(v.clock.limit_seconds / 60) });
     $("ci-status").textContent = text;
   }
 
@@ -264,6 +267,9 @@
     var running = clockOn && v.clock && v.clock.running;
     $("ci-clock-start").hidden = !clockOn || started;
     $("ci-clock-minutes").parentNode.hidden = !clockOn || started;
+    // the minutes the clock was set to (a tournament's, kept when its start is undone), until typed over
+    var mins = $("ci-clock-minutes");
+    if (clockOn && !started && v.clock && !mins.dataset.touched) mins.value = String(Math.round(v.clock.limit_seconds / 60));
     $("ci-clock-pause").hidden = !running || v.ended;
     $("ci-clock-resume").hidden = !started || running || v.ended;
     var te = $("ci-turn-end");
@@ -537,6 +543,8 @@
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {
         box.appendChild(el("button", { type: "button", class: "btn btn-primary btn-big", id: "ci-objective-declare", onclick: function () {
+          // it ends the match at once for the whole table: asked first
+          if (!window.confirm(t("ci.declare_confirm", { player: seat }))) return;
           send("objective.completed", { player: seat });
         } }, t("ci.secret_declare")));
       }
@@ -619,6 +627,7 @@
     });
     $("ci-place-clear").addEventListener("click", function () { clear(placeDraft); renderPlace(); });
     $("ci-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; clear(reinforceDraft); trade = []; lastCalcKey = null; update(client.view, client); });
+    $("ci-clock-minutes").addEventListener("input", function (ev) { ev.target.dataset.touched = "1"; });
     $("ci-clock-start").addEventListener("click", function () {
       var n = parseInt($("ci-clock-minutes").value, 10);
       send("clock.start", isNaN(n) ? {} : { limit_minutes: n });
@@ -712,6 +721,7 @@
         (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : "");
       case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
       case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
+      case "clock.arm": return t("ci.ev_clock_arm", { n: d.limit_minutes || 120 });
       case "undo": return t("ci.ev_undo");
       case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + C.pauseReason(d.reason) + ")" : "");
       case "clock.resume": return t("ci.ev_clock_resume");

@@ -210,9 +210,12 @@
       }, function (e) { fail(e); draw(); });
     }
     function start(n) {
+      // it creates the round's matches and starts the clocks: asked first (one tap too many, not a round too soon)
+      if (!window.confirm(t("tday.start_confirm", { n: n }))) return;
       C.api("POST", base + "/rounds/" + n + "/start", {}).then(function (d) {
         set(d);
         var said = t("tday.started", { n: n });
+        if ((d.armed || []).length) said += " " + t("tday.armed");
         if (d.skipped.length) said += " " + t("tday.skipped_no_clock", { game: gameName(d.game) });
         C.toast(said);
       }, fail);
