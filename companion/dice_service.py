@@ -36,10 +36,14 @@ LABEL_MAX = 24
 CHECK_S = 120.0  # how long a "roll each die once" check stays open
 
 
-def dice_source(options: dict | None) -> str:
-    """Where a match's dice come from: ``options.dice`` (the Pi by default)."""
-    v = (options or {}).get("dice", "pi")
-    return v if v in SOURCES else "pi"
+def dice_source(options: dict | None, bound: bool = False) -> str:
+    """Where a match's dice come from: ``options.dice`` when the match says; else the table's smart dice when a
+    set is bound to it (a tournament's tables are made by the round: binding their dice is what says so),
+    else the Pi."""
+    v = (options or {}).get("dice")
+    if v in SOURCES:
+        return v
+    return "smart" if bound else "pi"
 
 
 
@@ -221,10 +225,10 @@ class DiceTables:
     def start_roll(self, match_id: str, what: str, data: dict, expected_seq: int | None = None) -> dict:
         """Wait for the table's dice to make this roll."""
         match = self.store.get_match(match_id)
-        if dice_source(match.get("options")) != "smart":
+        s = self.set_for(match_id)
+        if dice_source(match.get("options"), s is not None) != "smart":
             raise RuleError("this match's dice are not smart dice (the match's options say where its dice come "
                             "from)", "what")
-        s = self.set_for(match_id)
         if s is None or not s["dice"]:
             raise RuleError("no dice are bound to this table: the organiser binds them on the dice page", "set")
         if not isinstance(data, dict):

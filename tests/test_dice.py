@@ -294,3 +294,33 @@ def test_past_the_bound_time_the_missing_dice_are_named_out_of_range_or_not_roll
     assert f.wait.faces["attack"] == [6]
     f.kit.roll(RED[1], 2)  # too late: the table enters the faces by hand
     assert f.wait.faces["attack"] == [6]
+
+
+# -- companion dice scan -------------------------------------------------------------------------------
+
+def test_dice_scan_lists_the_dice_heard(run_cli, tmp_path):
+    path = tmp_path / "dice.jsonl"
+    kit = MockDice(path)
+    kit.roll(MockDie(0xA1, "Rosso 1", battery=55), 4)
+    kit.lie(MockDie(0xB2, "Blu 1"), 2, state="still")
+    kit.send(Advertisement("AA:BB", "GoDice_B_7", -70, {}, {}, ()))
+    rc, out, err = run_cli("dice", "scan", "--mock", path)
+    assert rc == 0, err
+    doc = json.loads(out)
+    rows = {d["name"]: d for d in doc["dice"]}
+    assert set(rows) == {"Rosso 1", "Blu 1", "GoDice_B_7"}
+    assert (rows["Rosso 1"]["face"], rows["Rosso 1"]["state"], rows["Rosso 1"]["battery"]) == (4, "rolled", 55)
+    assert rows["Blu 1"]["state"] == "still" and rows["GoDice_B_7"]["kind"] == "godice"
+
+
+def test_dice_scan_without_bleak_or_bluetooth_says_so_in_one_line(run_cli):
+    try:
+        import bleak  # noqa: F401
+        pytest.skip("bleak is installed here: the radio would be tried")
+    except ImportError:
+        pass
+    rc, out, err = run_cli("dice", "scan", "--seconds", "1")
+    assert rc == 2 and out == ""
+    assert err.strip().count("\n") == 0 and "companion[dice]" in err
+    rc, out, err = run_cli("dice", "scan", "--seconds", "0")
+    assert rc == 2 and "--seconds" in err

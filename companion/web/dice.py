@@ -105,8 +105,9 @@ def match_dice(match_id):
     c = ctx()
     match = c.store.get_match(match_id)
     t = tables()
-    return jsonify({"match_id": match_id, "source": dice_source(match.get("options")),
-                    "set": _public_set(t.set_for(match_id)), "wait": _sentence(t.wait_view(match_id)),
+    bound = t.set_for(match_id)
+    return jsonify({"match_id": match_id, "source": dice_source(match.get("options"), bound is not None),
+                    "set": _public_set(bound), "wait": _sentence(t.wait_view(match_id)),
                     "radio": {k: v for k, v in t.radio.status().items() if k in ("mode", "available", "reason")}})
 
 

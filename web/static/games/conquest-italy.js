@@ -711,7 +711,8 @@
         return t(e.type === "reinforce" ? "ci.ev_reinforce" : "ci.ev_place", { player: d.player }) + ": " +
           Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
-      case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
+      case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) }) +
+        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "");
       case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
       case "card.draw": return t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
@@ -719,7 +720,8 @@
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
       case "turn.end": return C.plural("ci.ev_turn_end", d.conquered === undefined ? "?" : d.conquered, { player: d.player }) +
         (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : "");
-      case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
+      case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) }) +
+        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "");
       case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
       case "clock.arm": return t("ci.ev_clock_arm", { n: d.limit_minutes || 120 });
       case "undo": return t("ci.ev_undo");

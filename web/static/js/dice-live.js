@@ -27,7 +27,7 @@
   }
   function ensurePanel() {
     if (panel) return panel;
-    panel = el("section", { class: page === "display" ? "tv-dice" : "card dice-live", id: "dice-live", hidden: "hidden",
+    panel = el("section", { class: page === "display" ? "tv-smart-dice" : "card dice-live", id: "dice-live", hidden: "hidden",
                             role: "status", "aria-live": "polite" });
     var anchor = page === "display" ? document.getElementById("tv-roll") : document.getElementById("game-tracker");
     if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(panel, page === "display" ? anchor.nextSibling : anchor);

@@ -82,7 +82,7 @@
                                   oninput: function (ev) { if (d.slots[side][i]) d.slots[side][i].label = ev.target.value; } });
         var waiting = picking && picking.set === s.id && picking.side === side && picking.i === i;
         var roll = el("button", { type: "button", class: "btn btn-small" + (waiting ? " btn-primary" : ""), "data-roll-pick": side + i,
-                                  onclick: function () { startPick(s.id, side, i); } }, waiting ? t("dice.roll_now") : "🎲");
+                                  onclick: function () { startPick(s.id, side, i); } }, waiting ? t("dice.roll_now") : "⚄");
         var checked = chk && slot ? chk.dice.filter(function (x) { return x.die === slot.die; })[0] : null;
         col.appendChild(el("div", { class: "trk-row dice-slot" }, pick, roll, label,
           checked ? el("span", { class: "dice-check", "data-check": side + i, text: checked.rolled ? "✓ " + checked.rolled : "…" }) : null));
