@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from flask import Blueprint, g, jsonify, render_template
 
-from companion.errors import NotFoundError
+from companion.errors import InputError, NotFoundError
 from companion.web import i18n
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 from companion.web.core import ctx, int_arg, json_body, require
@@ -94,6 +94,10 @@ def check_state(set_id):
 def rolled_lately():
     """The dice that started rolling after ``since`` (milliseconds of the box's clock, ``now_ms`` of
     ``GET /api/dice``): "roll a die to pick it" on the dice page."""
+    from flask import request
+
+    if request.args.get("since", "0") == "":
+        raise InputError("must be a whole number", "since")
     since = int_arg("since", 0, 0, SINCE_MAX)
     return jsonify({"dice": tables().rolled_lately(since / 1000), "now_ms": _now_ms()})
 
