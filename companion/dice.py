@@ -2,7 +2,7 @@
 
 An adapter like the GPIO box (``companion/gpio.py``): it turns what the radio hears into :class:`Reading`
 (a die, its roll state, the face up, the battery) and tells its subscribers; the dice service
-(``companion/dice_service.py``) decides what a reading means for a match. No game rule lives here.
+(``companion/services/dice.py``) decides what a reading means for a match. No game rule lives here.
 ``bleak`` (the optional extra ``companion[dice]``) is imported only in this module, and only when a real
 radio is asked for: the base install runs without it.
 
@@ -525,7 +525,7 @@ def missing_reason(exc: BaseException) -> str:
 def attach(mode: str = "auto", *, source=None, monotonic=time.monotonic, logger=None, start: bool = True) -> DiceRadio:
     """The box's dice radio. Always returns a DiceRadio: in the ``off`` state (``status()["reason"]`` says
     why in one sentence) when bleak or a Bluetooth adapter is missing."""
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     lg = logger or log
     if mode not in MODES:

@@ -26,7 +26,7 @@ SLOW_FIRST = [  # (browser files and others alternate, so that the first five ar
     "tests/browser/test_ui_review.py", "tests/stress/test_openapi_fuzz.py", "tests/browser/test_tv.py",
     "tests/test_systemd.py", "tests/browser/test_table_join.py", "tests/stress/test_cli_fuzz.py",
     "tests/browser/test_viewer_and_undo.py", "tests/stress/test_crash.py", "tests/browser/test_pages.py",
-    "tests/test_gpio.py", "tests/browser/test_tournament_day.py", "tests/test_season_cli.py",
+    "tests/test_gpio.py", "tests/browser/test_tournament_day.py", "tests/cli/test_season.py",
     "tests/browser/test_game_night.py", "tests/stress/test_replica_e2e.py", "tests/browser/test_trackers_rome.py",
     "tests/stress/test_security.py", "tests/browser/test_wop_scoring_step.py", "tests/stress/test_storage_faults.py",
     "tests/browser/test_boards_editor.py", "tests/games/test_rome_match.py", "tests/browser/test_roster.py",
@@ -69,7 +69,7 @@ def fake_game(monkeypatch):
 
 @pytest.fixture
 def clock():
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
 
     return FakeClock("2026-03-01T20:00:00Z")
 

@@ -1,4 +1,4 @@
-"""The smart dice adapter (companion/dice.py) and one roll's faces (companion/dice_roll.py), fed by MockDice:
+"""The smart dice adapter (companion/dice.py) and one roll's faces (companion/core/dice_roll.py), fed by MockDice:
 advertisements built from the published layouts (tests/dicekit.py). No radio, no bleak, no sleep: the time
 is a number the test moves."""
 
@@ -11,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from companion import dice
 from companion.dice import Advertisement, DiceRadio, MockSource, parse_godice, parse_pixels
-from companion.dice_roll import RollWait
+from companion.core.dice_roll import RollWait
 from tests.dicekit import (D6_PIPPED, D20, FIRMWARE_2023, MockDice, MockDie, godice_stable, godice_tilted,
                            GODICE_XYZ)
 
@@ -187,7 +187,7 @@ def test_without_bleak_the_radio_is_off_and_says_how_to_install_it():
     r = dice.attach("auto")
     assert r.mode == "off" and "companion[dice]" in r.status()["reason"]
     # the base install needs no bleak: importing the adapter did not import it
-    out = subprocess.run([sys.executable, "-c", "import sys, companion.dice, companion.dice_service; "
+    out = subprocess.run([sys.executable, "-c", "import sys, companion.dice, companion.services.dice; "
                           "print('bleak' in sys.modules)"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -31,7 +31,7 @@ def register(sub):
 
 def run_scan(args):
     from companion import dice
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     if not 0.5 <= args.seconds <= 600:
         raise InputError("must be from 0.5 to 600 seconds", "--seconds")

@@ -39,8 +39,8 @@ import copy
 import random
 import unicodedata
 
-from companion.errors import InputError, RuleError, join_path
-from companion.schemas import json_path, validate
+from companion.base.errors import InputError, RuleError, join_path
+from companion.base.schemas import json_path, validate
 
 GAME_ID = "rome-is-burning"
 NAME = "Rome Is Burning"

@@ -2,7 +2,7 @@
 the seats phones hold in matches.
 
 Secrets are never stored: only their SHA-256 (tokens are 256-bit random, so a plain hash is enough).
-The rules (who may do what, expiry, rate limits) are ``companion.access``; this is only where they live.
+The rules (who may do what, expiry, rate limits) are ``companion.services.access``; this is only where they live.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 
-# the phone's device in words ("Android · Chrome", companion/useragent.py), kept in the session's data
+# the phone's device in words ("Android · Chrome", companion/web/useragent.py), kept in the session's data
 _DEVICE = "CASE WHEN json_valid(s.data) THEN json_extract(s.data, '$.device') END"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from flask import Blueprint, g, jsonify, render_template
 
-from companion.errors import InputError, NotFoundError
+from companion.base.errors import InputError, NotFoundError
 from companion.web import i18n
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 from companion.web.core import ctx, int_arg, json_body, require
@@ -104,7 +104,7 @@ def rolled_lately():
 
 @bp.get("/api/matches/<match_id>/dice")
 def match_dice(match_id):
-    from companion.dice_service import dice_source
+    from companion.services.dice import dice_source
 
     c = ctx()
     match = c.store.get_match(match_id)

@@ -14,7 +14,7 @@ import sys
 from flask import Blueprint, current_app, jsonify
 
 from companion import __version__
-from companion.schemas import load_schema, schema_names
+from companion.base.schemas import load_schema, schema_names
 from companion.web.core import SEQ_MAX
 
 bp = Blueprint("openapi", __name__)

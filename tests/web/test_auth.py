@@ -159,7 +159,7 @@ def test_failed_pins_back_off_per_address_and_are_forgiven(app, organiser, clock
 
 
 def test_no_overall_lock_refuses_the_right_pin(app, organiser, monkeypatch):
-    monkeypatch.setattr("companion.access.PIN_ITERATIONS", 1000)  # (the limit is under test, not PBKDF2)
+    monkeypatch.setattr("companion.services.access.PIN_ITERATIONS", 1000)  # (the limit is under test, not PBKDF2)
     a = Api(app.test_client())
     organiser.post("/api/auth/pin", {"pin": "246813", "current_pin": "246813"})  # stored at the low cost
     for i in range(60):
@@ -177,7 +177,7 @@ def test_sessions_expire(app, player, clock):
 
 # -- bearer tokens -------------------------------------------------------------------------------
 def test_bearer_tokens(app, fake_game, tokens, store, clock):
-    from companion.access import Access
+    from companion.services.access import Access
 
     p = Api(app.test_client(), bearer=tokens["player"], origin=None)  # scripts send no Origin
     o = Api(app.test_client(), bearer=tokens["organiser"], origin=None)
@@ -269,7 +269,7 @@ def test_club_can_turn_viewers_off(app, organiser, player, api):
 
 # -- recovery: `companion pin reset` ------------------------------------------------------------------
 def test_pin_reset_code_sets_a_new_pin_once_and_ends_organiser_sessions(app, organiser, store, clock):
-    from companion.access import Access
+    from companion.services.access import Access
 
     a = Api(app.test_client())
     r = a.post("/api/auth/pin", {"pin": "777777", "setup_code": "1234567890"})
@@ -301,7 +301,7 @@ def test_pin_reset_code_sets_a_new_pin_once_and_ends_organiser_sessions(app, org
 
 
 def test_pin_reset_command_prints_a_code_and_refuses_a_missing_database(run_cli, tmp_path):
-    from companion.access import Access
+    from companion.services.access import Access
     from companion.storage import Store
 
     data = tmp_path / "data"

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from companion.resources import web_dir
+from companion.base.resources import web_dir
 from companion.web import i18n
 
 KEY = r"[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)+"
@@ -74,10 +74,12 @@ def _data_fields(schema: dict) -> set[str]:
 def dynamic_values() -> dict[str, set[str] | None]:
     """Each run-time prefix and the values it is joined with (None: the code falls back to a readable
     text when the key is missing, e.g. an unknown summary column)."""
-    from companion import clock, clockrunner, dice
+    from companion import dice
+    from companion.core import clock
+    from companion.services import clockrunner
     from companion.games import GAMES, game_module
     from companion.games.conquest_map import SET_KINDS, default_map_doc
-    from companion.schemas import load_schema
+    from companion.base.schemas import load_schema
 
     rl = game_module("richelieu")
     wop = game_module("web-of-power")
@@ -113,7 +115,7 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "ci.set_": set(SET_KINDS),
         "ci.step_": {ci.REINFORCE, ci.ATTACK, ci.MOVED, ci.CARD},
         "breakdown.": None,
-        # the smart dice (companion/dice.py, companion/dice_roll.py; js/dice.js, js/dice-live.js)
+        # the smart dice (companion/dice.py, companion/core/dice_roll.py; js/dice.js, js/dice-live.js)
         "dice.state_": set(dice.ROLL_STATES.values()),
         "dice.side_": {"attack", "defend", "any"},
         "dice.status_": {"waiting", "rolling", "settled", "crooked", "wrong_side", "moved_after"},
