@@ -467,6 +467,8 @@ def _move_action(state, players, data, rng, effective):
 
 
 ACTIONS = {"deal": ("turn.setup", _deal_action), "move": ("move", _move_action)}
+# (an action that used the RNG is the Pi's draw: MatchService.act marks its event ``rolled_by: "pi"``, and
+# only an organiser undoes it)
 
 
 class _One:
@@ -484,8 +486,6 @@ def dice_needed(state, action: str, data: dict) -> dict:
         raise InputError("unknown player {player!r}", "player", player=player)
     move_data(state, player, data.get("direction"), _One())
     return {"any": 1}
-# the actions whose event the Pi completes with a die (marked ``rolled_by: "pi"``; only an organiser undoes them)
-DICE_ACTIONS = frozenset({"move"})
 
 
 def scores_now(state) -> dict:

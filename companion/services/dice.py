@@ -338,14 +338,14 @@ class DiceTables:
                 data.pop("dice", None)
                 data.update(attack_dice=wait.faces["attack"], defend_dice=wait.faces["defend"])
                 event, _ = self.service.act(match_id, "combat", data, expected_seq=w["seq"], rolled_by="dice")
-            elif w["what"] == "final-roll":
-                event = self.service.append(match_id, "final.roll", {"player": data["player"], "dice": wait.faces["any"],
-                                                                      "rolled_by": "dice"}, expected_seq=w["seq"])
-            else:
-                event = self.service.append(match_id, "move", {"player": data.get("player"),
-                                                                "direction": data.get("direction"),
-                                                                "die": wait.faces["any"][0], "rolled_by": "dice"},
-                                            expected_seq=w["seq"])
+            else:  # the mark is the box's own: added where the event is completed, as the Pi's draws are
+                if w["what"] == "final-roll":
+                    type_, done = "final.roll", {"player": data["player"], "dice": wait.faces["any"]}
+                else:
+                    type_, done = "move", {"player": data.get("player"), "direction": data.get("direction"),
+                                           "die": wait.faces["any"][0]}
+                event = self.service.append(match_id, type_, expected_seq=w["seq"],
+                                            complete=lambda f, done=done: {**done, "rolled_by": "dice"})
             wait.state = "recorded"
             extra = {"event_seq": event["seq"]}
         except CompanionError as exc:  # the match moved on meanwhile, or the rules refuse it now
