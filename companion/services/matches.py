@@ -37,7 +37,8 @@ PI_ROLL = PI_MARK
 
 
 def is_pi_roll(event: dict) -> bool:
-    return (event.get("data") or {}).get(PI_ROLL) in ROLLED_BY
+    """The Pi drew it at random, or the box read the table's smart dice: only an organiser undoes it."""
+    return (event.get("data") or {}).get(PI_ROLL) in MARKS
 
 
 def last_in_effect(events: list[dict]) -> dict | None:

@@ -90,3 +90,16 @@ def test_a_refused_roll_is_said_in_the_caller_s_language(app, player, organiser,
 def test_options_dice_is_checked_when_the_match_is_made(player):
     r = player.post("/api/matches", {"game": "conquest-italy", "players": ["A", "B", "C"], "options": {"dice": "cup"}})
     assert r.status_code == 400 and "dice" in r.json["field"]
+
+
+def test_nobody_sends_the_dice_mark_themselves(app, player, organiser):
+    """rolled_by: "dice" is the box's own mark, like the Pi's: a phone (or a script) that sends it is refused."""
+    svc = app.extensions["companion"].service
+    mid, attack = conquest_at_combat(svc)
+    seq = svc.fold(mid).last_seq
+    body = {"type": "combat", "data": {**attack, "attack_dice": [6, 6, 6], "defend_dice": [1, 1, 1], "rolled_by": "dice"},
+            "expected_seq": seq}
+    for a in (player, organiser):
+        r = a.post(f"/api/matches/{mid}/events", body)
+        assert r.status_code == 403 and r.json["field"] == "rolled_by"
+    assert svc.fold(mid).last_seq == seq
