@@ -22,7 +22,8 @@ ARTIFACTS = REPO / "test-artifacts"
 # workers): files are handed out in collection order one at a time, so a long file collected last ran
 # alone at the end while the other workers sat idle. Every other file keeps its order.
 SLOW_FIRST = [  # (browser files and others alternate, so that the first five are not all Chromium)
-    "tests/evening/test_conquest.py", "tests/evening/test_richelieu.py",
+    "tests/evening/test_conquest.py", "tests/evening/test_rome.py", "tests/evening/test_web_of_power.py",
+    "tests/evening/test_mixed.py", "tests/evening/test_richelieu.py",
     "tests/browser/test_ui_review.py", "tests/stress/test_openapi_fuzz.py", "tests/browser/test_tv.py",
     "tests/test_systemd.py", "tests/browser/test_table_join.py", "tests/stress/test_cli_fuzz.py",
     "tests/browser/test_viewer_and_undo.py", "tests/stress/test_crash.py", "tests/browser/test_pages.py",
