@@ -23,13 +23,17 @@ _PLACEHOLDER = re.compile(r"\{(\w+)(?:(!r)|:([^{}|]*)|((?:\|[^{}|]*)+))?\}")
 
 
 def english_plural(n) -> str:
-    return "one" if n == 1 else "other"
+    """"one" for exactly 1 of either sign ("-1 point"), else "other" (0, 2, 1.5)."""
+    try:
+        return "one" if abs(n) == 1 and float(n).is_integer() else "other"
+    except (TypeError, ValueError):
+        return "other"
 
 
-def render(template: str, params: dict, plural=english_plural, word=None) -> str:
+def render(template: str, params: dict, plural=english_plural, word=None, number=None) -> str:
     """``template`` with its ``{name}`` values, ``{name!r}`` reprs, ``{name:spec}`` formats, ``{n|one|other}``
     plural forms (``plural(n)`` -> "one"/"other") and ``{name:w}``/``{name:w@ns}`` words (``word(value, ns)``); a name with no
-    value stays as written."""
+    value stays as written. ``number(x)`` writes a plain ``{name}`` that is a float (the language's decimal mark)."""
     def one(m):
         name, rep, spec, forms = m.groups()
         if name not in params:
@@ -45,6 +49,8 @@ def render(template: str, params: dict, plural=english_plural, word=None) -> str
             return word(value, spec[2:]) if word else str(value)
         if spec:
             return format(value, spec)
+        if number is not None and isinstance(value, float):
+            return number(value)  # the language's decimal mark ("1,5" in Italian)
         return str(value)
     return _PLACEHOLDER.sub(one, template)
 

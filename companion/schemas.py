@@ -90,7 +90,14 @@ def json_path(parts) -> str:
 
 def validate(name: str, doc, where: str = "$") -> None:
     """Raise InputError naming the JSON path of the most relevant error, under ``where`` (the path of
-    ``doc`` in a larger document; ``""`` for a bare path such as ``cities[2]``)."""
+    ``doc`` in a larger document; ``""`` for a bare path such as ``cities[2]``).
+
+    A valid document is told by the schema's compiled check (``compiled``) without importing jsonschema
+    (most of a second of a CLI start on a Pi); only a document that check refuses (or a schema it cannot
+    compile) goes through jsonschema, which finds the error and words it exactly as before."""
+    check = _compiled_named(name)
+    if check is not None and check(doc):
+        return
     from jsonschema.exceptions import best_match
 
     errors = list(_validator(name).iter_errors(doc))
@@ -101,6 +108,203 @@ def validate(name: str, doc, where: str = "$") -> None:
     while err.context:
         err = best_match(err.context)
     raise schema_error(err, join_path(where, json_path(err.absolute_path)))
+
+
+# -- the compiled check -----------------------------------------------------------------------------
+# A JSON Schema (draft 2020-12, the keywords our schemas use) turned into nested Python closures that
+# answer one question: is the document valid? It never words an error (jsonschema does, for the
+# documents it refuses), so it only has to agree with jsonschema on validity; a schema with a keyword
+# it does not know is not compiled at all (``compiled`` returns None) and goes through jsonschema.
+# tests/test_schemas_compiled.py holds it to jsonschema's verdict on every shipped example and on
+# generated variations of them.
+
+class _Unsupported(Exception):
+    pass
+
+
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples",
+                          "contentEncoding", "contentMediaType", "deprecated", "readOnly", "writeOnly", "$defs",
+                          "definitions"})
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+_TYPES = {
+    "object": lambda x: isinstance(x, dict),
+    "array": lambda x: isinstance(x, list),
+    "string": lambda x: isinstance(x, str),
+    "boolean": lambda x: isinstance(x, bool),
+    "null": lambda x: x is None,
+    "number": _is_number,
+    "integer": lambda x: (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer()),
+}
+
+
+def _equal(a, b) -> bool:
+    """JSON equality as jsonschema has it: 1 == 1.0, but True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b if isinstance(a, str) and isinstance(b, str) else False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if a is None or b is None:
+        return a is None and b is None
+    return False
+
+
+def _unique(items) -> bool:
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if _equal(items[i], items[j]):
+                return False
+    return True
+
+
+class _Compiler:
+    def __init__(self, root: dict, formats: bool):
+        self.root, self.formats = root, formats
+        self.refs: dict[str, list] = {}  # pointer -> [check] (filled once compiled: refs may recurse)
+
+    def ref(self, pointer: str):
+        if not pointer.startswith("#"):
+            raise _Unsupported(pointer)
+        if pointer not in self.refs:
+            cell: list = [None]
+            self.refs[pointer] = cell
+            node = self.root
+            for part in (p for p in pointer[1:].split("/") if p):
+                part = part.replace("~1", "/").replace("~0", "~")
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            cell[0] = self.node(node)
+        cell = self.refs[pointer]
+        return lambda x: cell[0](x)
+
+    def node(self, schema):  # noqa: C901 - one branch per keyword
+        if schema is True:
+            return lambda x: True
+        if schema is False:
+            return lambda x: False
+        if not isinstance(schema, dict):
+            raise _Unsupported(repr(schema))
+        checks = []
+        for key, value in schema.items():
+            if key in _ANNOTATIONS or key in ("then", "else"):
+                continue
+            if key == "type":
+                kinds = [value] if isinstance(value, str) else list(value)
+                fns = [_TYPES[k] for k in kinds]
+                checks.append(fns[0] if len(fns) == 1 else (lambda x, fns=fns: any(f(x) for f in fns)))
+            elif key == "properties":
+                props = [(k, self.node(v)) for k, v in value.items()]
+                checks.append(lambda x, props=props: not isinstance(x, dict)
+                              or all(k not in x or f(x[k]) for k, f in props))
+            elif key == "additionalProperties":
+                known = frozenset(schema.get("properties", {}))
+                if "patternProperties" in schema:
+                    raise _Unsupported(key)
+                if value is False:
+                    checks.append(lambda x, known=known: not isinstance(x, dict) or all(k in known for k in x))
+                else:
+                    f = self.node(value)
+                    checks.append(lambda x, known=known, f=f: not isinstance(x, dict)
+                                  or all(f(v) for k, v in x.items() if k not in known))
+            elif key == "required":
+                req = list(value)
+                checks.append(lambda x, req=req: not isinstance(x, dict) or all(k in x for k in req))
+            elif key == "propertyNames":
+                f = self.node(value)
+                checks.append(lambda x, f=f: not isinstance(x, dict) or all(f(k) for k in x))
+            elif key == "minProperties":
+                checks.append(lambda x, n=value: not isinstance(x, dict) or len(x) >= n)
+            elif key == "maxProperties":
+                checks.append(lambda x, n=value: not isinstance(x, dict) or len(x) <= n)
+            elif key == "items":
+                f = self.node(value)
+                checks.append(lambda x, f=f: not isinstance(x, list) or all(f(v) for v in x))
+            elif key == "minItems":
+                checks.append(lambda x, n=value: not isinstance(x, list) or len(x) >= n)
+            elif key == "maxItems":
+                checks.append(lambda x, n=value: not isinstance(x, list) or len(x) <= n)
+            elif key == "uniqueItems":
+                if value:
+                    checks.append(lambda x: not isinstance(x, list) or _unique(x))
+            elif key == "minLength":
+                checks.append(lambda x, n=value: not isinstance(x, str) or len(x) >= n)
+            elif key == "maxLength":
+                checks.append(lambda x, n=value: not isinstance(x, str) or len(x) <= n)
+            elif key == "pattern":
+                rx = re.compile(value)
+                checks.append(lambda x, rx=rx: not isinstance(x, str) or rx.search(x) is not None)
+            elif key == "format":
+                if not self.formats:
+                    continue
+                fn = {"date-time": is_date_time, "date": is_date}.get(value)
+                if fn is None:
+                    raise _Unsupported(f"format {value}")
+                checks.append(fn)
+            elif key == "minimum":
+                checks.append(lambda x, n=value: not _is_number(x) or x >= n)
+            elif key == "maximum":
+                checks.append(lambda x, n=value: not _is_number(x) or x <= n)
+            elif key == "exclusiveMinimum":
+                checks.append(lambda x, n=value: not _is_number(x) or x > n)
+            elif key == "exclusiveMaximum":
+                checks.append(lambda x, n=value: not _is_number(x) or x < n)
+            elif key == "multipleOf":
+                raise _Unsupported(key)  # not used by our schemas (and float semantics to match)
+            elif key == "const":
+                checks.append(lambda x, c=value: _equal(x, c))
+            elif key == "enum":
+                options = list(value)
+                checks.append(lambda x, options=options: any(_equal(x, o) for o in options))
+            elif key == "$ref":
+                checks.append(self.ref(value))
+            elif key == "allOf":
+                fns = [self.node(v) for v in value]
+                checks.append(lambda x, fns=fns: all(f(x) for f in fns))
+            elif key == "anyOf":
+                fns = [self.node(v) for v in value]
+                checks.append(lambda x, fns=fns: any(f(x) for f in fns))
+            elif key == "oneOf":
+                fns = [self.node(v) for v in value]
+                checks.append(lambda x, fns=fns: sum(1 for f in fns if f(x)) == 1)
+            elif key == "not":
+                f = self.node(value)
+                checks.append(lambda x, f=f: not f(x))
+            elif key == "if":
+                cond = self.node(value)
+                then = self.node(schema["then"]) if "then" in schema else None
+                other = self.node(schema["else"]) if "else" in schema else None
+                checks.append(lambda x, cond=cond, then=then, other=other:
+                              (then is None or then(x)) if cond(x) else (other is None or other(x)))
+            else:
+                raise _Unsupported(key)
+        if not checks:
+            return lambda x: True
+        if len(checks) == 1:
+            return checks[0]
+        return lambda x, checks=tuple(checks): all(c(x) for c in checks)
+
+
+def compiled(schema: dict, formats: bool = True):
+    """The schema's check (``check(doc) -> bool``), or None where it uses a keyword the compiler does not
+    know. ``formats``: assert "date" and "date-time" (as ``format_checker()`` does)."""
+    try:
+        return _Compiler(schema, formats).node(schema)
+    except (_Unsupported, KeyError, IndexError, TypeError, re.error):
+        return None
+
+
+@functools.cache
+def _compiled_named(name: str):
+    return compiled(load_schema(name))
 
 
 def _what(parts: list) -> str:

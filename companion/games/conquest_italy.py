@@ -58,7 +58,16 @@ EVENT_TYPES = frozenset({
 # or an organiser records ``objective.set`` for a player or takes it back with undo; a refusal of these
 # events, which may name the objective's cities, is told to anyone else without its reason.
 OWN_SECRET_EVENT_TYPES = frozenset({"objective.set"})
-SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed"})
+SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed", "reinforce", "card.draw", "turn.end"})
+# of those, the refusals that may tell a secret (the cities of an objective, the cards of a hand); any
+# refusal of objective.set and objective.completed is one
+SECRET_REFUSAL_TEMPLATES = frozenset({
+    "{player} does not hold {names} of their objective",
+    "{player} does not have the card {c!r}",
+    "{card!r} is in a player's hand, not in the deck",
+    "{player} has had this turn's card ({card}): one card a turn",
+})
+SECRET_REFUSAL_ALWAYS = frozenset({"objective.set", "objective.completed"})
 # Hand corrections of the board outside the rules (docs/rulings.md#conquest-corrections): only an organiser
 # records them. {event type: the data field that makes the event one (None: the event itself)}; the match
 # service refuses them to anyone else (403 naming that field), and the player's page does not offer them.
@@ -559,13 +568,14 @@ def current_turn(state) -> dict | None:
     p, step = turn["player"], turn["step"]
     owed = _card_owed(state)
     actions = []
+    nothing_due = step == REINFORCE and _due(state, p) == 0
     if step == REINFORCE:
         actions.append("reinforce")
-    if step == ATTACK:
+    if step == ATTACK or nothing_due:  # nothing to place: the combats may begin at once
         actions += ["combat", "move"]
     if owed:
         actions.append("card.draw")
-    if step != REINFORCE or _due(state, p) == 0:
+    if step != REINFORCE or nothing_due:
         actions.append("turn.end")
     return {"player": p, "step": step, "conquests": state["turn_conquests"], "card": turn["card"],
             "card_owed": owed, "actions": actions}
@@ -627,6 +637,10 @@ def _step_allows(state, what: str) -> None:
             raise RuleError("{p} has reinforced this turn already: reinforcements come once, at the start of the turn", "type", p=p)
         return
     if step == REINFORCE:
+        if _due(state, p) == 0:
+            # nothing to place (the 125 cap, or fewer than 3 cities and no region): the combats may begin
+            # at once, as after an empty reinforcement (docs/rulings.md#conquest-the-turn)
+            return
         raise RuleError("{p} reinforces first: the turn begins with the reinforcements, then the combats",
                         "type", p=p)
     if step == CARD:
@@ -666,8 +680,8 @@ def _check_draw(state, player: str, card, field: str) -> str:
     if turn["card"] is not None:
         raise RuleError("{player} has had this turn's card ({card}): one card a turn", field, player=player, card=turn['card'])
     for q, hand in state["hands"].items():
-        if card in hand:
-            raise RuleError("{q} has the card {card!r}", field, q=q, card=card)
+        if card in hand:  # whose hand is not said: the hands are secret
+            raise RuleError("{card!r} is in a player's hand, not in the deck", field, card=card)
     deck = _deck(state)
     under = [c for c in state["under"] if c in deck]
     if card in under and deck[0] != card:
@@ -978,6 +992,8 @@ def _on_combat(s, gm, data):
         result["moved"] = moved
     s["units"] = units
     s["last_combat"] = result
+    if s["turn"]["step"] == REINFORCE:  # nothing was due: the reinforcement is over (an empty one)
+        s["turn"] = {**s["turn"], "step": ATTACK}
 
 
 def _on_move(s, gm, data):
@@ -1174,12 +1190,20 @@ def summary(state) -> dict:
 
 def public_view(state, viewer: str | None) -> dict:
     """The state as ``viewer``'s phone may see it: every secret objective removed except the
-    viewer's own (with its progress). Once the match is over the objectives are turned face up."""
+    viewer's own (with its progress), and the territory cards in the other players' hands (their number
+    is in the summary; ``hands`` holds the viewer's own only, and the turn's card drawn by another player
+    is ``True``: docs/rulings.md#conquest-hidden-information). Once the match is over everything is turned
+    face up."""
     out = dict(state)
     if is_ended(state):
         return out
     mine = state["objectives"].get(viewer) if viewer is not None else None
     out["objectives"] = {viewer: list(mine)} if mine is not None else {}
+    out["hands"] = {viewer: list(state["hands"][viewer])} if viewer in state["hands"] else {}
+    out["hands_hidden"] = True
+    turn = state.get("turn")
+    if turn is not None and turn.get("card") is not None and turn["player"] != viewer:
+        out["turn"] = {**turn, "card": True}
     if mine is not None:
         gm = map_of(state["map"])
         have = [c for c in mine if state["owner"].get(c) == viewer]
@@ -1187,6 +1211,33 @@ def public_view(state, viewer: str | None) -> dict:
                                      "points": sum(gm.value(c) for c in have),
                                      "complete": len(have) == len(mine)}
     return out
+
+
+def public_summary(summary: dict, state, viewer: str | None) -> dict:
+    """The summary as ``viewer`` may see it: the turn's card drawn by another player is ``True``, not named
+    (how many cards each player holds is public: ``players[].cards``)."""
+    turn = summary.get("turn")
+    if turn and turn.get("card") is not None and turn["player"] != viewer and not summary.get("ended"):
+        return {**summary, "turn": {**turn, "card": True}}
+    return summary
+
+
+# the events whose data holds a secret until the match ends: an objective's cities (its owner's), a drawn
+# territory card (its drawer's). The other phones see that the event happened, and whose it is.
+SECRET_EVENT_TYPES = frozenset({"objective.set"})
+HIDDEN_CARD_EVENT_TYPES = frozenset({"card.draw", "turn.end"})
+
+
+def public_event(event: dict, viewer: str | None) -> dict | None:
+    """An event as ``viewer`` may see it before the end: another player's objective (``None``: only its
+    owner is kept), the card another player drew (``hidden: ["card"]``)."""
+    data = event.get("data") or {}
+    owner = data.get("player")
+    if event["type"] in SECRET_EVENT_TYPES and (viewer is None or owner != viewer):
+        return None
+    if event["type"] in HIDDEN_CARD_EVENT_TYPES and "card" in data and (viewer is None or owner != viewer):
+        return {**event, "data": {k: v for k, v in data.items() if k != "card"}, "hidden": ["card"]}
+    return event
 
 
 # -- what the server completes or computes for the tracker ----------------------------------------------

@@ -12,9 +12,9 @@ import functools
 import json
 import math
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from companion.errors import InputError, join_path
+from companion.games import xml_escape as escape
 
 SYMBOLS = ("basil", "mozzarella", "tomato")
 JOKER_PREFIX = "joker:"

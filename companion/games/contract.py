@@ -65,6 +65,11 @@ class SecretGame(Protocol):
 
     def public_view(self, state: dict, viewer: str | None) -> dict: ...
 
+    # also optional: ``public_summary(summary, state, viewer) -> summary`` (a summary that would tell a
+    # secret: Richelieu's standings count the money and jewels behind the screens) and
+    # ``public_event(event, viewer) -> event | None`` (None hides the event's data; a copy with ``hidden: [field,
+    # ...]`` hides those fields). Both apply only before the end: the end turns every secret face up.
+
 
 @runtime_checkable
 class MapGame(Protocol):
@@ -80,7 +85,7 @@ class MapGame(Protocol):
 REQUIRED_ATTRIBUTES = {"GAME_ID": str, "NAME": str, "EVENT_TYPES": frozenset, "USES_CLOCK": bool,
                        "MIN_PLAYERS": int, "MAX_PLAYERS": int}
 REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "score")
-OPTIONAL_FUNCTIONS = ("public_view", "public_event", "check_map", "map_svg",
+OPTIONAL_FUNCTIONS = ("public_view", "public_summary", "public_event", "check_map", "map_svg",
                       # the match clock's hooks (companion/matches.py applies them)
                       "out_of_turn", "end_by_clock", "turn_closed", "holds_clock", "clock_seats",
                       # each player's points at the end, {player: number} or None (companion/playlog.py)

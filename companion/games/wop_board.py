@@ -20,9 +20,9 @@ import functools
 import json
 import math
 from pathlib import Path
-from xml.sax.saxutils import escape
 
 from companion.errors import InputError, join_path
+from companion.games import xml_escape as escape
 from companion.schemas import integral
 
 _QUOTE = {'"': "&quot;"}  # escape() for an attribute value

@@ -134,14 +134,19 @@ def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
 
 # -- how a match is shown ---------------------------------------------------------
 def present_view(view: dict, who: str, seat: str | None) -> dict:
-    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one."""
+    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one, and
+    its ``public_summary(summary, state, viewer)`` (a summary that would tell a secret) when it has one."""
     if who == "organiser":
         return view
     mod = game_module(view["game"])
     pv = getattr(mod, "public_view", None)
     if pv is None:
         return view
-    return {**view, "state": pv(view["state"], seat)}
+    out = {**view, "state": pv(view["state"], seat)}
+    ps = getattr(mod, "public_summary", None)
+    if ps is not None and isinstance(view.get("summary"), dict):
+        out["summary"] = ps(view["summary"], view["state"], seat)
+    return out
 
 
 # Games with ``public_view`` but no ``public_event``: the data of these event types is secret
@@ -154,13 +159,13 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
     one (``None`` from it hides the event's data). A game with ``public_view`` and no ``public_event``
     hides the data of its ``SECRET_EVENT_TYPES`` from everyone but the event's own player until the
     match ends."""
-    if who == "organiser":
-        return event
+    if who == "organiser" or ended:
+        return event  # the end of the match turns every secret face up
     mod = game_module(game)
     pe = getattr(mod, "public_event", None)
     if pe is not None:
         shown = pe(event, seat)
-    elif getattr(mod, "public_view", None) is not None and not ended:
+    elif getattr(mod, "public_view", None) is not None:
         secret = getattr(mod, "SECRET_EVENT_TYPES", DEFAULT_SECRET_EVENT_TYPES)
         data = event.get("data") or {}
         if event["type"] in secret and (seat is None or data.get("player") != seat):

@@ -12,7 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("flask", "werkzeug", "waitress", "uvicorn", "a2wsgi", "h11", "gpiozero", "qrcode", "openskill", "lark", "rfc3987_syntax",
-         "hypothesis", "schemathesis")
+         "hypothesis", "schemathesis",
+         # a valid document is told by the compiled check (companion/schemas.py): jsonschema and its
+         # dependencies only for a document it refuses; no xml.sax.saxutils (urllib.request, email, ssl)
+         "jsonschema", "referencing", "rpds", "attrs", "jsonschema_specifications", "email", "ssl")
 
 PROBE = """
 import io, json, sys
@@ -27,6 +30,8 @@ print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.sp
 @pytest.mark.parametrize("argv", [
     ["score", "richelieu", str(REPO / "schemas/examples/richelieu.score/rule-book-bonus-example.json")],
     ["score", "web-of-power", str(REPO / "schemas/examples/web-of-power.score/sites.json")],
+    ["score", "web-of-power", str(REPO / "schemas/examples/web-of-power.score/rulebook-franken-lothringen.json")],
+    ["score", "conquest-italy", str(REPO / "schemas/examples/conquest-italy.score/end-of-match-4-players.json")],
     ["odds", "125", "125"],
 ])
 def test_cli_start_loads_nothing_heavy(argv):

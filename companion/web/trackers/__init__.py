@@ -58,6 +58,12 @@ def act(match_id: str, game: str, action: str):
         extra.update(more)
         return event
 
+    from companion.games import game_module
+    from companion.web.seats import guarded_write
+
+    actions = getattr(game_module(game), "ACTIONS", {})
+    if isinstance(actions, dict) and action in actions and isinstance(doc["data"], dict):  # a refusal about another player's secret: no reason
+        write = guarded_write(match_id, actions[action][0], doc["data"], write)
     resp, status = stored(match_id, write)
     if extra:
         out = resp.get_json()

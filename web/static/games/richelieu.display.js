@@ -28,7 +28,8 @@
       el("tbody", null, players.map(function (p) {
         var row = s.players[p] || {};
         return el("tr", { "data-player": p }, el("td", null, TV.who(p)),
-          TRACKS.map(function (k) { return el("td", { class: "num", "data-track": k, text: String(row[k] === undefined ? "" : row[k]) }); }));
+          // money and jewels are behind each player's screen until the end: the room sees "—"
+          TRACKS.map(function (k) { return el("td", { class: "num", "data-track": k, text: row[k] === undefined ? "" : row[k] === null ? "—" : String(row[k]) }); }));
       }))));
     var cardinal = sm.cardinal !== undefined ? sm.cardinal : s.cardinal;
     document.getElementById("rl-tv-cardinal").textContent = t("tv.rl_cardinal", { n: cardinal }) +

@@ -430,9 +430,15 @@
       // which events an undo took back: walk forward keeping a stack of events in effect
       var stack = [], undone = {}, lastBack = null;
       events.forEach(function (e) {
-        if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; }
+        // an undo names what it took back (e.undid, for the words of the history)
+        if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; e.undid = back || null; }
         else { stack.push(e); lastBack = null; }
+        delete e.nth;
       });
+      // each event in effect knows its place among the events of its type in effect (e.nth: the game's
+      // state lists some results in that order, such as Richelieu's resolutions)
+      var nth = {};
+      stack.forEach(function (e) { e.nth = nth[e.type] = (nth[e.type] === undefined ? 0 : nth[e.type] + 1); });
       inEffect = stack.length ? stack[stack.length - 1] : null;
       redoable = lastBack;
       drawUndoRedo();
