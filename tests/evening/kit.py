@@ -128,7 +128,12 @@ class Table:
         return f"Round {self.round} · Table {self.number}"
 
     def act(self, name: str, selector: str, confirm: bool | None = None) -> int:
-        return act(self[name], selector, confirm)
+        """A tap on ``name``'s phone that writes an event; returns once it is stored and the table's first
+        phone (the one the tests read the match from) shows it too."""
+        n = act(self[name], selector, confirm)
+        if name != self.players[0]:
+            wait_seq(self[self.players[0]], n)
+        return n
 
     def pages(self):
         return [self[p] for p in self.players] + ([self.tv] if self.tv is not None else [])

@@ -58,8 +58,8 @@ def turn(table, player: str, conquered_note: bool = False) -> None:
     wait_seq(page, seq(table[table.players[0]]))
     expect(page.locator("#ci-step")).to_have_text(text(EN, "ci.step_reinforce", player=player))
     page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
-    act(page, "#ci-reinforce-send")
-    act(page, "#ci-turn-end")
+    table.act(player, "#ci-reinforce-send")
+    table.act(player, "#ci-turn-end")
 
 
 def final_roll(table, player: str, dice: tuple[int, int]) -> None:
@@ -69,7 +69,7 @@ def final_roll(table, player: str, dice: tuple[int, int]) -> None:
     expect(page.locator("#ci-final-text")).to_contain_text(player)
     page.fill("#ci-final-d1", str(dice[0]))
     page.fill("#ci-final-d2", str(dice[1]))
-    act(page, "#ci-final-send")
+    table.act(player, "#ci-final-send")
 
 
 def ranking(page) -> list[dict]:
@@ -89,8 +89,8 @@ def play_to_the_final_rolls(ev, table) -> list[dict]:
     if tv is not None:
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.regular"])
     ev.server.advance(MINUTES * 60)  # the 2 minutes are up during b's turn
-    for p in table.players:
-        expect(table[p].locator("#clock-note")).to_have_text(text(EN, "clock.time_up", player=a))
+    for p in table.players:  # (the clock runner's next tick, once a second, brings it: no event does)
+        expect(table[p].locator("#clock-note")).to_have_text(text(EN, "clock.time_up", player=a), timeout=10_000)
     if tv is not None:
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"])
         expect(tv.locator("#clock-remaining")).to_have_text("0:00")

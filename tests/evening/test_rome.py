@@ -40,7 +40,6 @@ def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
     watch = table[first]
     turn_no, rolled = 1, 0
     while True:
-        wait_seq(watch, seq(watch))
         v = watch.evaluate("window.companionMatch.view")
         s, sm = v["state"], v["summary"]
         if s["phase"] == "ended":
@@ -57,7 +56,7 @@ def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
         if sm.get("steal"):
             page = table[sm["steal"]["player"]]  # the mover draws a card from a pawn on the same space
             wait_seq(page, v["seq"])
-            act(page, "#rb-steal-send")
+            table.act(sm["steal"]["player"], "#rb-steal-send")
             continue
         mover = sm.get("to_move")
         if mover is None:  # every card taken: the turn is scored
@@ -70,11 +69,11 @@ def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
         expect(page.locator("#rb-status")).to_have_text(text(EN, "rb.status_move", n=s["turn"], player=mover))
         if rolled < pi_rolls and s["turn"] >= 2:
             rolled += 1
-            act(page, "#rb-roll-cw")  # the Pi rolls the die
+            table.act(mover, "#rb-roll-cw")  # the Pi rolls the die
         else:
             d, direction = best_move(s, mover)
             page.fill("#rb-die", str(d))
-            act(page, f"#rb-move-{direction}")
+            table.act(mover, f"#rb-move-{direction}")
     table.wait_all()
     tot = totals(watch)
     assert tot == v["state"]["totals"]

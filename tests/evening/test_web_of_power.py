@@ -48,8 +48,8 @@ def place(table, player: str, country: str, councillor: bool = False) -> None:
     expect(page.locator("#wop-player")).to_have_value(player)
     page.click("#wop-piece-councillor" if councillor else "#wop-piece-monastery")
     page.select_option("#wop-country", country)
-    act(page, "#wop-place")
-    act(page, "#wop-turn-end")
+    table.act(player, "#wop-place")
+    table.act(player, "#wop-turn-end")
 
 
 def deck_out(table, player: str, final: bool) -> None:
