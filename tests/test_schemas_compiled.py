@@ -1,4 +1,4 @@
-"""The compiled schema check (``companion.schemas.compiled``) agrees with jsonschema on validity: on every
+"""The compiled schema check (``companion.base.schemas.compiled``) agrees with jsonschema on validity: on every
 shipped example, valid and invalid, and on variations of them (a key dropped or added, a value replaced
 by another JSON value, a number turned into a float, a bool or a string), for every schema and for each
 event-data definition of the events schemas. ``validate`` trusts the compiled check for a valid
@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from companion.resources import schemas_dir
-from companion.schemas import compiled, format_checker, load_schema, schema_names
+from companion.base.resources import schemas_dir
+from companion.base.schemas import compiled, format_checker, load_schema, schema_names
 
 SCHEMAS = schema_names()
 

@@ -70,14 +70,15 @@ def limit_malloc_arenas(n: int = 2) -> bool:
     arena keeps the freed memory of its own requests, so the server's RSS crept up through an evening
     although the live heap stayed flat (docs/benchmarks-notes.md). A Pi Zero's 4 cores would allow
     32 arenas. Returns whether the cap was set (not on other C libraries, nor when the environment
-    sets ``MALLOC_ARENA_MAX`` itself)."""
-    import ctypes
-    import ctypes.util
+    sets ``MALLOC_ARENA_MAX`` itself, as the systemd unit does: then ctypes is not even imported)."""
     import os
     import sys
 
     if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
         return False
+    import ctypes
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         mallopt = libc.mallopt
@@ -100,7 +101,7 @@ def test_hooks(env=None) -> dict:
     import os
     import random
 
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     env = os.environ if env is None else env
     config: dict = {}
@@ -112,7 +113,7 @@ def test_hooks(env=None) -> dict:
             raise InputError("must be a whole number", "COMPANION_TEST_SEED") from None
     path = env.get("COMPANION_TEST_CLOCK_FILE")
     if path:
-        from companion.timeutil import MonotonicWallClock, SkewedMonotonic
+        from companion.base.timeutil import MonotonicWallClock, SkewedMonotonic
 
         config["CLOCK"] = MonotonicWallClock(monotonic=SkewedMonotonic(path))
     return config
@@ -123,7 +124,7 @@ def run(args):
     import os
     import signal
 
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     if not 0 <= args.port <= 65535:
         raise InputError("must be between 0 and 65535", "--port")
@@ -176,7 +177,7 @@ def run(args):
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
     c.extra["public_url"] = base
-    with app.test_request_context("/", base_url=base):
+    with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
         join = current_join(base)
 
     service = under_systemd()
@@ -228,7 +229,7 @@ def _shutdown(c, clean: bool = False) -> None:
     """Stop the clock runner and the box, close the store. ``clean``: a stop asked for (SIGTERM from
     ``systemctl stop``, Ctrl-C): the running clocks are paused now as ``server-stopped`` (not found
     running at the next start and taken for a power cut)."""
-    from companion.clockrunner import SERVER_STOPPED_REASON
+    from companion.services.clockrunner import SERVER_STOPPED_REASON
 
     for obj, method in ((c.runner, "stop"), (c.box, "close")):
         fn = getattr(obj, method, None) if obj is not None else None

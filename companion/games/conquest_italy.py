@@ -30,7 +30,7 @@ Anything else is refused (RuleError, naming the rule) and changes nothing. ``ter
 and ``objective.set`` are taken at any time. A player who loses their last city is out: their seat is
 skipped (:func:`out_of_turn`, which the match fold passes to the clock), their cards go to whoever took the
 city, they rank after every player still in. The match clock (phases, final rounds and rolls) is
-``companion/clock.py``; a match the clock ends (a final roll) is ended here too (:func:`end_by_clock`).
+``companion/core/clock.py``; a match the clock ends (a final roll) is ended here too (:func:`end_by_clock`).
 
 Match events (``data`` shapes in ``schemas/conquest-italy.events.schema.json``): ``setup.deal``,
 ``setup.place``, ``territory.set``, ``reinforce``, ``combat``, ``move``, ``card.draw``,
@@ -42,7 +42,7 @@ deterministic.
 
 from __future__ import annotations
 
-from companion.errors import InputError, RuleError, join_path
+from companion.base.errors import InputError, RuleError, join_path
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
 from companion.games.conquest_odds import DiceError, resolve
@@ -78,7 +78,7 @@ TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
 REINFORCE, ATTACK, MOVED, CARD = "reinforce", "attack", "moved", "card"
 STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
-# what a result entered by hand may say beside the places (companion/matches.py, check_result)
+# what a result entered by hand may say beside the places (companion/core/match.py, check_result)
 RESULT_FLAGS = frozenset({"objective", "eliminated"})
 MAX_ON_MAP = 125
 PLACE_STEP = 5
@@ -90,7 +90,7 @@ HELD_CITY_BONUS = 2
 
 def _key(prefix: str, key: str) -> str:
     """A JSON-path step for an object key: ``owned.Anna`` or ``owned["La Spezia"]``."""
-    from companion.schemas import json_path
+    from companion.base.schemas import json_path
 
     return join_path(prefix, json_path([key]))
 
@@ -362,7 +362,7 @@ def reinforcements(gm: GameMap, territories, units_on_map: int, trade: list[str]
 
 def reinforcements_doc(doc) -> dict:
     """``companion reinforcements FILE`` (schemas/conquest-italy.reinforcements.schema.json)."""
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     validate("conquest-italy.reinforcements", doc)
     gm = _doc_map(doc)
@@ -446,7 +446,7 @@ def _doc_map(doc: dict) -> GameMap:
 
 def score(doc) -> dict:
     """``companion score conquest-italy FILE`` (schemas/conquest-italy.score.schema.json)."""
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     validate("conquest-italy.score", doc)
     players = doc["players"]
@@ -1143,7 +1143,7 @@ def final_ranking(state) -> list[dict]:
     """The players of a (finished) match best first, as ``score()["results"]``: ``player``, ``place``
     (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated`` (the one
     shape of ``companion.games.contract.Placing``; the points are in ``final_score``). This is what
-    the club season reads (``companion/season_store.py``)."""
+    the club season reads (``companion/services/seasons.py``)."""
     return final_score(state)["results"]
 
 
@@ -1288,8 +1288,8 @@ ACTIONS = {
     "combat": ("combat", _combat_action),
     "turn-end": ("turn.end", _turn_end_action),
 }
-# the actions whose event the Pi completes with dice (marked ``rolled_by: "pi"``; only an organiser undoes them)
-DICE_ACTIONS = frozenset({"combat"})
+# (an action that used the RNG is the Pi's draw: MatchService.act marks its event ``rolled_by: "pi"``, and
+# only an organiser undoes it)
 
 
 def reinforcements_now(state, player: str, trade: list[str] | None = None) -> dict:

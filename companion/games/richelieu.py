@@ -40,8 +40,8 @@ from __future__ import annotations
 import copy
 import functools
 
-from companion.errors import InputError, RuleError, join_path
-from companion.schemas import integral, json_path, schema_error, validate
+from companion.base.errors import InputError, RuleError, join_path
+from companion.base.schemas import integral, json_path, schema_error, validate
 
 GAME_ID = "richelieu"
 NAME = "Richelieu"
@@ -141,7 +141,7 @@ def _add_military(p: dict, amount: int, bonuses: dict | None) -> dict:
 def _data_validator(schema: str, definition: str):
     from jsonschema import Draft202012Validator
 
-    from companion.schemas import load_schema
+    from companion.base.schemas import load_schema
 
     root = load_schema(schema)
     return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
@@ -149,7 +149,7 @@ def _data_validator(schema: str, definition: str):
 
 @functools.cache
 def _data_check(schema: str, definition: str):
-    from companion.schemas import compiled, load_schema
+    from companion.base.schemas import compiled, load_schema
 
     root = load_schema(schema)
     return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)

@@ -37,9 +37,9 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule as WerkzeugRule
 
 from companion import __version__
-from companion.errors import AuthError, CompanionError, ForbiddenError
+from companion.base.errors import AuthError, CompanionError, ForbiddenError
 from companion.web import i18n, netinfo, shares
-from companion.access import Access, role_in
+from companion.services.access import Access, role_in
 from companion.web.core import Ctx
 from companion.web.limits import MAX_BODY, body_limit
 
@@ -123,7 +123,7 @@ class BodyTooLarge(CompanionError):
 
 def _open_store(config):
     from companion.storage import Store
-    from companion.timeutil import MonotonicWallClock, parse_iso
+    from companion.base.timeutil import MonotonicWallClock, parse_iso
 
     if config.get("STORE") is not None:
         return config["STORE"], False
@@ -165,9 +165,9 @@ class HostList:
 
 
 def create_app(config: dict | None = None) -> Flask:
-    from companion.clockrunner import ClockRunner
-    from companion.resources import web_dir
-    from companion.service import MatchService
+    from companion.services.clockrunner import ClockRunner
+    from companion.base.resources import web_dir
+    from companion.services.matches import MatchService
     from companion.web.live import Hub
 
     config = dict(config or {})

@@ -10,10 +10,10 @@ from functools import wraps
 
 from flask import current_app, g, request
 
-from companion.errors import AuthError, ForbiddenError, InputError
+from companion.base.errors import AuthError, ForbiddenError, InputError
 from companion.games import game_module
-from companion.jsonio import MAX_DEPTH, depth_exceeds
-from companion.access import ROLES, Access, role_at_least
+from companion.base.jsonio import MAX_DEPTH, depth_exceeds
+from companion.services.access import ROLES, Access, role_at_least
 
 
 @dataclass
@@ -100,14 +100,14 @@ def json_body(schema: str | None = None, optional: bool = False):
         except (UnicodeError, ValueError) as exc:
             msg = getattr(exc, "msg", None)
             if msg is None and not isinstance(exc, UnicodeError):  # Python refuses ints of over 4300 digits
-                from companion.jsonio import MAX_DIGITS, where_digits_overflow
+                from companion.base.jsonio import MAX_DIGITS, where_digits_overflow
 
                 raise InputError("the body holds a number with more than {MAX_DIGITS} digits{value}", "$", MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
             raise InputError("the body is not valid JSON: {value}", "$", value=msg or 'not valid UTF-8 JSON') from None
         if depth_exceeds(doc):
             raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$", MAX_DEPTH=MAX_DEPTH)
     if schema:
-        from companion.schemas import validate
+        from companion.base.schemas import validate
 
         validate(schema, doc)
     return doc

@@ -5,7 +5,7 @@ The language is the ``lang`` cookie when set (switch with ``?lang=it``), else th
 of ``Accept-Language``, else English. A key missing from a catalogue falls back to English,
 then to the key itself.
 
-Error sentences (``companion/errors.py``: a template with named values) have their own catalogues,
+Error sentences (``companion/base/errors.py``: a template with named values) have their own catalogues,
 ``web/i18n/errors.<lang>.json``: the English template is the key, the value the sentence in that
 language (same placeholders; ``w:<word>`` entries translate the ``{name:w}`` values). They are not sent
 to the pages: the server renders an error body's sentence in the caller's language (:func:`error_text`).
@@ -20,8 +20,8 @@ from __future__ import annotations
 import functools
 import json
 
-from companion.errors import render
-from companion.resources import web_dir
+from companion.base.errors import render
+from companion.base.resources import web_dir
 
 LANGUAGES = ("en", "it")
 DEFAULT = "en"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, abort, g, jsonify, render_template
 
-from companion import lazy
-from companion.errors import CompanionError, NotFoundError
+from companion.base import lazy
+from companion.base.errors import CompanionError, NotFoundError
 from companion.web import i18n
 from companion.web.apidoc import err as _err, ok as _ok
 from companion.web.core import ctx
 
-plays = lazy.module("companion.playlog_service")
+plays = lazy.module("companion.services.playlog")
 
 bp = Blueprint("playlog", __name__)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, render_template, request
 
-from companion.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
+from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
 from companion.games import game_module
 from companion.web.core import ctx, json_body, require, role
 

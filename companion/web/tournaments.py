@@ -1,7 +1,7 @@
 """Tournament days: ``/api/tournaments…`` (create, register players, seat a round, swap seats by hand,
 start a round, standings as JSON and CSV), the pages ``/tournaments``, ``/tournaments/<id>`` and the printable
 ``/tournaments/<id>/print``, and ``GET /api/matches/<id>/result`` (a finished match's ranking with the club
-points each place earns, for the TV). The seating and the standings are ``companion/tournament.py``; the rows
+points each place earns, for the TV). The seating and the standings are ``companion/core/tournament.py``; the rows
 ``companion/storage/tournaments.py``; every match is created and started through the match service and the
 clock runner, as the tables page does."""
 
@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from companion import lazy
-from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.matches import uses_clock
+from companion.base import lazy
+from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.core.match import uses_clock
 from companion.storage import tournaments as rows
 from companion.web.core import ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
-season_core = lazy.module("companion.season")  # imported at the first request that needs them
-core = lazy.module("companion.tournament")
-days = lazy.module("companion.tournament_days")
+season_core = lazy.module("companion.core.season")  # imported at the first request that needs them
+core = lazy.module("companion.core.tournament")
+days = lazy.module("companion.services.tournaments")
 
 bp = Blueprint("tournaments", __name__)
 
 
-# -- reading (companion/tournament_days.py) --------------------------------------------------------------
+# -- reading (companion/services/tournaments.py) --------------------------------------------------------------
 
 def _rules():
     return days.club_rules(ctx().store)
@@ -204,7 +204,7 @@ def start_round(tid, number):
     clocked = uses_clock(t["game"], options)
     if t["club_id"]:  # the registered roster players' club: their seats land on its roster
         options["club"] = t["club_id"]
-    from companion.boards import match_options  # Web of Power: the board the box's new matches start on
+    from companion.services.boards import match_options  # Web of Power: the board the box's new matches start on
 
     options = match_options(c.store, t["game"], options)
     ids = []
@@ -249,15 +249,15 @@ def standings_csv(tid):
 def match_result(match_id):
     """A finished match's ranking with the club points each player earned (the season's rules when the
     match feeds a season, else the club's, else the defaults); ``ended: false`` while it is in play."""
-    from companion import season_store
+    from companion.services import seasons
 
     c = ctx()
     match = c.store.get_match(match_id)
     results = match_results(match_id) if match["status"] == "ended" else None
     if results is None:
         return jsonify({"match_id": match_id, "ended": False, "results": []})
-    season = season_store.season_for_match(c.store, match, c.store.clock.now_iso()[:10])
-    rules = season_store.season_rules(c.store, season) if season else _rules()
+    season = seasons.season_for_match(c.store, match, c.store.clock.now_iso()[:10])
+    rules = seasons.season_rules(c.store, season) if season else _rules()
     try:
         pts = core.match_points(rules, results)
     except RuleError:

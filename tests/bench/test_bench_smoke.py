@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 
-from companion import bench
-from companion.bench import bench_server, pi
+import bench
+from bench import bench_server, pi
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -25,7 +25,7 @@ def _rows(text):
 
 def test_the_pi_mode_at_a_tiny_size_gives_every_server_row_with_its_floor():
     env = {k: v for k, v in os.environ.items() if not k.startswith("COMPANION_BENCH")}
-    p = subprocess.run([sys.executable, "-m", "companion.bench", "--pi", "--tiny", "--only", "bench_server",
+    p = subprocess.run([sys.executable, "-m", "bench", "--pi", "--tiny", "--only", "bench_server",
                         "--out", "-"], capture_output=True, text=True, timeout=300, cwd=REPO, env=env)
     assert p.returncode == 0, p.stderr[-2000:]
     rows = _rows(p.stdout)

@@ -53,7 +53,7 @@ def test_enter_a_final_result_by_taps(new_context, server, tokens, artifacts_dir
     expect(page.locator("#history li").first).to_contain_text("Result entered by hand: 1. Bruno, 2. Anna, 2. Carla, 4. Dario")
     page.screenshot(path=str(artifacts_dir / "result-only-entered.png"), full_page=True)
     # the play log: the end card's link carries the whole ranking to BG Stats (docs/playlog.md)
-    from companion import playlog
+    from companion.core import playlog
 
     expect(page.locator("#playlog-card")).to_be_visible()
     play = playlog.parse_link(page.get_attribute("#playlog-app", "href"))

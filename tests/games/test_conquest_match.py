@@ -1,4 +1,4 @@
-"""conquest-italy as a match: the reducer through companion.matches (set-up, reinforcements, combat with
+"""conquest-italy as a match: the reducer through companion.core.match (set-up, reinforcements, combat with
 server-rolled dice, moves, cards, secret objectives, elimination, end), its views and the season feed.
 Every turn is played as the rules take it (docs/rulings.md, "Conquest: the turn"): clock.start, then the
 seat's reinforcements, combats, at most one move, the card after a conquest, turn.end."""
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import conquest_italy as ci
 from companion.games.conquest_map import default_map
-from companion.matches import fold
+from companion.core.match import fold
 
 GM = default_map()
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
@@ -483,8 +483,8 @@ def test_fold_with_undo():
 
 
 def test_a_finished_match_feeds_the_season(store):
-    from companion.service import MatchService
-    from companion.season_store import results_from_fold
+    from companion.services.matches import MatchService
+    from companion.services.seasons import results_from_fold
 
     svc = MatchService(store)
     m = svc.create("conquest-italy", PLAYERS)
@@ -593,7 +593,7 @@ def test_random_matches_keep_the_invariants_and_never_mutate(seed):
 # -- the events schema and the reducer agree ----------------------------------------------------------
 
 def _event_examples(kind):
-    from companion.resources import schemas_dir
+    from companion.base.resources import schemas_dir
 
     folder = schemas_dir() / "examples" / "conquest-italy.events"
     return sorted((folder / "invalid" if kind == "invalid" else folder).glob("*.json"))

@@ -20,7 +20,7 @@ STREAMS, SLOW, IDLE = 120, 60, 60
 
 @pytest.fixture
 def token(tmp_path):
-    from companion.access import Access
+    from companion.services.access import Access
     from companion.storage import Store
 
     store = Store(tmp_path / "data" / "companion.db")

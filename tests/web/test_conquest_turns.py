@@ -362,8 +362,8 @@ def test_only_an_organiser_corrects_the_map_or_overrides_the_set_up(seeded, play
 
 
 def test_the_service_refuses_a_correction_from_a_non_organiser(store):
-    from companion.errors import ForbiddenError
-    from companion.service import MatchService
+    from companion.base.errors import ForbiddenError
+    from companion.services.matches import MatchService
 
     svc = MatchService(store, rng=random.Random(3))
     mid = svc.create("conquest-italy", list(P3))["id"]

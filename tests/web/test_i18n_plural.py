@@ -56,7 +56,7 @@ def test_numbers_in_each_language():
 
 
 def test_error_sentences_write_floats_in_the_language():
-    from companion.errors import english_plural, render
+    from companion.base.errors import english_plural, render
 
     assert english_plural(-1) == "one" and english_plural(1.5) == "other"
     assert i18n.error_text("it", "must be between {lo} and {hi}", {"lo": 0.5, "hi": 2}) == "deve essere tra 0,5 e 2"

@@ -3,7 +3,7 @@ season chosen at creation, "this is me" links, the player page."""
 
 import pytest
 
-from tests.test_season_store import ranked_game  # noqa: F401  (fixture: a game whose "finish" ranks)
+from tests.services.test_seasons import ranked_game  # noqa: F401  (fixture: a game whose "finish" ranks)
 from tests.web.conftest import ORIGIN
 
 
@@ -177,7 +177,7 @@ def test_player_page_and_roster_page(organiser, api, club, ranked_game):  # noqa
 
 
 def test_pending_matches(organiser, store):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     m = MatchService(store).create("richelieu", ["A", "B", "C"])  # no club yet: no roster
     with store.write() as c:  # what the migration leaves for matches it cannot place
@@ -194,7 +194,7 @@ def test_pending_matches(organiser, store):
 
 
 def test_the_roster_page_lists_the_pending_matches_in_words(organiser, store):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     m = MatchService(store).create("richelieu", ["A", "B", "C"])
     with store.write() as c:
@@ -246,7 +246,7 @@ def test_me_resolves_through_the_merge_audit(app, organiser, club, store):
 
 def _waiting(store, players, reason="several clubs", finish=None):
     """A match the roster migration left waiting for the roster (as it leaves one: no seat placed)."""
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     m = MatchService(store).create("richelieu" if finish is None else finish[0], players)
     if finish is not None:

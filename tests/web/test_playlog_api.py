@@ -2,9 +2,9 @@
 
 import pytest
 
-from companion import playlog
-from companion import season_store as ss
-from companion.schemas import validate
+from companion.core import playlog
+from companion.services import seasons as ss
+from companion.base.schemas import validate
 
 PLAYERS = ["Anna", "Bruno", "Carla"]
 
@@ -56,8 +56,8 @@ def test_an_ended_match_gives_its_play_link_qr_and_page(player, api, store, cloc
 @pytest.mark.parametrize("game", ["web-of-power", "richelieu", "rome-is-burning", "conquest-italy"])
 def test_a_real_played_match_sends_the_game_s_points(store, game):
     """A match of each game played to its end by the conformance proposer: its points go with the play."""
-    from companion.playlog_service import match_play
-    from companion.service import MatchService
+    from companion.services.playlog import match_play
+    from companion.services.matches import MatchService
     from tests.games.conformance import Playthrough
 
     p = Playthrough(game, seed=3, undo_rate=0, fuzz_rate=0, checks=False).run(400, True)

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from companion import tournament as T
-from companion.season import Rules
-from tests.test_tournament import independent_standings
+from companion.core import tournament as T
+from companion.core.season import Rules
+from tests.core.test_tournament import independent_standings
 from tests.web.conftest import Api
 
 PLAYERS = [f"P{i:02}" for i in range(16)]

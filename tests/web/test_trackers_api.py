@@ -15,7 +15,7 @@ from companion.games import conquest_italy as ci
 from companion.games import conquest_odds as co
 from companion.games import richelieu as rl
 from companion.games import rome_is_burning as rb
-from companion.matches import fold
+from companion.core.match import fold
 from tests.web.conftest import Api, join
 
 P3 = ["Anna", "Bruno", "Carla"]
@@ -446,7 +446,7 @@ def test_richelieu_preview_is_the_engines_and_stores_nothing(seeded, player):
 # -- Web of Power and generic refusals --------------------------------------------------------------------------
 
 def test_wop_board(seeded, player, api):
-    from companion.bench.bench_web_of_power import synthetic_board
+    from bench.bench_web_of_power import synthetic_board
 
     board = synthetic_board(4, 3, seed=2)
     mid = new_match(player, "web-of-power", board=board)

@@ -19,8 +19,8 @@ import random
 
 from flask import current_app
 
-from companion.errors import CompanionError, ConflictError, InputError, NotFoundError
-from companion.matches import event_path
+from companion.base.errors import CompanionError, ConflictError, InputError, NotFoundError
+from companion.core.match import event_path
 from companion.web.core import ctx, json_body
 
 _SYSTEM_RNG = random.SystemRandom()

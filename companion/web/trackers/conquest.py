@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from companion.errors import ForbiddenError, InputError, RuleError
-from companion import lazy
+from companion.base.errors import ForbiddenError, InputError, RuleError
+from companion.base import lazy
 from companion.web.core import ctx, int_arg, require, role, seat_for
 from companion.web.trackers import act, game_match, openapi_read, openapi_write
 

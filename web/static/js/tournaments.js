@@ -1,6 +1,6 @@
 /* tournaments.js: the tournament pages (/tournaments, /tournaments/<id>): the list and the new-tournament
  * form; a tournament's players, rounds (seat the next one, swap two seats by hand before it starts, start
- * it), its standings. The seating and the standings come from the server (companion/tournament.py). */
+ * it), its standings. The seating and the standings come from the server (companion/core/tournament.py). */
 (function () {
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
