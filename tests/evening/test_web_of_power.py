@@ -19,7 +19,7 @@ ROSTER = ["Alba Neri", "Bice Rota", "Ciro Vela", "Dora Sala", "Ezio Bava", "Fede
 
 def club_board():
     """The club's transcribed board (fictional: the benchmarks' board, complete: sites, roads, alliances)."""
-    from companion.bench.bench_web_of_power import synthetic_board
+    from bench.bench_web_of_power import synthetic_board
 
     doc = synthetic_board(6, 4, seed=3)
     doc["name"] = "Our club's board"
