@@ -745,10 +745,9 @@
       C.api("POST", "/api/tournament/round", { match_ids: ready }).then(function (d) {
         // a table still setting up has its clock armed: it starts when that table's set-up is done
         var rows = (d && d.result) || [], armed = rows.filter(function (r) { return r.armed; }).length;
-        var words = [];
-        if (ready.length - armed) words.push(C.plural("tournament.started_n", ready.length - armed));
-        if (armed) words.push(C.plural("tournament.armed_n", armed));
-        C.toast(words.join(" ") + said); load();
+        var words = ready.length - armed ? C.plural("tournament.started_n", ready.length - armed) : t("tournament.started") + ":";
+        if (armed) words += " " + C.plural("tournament.armed_n", armed);
+        C.toast(words + said); load();
       }, function (e) { C.toast(C.errorText(e), true); });
     });
   }
