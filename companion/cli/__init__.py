@@ -33,6 +33,7 @@ COMMANDS = [
     "map",
     "board",
     "hardware",
+    "dice",
     "backup",
     "replicate",
     "restore",

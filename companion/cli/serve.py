@@ -3,6 +3,7 @@ the Flask app in a pool of threads; ``companion/web/server.py``)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from companion.cli import data_dir_arg
@@ -24,6 +25,10 @@ def register(sub):
     data_dir_arg(p)
     p.add_argument("--gpio", choices=["auto", "mock", "off"], default="auto",
                    help="buttons and LEDs: auto (real pins when present, else simulated), mock, off (default auto)")
+    p.add_argument("--dice", choices=["auto", "mock", "off"], default=os.environ.get("COMPANION_DICE", "off"),
+                   help="smart dice over Bluetooth LE (the optional extra companion[dice]; docs/dice.md): auto "
+                        "listens where bleak and a radio are, mock replays $COMPANION_DICE_MOCK, off (the default, "
+                        "or $COMPANION_DICE)")
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="another host name phones may use to reach the Pi (repeatable); localhost, the "
                         "Pi's addresses and host names are always allowed")
@@ -178,7 +183,8 @@ def run(args):
     allowed = list(args.allow_host)
     if args.host not in WILDCARDS:
         allowed.append(args.host)
-    config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed, "START_BACKGROUND": True}
+    config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "DICE": args.dice, "ALLOWED_HOSTS": allowed,
+              "START_BACKGROUND": True}
     hooks = test_hooks()
     if hooks:
         logging.getLogger("companion").warning("test hooks on: %s", ", ".join(sorted(hooks)))
@@ -246,6 +252,9 @@ def run(args):
             out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
         except Exception:
             pass
+    if args.dice != "off":
+        st = c.extra["dice"].radio.status()
+        out.write(f"Smart dice: {st['mode']}" + (f" ({st['reason']})" if st["mode"] == "off" else "") + "\n")
     out.write("systemctl stops the server.\n" if service else "Ctrl-C stops the server.\n")
     out.flush()
     try:  # under systemd (Type=notify): ready now; a no-op elsewhere
@@ -280,7 +289,9 @@ def _shutdown(c, clean: bool = False) -> None:
     running at the next start and taken for a power cut)."""
     from companion.services.clockrunner import SERVER_STOPPED_REASON
 
-    for obj, method in ((c.runner, "stop"), (c.box, "close")):
+    tables = c.extra.get("dice")
+    for obj, method in ((c.runner, "stop"), (c.box, "close"), (tables, "close"),
+                        (tables.radio if tables is not None else None, "close")):
         fn = getattr(obj, method, None) if obj is not None else None
         if fn is not None:
             try:

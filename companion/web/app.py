@@ -17,6 +17,7 @@ Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH`
 factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
 of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or an object);
 ``START_BACKGROUND`` (start the clock runner's thread); ``GPIO`` (None, or auto|mock|off);
+``DICE`` (the smart dice radio: auto|mock|off, default off);
 ``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``RNG`` (the random source of
 the match service, the clock runner and the trackers; default the OS's secure source); ``TESTING``.
 """
@@ -49,6 +50,7 @@ BLUEPRINTS = [
     "companion.web.api",
     "companion.web.auth",
     "companion.web.boards",
+    "companion.web.dice",
     "companion.web.live",
     "companion.web.openapi",
     "companion.web.pages",
@@ -251,6 +253,16 @@ def create_app(config: dict | None = None) -> Flask:
         from companion import gpio
 
         c.box = gpio.attach(service, runner, mode)
+
+    # the tables' smart dice (docs/dice.md): off unless asked for (companion serve --dice auto|mock)
+    from companion import dice as dice_radio
+    from companion.services.dice import DiceTables
+
+    dice_mode = config.get("DICE") or "off"
+    tables = DiceTables(service, store, dice_radio.attach(dice_mode), publish=hub.publish)
+    if config.get("START_BACKGROUND") and dice_mode != "off":
+        tables.start()
+    c.extra["dice"] = tables
 
     for modname in config.get("BLUEPRINTS", BLUEPRINTS):
         app.register_blueprint(importlib.import_module(modname).bp)

@@ -343,6 +343,8 @@
       else if (clock.checked !== (game.value === "conquest-italy") || options.clock !== undefined) {
         if (options.clock === undefined) options.clock = clock.checked;
       }
+      var diceSel = document.getElementById("opt-dice");  // where the dice come from (docs/dice.md)
+      if (diceSel && diceSel.value !== "pi" && options.dice === undefined && !options.tracking) options.dice = diceSel.value;
       if (!boardField.hidden && options.board === undefined && options.board_id === undefined) options.board_id = boardSel.value || null;
       var doc = { game: game.value, players: players, colours: colours, options: options };
       if (window.CompanionRoster) window.CompanionRoster.extend(doc, list);  // club, season, roster ids (roster.js)
@@ -416,6 +418,8 @@
       return client.send("turn.end", data);
     });
     clockAction("final-roll", function () {
+      var D = window.CompanionDice;
+      if (D && D.smart()) return D.roll("final-roll", {});  // the table's smart dice (js/dice-live.js)
       return client._write("/api/matches/" + encodeURIComponent(id) + "/final-roll", { expected_seq: client.seq });
     });
     window.companionMatch = client; // for game trackers and tests
@@ -424,7 +428,8 @@
     // event the match's last event, an undo, took back)
     var inEffect = null, redoable = null;
     var role = body.dataset.role || "viewer";
-    function isPiRoll(e) { return !!(e && e.data && e.data.rolled_by === "pi"); }
+    // the box rolled these dice, or read them from the table's smart dice: undoing them is the organiser's
+    function isPiRoll(e) { return !!(e && e.data && (e.data.rolled_by === "pi" || e.data.rolled_by === "dice")); }
     function drawHistory() {
       historyBox.textContent = "";
       // which events an undo took back: walk forward keeping a stack of events in effect
@@ -740,10 +745,9 @@
       C.api("POST", "/api/tournament/round", { match_ids: ready }).then(function (d) {
         // a table still setting up has its clock armed: it starts when that table's set-up is done
         var rows = (d && d.result) || [], armed = rows.filter(function (r) { return r.armed; }).length;
-        var words = [];
-        if (ready.length - armed) words.push(C.plural("tournament.started_n", ready.length - armed));
-        if (armed) words.push(C.plural("tournament.armed_n", armed));
-        C.toast(words.join(" ") + said); load();
+        var words = ready.length - armed ? C.plural("tournament.started_n", ready.length - armed) : t("tournament.started") + ":";
+        if (armed) words += " " + C.plural("tournament.armed_n", armed);
+        C.toast(words + said); load();
       }, function (e) { C.toast(C.errorText(e), true); });
     });
   }
