@@ -68,6 +68,36 @@ def under_systemd(env=None) -> bool:
     return bool(env.get("INVOCATION_ID") or env.get("NOTIFY_SOCKET"))
 
 
+def activated_sockets(env=None) -> list:
+    """Listening sockets systemd handed over (socket activation: ``LISTEN_FDS`` from fd 3, for this very
+    process by ``LISTEN_PID``): port 80 of ``companion-landing.socket``, where the phones on the box's own
+    Wi-Fi send their connectivity checks (docs/offline.md). Empty elsewhere."""
+    import os
+    import socket
+
+    env = os.environ if env is None else env
+    try:
+        if int(env.get("LISTEN_PID", "0")) != os.getpid():
+            return []
+        n = int(env.get("LISTEN_FDS", "0"))
+    except ValueError:
+        return []
+    out = []
+    for fd in range(3, 3 + max(0, min(n, 16))):
+        try:
+            s = socket.socket(fileno=fd)
+        except OSError:
+            continue
+        if s.type == socket.SOCK_STREAM:
+            out.append(s)
+        else:
+            s.detach()
+    for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):  # not passed on to child processes
+        if env is os.environ:
+            os.environ.pop(name, None)
+    return out
+
+
 def limit_malloc_arenas(n: int = 2) -> bool:
     """Cap glibc's malloc arenas (like ``MALLOC_ARENA_MAX=n``) before the worker threads start.
 
@@ -177,13 +207,21 @@ def run(args):
     except OSError as exc:
         _shutdown(c)
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
+    landing = activated_sockets()
     server, front = http.build(app, limits, threads=args.threads)
     port = sock.getsockname()[1]
     ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
     c.extra["public_url"] = base
+    from companion.web.wifi import hotspot, hotspot_base
+
     with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
+        wifi_on = hotspot().is_on()
+        if wifi_on:  # the box's own Wi-Fi: phones there reach it by its fixed address
+            base = hotspot_base(base)
+            wifi = hotspot().config()
+            wifi_text = hotspot().qr_text()
         join = current_join(base)
 
     service = under_systemd()
@@ -191,11 +229,20 @@ def run(args):
     out.write(f"companion serving {c.store.path}\n")
     out.write(f"Open on the LAN: {base}/\n")
     if service:  # the journal keeps every line: no join token in it (organisers show the code at /join)
+        if wifi_on:
+            out.write(f"The box's own Wi-Fi is on: {wifi['ssid']} (its code and password at {base}/join)\n")
         out.write(f"Join link for players: the QR code at {base}/join (organiser, or the Pi's own screen)\n")
     else:
-        out.write(f"Join link for players (valid until {join['expires_at']}): {join['url']}\n")
+        if wifi_on:  # two codes, in order: the Wi-Fi's first, then the link by the box's address
+            out.write(f"1. Join the box's Wi-Fi: {wifi['ssid']} (password {wifi['password']})\n")
+            if not args.no_qr:
+                print_qr(wifi_text, out)
+        out.write(f"{'2. ' if wifi_on else ''}Join link for players (valid until {join['expires_at']}): "
+                  f"{join['url']}\n")
         if not args.no_qr:
             print_qr(join["url"], out)
+    for extra in landing:
+        out.write(f"Also listening on port {extra.getsockname()[1]} (systemd: companion-landing.socket)\n")
     if not c.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
                   f"{c.extra['setup_code']}\n")
@@ -224,12 +271,14 @@ def run(args):
     # connections close) and raises the signal again afterwards: this handler turns that into the end.
     signal.signal(signal.SIGTERM, stop)
     try:
-        server.run(sockets=[sock])
+        server.run(sockets=[sock, *landing])
     except KeyboardInterrupt:
         pass
     finally:
         c.hub.close_all()
         sock.close()
+        for extra in landing:
+            extra.close()
         _shutdown(c, clean=True)
     return 0
 
