@@ -45,7 +45,7 @@ from __future__ import annotations
 from companion.base.errors import InputError, RuleError, join_path
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
-from companion.games.conquest_odds import DiceError, resolve
+from companion.games.conquest_odds import DiceError, defend_dice_count, max_attack_dice, resolve
 
 GAME_ID = "conquest-italy"
 NAME = "Conquest of Italy"
@@ -1268,6 +1268,25 @@ def _deal_action(state, players, data, rng, effective):
     if swaps and "owner" in data:  # the table's real cards: it moves the swapped units (the Pi's own deal is final)
         out["swaps"] = swaps
     return out, {"swaps": swaps}
+
+
+def dice_needed(state, action: str, data: dict) -> dict:
+    """How many dice each side rolls for ``action`` with the table's own dice (the smart dice wait for them):
+    a combat ``{"attack": n, "defend": m}`` (``data.dice`` attacking dice, default the most allowed; the
+    defender rolls one per unit, three at most). The attack is checked first, as for the Pi's dice."""
+    if action != "combat":
+        raise InputError("no dice are rolled for {action!r}", "action", action=action)
+    _phase(state, "play")
+    if is_ended(state):
+        raise RuleError("the match is over", "type")
+    gm = map_of(state["map"])
+    _obj(data, "data")
+    src, dst, _ = _attack_target(state, gm, data)
+    most = max_attack_dice(state["units"][src])
+    n = data.get("dice", most)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= most:
+        raise InputError("{src} may attack with 1 to {most} dice", "dice", src=src, most=most)
+    return {"attack": n, "defend": defend_dice_count(state["units"][dst])}
 
 
 def _combat_action(state, players, data, rng, effective):
