@@ -63,6 +63,7 @@ class DiceTables:
         self._waits: dict[str, dict] = {}   # match_id -> {"wait", "what", "data", "seq", "player"}
         self._checks: dict[str, dict] = {}  # set id -> {"started", "dice": {die: face|None}}
         self._recent: list = []             # the last readings (the dice page's "roll to pick")
+        self._count = 0                     # readings heard so far: the cursor of rolled_after()
         self._done: dict[str, dict] = {}    # match_id -> the last finished roll's view (a page that reloads)
         self._stop = threading.Event()
         self._thread = None
@@ -282,7 +283,8 @@ class DiceTables:
     # -- what the radio hears --------------------------------------------------------------------
     def on_reading(self, reading, now: float) -> None:
         with self._lock:
-            self._recent.append((reading.die, reading.state, now))
+            self._count += 1
+            self._recent.append((reading.die, reading.state, self._count))
             del self._recent[:-50]
             for chk in self._checks.values():
                 if reading.die in chk["dice"] and chk["dice"][reading.die] is None:
@@ -297,10 +299,15 @@ class DiceTables:
         for match_id in changed:
             self._after_change(match_id)
 
-    def rolled_lately(self, since: float) -> list[str]:
-        """The dice that started rolling since ``since`` (monotonic): the dice page's "roll a die to pick it"."""
+    def cursor(self) -> int:
+        """How many readings were heard so far (the dice page asks what rolled after it)."""
         with self._lock:
-            return list(dict.fromkeys(d for d, st, at in self._recent if at >= since and st in ("rolling", "handling")))
+            return self._count
+
+    def rolled_after(self, cursor: int) -> list[str]:
+        """The dice that started rolling after the reading ``cursor``: the dice page's "roll a die to pick it"."""
+        with self._lock:
+            return list(dict.fromkeys(d for d, st, n in self._recent if n > cursor and st in ("rolling", "handling")))
 
     def tick(self, now: float | None = None) -> None:
         now = self.monotonic() if now is None else now

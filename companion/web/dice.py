@@ -49,11 +49,7 @@ def _public_set(s: dict | None) -> dict | None:
 def dice_state():
     t = tables()
     radio = t.radio
-    return jsonify({"radio": radio.status(), "heard": radio.heard(), "sets": t.sets(), "now_ms": _now_ms()})
-
-
-def _now_ms() -> int:
-    return int(tables().monotonic() * 1000)
+    return jsonify({"radio": radio.status(), "heard": radio.heard(), "sets": t.sets(), "cursor": t.cursor()})
 
 
 @bp.post("/api/dice/sets")
@@ -92,14 +88,14 @@ def check_state(set_id):
 @bp.get("/api/dice/rolled")
 @require("organiser")
 def rolled_lately():
-    """The dice that started rolling after ``since`` (milliseconds of the box's clock, ``now_ms`` of
-    ``GET /api/dice``): "roll a die to pick it" on the dice page."""
+    """The dice that started rolling after the reading ``after`` (``cursor`` of ``GET /api/dice``): "roll a die
+    to pick it" on the dice page."""
     from flask import request
 
-    if request.args.get("since", "0") == "":
-        raise InputError("must be a whole number", "since")
-    since = int_arg("since", 0, 0, SINCE_MAX)
-    return jsonify({"dice": tables().rolled_lately(since / 1000), "now_ms": _now_ms()})
+    if request.args.get("after", "0") == "":
+        raise InputError("must be a whole number", "after")
+    after = int_arg("after", 0, 0, SINCE_MAX)
+    return jsonify({"dice": tables().rolled_after(after), "cursor": tables().cursor()})
 
 
 @bp.get("/api/matches/<match_id>/dice")
@@ -161,7 +157,7 @@ OPENAPI_PATHS = {
         "get": {"summary": "The check's dice and their faces (organiser)", "security": _SEC, "parameters": [_SID],
                 "responses": {"200": _ok("DiceCheck"), **_err(401, 403, 404)}}},
     "/api/dice/rolled": {"get": {"summary": "The dice that started rolling lately (organiser)", "security": _SEC,
-                                 "parameters": [{"name": "since", "in": "query",
+                                 "parameters": [{"name": "after", "in": "query",
                                                  "schema": {"type": "integer", "minimum": 0, "maximum": SINCE_MAX}}],
                                  "responses": {"200": _ok("DiceState"), **_err(400, 401, 403)}}},
     "/api/matches/{match_id}/dice": {"get": {"summary": "Where the match's dice come from, its set, the roll it waits for",

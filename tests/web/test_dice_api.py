@@ -36,9 +36,9 @@ def test_only_an_organiser_binds_dice(api, player, organiser, kit):
     assert organiser.post(f"/api/dice/sets/{sid}/check").json["checking"] is True
     kit.roll(RED[0], 5)
     assert organiser.get(f"/api/dice/sets/{sid}/check").json["dice"][0]["rolled"] == 5
-    since = organiser.get("/api/dice").json["now_ms"]
+    after = organiser.get("/api/dice").json["cursor"]
     kit.roll(RED[1], 2)
-    assert organiser.get(f"/api/dice/rolled?since={since}").json["dice"] == [RED[1].id]
+    assert organiser.get(f"/api/dice/rolled?after={after}").json["dice"] == [RED[1].id]
     assert organiser.delete(f"/api/dice/sets/{sid}").status_code == 200
     assert organiser.delete(f"/api/dice/sets/{sid}").status_code == 404
     assert organiser.get("/dice").status_code == 200
@@ -101,5 +101,5 @@ def test_nobody_sends_the_dice_mark_themselves(app, player, organiser):
             "expected_seq": seq}
     for a in (player, organiser):
         r = a.post(f"/api/matches/{mid}/events", body)
-        assert r.status_code == 403 and r.json["field"] == "rolled_by"
+        assert r.status_code == 403 and r.json["field"] == "$.data.rolled_by"
     assert svc.fold(mid).last_seq == seq

@@ -5,7 +5,7 @@
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
   if (document.body.dataset.page !== "dice") return;
-  var state = { radio: null, heard: [], sets: [], now_ms: 0 }, matches = [], editing = {}, picking = null, checks = {};
+  var state = { radio: null, heard: [], sets: [], cursor: 0 }, matches = [], editing = {}, picking = null, checks = {};
   var $ = function (id) { return document.getElementById(id); };
 
   function dieName(id) {
@@ -119,7 +119,7 @@
     C.api("POST", "/api/dice/sets/" + encodeURIComponent(id) + "/check").then(function (v) { checks[id] = v; drawSets(); }, showError);
   }
   function startPick(set, side, i) {
-    picking = { set: set, side: side, i: i, since: state.now_ms };
+    picking = { set: set, side: side, i: i, after: state.cursor };
     drawSets();
   }
 
@@ -132,7 +132,7 @@
         return C.api("GET", "/api/dice/sets/" + encodeURIComponent(id) + "/check").then(function (v) { checks[id] = v; if (!v.checking) delete checks[id]; },
           function () { delete checks[id]; });
       });
-      if (picking) jobs.push(C.api("GET", "/api/dice/rolled?since=" + picking.since).then(function (r) {
+      if (picking) jobs.push(C.api("GET", "/api/dice/rolled?after=" + picking.after).then(function (r) {
         var free = r.dice.filter(function (id) { var s = setOf(id); return !s || s.id === picking.set; });
         if (free.length && picking) {
           var s = state.sets.filter(function (x) { return x.id === picking.set; })[0];
