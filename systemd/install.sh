@@ -92,9 +92,11 @@ state_add() {  # state_add KEY WORD...: remember the words under KEY (a space-se
     { grep -v "^$key=" "$INSTALL_STATE" 2>/dev/null || true; printf '%s=%s\n' "$key" "$cur"; } >"$INSTALL_STATE.new"
     mv "$INSTALL_STATE.new" "$INSTALL_STATE"
 }
-is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep "install ok installed" >/dev/null; }
 installed_pkgs() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 ~ /^.i/ {print $2}' | sort -u; }
-apt_has() { apt-cache policy "$1" 2>/dev/null | grep -q '^ *Candidate: [^(]'; }
+# grep reads the whole answer: with pipefail, `grep -q` stopping at the first match would make apt-cache die
+# of SIGPIPE on a long version table and the package look missing
+apt_has() { apt-cache policy "$1" 2>/dev/null | grep '^ *Candidate: [^(]' >/dev/null; }
 apt_updated=0
 apt_update_once() {  # stale lists say "no such package" for packages the sources have: refresh them once
     [ "$apt_updated" = 1 ] && return 0

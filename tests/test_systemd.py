@@ -530,8 +530,12 @@ def fake_root(tmp_path):
         '#!/bin/sh\n'
         f'case "$2" in *Status-Abbrev*) sed "s/^/ii /" "{dpkg}"; exit 0 ;; esac\n'
         f'grep -qx "$3" "{dpkg}" && printf "install ok installed" && exit 0\nexit 1\n')
+    # apt-cache policy: the candidate, then a long version table as the real one prints (a reader that stops
+    # at the first match makes it die of SIGPIPE)
     (shims / "apt-cache").write_text(
-        f'#!/bin/sh\nif grep -qx "$2" "{available}"; then echo "  Candidate: 1.0"; else echo "  Candidate: (none)"; fi\n')
+        f'#!/bin/sh\nif grep -qx "$2" "{available}"; then echo "  Candidate: 1.0"; else echo "  Candidate: (none)"; fi\n'
+        'i=0; while [ $i -lt 3000 ]; do echo "     1.0 500 http://deb.debian.org/debian bookworm/main amd64 Packages"; '
+        'i=$((i+1)); done\n')
     # a stand-in python3 that makes a venv whose python is the test's python, whose pip logs (and, asked
     # for a wheel, leaves an empty one where -w says) and whose companion is the real CLI
     (shims / "fakepython").write_text(

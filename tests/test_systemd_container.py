@@ -67,7 +67,13 @@ class Container:
                 kids = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
             except OSError:
                 kids = []
+            comm = ""
             if kids:
+                try:
+                    comm = Path(f"/proc/{kids[0]}/comm").read_text().strip()
+                except OSError:
+                    pass
+            if comm == "systemd":  # the container's init (nspawn's first child is a passing helper)
                 self.leader = int(kids[0])
             elif self.proc.poll() is not None:
                 break
@@ -77,7 +83,8 @@ class Container:
             raise RuntimeError("the container did not start: " + log.read_text()[-2000:])
 
     def sh(self, cmd: str, timeout: int = 900) -> subprocess.CompletedProcess:
-        return subprocess.run(["nsenter", "-t", str(self.leader), "-a", "env", "-i",
+        # -a: every namespace of the container's init; -r -w: its root and working directory too
+        return subprocess.run(["nsenter", "-t", str(self.leader), "-a", "-r", "-w", "env", "-i",
                                "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root",
                                "LANG=C.UTF-8", "bash", "-c", cmd], capture_output=True, text=True, timeout=timeout)
 
@@ -112,14 +119,21 @@ def box(tmp_path_factory):
     (root / "etc/hostname").write_text("companionbox\n")
     c = Container(root, work / "boot.log")
     try:
-        state = c.sh("systemctl is-system-running --wait", timeout=300).stdout.strip()
+        deadline = time.monotonic() + 300
+        state = ""
+        while time.monotonic() < deadline and state not in ("running", "degraded"):
+            # "Failed to connect to bus" until the container's systemd listens: asked again
+            state = c.sh("systemctl is-system-running --wait", timeout=300).stdout.strip()
+            if state not in ("running", "degraded"):
+                time.sleep(1)
         assert state in ("running", "degraded"), state + c.sh("systemctl --failed --no-legend").stdout
         c.bundle_doc = doc
         c.clone = clone
         yield c
     finally:
         c.stop()
-        if c.proc.poll() is not None:  # never delete a tree a running container still uses
+        # never delete a tree a running container still uses
+        if c.proc.poll() is not None and not Path(f"/proc/{c.leader}").exists():
             shutil.rmtree(work, ignore_errors=True)
 
 
