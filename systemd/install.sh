@@ -439,7 +439,18 @@ fi
 [ "$units_changed" = 1 ] && "$SYSTEMCTL" daemon-reload
 enable=(companion.service companion-backup.timer)
 [ "$kiosk" = 1 ] && enable+=("$KIOSK_UNIT")
+# port 80 for the phones on the box's own Wi-Fi (companion-landing.socket): it must listen before the service
+# starts (systemd refuses to start a socket whose service is already running); another program may hold the
+# port, which stops nothing else
+"$SYSTEMCTL" enable companion-landing.socket >/dev/null 2>&1 || true
+landing_up() {
+    [ "$("$SYSTEMCTL" is-active companion-landing.socket 2>/dev/null)" = active ] && return 0
+    "$SYSTEMCTL" stop companion.service >/dev/null 2>&1 || true
+    "$SYSTEMCTL" start companion-landing.socket >/dev/null 2>&1
+}
 if [ "$start" = 1 ]; then
+    landing_up || say "port 80: companion-landing.socket could not start (another program listens there?): phones" \
+                      "use port ${port}; the connectivity checks of phones on the box's own Wi-Fi go unanswered"
     if [ "$code_changed" = 1 ] || [ "$units_changed" = 1 ] || [ "$port_changed" = 1 ]; then
         # new code or new units: (re)start so they run
         "$SYSTEMCTL" enable "${enable[@]}"
@@ -449,14 +460,6 @@ if [ "$start" = 1 ]; then
     fi
 else
     "$SYSTEMCTL" enable "${enable[@]}"
-fi
-# port 80 for the phones on the box's own Wi-Fi: another web server may hold it, which stops nothing else
-if [ "$start" = 1 ]; then
-    "$SYSTEMCTL" enable --now companion-landing.socket >/dev/null 2>&1 \
-        || say "port 80: companion-landing.socket could not start (another program listens there?): phones" \
-               "use port ${port}; the connectivity checks of phones on the box's own Wi-Fi go unanswered"
-else
-    "$SYSTEMCTL" enable companion-landing.socket >/dev/null 2>&1 || true
 fi
 
 # 7. what there is now: where the phones go, the setup code, the pins, the kiosk

@@ -584,9 +584,13 @@ def fake_root(tmp_path):
 
 def SECOND_RUN_CALLS(root):
     """What a run that changes nothing does: the settings' owner made sure of, the units enabled."""
+    # (the stand-in systemctl says no unit is active: the socket is started, its service stopped first)
     return [f"chown root:companion {root}/etc/default/companion",
-            "systemctl enable --now companion.service companion-backup.timer",
-            "systemctl enable --now companion-landing.socket"]
+            "systemctl enable companion-landing.socket",
+            "systemctl is-active companion-landing.socket",
+            "systemctl stop companion.service",
+            "systemctl start companion-landing.socket",
+            "systemctl enable --now companion.service companion-backup.timer"]
 
 
 def setup_code_of(out: str) -> str:
