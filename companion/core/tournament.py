@@ -48,7 +48,7 @@ def table_sizes(n: int, preferred: int, lo: int = MIN_SEATS, hi: int = MAX_SEATS
         raise InputError("the table size must be from {lo} to {hi}", "table_size", lo=lo, hi=hi)
     fits = [t for t in range(1, n + 1) if n // t >= lo and -(-n // t) <= hi]
     if not fits:
-        raise RuleError("{n} players cannot sit at tables of {lo} to {hi}", "players", n=n, lo=lo, hi=hi)
+        raise RuleError("{n} {n|player cannot|players cannot} sit at tables of {lo} to {hi}", "players", n=n, lo=lo, hi=hi)
     t = min(fits, key=lambda t: (abs(t - n / preferred), t))
     base, extra = divmod(n, t)
     return [base + 1] * extra + [base] * (t - extra)

@@ -376,7 +376,7 @@ def reinforcements_doc(doc) -> dict:
             raise InputError("the territories hold {units} units: nobody has more than {MAX_ON_MAP} on the map",
                              "$.territories", units=units, MAX_ON_MAP=MAX_ON_MAP)
         if "units_on_map" in doc and doc["units_on_map"] != units:
-            raise InputError("the territories hold {units} units, not {units_on_map}", "$.units_on_map", units=units, units_on_map=doc['units_on_map'])
+            raise InputError("the territories hold {units} {units|unit|units}, not {units_on_map}", "$.units_on_map", units=units, units_on_map=doc['units_on_map'])
     else:
         cities = _cities(gm, terr, "$.territories")
         if "units_on_map" not in doc:
@@ -384,7 +384,7 @@ def reinforcements_doc(doc) -> dict:
                              "$.units_on_map")
         units = int(doc["units_on_map"])
         if units < len(cities):
-            raise InputError("{n_cities} territories hold at least {n_cities} units", "$.units_on_map", n_cities=len(cities))
+            raise InputError("{n_cities} {n_cities|territory holds|territories hold} at least {n_cities} {n_cities|unit|units}", "$.units_on_map", n_cities=len(cities))
     trade = doc.get("trade") or None
     if trade is not None:
         check_cards(gm, trade, "$.trade")
@@ -897,7 +897,7 @@ def _on_reinforce(s, gm, data):
     if total != due["placeable"]:
         if due["not_placed"]:
             raise RuleError("{player} places {placeable} {placeable|unit|units} now ({lost} over the {MAX_ON_MAP}-unit "
-                            "cap are lost), not {total}", "placements", player=player, placeable=due["placeable"],
+                            "cap {lost|is|are} lost), not {total}", "placements", player=player, placeable=due["placeable"],
                             lost=due["not_placed"], MAX_ON_MAP=MAX_ON_MAP, total=total)
         raise RuleError("{player} places {placeable} {placeable|unit|units} now, not {total}", "placements",
                         player=player, placeable=due["placeable"], total=total)
