@@ -432,6 +432,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
                 box_status = None
         return {
             "t": lambda key, **kw: i18n.translate(lang, key, **kw),
+            # a counted string and a number in the page's language ("1 turno", "-1,5"): every page has them
+            "plural": lambda key, n, **kw: i18n.plural(lang, key, n, **kw),
+            "num": lambda x, digits=None: i18n.number(lang, x, digits),
             "lang": lang,
             "languages": i18n.LANGUAGES,
             "catalogue": i18n.catalogue(lang),

@@ -113,7 +113,8 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "wop.scoring_": {"intermediate", "final"},
         "ci.symbol_": symbols,
         "ci.set_": set(SET_KINDS),
-        "ci.step_": {ci.REINFORCE, ci.ATTACK, ci.MOVED, ci.CARD},
+        # (the attack step names its count of conquests: ci.step_attack.one/.other, a counted string)
+        "ci.step_": {ci.REINFORCE, ci.MOVED, ci.CARD},
         "breakdown.": None,
         # the smart dice (companion/dice.py, companion/core/dice_roll.py; js/dice.js, js/dice-live.js)
         "dice.state_": set(dice.ROLL_STATES.values()),
@@ -123,9 +124,11 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "boards.status_": {"template", "partial", "complete"},
         "boards.hint_": {"site", "road", "sea"},
         # the board checker's sentences the editor words (the others stay as the checker wrote them)
-        "boards.p_": {"book_sites", "alliances_unknown", "roads_unknown", "lonely", "count_unknown", "unknown_site",
+        # (those with a count have its plural forms: "1 site", "2 sites")
+        "boards.p_": {"alliances_unknown", "roads_unknown", "count_unknown", "unknown_site",
                       "site_twice", "road_twice", "road_self", "book_alliance", "book_sea", "book_not_sea",
-                      "unplaced", "parts", "alliance_same", "book_cards", "unnamed"},
+                      "parts", "alliance_same", "book_cards"} |
+                     {f"{k}.{form}" for k in ("book_sites", "lonely", "unplaced", "unnamed") for form in ("one", "other")},
     }
 
 

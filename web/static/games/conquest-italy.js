@@ -68,7 +68,7 @@
       if (node.children.length) return; // a city's name with its card mark
       var s = node.textContent, m;
       if (LEGEND[s]) { node.textContent = t(LEGEND[s]); return; }
-      if ((m = /^(.+): \+(-?\d+) \((\d+) cities\)$/.exec(s))) { node.textContent = t("ci.legend_region", { name: m[1], bonus: m[2], n: m[3] }); return; }
+      if ((m = /^(.+): \+(-?\d+) \((\d+) cities\)$/.exec(s))) { node.textContent = C.plural("ci.legend_region", Number(m[3]), { name: m[1], bonus: m[2] }); return; }
       if ((m = /^([a-z ]+) = (-?\d+)$/.exec(s)) && SETS.indexOf(m[1].replace(/ /g, "_")) >= 0)
         node.textContent = t("ci.legend_set", { kind: t("ci.set_" + m[1].replace(/ /g, "_")), n: m[2] });
     });
@@ -254,7 +254,8 @@
     fill(sel, players.map(function (p) { return { value: p, label: p }; }), want);
     var hint = $("ci-step");
     hint.hidden = !tn;
-    if (tn) hint.textContent = t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests }) +
+    if (tn) hint.textContent = (tn.step === "attack" ? C.plural("ci.step_attack", tn.conquests, { player: tn.player }) :
+      t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests })) +
       (tn.card_owed ? " · " + t("ci.card_owed") : "");
   }
   function started() { return usesClock() ? client.view.phase !== "setup" : !!st().started; }
@@ -311,13 +312,13 @@
     lastCalcKey = key;
     var q = "?player=" + encodeURIComponent(p) + (trade.length === 3 ? trade.map(function (c) { return "&trade=" + encodeURIComponent(c); }).join("") : "");
     C.api("GET", base() + "/conquest/reinforcements" + q).then(function (r) {
-      var parts = [t("ci.calc_base", { n: r.territories, base: r.base })];
+      var parts = [C.plural("ci.calc_base", r.territories, { base: r.base })];
       r.regions.forEach(function (g) { parts.push(g.name + " +" + g.bonus); });
       if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
       var calc = $("ci-reinforce-calc");
       calc.textContent = "";
       calc.appendChild(el("p", null, el("strong", { text: C.plural("ci.calc_total", r.placeable) }), " = " + parts.join(" + ") +
-        (r.not_placed ? " · " + t("ci.calc_cap", { n: r.not_placed }) : "")));
+        (r.not_placed ? " · " + C.plural("ci.calc_cap", r.not_placed) : "")));
       var due = r.placeable;
       var draw = function () {
         var total = steppers($("ci-reinforce-list"), owned(p), reinforceDraft, due, draw);
@@ -552,7 +553,7 @@
       var held = progress.held.indexOf(c) >= 0;
       return el("li", { class: held ? "held" : null, "data-city": c }, (held ? "✓ " : "○ ") + c);
     })));
-    box.appendChild(el("p", { text: t("ci.secret_progress", { held: progress.held.length, n: cities.length, points: progress.points }) }));
+    box.appendChild(el("p", { text: C.plural("ci.secret_progress", cities.length, { held: progress.held.length, points: C.plural("tv.points", progress.points) }) }));
     if (progress.complete && !client.view.ended) {
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {

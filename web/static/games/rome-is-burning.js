@@ -154,7 +154,7 @@
       });
       box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
         el("thead", null, head), el("tbody", null, rows))));
-      if (r.new_emperor) box.appendChild(el("p", { class: "small", text: t("rb.would_elect", { player: r.new_emperor, n: r.emperor_points }) }));
+      if (r.new_emperor) box.appendChild(el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }));
     }, function () {});
   }
 

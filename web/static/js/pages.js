@@ -70,8 +70,8 @@
         var b = breakdown && breakdown[n] || {};
         return el("tr", { class: scores[n] === top && names.length > 1 ? "leader" : null, "data-player": n },
           el("td", null, swatch(colourOf(match || {}, n)), n),
-          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : String(b[k]) }); }),
-          el("td", { class: "num score", text: String(scores[n]) }));
+          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : typeof b[k] === "number" ? C.num(b[k]) : String(b[k]) }); }),
+          el("td", { class: "num score", text: typeof scores[n] === "number" ? C.num(scores[n]) : String(scores[n]) }));
       });
       box.appendChild(el("div", { class: "table-wrap" }, el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows))));
       var extra = Object.keys(summary).filter(function (k) { return ["scores", "points", "breakdown"].indexOf(k) < 0; });
@@ -106,6 +106,7 @@
   function scalar(v) {
     if (v === null || v === undefined) return "–";
     if (typeof v === "boolean") return v ? "✓" : "–";
+    if (typeof v === "number") return C.num(v);
     return String(v);
   }
   function compact(v) {
@@ -797,7 +798,8 @@
   // -- sign-in / PIN --------------------------------------------------------------------------------------
   function initLogin() {
     var errBox = document.getElementById("form-error");
-    function fail(e) { errBox.textContent = e.status === 429 ? t("login.locked", { error: e.error }) : C.errorText(e); errBox.hidden = false; C.markField(e); }
+    // a 429's sentence says it all ("too many failed attempts: try again in 60 s"), in the page's language
+    function fail(e) { errBox.textContent = C.errorText(e); errBox.hidden = false; C.markField(e); }
     function val(id) { var x = document.getElementById(id); return x ? x.value.trim() : undefined; }
     var login = document.getElementById("login-form");
     if (login) login.addEventListener("submit", function (ev) {
