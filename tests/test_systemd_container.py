@@ -1,6 +1,6 @@
 """install.sh under a real systemd: a Debian 12 root made with mmdebstrap, booted with systemd-nspawn (no
 docker engine is needed), the offline bundle and a clean clone of this checkout copied in, every command run
-inside it with nsenter. `make systemd-check` runs it (not `make test`); it needs root,
+inside it with nsenter. `make systemd-check` runs it (.ci/run too, after `make test`); it needs root,
 systemd-container and mmdebstrap (.ci/run installs them) and Debian's package mirror (the root is made once
 and kept in ~/.cache/companion-rootfs).
 
