@@ -361,6 +361,17 @@ def test_phone_layout_header_tables_dice_map_and_turn_controls(browser, server, 
             page.screenshot(path=str(artifacts_dir / f"night-phone-{name}-{width}.png"), full_page=True)
             if name == "conquest":
                 page.check("input[name=ci-dice-mode][value=table]")
+                # nothing is chosen for the player: no attack, no defender's dice until one is tapped; the
+                # attack tapped is the one with the most dice on both sides (the widest rows of dice)
+                expect(page.locator("#ci-ddice input")).to_have_count(0)
+                pair = page.evaluate("""() => {
+                  const u = window.companionMatch.view.state.units;
+                  const n = b => Math.min(3, u[b.dataset.from] - 1) + Math.min(3, u[b.dataset.to]);
+                  const all = Array.from(document.querySelectorAll('#ci-targets button'));
+                  const b = all.sort((x, y) => n(y) - n(x))[0];
+                  return [b.dataset.from, b.dataset.to];
+                }""")
+                page.click(f"#ci-targets button[data-from='{pair[0]}'][data-to='{pair[1]}']")
                 expect(page.locator("#ci-ddice input")).not_to_have_count(0)
                 for side in ("#ci-adice", "#ci-ddice"):
                     boxes = [page.locator(f"{side} input").nth(i).bounding_box()

@@ -322,9 +322,13 @@ def test_tv_richelieu_tracks_cardinal_and_the_last_intrigue(browser, server, org
         last = st["resolutions"][-1]
         expect(tv.locator("#rl-tv-cardinal")).to_contain_text(EN["tv.rl_cardinal"].format(n=st["cardinal"]))
         for p in players:
-            for k in ("prestige", "income", "military", "money", "jewels"):
+            for k in ("prestige", "income", "military"):
                 expect(tv.locator(f'#rl-tv-tracks tr[data-player="{p}"] td[data-track="{k}"]')).to_have_text(
                     str(st["players"][p][k]))
+            # money and jewels stay behind each player's screen: the TV shows what the table sees
+            # (docs/rulings.md, "Behind the screens")
+            for k in ("money", "jewels"):
+                expect(tv.locator(f'#rl-tv-tracks tr[data-player="{p}"] td[data-track="{k}"]')).to_have_text("—")
         expect(tv.locator("#rl-tv-intrigue")).to_contain_text(EN["tv.rl_places"].format(
             first=last["first"], second=last["second"]))
         tv.screenshot(path=str(artifacts_dir / "tv-richelieu.png"))
