@@ -194,6 +194,14 @@ def play_to_an_objective(ev, table, who: int = 1) -> list[dict]:
         page.check(f"#ci-obj-grid input[value='{c}']")
     act(page, "#ci-obj-send")
     expect(page.locator("#ci-objective li.held")).to_have_count(2)
+    # the other phones see that the objective is recorded, in words (not a tick that reads as "completed"),
+    # and never its cities
+    for p in players:
+        if p != declarer:
+            wait_seq(table[p], seq(page))
+            expect(table[p].locator(f"#ci-summary tr[data-player='{declarer}'] td[data-objective]")).to_have_text(
+                EN["ci.objective_recorded"])
+            assert declarer not in table[p].evaluate("Object.keys(window.companionMatch.view.state.objectives)")
     for p in players[:who]:
         turn(table, p)
     expect(page.locator("#ci-objective-done")).to_be_visible()

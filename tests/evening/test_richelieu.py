@@ -23,6 +23,21 @@ def play_richelieu(ev, table, bonus_to: int) -> list[dict]:
         expect(page.locator("#rl-turn-title")).to_contain_text(p)
         table.act(p, "#rl-income")
         table.act(p, "#rl-turn-end")
+    # money and jewels stay behind each player's screen (docs/rulings.md#behind-the-screens): the second
+    # phone shows its own (the income: 1), "—" for the first player's; so does the room's TV; the board's
+    # tracks are everyone's
+    second = table.players[1]
+    table.wait_all()
+    mine = table[second].locator(f"#rl-tracks-table tr[data-player='{second}']")
+    theirs = table[second].locator(f"#rl-tracks-table tr[data-player='{first}']")
+    expect(mine.locator("td[data-track=money]")).to_have_text("1")
+    expect(theirs.locator("td[data-track=money]")).to_have_text("—")
+    expect(theirs.locator("td[data-track=jewels]")).to_have_text("—")
+    expect(theirs.locator("td[data-track=income]")).to_have_text("1")
+    expect(table[second].locator(f"#rl-standings tr[data-player='{first}'] td.score")).to_have_text("—")
+    if table.tv is not None:
+        for p in table.players:
+            expect(table.tv.locator(f"#rl-tv-tracks tr[data-player='{p}'] td[data-track=money]")).to_have_text("—")
     lucky = table.players[bonus_to]
     page = table[first]
     page.click("#rl-adjust summary")
@@ -42,6 +57,8 @@ def play_richelieu(ev, table, bonus_to: int) -> list[dict]:
     for p in table.players:
         expect(table[p].locator("#rl-status")).to_have_text(EN["rl.ended"].replace("{players}", lucky))
         assert places_shown(table[p], "#rl-final-table tbody tr") == places
+    # the end turns the screens face up: everyone's money on every phone
+    expect(table[second].locator(f"#rl-tracks-table tr[data-player='{first}'] td[data-track=money]")).to_have_text("1")
     return places
 
 

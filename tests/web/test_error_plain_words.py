@@ -46,5 +46,5 @@ def test_counted_error_sentences_agree_with_one():
     t = ("{player} places {placeable} {placeable|unit|units} now ({lost} over the {MAX_ON_MAP}-unit cap "
          "{lost|is|are} lost), not {total}")
     v = {"player": "Anna", "placeable": 1, "lost": 1, "MAX_ON_MAP": 125, "total": 3}
-    assert "(1 over the 125-unit cap is lost)" in error_text("en", v and t, v)
+    assert "(1 over the 125-unit cap is lost)" in error_text("en", t, v)
     assert "1 oltre il limite di 125 armate va persa" in error_text("it", t, v)
