@@ -21,7 +21,10 @@ def club_rules(store) -> season_core.Rules:
 
 def game_points(fold, player: str):
     """What the game itself gave ``player`` at the end (conquest: the values of the cities held; others: the
-    final score), or None when the game gives no number."""
+    final score), or None when the game gives no number, or when the organiser entered the places (the
+    board was not followed to its end: no number is known)."""
+    if fold.entered is not None:
+        return None
     state = fold.game_state
     if fold.game == "conquest-italy":
         for r in fold.module.final_score(state)["players"]:

@@ -3,8 +3,9 @@ through the organiser's pages and the seated phones. Each table sets up on its p
 unit placed) and its clock starts when its own set-up is done
 (docs/rulings.md#the-clock-of-a-tournament-round); round 1's table 1 plays to the time-up, the finishing round, the last lap and the final rolls (one
 roll goes on, one ends the match), table 2 ends by an objective declared on a phone (it asks first); the
-TV of table 1 is open the whole time; round 2 is seated by the standings and played; the standings are
-checked against the places the phones showed."""
+TV of table 1 is open the whole time; round 2 is seated by the standings and played: table 1 to an
+objective, table 2's phones die after a turn and the organiser enters its places (the objective and an
+elimination among them); the standings are checked against the places the phones showed."""
 
 import pytest
 from playwright.sync_api import expect
@@ -141,6 +142,38 @@ def play_to_an_objective(ev, table, who: int = 1) -> list[dict]:
     return places
 
 
+def organiser_result(ev, table) -> list[dict]:
+    """The table's phones die after a turn: the organiser enters its final places from the tournament page
+    ("Enter the result", then the places with the objective and an elimination, saved after asking): the
+    match ends as a correction marked in its history, on every phone (docs/rulings.md#the-organisers-result)."""
+    a, b, c = table.players
+    turn(table, a)
+    org = ev.org
+    ev.goto_tournament()
+    org.click(f".tday-table a.tday-enter-result[href^='/m/{table.match_id}']")
+    org.wait_for_url(f"**/m/{table.match_id}#result-correction")
+    card = org.locator("#result-correction")
+    expect(card).to_have_attribute("open", "")
+    for p, place in ((a, 2), (b, 1), (c, 3)):
+        card.locator(f"[data-player='{p}'][data-place='{place}']").click()
+    card.locator(f"[data-player='{b}'][data-flag='objective']").click()
+    card.locator(f"[data-player='{c}'][data-flag='eliminated']").click()
+    n = seq(org)
+    org.once("dialog", lambda d: d.accept())
+    card.locator("#result-save").click()
+    wait_seq(org, n + 1)
+    expect(card).to_be_hidden()
+    for p in table.players:
+        page = table[p]
+        wait_seq(page, n + 1)
+        expect(page.locator("#result-by-hand")).to_have_text(EN["result.by_organiser"])
+        expect(page.locator("#result-ranking tbody tr").first).to_contain_text(b)
+        expect(page.locator("#history li").first).to_contain_text(EN["event.result.corrected"])
+        expect(page.locator("#match-status")).to_have_text(EN["status.ended"])
+    return [{"player": b, "place": 1, "objective": True}, {"player": a, "place": 2},
+            {"player": c, "place": 3, "eliminated": True}]
+
+
 def test_a_conquest_tournament_evening(browser, server, artifacts_dir):
     ev = Evening(browser, server, artifacts=artifacts_dir)
     ev.add_roster(ROSTER)
@@ -174,7 +207,7 @@ def test_a_conquest_tournament_evening(browser, server, artifacts_dir):
             played.append(play_to_an_objective(ev, tables[1]))
         else:
             played.append(play_to_an_objective(ev, tables[0], who=2))
-            played.append(play_to_an_objective(ev, tables[1], who=0))
+            played.append(organiser_result(ev, tables[1]))
         ev.lap(f"round {n} played")
         tv_end(ev, tables[0], "conquest-italy", played[-2])
         ev.shot(tv, f"conquest-tv-end-{n}")

@@ -140,6 +140,8 @@
               m ? el("span", { class: "small" },
                 el("a", { href: "/m/" + encodeURIComponent(m.match_id), text: t("tday.open_match") }), " · ",
                 el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") }),
+                organiser && m.status === "open" ? [" · ", el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "#result-correction",
+                  class: "tday-enter-result", text: t("tday.enter_result") })] : null,
                 organiser && m.status === "open" ? tvButton(m.match_id) : null) : null),
             el("ol", null, table.map(function (p) {
               var res = m && m.results ? m.results.filter(function (x) { return x.player === p; })[0] : null;
