@@ -181,7 +181,7 @@ def data_fields(game: str, clock_on: bool, type_: str) -> frozenset | None:
     if type_ == UNDO:
         return frozenset()
     if type_ == RESULT:
-        return frozenset({"places"})
+        return frozenset({"places", "correction"})  # (correction: the organiser's, in a match the phones follow)
     mine = _FIELDS[f"{game}.events"].get(type_) if type_ in game_module(game).EVENT_TYPES else None
     if type_ in _clock().EVENT_TYPES and (clock_on or mine is None):
         theirs = _FIELDS["clock.events"].get(type_)  # (a game's own turn.end without the clock: the same fields)

@@ -66,7 +66,7 @@ def test_a_richelieu_tournament_evening(browser, server, artifacts_dir):
             lowest = [r["player"] for r in ev.standings() if r["player"] != ROSTER[-1]][-1]
             assert out == [lowest] and len(tables) == 1 and len(tables[0].players) == 4
             expect(ev.org.locator(".tday-round[data-round='2'] .tday-sitting-out")).to_have_text(
-                text(EN, "tday.sitting_out.one", players=lowest))
+                text(EN, "tday.sitting_out.one", n=1, players=lowest))
         else:
             assert out == [] and [len(t.players) for t in tables] == [3, 3]
         assert ROSTER[-1] not in [p for t in tables for p in t.players] or n == 1
