@@ -61,7 +61,8 @@ def backup_notice() -> dict | None:
 
 @bp.get("/")
 def home():
-    return render_template("home.html", page="home", backup=backup_notice())
+    # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs
+    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set())
 
 
 @bp.get("/new")
