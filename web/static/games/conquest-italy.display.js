@@ -92,14 +92,16 @@
             el("td", { class: "num", text: String(r.territories) }), el("td", { class: "num", text: String(r.units) }));
         }))));
     }
-    drawCombat(sm.last_combat || s.last_combat, client);
+    drawCombat(sm.last_combat || s.last_combat, client, s.eliminations || []);
   }
 
-  function drawCombat(c, client) {
+  function drawCombat(c, client, out) {
     var box = document.getElementById("ci-tv-combat");
     if (!box) return;
     if (!c) { box.hidden = true; return; }
-    var key = JSON.stringify(c);
+    // the defender's last city taken: they are out, said on the TV for the room (docs/rulings.md#conquest-elimination)
+    var gone = c.conquered ? (out || []).filter(function (e) { return e.player === c.defender && e.city === c.to; })[0] : null;
+    var key = JSON.stringify(c) + (gone ? "|out" : "");
     if (key === lastCombatKey) return;
     lastCombatKey = key;
     box.textContent = "";
@@ -114,6 +116,8 @@
       C.plural("tv.ci_losses", c.attacker_losses, { player: c.attacker }) + " · " +
       C.plural("tv.ci_losses", c.defender_losses, { player: c.defender }) +
       (c.conquered ? " · " + t("tv.ci_conquered", { player: c.attacker, city: c.to }) : "")));
+    if (gone) box.appendChild(el("div", { class: "ci-tv-out-note", id: "ci-tv-eliminated", role: "status",
+      text: t("tv.ci_eliminated", { player: gone.player }) }));
     box.hidden = false;
   }
 

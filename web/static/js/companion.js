@@ -272,7 +272,7 @@
       try { var s = p.describe(ev); if (s) return s; } catch (e) { /* fall through */ }
     }
     if (ev.type === "undo") return ev.undid ? t("event.undo_of", { what: describeEvent(game, ev.undid) }) : t("event.undo");
-    if (ev.type === "result.entered") return t("event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
+    if (ev.type === "result.entered") return t((ev.data || {}).correction ? "event.result.corrected" : "event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
       .sort(function (a, b) { return a.place - b.place; }).map(function (r) { return r.place + ". " + r.player; }).join(", ");
     if (ev.hidden) return t("event.hidden", { type: ev.type });
     var name = t("event." + ev.type);

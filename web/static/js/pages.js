@@ -87,7 +87,7 @@
   // a match recorded by its final result only: the places entered by hand (docs/rulings.md, "Final result only")
   function renderResult(box, view, match) {
     if (!view.result) { box.appendChild(el("p", { class: "muted", id: "result-waiting", text: t("result.waiting") })); return; }
-    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t("result.by_hand") }));
+    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t(view.corrected ? "result.by_organiser" : "result.by_hand") }));
     var rows = view.result.map(function (r) {
       return el("tr", { "data-player": r.player, class: r.place === 1 ? "leader" : null },
         el("td", { class: "num score", text: String(r.place) }),
