@@ -142,8 +142,10 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         # the players' table: territories and units as the summary says
         sm = _match(org, mid)["view"]["summary"]
         for r in sm["players"]:
-            row = tv.locator(f'#ci-tv-players tr[data-player="{r["player"]}"] td.num')
-            expect(row).to_have_text([str(r["territories"]), str(r["units"])])
+            row = tv.locator(f'#ci-tv-players tr[data-player="{r["player"]}"]')
+            expect(row.locator("td[data-col=territories]")).to_have_text(str(r["territories"]))
+            expect(row.locator("td[data-col=units]")).to_have_text(str(r["units"]))
+            expect(row.locator("td[data-col=cards]")).to_have_text(str(r["cards"]))  # how many, never which
 
         _event(org, mid, "clock.resume", {})
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"], timeout=15_000)
@@ -160,8 +162,8 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         assert box.locator(".tv-die-attack").first.get_attribute("data-value") == "6"
         assert box.locator(".tv-die-attack .tv-pip").count() == 6 * len(combat["attacker_dice"])
         n = combat["defender_losses"]
-        expect(tv.locator("#ci-tv-losses")).to_contain_text(
-            EN["tv.ci_losses.one" if n == 1 else "tv.ci_losses.other"].format(player=combat["defender"], n=n))
+        expect(tv.locator("#ci-tv-losses [data-side=defend] .ci-tv-lost")).to_have_text(
+            EN["tv.ci_lost.one" if n == 1 else "tv.ci_lost.other"].format(n=n))
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-2-combat.png"))
 
         for p in ["Bruno", "Carla"] + PLAYERS:  # the end of the finishing round, then the last lap
@@ -342,7 +344,7 @@ def test_tv_rome_is_burning_emperor_turn_scores(browser, server, org, artifacts_
         sm = _match(org, mid)["view"]["summary"]
         expect(tv.locator("#rome-tv-emperor")).to_have_text(IT["tv.rome_no_emperor"])
         expect(tv.locator("#rome-tv-turn")).to_have_text(IT["tv.rome_turn"].format(turn=sm["turn"], turns=sm["turns"]))
-        expect(tv.locator("#rome-tv-scores tr")).to_have_count(3)
+        expect(tv.locator("#rome-tv-scores tbody tr")).to_have_count(3)
         assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         tv.screenshot(path=str(artifacts_dir / "tv-rome.png"))
         assert not tv.errors, tv.errors

@@ -370,6 +370,8 @@
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
         document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
+        // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go)
+        if (cl.ended()) ["who-card", "table-qr"].forEach(function (x) { var n = document.getElementById(x); if (n) n.hidden = true; });
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
