@@ -32,8 +32,10 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
+# `make bench PI=1`: the Pi budget (the server or the CLI alone in a calibrated cgroup, as root; see
+# bench/pi.py); FSYNC_MS=8 adds that delay to every fsync of the process under test (an SD card)
 bench: $(VENV)/.installed-dev
-	$(BIN)/python -m companion.bench
+	$(BIN)/python -m bench $(if $(PI),--pi) $(if $(FSYNC_MS),--fsync-ms $(FSYNC_MS))
 
 soak: $(VENV)/.installed-dev
 	COMPANION_SOAK=1 $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)

@@ -13,8 +13,9 @@ from pathlib import Path
 from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
-CODE = ["companion", "companion.cli", "companion.games", "companion.games.data", "companion.bench",
-        "companion.storage", "companion.web", "companion.web.trackers", "companion.migrations"]
+CODE = ["companion", "companion.base", "companion.core", "companion.games", "companion.games.data",
+        "companion.storage", "companion.storage.migrations", "companion.services", "companion.cli",
+        "companion.web", "companion.web.trackers"]  # bench/ stays in the repository: `make bench`
 DATA = {"companion.web_files": "web", "companion.schema_files": "schemas", "companion.hardware_files": "hardware"}
 WALKED = ("web", "hardware")  # schemas/: the schemas at its top only
 
@@ -41,5 +42,5 @@ setup(
     package_dir=dict(DATA),
     package_data={**{p: ["*"] for p in data_packages() if not p.startswith("companion.schema_files")},
                   "companion.schema_files": ["*.json"],
-                  "companion.migrations": ["*.sql"], "companion.games.data": ["*.json"]},
+                  "companion.storage.migrations": ["*.sql"], "companion.games.data": ["*.json"]},
 )

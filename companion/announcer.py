@@ -6,7 +6,7 @@ by default (unset, or ``off``).
 What it says (the texts are :func:`text`): 15 and 5 minutes left, the time up, a final roll owed (whose
 roll, and the total that ends the match: in the final rounds a player who conquered fewer than 2
 territories in the turn rolls two dice, and a total at or below the round's threshold, 4 in the first final
-round and one more each round up to 12, ends the match; ``companion/clock.py``), and the end of the match.
+round and one more each round up to 12, ends the match; ``companion/core/clock.py``), and the end of the match.
 
 Nothing breaks without a voice: no ``espeak-ng`` installed, or no audio device (espeak-ng fails), is said
 once in the log and the announcer goes quiet; the server runs on. Speech runs in one background thread, a

@@ -37,8 +37,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from companion import clock as clockfold
-from companion.errors import CompanionError, InputError
+from companion.core import clock as clockfold
+from companion.base.errors import CompanionError, InputError
 
 MODES = ("auto", "mock", "off")
 BUTTONS = ("next", "pause", "roll")
@@ -58,7 +58,7 @@ DEFAULT_TIMING = {"bounce_s": 0.05, "long_press_s": 0.8, "undo_hold_s": 2.0}
 
 # Buzzer patterns: (on seconds, off seconds) pairs. An active buzzer has one tone, so the
 # patterns differ by rhythm.
-# The alert names are those of companion/clockrunner.py (ALERTS, ENDED_ALERT).
+# The alert names are those of companion/services/clockrunner.py (ALERTS, ENDED_ALERT).
 PATTERNS = {
     "15-minutes": [(0.25, 0.0)],
     "5-minutes": [(0.25, 0.2), (0.25, 0.0)],
@@ -70,7 +70,7 @@ PATTERNS = {
 }
 
 # Clock phases in which the amber LED replaces the green one (the clock's late phases).
-LATE_PHASES = ("finishing-round", "last-lap", "final-rounds")  # companion/clock.py PHASES
+LATE_PHASES = ("finishing-round", "last-lap", "final-rounds")  # companion/core/clock.py PHASES
 
 
 # -- pin map -------------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ class PinMap:
 
 
 def default_pins_path() -> Path:
-    from companion.resources import hardware_dir
+    from companion.base.resources import hardware_dir
 
     return hardware_dir() / "pins.toml"
 
@@ -416,8 +416,8 @@ class Box:
     # -- which match ---------------------------------------------------------------------------
     def resolve_match(self) -> str | None:
         """The match the box drives now (see the module's docstring)."""
-        from companion.errors import NotFoundError
-        from companion.matches import uses_clock
+        from companion.base.errors import NotFoundError
+        from companion.core.match import uses_clock
 
         store = self.service.store
         chosen = store.get_setting("box.match_id")

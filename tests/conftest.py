@@ -1,4 +1,5 @@
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,10 +22,11 @@ ARTIFACTS = REPO / "test-artifacts"
 # workers): files are handed out in collection order one at a time, so a long file collected last ran
 # alone at the end while the other workers sat idle. Every other file keeps its order.
 SLOW_FIRST = [  # (browser files and others alternate, so that the first five are not all Chromium)
+    "tests/evening/test_conquest.py", "tests/evening/test_richelieu.py",
     "tests/browser/test_ui_review.py", "tests/stress/test_openapi_fuzz.py", "tests/browser/test_tv.py",
     "tests/test_systemd.py", "tests/browser/test_table_join.py", "tests/stress/test_cli_fuzz.py",
     "tests/browser/test_viewer_and_undo.py", "tests/stress/test_crash.py", "tests/browser/test_pages.py",
-    "tests/test_gpio.py", "tests/browser/test_tournament_day.py", "tests/test_season_cli.py",
+    "tests/test_gpio.py", "tests/browser/test_tournament_day.py", "tests/cli/test_season.py",
     "tests/browser/test_game_night.py", "tests/stress/test_replica_e2e.py", "tests/browser/test_trackers_rome.py",
     "tests/stress/test_security.py", "tests/browser/test_wop_scoring_step.py", "tests/stress/test_storage_faults.py",
     "tests/browser/test_boards_editor.py", "tests/games/test_rome_match.py", "tests/browser/test_roster.py",
@@ -35,6 +37,25 @@ SLOW_FIRST = [  # (browser files and others alternate, so that the first five ar
 def pytest_collection_modifyitems(config, items):
     rank = {f: i for i, f in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # (a stable sort)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def _chromium():
+    """One Chromium per test process (a launch costs about a CPU-second), for tests/browser/ and
+    tests/evening/; each module gets it clean (their ``browser`` fixtures)."""
+    if not shutil.which(CHROMIUM):
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
 
 
 @pytest.fixture
@@ -48,7 +69,7 @@ def fake_game(monkeypatch):
 
 @pytest.fixture
 def clock():
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
 
     return FakeClock("2026-03-01T20:00:00Z")
 

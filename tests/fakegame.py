@@ -1,6 +1,6 @@
 """A tiny game for testing the match machinery (store, fold, undo, export) apart from real rules."""
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 
 GAME_ID = "tally"
 EVENT_TYPES = frozenset({"point", "finish"})

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from companion import announcer as A
-from companion import clock
+from companion.core import clock
 
 
 def test_texts_in_italian_and_english():

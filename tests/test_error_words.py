@@ -16,18 +16,19 @@ import json
 import re
 from pathlib import Path
 
-from companion import errors
-from companion.resources import web_dir
+from companion.base import errors
+from companion.base.resources import web_dir
 
 PKG = Path(__file__).resolve().parent.parent / "companion"
 # what no page shows: the command line, the benchmarks, the GPIO box's own buttons, the league's boxes
 # (read by `companion league`), opening the database at start-up
-SKIPPED = ("cli/", "bench/", "gpio.py", "league_boxes.py", "replication.py", "storage/db.py", "jsonio.py",
-           "timeutil.py", "systemd_notify.py", "announcer.py", "web/server.py", "web/netinfo.py")
+SKIPPED = ("cli/", "gpio.py", "services/league_boxes.py", "services/replication.py", "storage/db.py",
+           "base/jsonio.py", "base/timeutil.py", "systemd_notify.py", "announcer.py", "web/server.py",
+           "web/netinfo.py")
 # calls whose sentence is not a literal, with why it is covered anyway
 DYNAMIC = {
     # the reason holds_clock() returns: a literal of the game module, checked below
-    ("matches.py", "held"),
+    ("core/match.py", "held"),
     # a board or map check's first problem, from the checks' own report: the boards page puts the Web of
     # Power report in words itself (web/static/js/boards.js); a conquest map is a JSON document written by
     # hand, checked in English as by `companion map check`
@@ -87,7 +88,7 @@ def _raise_sites():
     classes = _error_classes() - _own_sentence_classes()
     for path, text, tree in _modules():
         rel = path.relative_to(PKG).as_posix()
-        if rel.startswith(SKIPPED) or rel == "errors.py":
+        if rel.startswith(SKIPPED) or rel == "base/errors.py":
             continue
         lines = text.splitlines(keepends=True)
         error_class_bodies = {id(n) for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
@@ -124,10 +125,10 @@ def catalogue(lang="it") -> dict:
 def extra_sentences() -> list[str]:
     """Sentences raised from a value rather than a literal (``DYNAMIC``)."""
     from companion.games import web_of_power
-    from companion.web import app
+    from companion.web import app, asgi
 
     return [web_of_power.holds_clock({"scoring_step": {}}), *app.HTTP_SENTENCES.values(),
-            *app.SERVER_SENTENCES.values()]
+            *app.SERVER_SENTENCES.values(), *asgi.SENTENCES]
 
 
 def test_every_error_sentence_is_a_template_with_its_values_named():

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion import gpio
-from companion.clockrunner import ClockRunner
-from companion.errors import InputError
+from companion.services.clockrunner import ClockRunner
+from companion.base.errors import InputError
 from companion.gpio import LEDS, PATTERNS, PHYSICAL_PIN, attach, check_pin_map, led_for, load_pin_map
-from companion.service import MatchService
+from companion.services.matches import MatchService
 
 PLAYERS = ["Ada", "Bo", "Cy"]
 DEFAULT = {"buttons": {"next": 17, "pause": 27, "roll": 22}, "leds": {"green": 5, "amber": 6, "red": 13},
@@ -412,7 +412,7 @@ def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
 
 
 def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, clock, fake_game):
-    from companion.errors import ForbiddenError
+    from companion.base.errors import ForbiddenError
 
     t = Table(store, clock, dice=Dice(6, 5))
     try:
@@ -724,10 +724,10 @@ def test_any_press_sequence_keeps_the_leds_equal_to_the_core(tmp_path_factory, f
     """Against an independent formulation: the LEDs read from the pins always equal the light the
     clock's own state calls for (computed here from the raw clock state, not through led_for); each
     press writes at most one event; every stored event folds."""
-    from companion import clock as clockfold
-    from companion.matches import fold
+    from companion.core import clock as clockfold
+    from companion.core.match import fold
     from companion.storage import Store
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
 
     def expected_light(clock_state, now):
         if clock_state["phase"] == "setup":

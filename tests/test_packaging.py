@@ -38,7 +38,7 @@ def test_the_build_says_nothing_about_ignored_packages(build):
 def test_wheel_contains_the_data_packages(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "companion/schema_files/match-export.schema.json" in names
-    assert "companion/migrations/0001_core.sql" in names
+    assert "companion/storage/migrations/0001_core.sql" in names
     assert any(n.startswith("companion/web_files/") for n in names)
     assert any(n.startswith("companion/hardware_files/") for n in names)
     repo_schemas = {p.name for p in (REPO / "schemas").glob("*.schema.json")}
@@ -56,7 +56,7 @@ def test_installed_wheel_finds_its_files_away_from_the_checkout(wheel, tmp_path)
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     code = (
-        "import companion.resources as r, companion.schemas as s, companion.storage as st, sys\n"
+        "import companion.base.resources as r, companion.base.schemas as s, companion.storage as st, sys\n"
         "assert str(r.schemas_dir()).startswith(sys.argv[1]), r.schemas_dir()\n"
         "assert str(r.web_dir()).startswith(sys.argv[1]), r.web_dir()\n"
         "assert s.schema_names(), 'no schemas'\n"

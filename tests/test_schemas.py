@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from companion.errors import InputError
-from companion.resources import schemas_dir
-from companion.schemas import load_schema, schema_names, validate
+from companion.base.errors import InputError
+from companion.base.resources import schemas_dir
+from companion.base.schemas import load_schema, schema_names, validate
 
 SCHEMAS = schema_names()
 
@@ -60,7 +60,7 @@ def test_format_checker_is_on():
     ("2026-02-30T20:00:00Z", False), ("2026-02-14T20:00:00", False), ("2026-02-14", False), ("yesterday", False),
 ])
 def test_date_time_format(value, ok):
-    from companion.schemas import is_date_time
+    from companion.base.schemas import is_date_time
 
     assert is_date_time(value) is ok
 
@@ -68,7 +68,7 @@ def test_date_time_format(value, ok):
 @pytest.mark.parametrize("value, ok", [("2026-02-28", True), ("2026-02-29", False), ("2028-02-29", True),
                                        ("2026-2-28", False), ("2026-02-28T00:00:00Z", False)])
 def test_date_format(value, ok):
-    from companion.schemas import is_date
+    from companion.base.schemas import is_date
 
     assert is_date(value) is ok
 
@@ -77,7 +77,7 @@ def test_the_schema_module_does_not_load_heavy_format_packages():
     import subprocess
     import sys
 
-    code = ("import sys, companion.schemas as s; s.validate('match-export', {'id': 'a', 'game': 'richelieu', "
+    code = ("import sys, companion.base.schemas as s; s.validate('match-export', {'id': 'a', 'game': 'richelieu', "
             "'players': ['x'], 'created_at': '2026-01-01T00:00:00Z', 'events': []}); "
             "print(','.join(m for m in ('rfc3987_syntax', 'lark', 'webcolors') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -397,7 +397,7 @@ def make_shims(tmp_path, names, log):
 
 
 def test_restore_a_backup_made_by_store_backup(tmp_path, clock, fake_game):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     state = tmp_path / "state"
     db = state / "companion.db"
@@ -619,7 +619,7 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert "choose the organiser PIN at http://192.168.1.50:8080/login" in p.stdout
     code = setup_code_of(p.stdout)
     db = root / "var/lib/companion/companion.db"
-    from companion.access import Access
+    from companion.services.access import Access
 
     store = Store(db)
     try:
@@ -934,7 +934,7 @@ def test_a_native_bundle_installs_with_no_index_into_a_fresh_venv(native_bundle,
     assert r.returncode == 0 and r.stdout.startswith("companion ")
     # the replica extra is installed from the bundle: `companion replicate` finds its Litestream binary
     py = root / "opt/companion/venv/bin/python"
-    r = subprocess.run([str(py), "-c", "from companion.replication import find_binary; print(find_binary({'PATH': ''}))"],
+    r = subprocess.run([str(py), "-c", "from companion.services.replication import find_binary; print(find_binary({'PATH': ''}))"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == str(root / "opt/companion/venv/bin/litestream"), r.stdout + r.stderr
     setup_code_of(p.stdout)
@@ -1016,7 +1016,7 @@ def test_install_sh_against_a_real_systemd(request):
                     "print(urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=30).status)\"")
         assert health.stdout.strip() == "200", health.stderr
         check = sh("cd /var/lib/companion && runuser -u companion -- /opt/companion/venv/bin/python -c "
-                   f"\"from companion.storage import Store; from companion.access import Access;"
+                   f"\"from companion.storage import Store; from companion.services.access import Access;"
                    f"print(Access(Store('/var/lib/companion/companion.db')).check_reset_code('{code}'))\"")
         assert check.stdout.strip() == "True", check.stderr
         journal = sh("journalctl -u companion.service --no-pager").stdout

@@ -14,7 +14,7 @@ import os
 import sys
 
 from companion import __version__
-from companion.errors import CompanionError
+from companion.base.errors import CompanionError
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = [
@@ -78,14 +78,14 @@ def open_existing_store(args):
     created, so a mistyped ``--data-dir`` never makes an empty database."""
     path = database_path(args)
     if not os.path.isfile(path):
-        from companion.errors import InputError
+        from companion.base.errors import InputError
 
         raise InputError(f"no database at {path}: check --data-dir or $COMPANION_DATA", "--data-dir")
     return open_store(args)
 
 
 def emit(obj) -> None:
-    from companion.jsonio import dumps
+    from companion.base.jsonio import dumps
 
     sys.stdout.write(dumps(obj) + "\n")
 

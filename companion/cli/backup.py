@@ -43,9 +43,9 @@ def rotate(directory, keep: int) -> list[str]:
 
 
 def run(args):
-    from companion.errors import InputError
+    from companion.base.errors import InputError
     from companion.storage.db import BackupRefused, backup_database, write_backup_status
-    from companion.timeutil import WallClock
+    from companion.base.timeutil import WallClock
 
     dest = Path(args.dest)
     if args.keep is not None:

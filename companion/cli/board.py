@@ -1,5 +1,5 @@
 """``companion board``: the Web of Power boards transcribed on the box (list, show, export, import, the club's
-default), through ``companion.boards``, the same core as the boards page (``/boards``) and ``/api/boards``.
+default), through ``companion.services.boards``, the same core as the boards page (``/boards``) and ``/api/boards``.
 Documents are ``schemas/web-of-power.map.schema.json`` (what ``companion map check`` checks)."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def _under_cli(exc, prefix: str = "$"):
 
 
 def _with_store(args, fn):
-    from companion.errors import CompanionError
+    from companion.base.errors import CompanionError
 
     store = open_existing_store(args)
     try:
@@ -103,29 +103,29 @@ def _with_store(args, fn):
 
 
 def run_list(args) -> int:
-    from companion import boards
+    from companion.services import boards
 
     emit(_with_store(args, lambda store: {"boards": boards.listing(store)}))
     return 0
 
 
 def run_show(args) -> int:
-    from companion import boards
+    from companion.services import boards
 
     emit(_with_store(args, lambda store: boards.describe(store, args.id, args.version)))
     return 0
 
 
 def run_export(args) -> int:
-    from companion import boards
-    from companion.jsonio import dumps
+    from companion.services import boards
+    from companion.base.jsonio import dumps
 
     doc = _with_store(args, lambda store: boards.export(store, args.id, args.version, args.photo))
     text = dumps(doc) + "\n"
     if args.out is None:
         sys.stdout.write(text)
         return 0
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     try:
         with open(args.out, "w", encoding="utf-8") as fh:
@@ -137,10 +137,10 @@ def run_export(args) -> int:
 
 
 def run_import(args) -> int:
-    from companion import boards
-    from companion.errors import InputError
-    from companion.jsonio import load_json
-    from companion.schemas import validate
+    from companion.services import boards
+    from companion.base.errors import InputError
+    from companion.base.jsonio import load_json
+    from companion.base.schemas import validate
 
     if args.name is not None and not 1 <= len(args.name) <= 200:
         raise InputError("must be 1 to 200 characters", "--name")
@@ -151,7 +151,7 @@ def run_import(args) -> int:
 
 
 def run_default(args) -> int:
-    from companion import boards
+    from companion.services import boards
 
     board_id = None if args.id == "none" else args.id
 

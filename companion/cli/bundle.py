@@ -125,7 +125,7 @@ def _pip(args: list[str]) -> None:
     p = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
                        capture_output=True, text=True)
     if p.returncode != 0:
-        from companion.errors import CompanionError
+        from companion.base.errors import CompanionError
 
         lines = [ln for ln in (p.stderr or p.stdout).splitlines() if ln.strip()]
         raise CompanionError(f"pip {args[0]} failed: {lines[-1] if lines else p.returncode}", "pip")
@@ -133,7 +133,7 @@ def _pip(args: list[str]) -> None:
 
 def run(args):
     from companion.cli import emit
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     if not re.fullmatch(r"3\.\d{1,2}", args.python_version):
         raise InputError("must be MAJOR.MINOR, e.g. 3.11", "--python-version")
@@ -157,7 +157,7 @@ def run(args):
                         f"{sys.executable} -m pip", "--no-index", "--find-links", str(out)],
                        capture_output=True, text=True)
     if p.returncode != 0:
-        from companion.errors import CompanionError
+        from companion.base.errors import CompanionError
 
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         raise CompanionError(f"building companion's wheel failed: {lines[-1] if lines else p.returncode}", "--source")
@@ -172,7 +172,7 @@ def run(args):
         _pip(["download", "--quiet", *target, "-d", str(out), *wanted])
     bad = foreign_wheels(out, args.platform)
     if bad:
-        from companion.errors import CompanionError
+        from companion.base.errors import CompanionError
 
         raise CompanionError(f"wheels for another platform: {', '.join(bad)}", "--for")
     # 4. the installer, so the Pi needs no checkout either

@@ -19,7 +19,7 @@ def register(sub):
 
 
 def run_rebuild(args):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     with open_store(args) as store:
         emit(MatchService(store).rebuild())

@@ -186,7 +186,7 @@ def run_check(args):
 
     pm = load_pin_map(args.pins)
     if args.timeout <= 0:
-        from companion.errors import InputError
+        from companion.base.errors import InputError
 
         raise InputError("must be more than 0 seconds", "--timeout")
     if not args.mock:

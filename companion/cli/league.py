@@ -46,7 +46,7 @@ def register(sub):
 def _setup(args):
     import os
 
-    from companion import league_boxes
+    from companion.services import league_boxes
 
     boxes = league_boxes.parse_boxes(args.box)
     aliases = league_boxes.parse_aliases(args.same)
@@ -56,8 +56,9 @@ def _setup(args):
 
 
 def run_standings(args):
-    from companion import league, league_boxes
-    from companion.timeutil import WallClock
+    from companion.core import league
+    from companion.services import league_boxes
+    from companion.base.timeutil import WallClock
 
     boxes, aliases, cache = _setup(args)
     if not args.offline:
@@ -70,7 +71,7 @@ def run_standings(args):
 
 
 def run_serve(args):
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     boxes, aliases, cache = _setup(args)
     if not 1 <= args.every <= 86400:

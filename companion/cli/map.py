@@ -1,9 +1,9 @@
 import sys
 
 from companion.cli import emit
-from companion.errors import InputError
+from companion.base.errors import InputError
 from companion.games import game_ids, game_module, map_games
-from companion.jsonio import load_json
+from companion.base.jsonio import load_json
 
 
 def register(sub):

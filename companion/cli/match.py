@@ -1,6 +1,6 @@
 from companion.cli import data_dir_arg, emit, open_existing_store, open_store
 from companion.games import game_ids
-from companion.jsonio import load_json
+from companion.base.jsonio import load_json
 
 
 def register(sub):
@@ -51,8 +51,8 @@ def register(sub):
 
 
 def run_state(args):
-    from companion.matches import check_export, fold_export
-    from companion.timeutil import WallClock, parse_iso
+    from companion.core.match import check_export, fold_export
+    from companion.base.timeutil import WallClock, parse_iso
 
     doc = load_json(args.file)
     if args.at:
@@ -75,7 +75,7 @@ def run_export(args):
 
 
 def run_import(args):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     doc = load_json(args.file)
     with open_store(args) as store:
@@ -90,7 +90,7 @@ def run_list(args):
 
 def parse_places(args: list[str]) -> list[dict]:
     """``PLAYER=PLACE[:objective|:eliminated]`` arguments as the ``places`` of ``result.entered``."""
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     out = []
     for arg in args:
@@ -110,15 +110,15 @@ def parse_places(args: list[str]) -> list[dict]:
 def run_result(args):
     import re
 
-    from companion.errors import CompanionError, InputError
-    from companion.service import MatchService
+    from companion.base.errors import CompanionError, InputError
+    from companion.services.matches import MatchService
 
     places = parse_places(args.places)
     with (open_store(args) if args.game else open_existing_store(args)) as store:
         service = MatchService(store)
         try:
             if args.game:
-                from companion.matches import RESULT, Fold
+                from companion.core.match import RESULT, Fold
 
                 players = [p["player"] for p in places]
                 if len(set(players)) != len(players):

@@ -3,7 +3,7 @@
 import sys
 
 from companion.cli import emit
-from companion.errors import InputError
+from companion.base.errors import InputError
 
 
 def register(sub):

@@ -37,15 +37,15 @@ def register(sub):
 
 
 def run_status(args):
-    from companion.access import Access
+    from companion.services.access import Access
 
     with open_store(args) as store:
         emit({"pin_set": Access(store).pin_is_set()})
 
 
 def run_reset(args):
-    from companion.access import RESET_CODE_MINUTES, Access
-    from companion.errors import InputError
+    from companion.services.access import RESET_CODE_MINUTES, Access
+    from companion.base.errors import InputError
 
     minutes = RESET_CODE_MINUTES if args.hours is None else args.hours * 60
     if not 0 < minutes <= 720 * 60:

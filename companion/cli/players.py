@@ -72,12 +72,12 @@ def register(sub):
 
 
 def _club(store, ref, required=False):
-    from companion import season_store
-    from companion.errors import InputError
+    from companion.services import seasons
+    from companion.base.errors import InputError
 
     if ref:
-        return season_store.get_club(store, ref, "--club")["id"]
-    clubs = season_store.list_clubs(store)
+        return seasons.get_club(store, ref, "--club")["id"]
+    clubs = seasons.list_clubs(store)
     if required or len(clubs) > 1:
         if len(clubs) == 1:
             return clubs[0]["id"]
@@ -87,7 +87,7 @@ def _club(store, ref, required=False):
 
 
 def run_list(args):
-    from companion.errors import InputError
+    from companion.base.errors import InputError
     from companion.storage import players
 
     if args.search is not None and len(args.search) > 40:

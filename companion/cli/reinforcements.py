@@ -1,7 +1,7 @@
 """``companion reinforcements``: the units a conquest-italy player receives at the start of a turn."""
 
 from companion.cli import emit
-from companion.jsonio import load_json
+from companion.base.jsonio import load_json
 
 
 def register(sub):

@@ -52,8 +52,8 @@ def register(sub):
 
 
 def _settings(args):
-    from companion import replication
-    from companion.errors import InputError
+    from companion.services import replication
+    from companion.base.errors import InputError
 
     store = open_existing_store(args)
     try:
@@ -66,7 +66,7 @@ def _settings(args):
 
 
 def run_set(args):
-    from companion import replication
+    from companion.services import replication
 
     settings = replication.check_settings({"target": args.target, "sync_interval": args.sync_interval})
     store = open_existing_store(args)
@@ -80,7 +80,7 @@ def run_set(args):
 
 
 def run_off(args):
-    from companion import replication
+    from companion.services import replication
 
     store = open_existing_store(args)
     try:
@@ -93,7 +93,7 @@ def run_off(args):
 def run_status(args):
     import os
 
-    from companion import replication
+    from companion.services import replication
 
     store = open_existing_store(args)
     try:
@@ -104,14 +104,14 @@ def run_status(args):
 
 
 def run_config(args):
-    from companion import replication
+    from companion.services import replication
 
     sys.stdout.write(replication.config_text(database_path(args), _settings(args)))
 
 
 def run_run(args):
-    from companion import replication
-    from companion.errors import InputError
+    from companion.services import replication
+    from companion.base.errors import InputError
 
     settings = _settings(args)
     try:

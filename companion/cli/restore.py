@@ -32,8 +32,8 @@ def register(sub):
 def run(args):
     from datetime import datetime, timezone
 
-    from companion import replication
-    from companion.errors import InputError
+    from companion.services import replication
+    from companion.base.errors import InputError
     from companion.storage.db import _fsync_dir, check_database_file, check_restored
 
     url = replication.replica_url(args.replica, "--from")

@@ -1,7 +1,7 @@
 """``companion richelieu``: Richelieu's intrigue resolution and turn helper."""
 
 from companion.cli import emit
-from companion.jsonio import load_json
+from companion.base.jsonio import load_json
 
 
 def register(sub):

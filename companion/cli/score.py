@@ -1,6 +1,6 @@
 from companion.cli import emit
 from companion.games import GAMES, game_module
-from companion.jsonio import load_json
+from companion.base.jsonio import load_json
 
 
 def register(sub):

@@ -2,7 +2,7 @@
 
 from companion.cli import UsageError, data_dir_arg, emit, open_store
 from companion.games import game_ids
-from companion.jsonio import load_json
+from companion.base.jsonio import load_json
 
 SOURCE_HELP = ("a season document (FILE or -, schemas/season.standings.schema.json); "
                "or leave it out and give --season")
@@ -130,14 +130,14 @@ def _which(args):
 
 def _load(args):
     """(meta {season, club?, game?, year?}, rules, matches) from FILE or the store."""
-    from companion import season as core
+    from companion.core import season as core
 
     _which(args)
     if args.file is not None:
         doc, rules, matches = core.load_document(load_json(args.file))
         meta = {k: doc.get(k) for k in ("season", "club", "game", "year")}
         return meta, rules, matches
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     with open_store(args) as store:
         season, rules, matches = season_store.season_data(store, args.season)
@@ -153,7 +153,7 @@ def _write(args, text: str) -> None:
             with open(args.output, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
         except OSError as exc:
-            from companion.errors import InputError
+            from companion.base.errors import InputError
 
             raise InputError(f"cannot write {args.output}: {exc.strerror or exc}", "--output") from None
         emit({"written": args.output})
@@ -162,21 +162,21 @@ def _write(args, text: str) -> None:
 
 
 def run_standings(args):
-    from companion import season as core
+    from companion.core import season as core
 
     _which(args)
     if args.file is not None:
         emit(core.standings_document(load_json(args.file), with_ratings=args.ratings))
         return
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     with open_store(args) as store:
         emit(season_store.season_standings(store, args.season, with_ratings=args.ratings))
 
 
 def run_export(args):
-    from companion import season as core
-    from companion.jsonio import dumps
+    from companion.core import season as core
+    from companion.base.jsonio import dumps
 
     meta, rules, matches = _load(args)
     if args.format == "json":
@@ -188,21 +188,21 @@ def run_export(args):
 
 
 def run_chart(args):
-    from companion import season as core
+    from companion.core import season as core
 
     meta, rules, matches = _load(args)
     _write(args, core.chart_svg(matches, rules, title=args.title or meta["season"], players=args.player))
 
 
 def run_history(args):
-    from companion import season as core
+    from companion.core import season as core
 
     meta, rules, matches = _load(args)
     emit({"season": meta["season"], **core.history(matches, rules, args.player)})
 
 
 def run_list(args):
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     with open_store(args) as store:
         clubs = season_store.list_clubs(store)
@@ -217,14 +217,14 @@ def _settings_file(path):
         return None
     doc = load_json(path)
     if doc is None:  # a file holding `null` is not "no file": it would silently show instead of set
-        from companion.errors import InputError
+        from companion.base.errors import InputError
 
         raise InputError("must be an object (the settings document)", "$")
     return doc
 
 
 def run_club_create(args):
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     settings = _settings_file(args.settings)
     with open_store(args) as store:
@@ -232,8 +232,8 @@ def run_club_create(args):
 
 
 def run_club_settings(args):
-    from companion import season as core
-    from companion import season_store
+    from companion.core import season as core
+    from companion.services import seasons as season_store
 
     settings = _settings_file(args.file)
     with open_store(args) as store:
@@ -245,7 +245,7 @@ def run_club_settings(args):
 
 
 def run_create(args):
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     settings = _settings_file(args.settings)
     with open_store(args) as store:
@@ -253,7 +253,7 @@ def run_create(args):
 
 
 def run_season_settings(args):
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     settings = _settings_file(args.file)
     with open_store(args) as store:
@@ -265,7 +265,7 @@ def run_season_settings(args):
 
 
 def run_add_result(args):
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     doc = load_json(args.file)
     with open_store(args) as store:
@@ -273,7 +273,7 @@ def run_add_result(args):
 
 
 def run_remove_result(args):
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     with open_store(args) as store:
         season_store.remove_result(store, args.season_ref, args.match)

@@ -29,13 +29,15 @@ def register(sub):
                         "Pi's addresses and host names are always allowed")
     p.add_argument("--threads", type=int, default=16,
                    help="worker threads for ordinary requests (default 16); live pages hold no thread")
-    p.add_argument("--max-streams-per-address", type=int, default=1000, metavar="N",
-                   help="open live pages one address may hold (default 1000; beyond: 429)")
-    p.add_argument("--max-connections-per-address", type=int, default=1500, metavar="N",
-                   help="connections one address may hold (default 1500; beyond: refused)")
+    p.add_argument("--max-streams-per-address", type=int, default=200, metavar="N",
+                   help="open live pages one address may hold (default 200; beyond: 429; the box's own "
+                        "screen has no cap)")
+    p.add_argument("--max-connections-per-address", type=int, default=None, metavar="N",
+                   help="connections one address may hold (default 250, at most an eighth of "
+                        "--max-connections; beyond: refused, but for an organiser)")
     p.add_argument("--max-connections", type=int, default=4000, metavar="N",
                    help="connections the server holds in all (default 4000, and at most the open-files "
-                        "limit less 100)")
+                        "limit less 100); a new one to a full box sheds one without credentials")
     p.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS",
                    help="a connection that has not sent a whole request head this long after it opened "
                         "(or after its last response) is closed (default 10)")
@@ -68,14 +70,15 @@ def limit_malloc_arenas(n: int = 2) -> bool:
     arena keeps the freed memory of its own requests, so the server's RSS crept up through an evening
     although the live heap stayed flat (docs/benchmarks-notes.md). A Pi Zero's 4 cores would allow
     32 arenas. Returns whether the cap was set (not on other C libraries, nor when the environment
-    sets ``MALLOC_ARENA_MAX`` itself)."""
-    import ctypes
-    import ctypes.util
+    sets ``MALLOC_ARENA_MAX`` itself, as the systemd unit does: then ctypes is not even imported)."""
     import os
     import sys
 
     if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
         return False
+    import ctypes
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         mallopt = libc.mallopt
@@ -85,19 +88,50 @@ def limit_malloc_arenas(n: int = 2) -> bool:
     return mallopt(M_ARENA_MAX, n) == 1
 
 
+def test_hooks(env=None) -> dict:
+    """What the tests of the real server inject through its environment (never set on a box):
+
+    - ``COMPANION_TEST_SEED``: a whole number seeding the server's random source (the Pi's deals and dice,
+      the seating of a tournament round, the final rolls), so a test knows the outcome it plays from;
+    - ``COMPANION_TEST_CLOCK_FILE``: a file holding a number of seconds added to the server's clock
+      (re-read at each reading, never going back): a test moves the clock forward and a 2-minute round is
+      over without anyone waiting for it.
+
+    Returns the ``create_app`` config they make (empty when neither is set); a bad value is an InputError."""
+    import os
+    import random
+
+    from companion.base.errors import InputError
+
+    env = os.environ if env is None else env
+    config: dict = {}
+    seed = env.get("COMPANION_TEST_SEED")
+    if seed:
+        try:
+            config["RNG"] = random.Random(int(seed))
+        except ValueError:
+            raise InputError("must be a whole number", "COMPANION_TEST_SEED") from None
+    path = env.get("COMPANION_TEST_CLOCK_FILE")
+    if path:
+        from companion.base.timeutil import MonotonicWallClock, SkewedMonotonic
+
+        config["CLOCK"] = MonotonicWallClock(monotonic=SkewedMonotonic(path))
+    return config
+
+
 def run(args):
     import logging
     import os
     import signal
 
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     if not 0 <= args.port <= 65535:
         raise InputError("must be between 0 and 65535", "--port")
     if not 4 <= args.threads <= 200:
         raise InputError("must be between 4 and 200", "--threads")
     for name in ("max_streams_per_address", "max_connections_per_address", "max_connections"):
-        if not 1 <= getattr(args, name) <= 100000:
+        if getattr(args, name) is not None and not 1 <= getattr(args, name) <= 100000:
             raise InputError("must be between 1 and 100000", "--" + name.replace("_", "-"))
     if not 0.1 <= args.header_timeout <= 3600:
         raise InputError("must be between 0.1 and 3600 seconds", "--header-timeout")
@@ -115,6 +149,10 @@ def run(args):
     if args.host not in WILDCARDS:
         allowed.append(args.host)
     config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed, "START_BACKGROUND": True}
+    hooks = test_hooks()
+    if hooks:
+        logging.getLogger("companion").warning("test hooks on: %s", ", ".join(sorted(hooks)))
+        config.update(hooks)
     if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
     app = create_app(config)
@@ -122,8 +160,11 @@ def run(args):
     max_connections = args.max_connections
     if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)
         max_connections = max(1, min(max_connections, files[0] - 100))
+    per_address = args.max_connections_per_address
+    if per_address is None:  # a share well below the whole: a few addresses never fill the box
+        per_address = max(1, min(Limits.connections_per_address, max_connections // 8))
     limits = Limits(streams_per_address=args.max_streams_per_address,
-                    connections_per_address=args.max_connections_per_address, max_connections=max_connections,
+                    connections_per_address=per_address, max_connections=max_connections,
                     header_timeout=args.header_timeout, max_body=app.config["MAX_CONTENT_LENGTH"])
     try:
         sock = http.bind(args.host if args.host != "" else "0.0.0.0", args.port)
@@ -136,7 +177,7 @@ def run(args):
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
     c.extra["public_url"] = base
-    with app.test_request_context("/", base_url=base):
+    with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
         join = current_join(base)
 
     service = under_systemd()
@@ -188,7 +229,7 @@ def _shutdown(c, clean: bool = False) -> None:
     """Stop the clock runner and the box, close the store. ``clean``: a stop asked for (SIGTERM from
     ``systemctl stop``, Ctrl-C): the running clocks are paused now as ``server-stopped`` (not found
     running at the next start and taken for a power cut)."""
-    from companion.clockrunner import SERVER_STOPPED_REASON
+    from companion.services.clockrunner import SERVER_STOPPED_REASON
 
     for obj, method in ((c.runner, "stop"), (c.box, "close")):
         fn = getattr(obj, method, None) if obj is not None else None

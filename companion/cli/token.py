@@ -29,8 +29,8 @@ def register(sub):
 
 
 def run_create(args):
-    from companion.errors import InputError
-    from companion.access import Access
+    from companion.base.errors import InputError
+    from companion.services.access import Access
 
     if len(args.label) > 80:
         raise InputError("at most 80 characters", "--label")
@@ -42,14 +42,14 @@ def run_create(args):
 
 
 def run_list(args):
-    from companion.access import Access
+    from companion.services.access import Access
 
     with open_store(args) as store:
         emit({"tokens": Access(store).list_api_tokens()})
 
 
 def run_revoke(args):
-    from companion.access import Access
+    from companion.services.access import Access
 
     with open_store(args) as store:
         Access(store).revoke_api_token(args.token_id)

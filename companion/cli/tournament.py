@@ -28,8 +28,8 @@ def register(sub):
 
 
 def _document(args) -> dict:
-    from companion import tournament_days
-    from companion.service import MatchService
+    from companion.services import tournaments as tournament_days
+    from companion.services.matches import MatchService
 
     store = open_existing_store(args)
     try:
@@ -57,7 +57,7 @@ def run_show(args) -> int:
 def run_standings(args) -> int:
     import sys
 
-    from companion import tournament
+    from companion.core import tournament
 
     doc = _document(args)
     if args.csv:

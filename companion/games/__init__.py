@@ -13,9 +13,9 @@ and ``end_by_clock(state, ended_by)`` (the clock ended the match: the game ends 
 clock by option (web-of-power) may define ``turn_closed(before, after) -> player | None`` (a turn its event
 closed without ``turn.end``: the clock's turn moves on) and ``holds_clock(state) -> reason | None`` (a step that
 takes no clock event: its time stops, its events are refused), and ``clock_seats(state) -> [player]`` (the
-clock's seat order, its first player first). ``companion/matches.py`` applies them.
+clock's seat order, its first player first). ``companion/core/match.py`` applies them.
 A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
-(``companion/service.py``, ``MatchService.act``); events only an organiser may record (hand corrections
+(``companion/services/matches.py``, ``MatchService.act``); events only an organiser may record (hand corrections
 outside the rules) are its ``ORGANISER_EVENTS`` (``MatchService.append`` with ``organiser=False`` refuses them).
 """
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 
-from companion.errors import InputError
+from companion.base.errors import InputError
 
 # game id -> module (imported when first used, so a CLI command that needs one game loads one)
 GAMES = {
@@ -32,6 +32,16 @@ GAMES = {
     "richelieu": "companion.games.richelieu",
     "rome-is-burning": "companion.games.rome_is_burning",
 }
+
+
+def xml_escape(data: str, entities: dict | None = None) -> str:
+    """``xml.sax.saxutils.escape`` (``&``, ``<``, ``>``, then ``entities``) without importing it: that
+    module imports ``urllib.request``, and with it ``http.client``, ``email`` and ``ssl`` (a tenth of a
+    second of a CLI start on a Pi, for three replacements)."""
+    data = data.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+    for key, value in (entities or {}).items():
+        data = data.replace(key, value)
+    return data
 
 
 def game_ids() -> list[str]:

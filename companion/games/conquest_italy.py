@@ -30,7 +30,7 @@ Anything else is refused (RuleError, naming the rule) and changes nothing. ``ter
 and ``objective.set`` are taken at any time. A player who loses their last city is out: their seat is
 skipped (:func:`out_of_turn`, which the match fold passes to the clock), their cards go to whoever took the
 city, they rank after every player still in. The match clock (phases, final rounds and rolls) is
-``companion/clock.py``; a match the clock ends (a final roll) is ended here too (:func:`end_by_clock`).
+``companion/core/clock.py``; a match the clock ends (a final roll) is ended here too (:func:`end_by_clock`).
 
 Match events (``data`` shapes in ``schemas/conquest-italy.events.schema.json``): ``setup.deal``,
 ``setup.place``, ``territory.set``, ``reinforce``, ``combat``, ``move``, ``card.draw``,
@@ -42,7 +42,7 @@ deterministic.
 
 from __future__ import annotations
 
-from companion.errors import InputError, RuleError, join_path
+from companion.base.errors import InputError, RuleError, join_path
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
 from companion.games.conquest_odds import DiceError, resolve
@@ -58,7 +58,16 @@ EVENT_TYPES = frozenset({
 # or an organiser records ``objective.set`` for a player or takes it back with undo; a refusal of these
 # events, which may name the objective's cities, is told to anyone else without its reason.
 OWN_SECRET_EVENT_TYPES = frozenset({"objective.set"})
-SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed"})
+SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed", "reinforce", "card.draw", "turn.end"})
+# of those, the refusals that may tell a secret (the cities of an objective, the cards of a hand); any
+# refusal of objective.set and objective.completed is one
+SECRET_REFUSAL_TEMPLATES = frozenset({
+    "{player} does not hold {names} of their objective",
+    "{player} does not have the card {c!r}",
+    "{card!r} is in a player's hand, not in the deck",
+    "{player} has had this turn's card ({card}): one card a turn",
+})
+SECRET_REFUSAL_ALWAYS = frozenset({"objective.set", "objective.completed"})
 # Hand corrections of the board outside the rules (docs/rulings.md#conquest-corrections): only an organiser
 # records them. {event type: the data field that makes the event one (None: the event itself)}; the match
 # service refuses them to anyone else (403 naming that field), and the player's page does not offer them.
@@ -69,7 +78,7 @@ TURN_EVENT_TYPES = frozenset({"reinforce", "combat", "move", "card.draw"})
 REINFORCE, ATTACK, MOVED, CARD = "reinforce", "attack", "moved", "card"
 STARTING_UNITS = {3: 35, 4: 30, 5: 25, 6: 20}
 MIN_PLAYERS, MAX_PLAYERS = 3, 6
-# what a result entered by hand may say beside the places (companion/matches.py, check_result)
+# what a result entered by hand may say beside the places (companion/core/match.py, check_result)
 RESULT_FLAGS = frozenset({"objective", "eliminated"})
 MAX_ON_MAP = 125
 PLACE_STEP = 5
@@ -81,7 +90,7 @@ HELD_CITY_BONUS = 2
 
 def _key(prefix: str, key: str) -> str:
     """A JSON-path step for an object key: ``owned.Anna`` or ``owned["La Spezia"]``."""
-    from companion.schemas import json_path
+    from companion.base.schemas import json_path
 
     return join_path(prefix, json_path([key]))
 
@@ -353,7 +362,7 @@ def reinforcements(gm: GameMap, territories, units_on_map: int, trade: list[str]
 
 def reinforcements_doc(doc) -> dict:
     """``companion reinforcements FILE`` (schemas/conquest-italy.reinforcements.schema.json)."""
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     validate("conquest-italy.reinforcements", doc)
     gm = _doc_map(doc)
@@ -437,7 +446,7 @@ def _doc_map(doc: dict) -> GameMap:
 
 def score(doc) -> dict:
     """``companion score conquest-italy FILE`` (schemas/conquest-italy.score.schema.json)."""
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     validate("conquest-italy.score", doc)
     players = doc["players"]
@@ -521,6 +530,13 @@ def is_ended(state) -> bool:
     return state["phase"] == "play" and len(state["eliminated"]) >= len(state["players"]) - 1
 
 
+def setup_over(state) -> bool:
+    """The set-up is done (the deal and every placement recorded): an armed match clock starts now
+    (``docs/rulings.md#the-clock-of-a-tournament-round``). A table that does not record the map stays in
+    the deal: its clock is started by hand."""
+    return state["phase"] == "play"
+
+
 def end_by_clock(state, ended_by: dict | None) -> dict:
     """The match clock ended the match (a final roll): the game is over too, so its summary says so and
     carries the ranking. Pure; an ended game is returned as it is."""
@@ -552,13 +568,14 @@ def current_turn(state) -> dict | None:
     p, step = turn["player"], turn["step"]
     owed = _card_owed(state)
     actions = []
+    nothing_due = step == REINFORCE and _due(state, p) == 0
     if step == REINFORCE:
         actions.append("reinforce")
-    if step == ATTACK:
+    if step == ATTACK or nothing_due:  # nothing to place: the combats may begin at once
         actions += ["combat", "move"]
     if owed:
         actions.append("card.draw")
-    if step != REINFORCE or _due(state, p) == 0:
+    if step != REINFORCE or nothing_due:
         actions.append("turn.end")
     return {"player": p, "step": step, "conquests": state["turn_conquests"], "card": turn["card"],
             "card_owed": owed, "actions": actions}
@@ -620,6 +637,10 @@ def _step_allows(state, what: str) -> None:
             raise RuleError("{p} has reinforced this turn already: reinforcements come once, at the start of the turn", "type", p=p)
         return
     if step == REINFORCE:
+        if _due(state, p) == 0:
+            # nothing to place (the 125 cap, or fewer than 3 cities and no region): the combats may begin
+            # at once, as after an empty reinforcement (docs/rulings.md#conquest-the-turn)
+            return
         raise RuleError("{p} reinforces first: the turn begins with the reinforcements, then the combats",
                         "type", p=p)
     if step == CARD:
@@ -659,8 +680,8 @@ def _check_draw(state, player: str, card, field: str) -> str:
     if turn["card"] is not None:
         raise RuleError("{player} has had this turn's card ({card}): one card a turn", field, player=player, card=turn['card'])
     for q, hand in state["hands"].items():
-        if card in hand:
-            raise RuleError("{q} has the card {card!r}", field, q=q, card=card)
+        if card in hand:  # whose hand is not said: the hands are secret
+            raise RuleError("{card!r} is in a player's hand, not in the deck", field, card=card)
     deck = _deck(state)
     under = [c for c in state["under"] if c in deck]
     if card in under and deck[0] != card:
@@ -971,6 +992,8 @@ def _on_combat(s, gm, data):
         result["moved"] = moved
     s["units"] = units
     s["last_combat"] = result
+    if s["turn"]["step"] == REINFORCE:  # nothing was due: the reinforcement is over (an empty one)
+        s["turn"] = {**s["turn"], "step": ATTACK}
 
 
 def _on_move(s, gm, data):
@@ -1108,11 +1131,19 @@ def final_score(state) -> dict:
     return out
 
 
+def final_points(state) -> dict | None:
+    """Each player's points at the end (the objective's cities and the others, as the ranking counts them),
+    or None before the end (what a play log receives as the score)."""
+    if not is_ended(state):
+        return None
+    return {r["player"]: r["objective_points"] + r["other_points"] for r in final_score(state)["players"]}
+
+
 def final_ranking(state) -> list[dict]:
     """The players of a (finished) match best first, as ``score()["results"]``: ``player``, ``place``
     (shared places 1, 2, 2, 4), ``objective`` (completed during the match), ``eliminated`` (the one
     shape of ``companion.games.contract.Placing``; the points are in ``final_score``). This is what
-    the club season reads (``companion/season_store.py``)."""
+    the club season reads (``companion/services/seasons.py``)."""
     return final_score(state)["results"]
 
 
@@ -1159,12 +1190,20 @@ def summary(state) -> dict:
 
 def public_view(state, viewer: str | None) -> dict:
     """The state as ``viewer``'s phone may see it: every secret objective removed except the
-    viewer's own (with its progress). Once the match is over the objectives are turned face up."""
+    viewer's own (with its progress), and the territory cards in the other players' hands (their number
+    is in the summary; ``hands`` holds the viewer's own only, and the turn's card drawn by another player
+    is ``True``: docs/rulings.md#conquest-hidden-information). Once the match is over everything is turned
+    face up."""
     out = dict(state)
     if is_ended(state):
         return out
     mine = state["objectives"].get(viewer) if viewer is not None else None
     out["objectives"] = {viewer: list(mine)} if mine is not None else {}
+    out["hands"] = {viewer: list(state["hands"][viewer])} if viewer in state["hands"] else {}
+    out["hands_hidden"] = True
+    turn = state.get("turn")
+    if turn is not None and turn.get("card") is not None and turn["player"] != viewer:
+        out["turn"] = {**turn, "card": True}
     if mine is not None:
         gm = map_of(state["map"])
         have = [c for c in mine if state["owner"].get(c) == viewer]
@@ -1172,6 +1211,33 @@ def public_view(state, viewer: str | None) -> dict:
                                      "points": sum(gm.value(c) for c in have),
                                      "complete": len(have) == len(mine)}
     return out
+
+
+def public_summary(summary: dict, state, viewer: str | None) -> dict:
+    """The summary as ``viewer`` may see it: the turn's card drawn by another player is ``True``, not named
+    (how many cards each player holds is public: ``players[].cards``)."""
+    turn = summary.get("turn")
+    if turn and turn.get("card") is not None and turn["player"] != viewer and not summary.get("ended"):
+        return {**summary, "turn": {**turn, "card": True}}
+    return summary
+
+
+# the events whose data holds a secret until the match ends: an objective's cities (its owner's), a drawn
+# territory card (its drawer's). The other phones see that the event happened, and whose it is.
+SECRET_EVENT_TYPES = frozenset({"objective.set"})
+HIDDEN_CARD_EVENT_TYPES = frozenset({"card.draw", "turn.end"})
+
+
+def public_event(event: dict, viewer: str | None) -> dict | None:
+    """An event as ``viewer`` may see it before the end: another player's objective (``None``: only its
+    owner is kept), the card another player drew (``hidden: ["card"]``)."""
+    data = event.get("data") or {}
+    owner = data.get("player")
+    if event["type"] in SECRET_EVENT_TYPES and (viewer is None or owner != viewer):
+        return None
+    if event["type"] in HIDDEN_CARD_EVENT_TYPES and "card" in data and (viewer is None or owner != viewer):
+        return {**event, "data": {k: v for k, v in data.items() if k != "card"}, "hidden": ["card"]}
+    return event
 
 
 # -- what the server completes or computes for the tracker ----------------------------------------------
@@ -1222,8 +1288,8 @@ ACTIONS = {
     "combat": ("combat", _combat_action),
     "turn-end": ("turn.end", _turn_end_action),
 }
-# the actions whose event the Pi completes with dice (marked ``rolled_by: "pi"``; only an organiser undoes them)
-DICE_ACTIONS = frozenset({"combat"})
+# (an action that used the RNG is the Pi's draw: MatchService.act marks its event ``rolled_by: "pi"``, and
+# only an organiser undoes it)
 
 
 def reinforcements_now(state, player: str, trade: list[str] | None = None) -> dict:

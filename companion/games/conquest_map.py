@@ -12,9 +12,9 @@ import functools
 import json
 import math
 from pathlib import Path
-from xml.sax.saxutils import escape
 
-from companion.errors import InputError, join_path
+from companion.base.errors import InputError, join_path
+from companion.games import xml_escape as escape
 
 SYMBOLS = ("basil", "mozzarella", "tomato")
 JOKER_PREFIX = "joker:"
@@ -170,7 +170,7 @@ def _problems(doc: dict, cities: int | None) -> tuple[list[tuple[str, str]], lis
 def validate_map(doc, cities: int | None = None, where: str = "$") -> list[str]:
     """Schema and rule checks; raises InputError (first problem, JSON path prefixed by ``where``);
     returns the warnings."""
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     try:
         validate("conquest-italy.map", doc)

@@ -35,14 +35,14 @@ ROLL_COUNTS = {
 }
 
 
-from companion.errors import render  # noqa: E402
+from companion.base.errors import render  # noqa: E402
 
 
 class DiceError(ValueError):
     """Illegal dice or unit counts. ``field`` names the offending argument (``attack_dice[1]``)."""
 
     def __init__(self, message: str, field: str | None = None, /, **params):
-        self.template, self.params = message, params  # a sentence template (companion/errors.py)
+        self.template, self.params = message, params  # a sentence template (companion/base/errors.py)
         self.message = render(message, params) if params else message
         super().__init__(self.message)
         self.field = field

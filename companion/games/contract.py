@@ -31,7 +31,7 @@ class Game(Protocol):
     """The display name (``Web of Power``)."""
     EVENT_TYPES: frozenset[str]
     """The match event types its reducer accepts (``undo`` is generic; the clock's own events go to
-    ``companion.clock`` for matches that use the clock)."""
+    ``companion.core.clock`` for matches that use the clock)."""
     USES_CLOCK: bool
     """Whether a new match of this game runs the match clock; a match's ``options.clock`` overrides it."""
     MIN_PLAYERS: int
@@ -65,6 +65,11 @@ class SecretGame(Protocol):
 
     def public_view(self, state: dict, viewer: str | None) -> dict: ...
 
+    # also optional: ``public_summary(summary, state, viewer) -> summary`` (a summary that would tell a
+    # secret: Richelieu's standings count the money and jewels behind the screens) and
+    # ``public_event(event, viewer) -> event | None`` (None hides the event's data; a copy with ``hidden: [field,
+    # ...]`` hides those fields). Both apply only before the end: the end turns every secret face up.
+
 
 @runtime_checkable
 class MapGame(Protocol):
@@ -76,13 +81,15 @@ class MapGame(Protocol):
 
 
 # optional: ``RESULT_FLAGS`` (a frozenset of "objective"/"eliminated"): the flags a result entered by hand
-# (``result.entered``, companion/matches.py) may carry beside the places; without it, none
+# (``result.entered``, companion/core/match.py) may carry beside the places; without it, none
 REQUIRED_ATTRIBUTES = {"GAME_ID": str, "NAME": str, "EVENT_TYPES": frozenset, "USES_CLOCK": bool,
                        "MIN_PLAYERS": int, "MAX_PLAYERS": int}
 REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "score")
-OPTIONAL_FUNCTIONS = ("public_view", "public_event", "check_map", "map_svg",
-                      # the match clock's hooks (companion/matches.py applies them)
-                      "out_of_turn", "end_by_clock", "turn_closed", "holds_clock", "clock_seats")
+OPTIONAL_FUNCTIONS = ("public_view", "public_summary", "public_event", "check_map", "map_svg",
+                      # the match clock's hooks (companion/core/match.py applies them)
+                      "out_of_turn", "end_by_clock", "turn_closed", "holds_clock", "clock_seats",
+                      # each player's points at the end, {player: number} or None (companion/core/playlog.py)
+                      "final_points")
 
 
 def check_game(module, game_id: str | None = None) -> list[str]:
@@ -113,7 +120,7 @@ def check_game(module, game_id: str | None = None) -> list[str]:
         if not all(isinstance(t, str) and t for t in module.EVENT_TYPES):
             problems.append("EVENT_TYPES must hold non-empty strings")
         if "undo" in module.EVENT_TYPES:
-            problems.append("undo is generic (companion.matches), not a game event")
+            problems.append("undo is generic (companion.core.match), not a game event")
         if not 1 <= module.MIN_PLAYERS <= module.MAX_PLAYERS:
             problems.append("MIN_PLAYERS must be 1 or more and at most MAX_PLAYERS")
         if not isinstance(module, Game):

@@ -40,8 +40,8 @@ from __future__ import annotations
 import copy
 import functools
 
-from companion.errors import InputError, RuleError, join_path
-from companion.schemas import integral, json_path, schema_error, validate
+from companion.base.errors import InputError, RuleError, join_path
+from companion.base.schemas import integral, json_path, schema_error, validate
 
 GAME_ID = "richelieu"
 NAME = "Richelieu"
@@ -141,14 +141,26 @@ def _add_military(p: dict, amount: int, bonuses: dict | None) -> dict:
 def _data_validator(schema: str, definition: str):
     from jsonschema import Draft202012Validator
 
-    from companion.schemas import load_schema
+    from companion.base.schemas import load_schema
 
     root = load_schema(schema)
     return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
 
 
+@functools.cache
+def _data_check(schema: str, definition: str):
+    from companion.base.schemas import compiled, load_schema
+
+    root = load_schema(schema)
+    return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)
+
+
 def check_data(schema: str, definition: str, data) -> None:
-    """Validate an event's data; the error names the path inside ``data`` (``player``, ``slots[2]``)."""
+    """Validate an event's data; the error names the path inside ``data`` (``player``, ``slots[2]``).
+    Valid data is told by the compiled check; jsonschema finds and words the error of the rest."""
+    check = _data_check(schema, definition)
+    if check is not None and check(data):
+        return
     from jsonschema.exceptions import best_match
 
     errors = list(_data_validator(schema, definition).iter_errors(data))
@@ -635,6 +647,13 @@ def final_ranking(state: dict) -> list[dict]:
             for r in standings["players"]]
 
 
+def final_points(state: dict) -> dict | None:
+    """Each player's end-game total, or None before the end (what a play log receives as the score)."""
+    if not is_ended(state) or not state["final"]:
+        return None
+    return {r["player"]: r["total"] for r in state["final"]["players"]}
+
+
 def summary(state: dict) -> dict:
     standings = state["final"] or final_scores(_final_rows(state))
     out = {
@@ -686,3 +705,74 @@ def preview(state, data) -> dict:
             changes[name] = delta
     return {"complete": True, "result": after["resolutions"][-1], "changes": changes,
             "cardinal": {"before": state["cardinal"], "after": after["cardinal"]}, "ends_match": after["ended"]}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# what the table sees (docs/rulings.md#behind-the-screens)
+# Book: "Durante la partita, i giocatori conservano i loro Agenti, il denaro e i segnalini Gioiello dietro il
+# loro schermo". A player's money and jewels are theirs to see: the other phones and the TV see the tracks on
+# the board (prestige, income, military, the sheets won, the city's jewels), never the amounts behind a
+# screen, until the game ends. The agents' own values are never recorded before an intrigue is resolved (the
+# book turns them face up then); the space an agent is placed on, and what it costs, is on the board.
+
+BEHIND_SCREEN = ("money", "jewels")
+# refusals that would tell the amount behind a player's screen: only that player's phone (or an organiser)
+# is told the reason (companion/web/seats.py)
+SECRET_REFUSAL_EVENT_TYPES = frozenset({"action", "track.adjust"})
+SECRET_REFUSAL_TEMPLATES = frozenset({
+    "placing costs {cost} but only {money} money is left",
+    "the commission costs {cost} but only {money} money is left",
+    "a jewel costs {JEWEL_BUY} but only {money} money is left",
+    "no jewel to sell",
+    "{who}'s {track:w@rl} would go below 0",
+})
+
+
+def public_view(state: dict, viewer: str | None) -> dict:
+    """The state as ``viewer``'s phone may see it: the other players' money and jewels are ``None`` (behind
+    their screens; ``hidden`` lists those tracks); everything is shown once the game has ended."""
+    if state.get("ended"):
+        return state
+    out = dict(state)
+    out["players"] = {n: p if n == viewer else {**p, **{k: None for k in BEHIND_SCREEN}}
+                      for n, p in state["players"].items()}
+    out["hidden"] = list(BEHIND_SCREEN)
+    out["viewer"] = viewer
+    return out
+
+
+def public_summary(summary: dict, state: dict, viewer: str | None) -> dict:
+    """The summary as ``viewer`` may see it: the standings "if the game ended now" count what is on the board
+    for every player (prestige, income, military, sheets) and the jewels only of the viewer's own; money and the
+    total only for the viewer; no places (the others' money and jewels decide them), in seat order. The actions the current player
+    can afford are told only to that player's phone: other phones get what the rules allow whatever is
+    behind the screen (``next_public: true``)."""
+    if state.get("ended"):
+        return summary
+    out = dict(summary)
+    rows = []
+    for n in state["order"]:
+        r = next(x for x in summary["standings"]["players"] if x["player"] == n)
+        board = r["total"] - r["breakdown"]["jewels"]
+        if n == viewer:  # the place is compared with the others' hidden totals: not before the end
+            rows.append({**r, "place": None, "board_total": board})
+        else:
+            rows.append({"player": n, "total": None, "place": None, "money": None, "sheets": r["sheets"],
+                         "breakdown": {**r["breakdown"], "jewels": None}, "board_total": board})
+    out["standings"] = {"players": rows, "winners": [], "hidden": list(BEHIND_SCREEN)}
+    turn = summary.get("turn")
+    if turn and "next" in turn and turn["player"] != viewer:
+        p = dict(state["players"][turn["player"]])
+        p["money"], p["jewels"] = 10**9, 1  # what the rules allow, whatever is behind the screen
+        nxt = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
+        out["turn"] = {**turn, "next": nxt, "next_public": True}
+    return out
+
+
+def public_event(event: dict, viewer: str | None) -> dict | None:
+    """An event as ``viewer`` may see it: a correction of another player's money or jewels says which track,
+    not by how much (``hidden: ["delta"]``)."""
+    data = event.get("data") or {}
+    if event["type"] == "track.adjust" and data.get("track") in BEHIND_SCREEN and data.get("player") != viewer:
+        return {**event, "data": {k: v for k, v in data.items() if k != "delta"}, "hidden": ["delta"]}
+    return event

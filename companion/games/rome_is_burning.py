@@ -39,8 +39,8 @@ import copy
 import random
 import unicodedata
 
-from companion.errors import InputError, RuleError, join_path
-from companion.schemas import json_path, validate
+from companion.base.errors import InputError, RuleError, join_path
+from companion.base.schemas import json_path, validate
 
 GAME_ID = "rome-is-burning"
 NAME = "Rome Is Burning"
@@ -413,6 +413,13 @@ def final_ranking(state: dict) -> list[dict]:
     return competition_places(state["players"], lambda p: -state["totals"][p])
 
 
+def final_points(state: dict) -> dict | None:
+    """Each player's total points, or None before the end (what a play log receives as the score)."""
+    if not is_ended(state):
+        return None
+    return dict(state["totals"])
+
+
 def summary(state: dict) -> dict:
     out = {
         "turn": state["turn"],
@@ -460,8 +467,8 @@ def _move_action(state, players, data, rng, effective):
 
 
 ACTIONS = {"deal": ("turn.setup", _deal_action), "move": ("move", _move_action)}
-# the actions whose event the Pi completes with a die (marked ``rolled_by: "pi"``; only an organiser undoes them)
-DICE_ACTIONS = frozenset({"move"})
+# (an action that used the RNG is the Pi's draw: MatchService.act marks its event ``rolled_by: "pi"``, and
+# only an organiser undoes it)
 
 
 def scores_now(state) -> dict:

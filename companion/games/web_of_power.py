@@ -69,7 +69,7 @@ With 4 players one card of each colour is removed from the deck, with 3 players 
 
 from __future__ import annotations
 
-from companion.errors import InputError, RuleError, join_path
+from companion.base.errors import InputError, RuleError, join_path
 from companion.games import wop_board
 from companion.games.wop_chains import MIN_CHAIN, SEARCH_BUDGET, SearchTooLong, best_chains
 
@@ -98,7 +98,7 @@ def map_svg(doc) -> str:
 
 
 def _path(*parts) -> str:
-    from companion.schemas import json_path
+    from companion.base.schemas import json_path
 
     return json_path(parts)
 
@@ -351,7 +351,7 @@ def quick_valid_score(doc) -> bool:
 
 
 def score(doc) -> dict:
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     if not quick_valid_score(doc):
         validate("web-of-power.score", doc)
@@ -912,6 +912,14 @@ def final_ranking(state) -> list | None:
         return None
     return [{"player": r["player"], "place": r["place"], "objective": False, "eliminated": False}
             for r in ranking(state["players"], _totals(state), _unplayed(state), tie_break=True)]
+
+
+def final_points(state) -> dict | None:
+    """Each player's points at the end (both scorings added), or None before a complete final scoring:
+    what a play log receives as the score (companion/core/playlog.py)."""
+    if not is_ended(state):
+        return None
+    return _totals(state)
 
 
 def summary(state) -> dict:

@@ -20,10 +20,10 @@ import functools
 import json
 import math
 from pathlib import Path
-from xml.sax.saxutils import escape
 
-from companion.errors import InputError, join_path
-from companion.schemas import integral
+from companion.base.errors import InputError, join_path
+from companion.games import xml_escape as escape
+from companion.base.schemas import integral
 
 _QUOTE = {'"': "&quot;"}  # escape() for an attribute value
 
@@ -189,7 +189,7 @@ def quick_valid(doc) -> bool:
 
 def validate_doc(doc, base: str = "$") -> None:
     """Schema check; raises InputError with the JSON path below ``base``."""
-    from companion.schemas import validate
+    from companion.base.schemas import validate
 
     if quick_valid(doc):
         return

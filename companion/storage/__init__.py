@@ -3,7 +3,7 @@
 ``Store`` is the database (:mod:`.db`: connections, the write path, migrations, settings, backups)
 with the rows of each part of the app: matches and their event log (:mod:`.matches`), clock
 checkpoints (:mod:`.clock`), sign-in (:mod:`.access`), Web of Power boards (:mod:`.boards`). Clubs,
-seasons and their results live in ``companion.season_store``.
+seasons and their results live in ``companion.services.seasons``.
 """
 
 from __future__ import annotations

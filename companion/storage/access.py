@@ -2,7 +2,7 @@
 the seats phones hold in matches.
 
 Secrets are never stored: only their SHA-256 (tokens are 256-bit random, so a plain hash is enough).
-The rules (who may do what, expiry, rate limits) are ``companion.access``; this is only where they live.
+The rules (who may do what, expiry, rate limits) are ``companion.services.access``; this is only where they live.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 
-# the phone's device in words ("Android · Chrome", companion/useragent.py), kept in the session's data
+# the phone's device in words ("Android · Chrome", companion/web/useragent.py), kept in the session's data
 _DEVICE = "CASE WHEN json_valid(s.data) THEN json_extract(s.data, '$.device') END"
 
 
@@ -163,9 +163,13 @@ class AccessRows:
     def insert_join_token(self, token_hash: str, role: str, match_id: str | None, created_at: str,
                           expires_at: str, revoke_others: bool) -> None:
         with self.write() as c:
-            if revoke_others:  # the sessions made from the ended links end with them
-                c.execute("DELETE FROM web_sessions WHERE join_hash IN (SELECT token_hash FROM join_tokens)")
-                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0")
+            if revoke_others and match_id is None:
+                # the club's links end (and the sessions made from them); the tables' links stay
+                c.execute("DELETE FROM web_sessions WHERE join_hash IN "
+                          "(SELECT token_hash FROM join_tokens WHERE match_id IS NULL)")
+                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0 AND match_id IS NULL")
+            elif revoke_others:  # that table's other links end; the phones already at the table stay
+                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0 AND match_id=?", (match_id,))
             c.execute("DELETE FROM join_tokens WHERE expires_at < ?", (created_at,))
             c.execute("INSERT INTO join_tokens(token_hash, role, match_id, created_at, expires_at) VALUES (?,?,?,?,?)",
                       (token_hash, role, match_id, created_at, expires_at))

@@ -1,11 +1,11 @@
 """Web of Power boards transcribed by a club (migration 0008): boards, their versions, photos and the
-club's default board. The rules (checking a board, what a version's status is) are ``companion.boards``."""
+club's default board. The rules (checking a board, what a version's status is) are ``companion.services.boards``."""
 
 from __future__ import annotations
 
 import json
 
-from companion.errors import ConflictError, NotFoundError
+from companion.base.errors import ConflictError, NotFoundError
 from companion.storage.db import new_id
 
 

@@ -21,8 +21,8 @@ from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 
-from companion.timeutil import WallClock
-from companion.jsonio import read_status_file, write_status_file
+from companion.base.timeutil import WallClock
+from companion.base.jsonio import read_status_file, write_status_file
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +38,9 @@ PRAGMAS = (
 
 
 def migrations() -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` for every ``NNNN_name.sql`` in companion/migrations, in order."""
+    """``(version, name, sql)`` for every ``NNNN_name.sql`` in companion/storage/migrations, in order."""
     out = []
-    for entry in resources.files("companion.migrations").iterdir():
+    for entry in resources.files("companion.storage.migrations").iterdir():
         m = re.fullmatch(r"(\d{4})_(\w+)\.sql", entry.name)
         if m:
             out.append((int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8")))
@@ -99,7 +99,7 @@ class Database:
         """Open (or create) the database. A data folder that cannot be made or used, or a database file
         that is empty (0 bytes), not a file, unreadable or not SQLite, is refused with an InputError
         naming the path (the CLI's exit 2): it is a configuration mistake, never a fresh install."""
-        from companion.errors import InputError
+        from companion.base.errors import InputError
 
         self.path = Path(path)
         if str(path) != ":memory:":
@@ -395,7 +395,7 @@ def companion_tables(version: int) -> set[str]:
 
 def check_database_file(path: str | Path, field: str = "--data-dir") -> Path:
     """An existing, non-empty regular file (else InputError naming the path)."""
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     path = Path(path)
     try:
@@ -416,7 +416,7 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     """The database at ``path``, read-only (it is never created, nor changed)."""
     from urllib.parse import quote
 
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     path = check_database_file(path)
     try:
@@ -488,7 +488,7 @@ def check_restored(path: str | Path) -> tuple[str | None, dict]:
     """Why the database file at ``path`` (a restore from a replica) is not a sound companion database
     (None: it is), as :func:`check_copy` checks a backup: SQLite's integrity check, companion's tables,
     an event log with no seq missing; and what it holds (``{"version", "events", "matches"}``)."""
-    from companion.errors import InputError
+    from companion.base.errors import InputError
 
     try:
         conn = open_read_only(path)
@@ -537,14 +537,14 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
     src = open_read_only(source)  # first: a missing source creates nothing anywhere
     if as_folder:
         if dest.exists() and not dest.is_dir():
-            from companion.errors import InputError
+            from companion.base.errors import InputError
 
             src.close()
             raise InputError("{dest} is a file, not a folder", "DEST", dest=dest)
         try:
             dest.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            from companion.errors import InputError
+            from companion.base.errors import InputError
 
             src.close()
             raise InputError("cannot make the folder {dest}: {value}", "DEST", dest=dest, value=exc.strerror or exc) from None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from companion.errors import ConflictError, InputError, NotFoundError
+from companion.base.errors import ConflictError, InputError, NotFoundError
 from companion.storage.db import new_id
 
 

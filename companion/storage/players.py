@@ -5,7 +5,7 @@ Each person is on a club's roster once. Matches (``match_players``: one row per 
 standings show the roster's current name, while a match's event log keeps the names typed at the table.
 **Merging** two entries (the same person typed twice) moves every seat and season result of one into the
 other, deletes the emptied entry and writes an audit row (who, when, from, into). Names are compared by
-``companion.roster.name_key`` only to *suggest* that two entries are one person; nothing is merged
+``companion.core.roster.name_key`` only to *suggest* that two entries are one person; nothing is merged
 without someone asking.
 
 Every write goes through ``Store.write()`` (a savepoint inside the match service's transaction when the
@@ -17,8 +17,8 @@ from __future__ import annotations
 import re
 import secrets
 
-from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.roster import matches_query, name_key, short_name as default_short_name
+from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.core.roster import matches_query, name_key, short_name as default_short_name
 
 NAME_MAX = 40
 SHORT_MAX = 12
@@ -106,7 +106,7 @@ def create_player(store, club_id: str, name, short_name=None, colour=None) -> di
     name = check_name(name)
     short = "" if short_name in (None, "") else check_name(short_name, "short_name", SHORT_MAX)
     colour = check_colour(colour)
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     season_store.get_club(store, club_id)
     player_id = _new_id()
@@ -277,7 +277,7 @@ def pending(store) -> list[dict]:
 def assign_pending(store, match_id: str, club_id: str, by: str = "organiser (cli)") -> dict:
     """The organiser confirms a leftover match's club: its players go on that roster (exact names), one
     audit line per seat not placed before."""
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     club = season_store.get_club(store, club_id)
     if not store.conn().execute("SELECT 1 FROM roster_pending WHERE match_id=?", (match_id,)).fetchone():
@@ -371,7 +371,7 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
     of that name (in ``new_club``, else the club the leftover belongs to, else the only club). One audit line.
     ``places``: a finished match's place by name (its seat gets its place). A match leaves the waiting list
     once every seat is placed. Nothing else changes: look-alike entries stay apart until someone merges."""
-    from companion import season_store
+    from companion.services import seasons as season_store
 
     match_id = target.get("match_id")
     with store.write() as c:
@@ -447,7 +447,7 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
 
 def create_link(store, player_id: str) -> str:
     """A new personal link token for a roster player (only its SHA-256 is stored). Returns the token."""
-    from companion.access import hash_secret
+    from companion.services.access import hash_secret
 
     get_player(store, player_id)
     token = secrets.token_urlsafe(24)
@@ -459,7 +459,7 @@ def create_link(store, player_id: str) -> str:
 
 def link_owner(store, token: str) -> dict | None:
     """The roster player of a live personal link, or None (unknown or revoked)."""
-    from companion.access import hash_secret
+    from companion.services.access import hash_secret
 
     if not isinstance(token, str) or not token or len(token) > 200:
         return None
@@ -551,8 +551,9 @@ def club_results(store, club_id: str, game: str) -> list[dict]:
 def profile(store, player_id: str, last: int = 10) -> dict:
     """What the player page shows: matches per game (played, wins, average place, OpenSkill rating and
     its trend), season points, the last ``last`` results (newest first)."""
-    from companion import season as core, season_store
-    from companion.roster import rating_trend
+    from companion.core import season as core
+    from companion.services import seasons as season_store
+    from companion.core.roster import rating_trend
 
     p = get_player(store, player_id)
     club = season_store.get_club(store, p["club_id"])

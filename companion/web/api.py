@@ -11,11 +11,11 @@ import logging
 from flask import Blueprint, jsonify, request
 
 from companion import __version__
-from companion.errors import (CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError,
+from companion.base.errors import (CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError,
                               join_path)
 from companion.games import game_module, registry
-from companion.matches import event_path, uses_clock
-from companion.schemas import json_path
+from companion.core.match import event_path, uses_clock
+from companion.base.schemas import json_path
 from companion.web.core import (SEQ_MAX, ctx, int_arg, json_body, match_card, present_event, present_view, require,
                                 role, seat_for, viewing)
 from companion.web.seats import check_undo, guarded_write  # (PUT /api/matches/<id>/seat is in seats.py)
@@ -67,14 +67,14 @@ def list_matches():
 
 def season_and_roster(store, doc: dict) -> tuple[dict, dict]:
     """The match's club and season chosen at creation (kept in its options) and its seats' roster ids."""
-    from companion import season_store
+    from companion.services import seasons
 
     options = dict(doc.get("options", {}))
     roster = doc.get("roster") or []
     if len(roster) > len(doc["players"]):
         raise InputError("has more entries than there are players", "$.roster")
     try:
-        options.update(season_store.options_for_new_match(store, doc["game"], club=doc.get("club", options.get("club")),
+        options.update(seasons.options_for_new_match(store, doc["game"], club=doc.get("club", options.get("club")),
                                                           season=doc.get("season", options.get("season"))))
     except NotFoundError as exc:  # a club or season the body names that does not exist: a bad body
         raise exc.under("$", InputError) from None
@@ -95,7 +95,7 @@ def create_match():
             raise InputError("{name!r} is not one of the players", json_path(["colours", name]), name=name)
     options, roster = season_and_roster(c.store, doc)
     try:
-        from companion.boards import match_options  # Web of Power: the board (and version) it starts on
+        from companion.services.boards import match_options  # Web of Power: the board (and version) it starts on
 
         options = match_options(c.store, doc["game"], options)
         match = c.service.create(doc["game"], players, options, label=doc.get("label", ""),

@@ -17,7 +17,8 @@ Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH`
 factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
 of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or an object);
 ``START_BACKGROUND`` (start the clock runner's thread); ``GPIO`` (None, or auto|mock|off);
-``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``TESTING``.
+``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``RNG`` (the random source of
+the match service, the clock runner and the trackers; default the OS's secure source); ``TESTING``.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule as WerkzeugRule
 
 from companion import __version__
-from companion.errors import AuthError, CompanionError, ForbiddenError
-from companion.web import i18n, netinfo
-from companion.access import Access, role_in
+from companion.base.errors import AuthError, CompanionError, ForbiddenError
+from companion.web import i18n, netinfo, shares
+from companion.services.access import Access, role_in
 from companion.web.core import Ctx
 from companion.web.limits import MAX_BODY, body_limit
 
@@ -52,6 +53,7 @@ BLUEPRINTS = [
     "companion.web.openapi",
     "companion.web.pages",
     "companion.web.players",
+    "companion.web.playlog",
     "companion.web.replication",
     "companion.web.seasons",
     "companion.web.tournaments",
@@ -98,6 +100,20 @@ SERVER_SENTENCES = {"storage_full": "the box's storage is full", "storage_failed
                     None: "internal error"}
 
 
+class TooManyConnections(CompanionError):
+    """A connection over the caps, taken on probation (companion/web/shares.py), whose request is not an
+    organiser's."""
+
+    status = 429
+    retry_after = 5
+
+    def __init__(self, over: str):
+        if over == "address":
+            super().__init__("too many connections from this address: close some pages and try again", "address")
+        else:
+            super().__init__("the box is serving as many connections as it can: try again in a moment", "address")
+
+
 class BodyTooLarge(CompanionError):
     status = 413
 
@@ -107,7 +123,7 @@ class BodyTooLarge(CompanionError):
 
 def _open_store(config):
     from companion.storage import Store
-    from companion.timeutil import MonotonicWallClock, parse_iso
+    from companion.base.timeutil import MonotonicWallClock, parse_iso
 
     if config.get("STORE") is not None:
         return config["STORE"], False
@@ -149,9 +165,9 @@ class HostList:
 
 
 def create_app(config: dict | None = None) -> Flask:
-    from companion.clockrunner import ClockRunner
-    from companion.resources import web_dir
-    from companion.service import MatchService
+    from companion.services.clockrunner import ClockRunner
+    from companion.base.resources import web_dir
+    from companion.services.matches import MatchService
     from companion.web.live import Hub
 
     config = dict(config or {})
@@ -168,7 +184,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update({k: v for k, v in config.items() if k.isupper()})
 
     store, owned = _open_store(config)
-    service = config.get("SERVICE") or MatchService(store)
+    service = config.get("SERVICE") or MatchService(store, rng=config.get("RNG"))
     access = Access(store)
     hub = Hub()
     c = Ctx(store=store, service=service, access=access, hub=hub)
@@ -187,7 +203,7 @@ def create_app(config: dict | None = None) -> Flask:
     # the match clock runner (ticks, alerts, checkpoints, recovery after a power cut)
     runner = config.get("CLOCK_RUNNER", "auto")
     if runner == "auto":
-        runner = ClockRunner(service, store, store.clock)
+        runner = ClockRunner(service, store, store.clock, rng=config.get("RNG"))
     if runner is not None:
         runner.subscribe(hub.on_clock)
         if config.get("START_BACKGROUND"):
@@ -259,6 +275,12 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
                 g.role, g.via, g.session = role_in(sess, (request.view_args or {}).get("match_id")), "session", sess
             elif sid:
                 g.drop_cookie = True
+        trust = shares.ORGANISER if g.role == "organiser" or (g.session is not None and g.session["role"] == "organiser") \
+            else shares.PLAYER if g.via is not None else shares.UNKNOWN
+        request.environ[shares.TRUST_KEY] = trust  # the server sheds connections without credentials first
+        over = request.environ.get(shares.PROBATION_KEY)
+        if over and trust < shares.ORGANISER:
+            raise TooManyConnections(over)
         if request.method not in SAFE_METHODS:
             _check_origin()
         if g.role == "viewer" and g.session is None and request.endpoint not in OPEN_ENDPOINTS \

@@ -33,8 +33,9 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from companion.web.limits import MAX_BODY
+from companion.web.limits import MAX_BODY, body_limit
 from companion.web.live import heartbeat_event
+from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
 
 log = logging.getLogger(__name__)
 
@@ -43,16 +44,19 @@ STREAM_PATH = re.compile(r"^/api/(?:stream|matches/[^/]+/stream)$")
 
 @dataclass
 class Limits:
-    """What one address and the whole box may hold; the timeouts (seconds)."""
+    """What one address and the whole box may hold; the timeouts (seconds). docs/limits.md has them all."""
 
-    streams_per_address: int = 1000
-    connections_per_address: int = 1500
+    streams_per_address: int = 200
+    connections_per_address: int = 250  # well below max_connections: 16 addresses to fill the box
     max_connections: int = 4000
     header_timeout: float = 10.0  # from the connection (or the end of the last response) to a whole request head
     keep_alive: float = 5.0  # an idle keep-alive connection is closed after this
     body_timeout: float = 30.0  # a request body must arrive within this
     send_timeout: float = 30.0  # a stream whose client reads nothing for this long is dropped
     max_body: int = MAX_BODY  # the largest body any endpoint takes (companion/web/limits.py)
+    bodies_per_address: int = 4 * 1024 * 1024  # bytes of bodies one address may have in flight
+    bodies_in_all: int = 24 * 1024 * 1024  # and the whole box (the box's own screen: one more max_body)
+    max_head: int = 16 * 1024  # a request head (request line and headers), however it arrives
     stream_threads: int = 8  # worker threads that open streams (SQLite reads)
 
 
@@ -68,6 +72,53 @@ class _TooLarge(Exception):
     pass
 
 
+class _Busy(Exception):
+    pass
+
+
+# the front's own sentences (translated in web/i18n/errors.it.json)
+TOO_LARGE = "the body is too large: at most {kib} KiB here"
+BUSY_ADDRESS = "too many uploads from this address at once: try again in a moment"
+BUSY_BOX = "the box is receiving too many uploads at once: try again in a moment"
+HEAD_TOO_LARGE = "the request head is too large: at most {kib} KiB"
+TOO_MANY_STREAMS = "too many live pages from this address (at most {n})"
+STOPPING = "the server is stopping"
+LATE_BODY = "the body did not arrive in time"
+SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY)
+
+
+def frame(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter writes for it)."""
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+def _chunked(proto) -> bool:
+    """Whether ``proto`` (the connection's uvicorn h11 protocol) frames its current response's body as
+    HTTP/1.1 chunks: then a stream may write its chunks to the transport itself (``Front._pump``). Any
+    other framing (an HTTP/1.0 client's, a server other than this one's) keeps ASGI ``send``."""
+    try:
+        from h11._writers import ChunkedWriter
+
+        return isinstance(proto.conn._writer, ChunkedWriter) and proto.cycle is not None \
+            and proto.cycle.response_started and not proto.cycle.response_complete
+    except (AttributeError, ImportError):
+        return False
+
+
+def _writable(proto) -> bool:
+    """The transport takes a write now without waiting: open, its client not gone, its buffer below the
+    high-water mark (else ``send`` waits for it to drain, under the ``send_timeout`` sweeper)."""
+    cycle = proto.cycle
+    return not proto.flow.write_paused and not proto.transport.is_closing() and cycle is not None \
+        and not cycle.disconnected and not cycle.response_complete
+
+
+def head_size(scope) -> int:
+    """The size of a request's head as it was sent: its request line and its headers."""
+    return (len(scope.get("method", "")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            + 12 + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ())))
+
+
 class Front:
     def __init__(self, app, limits: Limits | None = None, threads: int = 16, connections=None):
         self.app = app
@@ -75,7 +126,9 @@ class Front:
         self.c = app.extensions["companion"]
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="companion-wsgi")
         self.io = ThreadPoolExecutor(max_workers=self.limits.stream_threads, thread_name_prefix="companion-stream")
-        self.connections = connections  # server.Connections: to drop a stuck stream's connection
+        self.connections = connections  # shares.Connections: to drop a stuck stream's connection, trust
+        self.bodies = Bodies(self.limits)
+        self._urls = app.url_map.bind("localhost")
         self.streams: dict[str, int] = {}
         self.subs: set = set()
         self.stopping = False
@@ -97,6 +150,9 @@ class Front:
         if scope["type"] != "http":
             return
         try:
+            if head_size(scope) > self.limits.max_head:  # (a head that arrived in one piece is whole)
+                await self._refuse(send, scope, 431, HEAD_TOO_LARGE, "headers", kib=self.limits.max_head // 1024)
+                return
             if scope["method"] in ("GET", "HEAD") and STREAM_PATH.match(scope["path"]):
                 await self._stream(scope, receive, send)
             else:
@@ -117,7 +173,34 @@ class Front:
             proto.transport.abort()
 
     # -- ordinary requests: the body first, then Flask in a worker thread ------------------------------
+    def _endpoint(self, scope) -> str | None:
+        """The Flask endpoint the request goes to (its body limit), without a thread: the URL map alone."""
+        try:
+            return self._urls.match(scope["path"], method=scope["method"])[0]
+        except Exception:  # 404, 405, a redirect: the default limit
+            return None
+
+    async def _refuse(self, send, scope, status: int, template: str, field: str, extra=(), **params) -> None:
+        """An answer of the front itself, in the caller's language; the connection is closed after it (what
+        the client still sends is not read)."""
+        from companion.web.i18n import choose, error_text
+
+        cookie = accept = None
+        for name, value in scope["headers"]:
+            if name == b"cookie":
+                for part in value.decode("latin-1").split(";"):
+                    k, _, v = part.strip().partition("=")
+                    if k == "lang":
+                        cookie = v
+            elif name == b"accept-language":
+                accept = value.decode("latin-1")
+        message = error_text(choose(cookie, accept), template, params)
+        await self._send_json(send, status, {"error": message, "field": field},
+                              [(b"connection", b"close"), *extra])
+
     async def _request(self, scope, receive, send):
+        client = scope.get("client") or ("", 0)
+        addr = client[0]
         length = None
         chunked = False
         for name, value in scope["headers"]:
@@ -128,31 +211,59 @@ class Front:
                     length = None
             elif name == b"transfer-encoding":
                 chunked = True
-        if length is not None and length > self.limits.max_body:
-            await self._send_json(send, 413, {"error": f"the body is too large (at most {self.limits.max_body} "
-                                                        "bytes)", "field": "Content-Length"})
+        limit = min(body_limit(self._endpoint(scope)), self.limits.max_body)
+        if length is not None and length > limit:  # refused before anything is read
+            await self._refuse(send, scope, 413, TOO_LARGE, "Content-Length", kib=limit // 1024)
             return
         body = b""
-        if (length or 0) > 0 or chunked:
-            try:
-                async with asyncio.timeout(self.limits.body_timeout):
-                    body = await self._read_body(receive)
-            except _TooLarge:
-                await self._send_json(send, 413, {"error": f"the body is too large (at most "
-                                                            f"{self.limits.max_body} bytes)", "field": "body"})
-                return
-            except TimeoutError:
-                await self._send_json(send, 408, {"error": "the body did not arrive in time", "field": "body"})
-                return
-            if body is None:
-                return  # the client went away
-        from a2wsgi.wsgi import build_environ
+        ticket = Ticket(self.bodies, addr)
+        try:
+            if (length or 0) > 0 or chunked:
+                refused = ticket.grow(length or 0)
+                if refused is None:
+                    try:
+                        async with asyncio.timeout(self.limits.body_timeout):
+                            body = await self._read_body(receive, limit, ticket)
+                    except _TooLarge:
+                        await self._refuse(send, scope, 413, TOO_LARGE, "body", kib=limit // 1024)
+                        return
+                    except _Busy as busy:
+                        refused = busy.args[0]
+                    except TimeoutError:
+                        await self._refuse(send, scope, 408, "the body did not arrive in time", "body")
+                        return
+                if refused is not None:
+                    await self._busy(send, scope, refused)
+                    return
+                if body is None:
+                    return  # the client went away
+            from a2wsgi.wsgi import build_environ
 
-        environ = build_environ(scope, io.BytesIO(body))
-        environ["wsgi.input_terminated"] = True  # the whole body is here (a chunked one too)
-        status, headers, data = await asyncio.get_running_loop().run_in_executor(self.pool, self._call, environ)
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": data, "more_body": False})
+            environ = build_environ(scope, io.BytesIO(body))
+            environ["wsgi.input_terminated"] = True  # the whole body is here (a chunked one too)
+            probation = self.connections.probation_of(client) if self.connections is not None else None
+            if probation:
+                environ[PROBATION_KEY] = probation
+            body = None
+            status, headers, data = await asyncio.get_running_loop().run_in_executor(self.pool, self._call, environ)
+            if not self._earned(client, environ):
+                headers = [*headers, (b"connection", b"close")]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": data, "more_body": False})
+        finally:
+            ticket.close()
+
+    def _earned(self, client, environ) -> bool:
+        """The trust this request's credentials earned its connection; False: close it after the answer."""
+        if self.connections is None:
+            return True
+        return self.connections.earned(client, environ.get(TRUST_KEY, 0))
+
+    async def _busy(self, send, scope, refused: str) -> None:
+        if refused == "address":
+            await self._refuse(send, scope, 429, BUSY_ADDRESS, "address", [(b"retry-after", b"5")])
+        else:
+            await self._refuse(send, scope, 503, BUSY_BOX, "body", [(b"retry-after", b"5")])
 
     def _call(self, environ):
         """In a worker thread: the whole WSGI call, its response collected (every response but a stream's
@@ -181,7 +292,9 @@ class Front:
         return (int(status.split(" ", 1)[0]),
                 [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers], b"".join(chunks))
 
-    async def _read_body(self, receive) -> bytes | None:
+    async def _read_body(self, receive, limit: int, ticket) -> bytes | None:
+        """The whole body, counted on ``ticket`` as it arrives; at most ``limit`` bytes (a chunked body, or
+        one longer than its Content-Length said, stops being read there)."""
         parts, size = [], 0
         while True:
             message = await receive()
@@ -189,8 +302,11 @@ class Front:
                 return None
             chunk = message.get("body", b"")
             size += len(chunk)
-            if size > self.limits.max_body:
+            if size > limit:
                 raise _TooLarge
+            refused = ticket.grow(size)
+            if refused is not None:
+                raise _Busy(refused)
             parts.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(parts)
@@ -222,13 +338,12 @@ class Front:
         loop = asyncio.get_running_loop()
         client = scope.get("client") or ("", 0)
         addr = client[0]
-        if self.streams.get(addr, 0) >= self.limits.streams_per_address:
-            await self._send_json(send, 429, {"error": f"too many live pages from this address (at most "
-                                                        f"{self.limits.streams_per_address})",
-                                              "field": "address"}, [(b"retry-after", b"5")])
+        if self.streams.get(addr, 0) >= self.limits.streams_per_address and not is_loopback(addr):
+            await self._refuse(send, scope, 429, TOO_MANY_STREAMS, "address", [(b"retry-after", b"5")],
+                               n=self.limits.streams_per_address)
             return
         if self.stopping:
-            await self._send_json(send, 503, {"error": "the server is stopping"}, [(b"retry-after", b"2")])
+            await self._refuse(send, scope, 503, STOPPING, "server", [(b"retry-after", b"2")])
             return
         self.streams[addr] = self.streams.get(addr, 0) + 1
         try:
@@ -236,7 +351,16 @@ class Front:
 
             environ = build_environ(scope, io.BytesIO(b""))
             environ["companion.subscribe"] = lambda key: self.c.hub.subscribe_async(key, loop)
+            probation = self.connections.probation_of(client) if self.connections is not None else None
+            if probation:
+                environ[PROBATION_KEY] = probation
             plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
+            if not self._earned(client, environ):
+                if plan is not None:
+                    plan.close()
+                    plan = None
+                    status, headers, data = 429, [(b"content-type", b"application/json")], b"{}"
+                headers = [*headers, (b"connection", b"close")]
             if plan is None:
                 await send({"type": "http.response.start", "status": status, "headers": headers})
                 await send({"type": "http.response.body", "body": data, "more_body": False})
@@ -279,9 +403,14 @@ class Front:
         def body(data: bytes, more: bool = True) -> dict:
             return {"type": "http.response.body", "body": data, "more_body": more}
 
+        proto = self.connections.get(scope.get("client")) if self.connections is not None else None
+        direct = None  # the connection's protocol, once its response is known to be chunked
+
         try:
             await write({"type": "http.response.start", "status": status, "headers": headers})
             await write(body("".join(plan.head).encode("utf-8")))
+            if scope.get("method") == "GET" and _chunked(proto):
+                direct = proto
             async for batch in sub.batches_until_closed(plan.heartbeat):
                 if batch is None:
                     await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
@@ -295,7 +424,13 @@ class Front:
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:
-                    await write(body(parts[0] if len(parts) == 1 else b"".join(parts)))
+                    data = parts[0] if len(parts) == 1 else b"".join(parts)
+                    if direct is not None and _writable(direct):
+                        # the chunk framed here and written to the transport: what h11 would write, without
+                        # an ASGI message, uvicorn's send and h11's event for every stream of every event
+                        direct.transport.write(frame(data))
+                    else:  # a client slow to read (the transport's buffer is full): wait, as before
+                        await write(body(data))
             if sub.overflow:  # fell 1,000 items behind: it reconnects and resumes by Last-Event-ID
                 self._drop(scope)
             else:

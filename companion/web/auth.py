@@ -9,8 +9,8 @@ import io
 
 from flask import Blueprint, g, jsonify, make_response, redirect, render_template, request
 
-from companion.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
-from companion.access import hash_secret, session_hours
+from companion.base.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
+from companion.services.access import hash_secret, session_hours
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("auth", __name__)
@@ -45,7 +45,7 @@ def _set_session(resp, new_role: str, join_token: str | None = None, match_id: s
 
 def device_data(data: dict) -> dict:
     """A new session's data with this phone's device in words ("Android · Chrome"; never the whole header)."""
-    from companion.useragent import device_family
+    from companion.web.useragent import device_family
 
     device = device_family(request.headers.get("User-Agent"))
     return {**{k: v for k, v in data.items() if k != "device"}, **({"device": device} if device else {})}

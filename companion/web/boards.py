@@ -1,6 +1,6 @@
 """Web of Power boards on the web: the editor page ``/boards`` (organiser) and the API under
 ``/api/boards`` (list, create, check, versions, photo upload and download, export, import, the club's
-default). The rules are ``companion.boards``; the checker is the one ``companion map check`` runs."""
+default). The rules are ``companion.services.boards``; the checker is the one ``companion map check`` runs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from companion import boards as core
-from companion.errors import InputError
+from companion.services import boards as core
+from companion.base.errors import InputError
 from companion.web.core import ctx, int_arg, json_body, require, role
 from companion.web.apidoc import body as _body, err as _err, ok as _ok, ref as _ref
 

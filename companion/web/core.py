@@ -10,10 +10,10 @@ from functools import wraps
 
 from flask import current_app, g, request
 
-from companion.errors import AuthError, ForbiddenError, InputError
+from companion.base.errors import AuthError, ForbiddenError, InputError
 from companion.games import game_module
-from companion.jsonio import MAX_DEPTH, depth_exceeds
-from companion.access import ROLES, Access, role_at_least
+from companion.base.jsonio import MAX_DEPTH, depth_exceeds
+from companion.services.access import ROLES, Access, role_at_least
 
 
 @dataclass
@@ -100,14 +100,14 @@ def json_body(schema: str | None = None, optional: bool = False):
         except (UnicodeError, ValueError) as exc:
             msg = getattr(exc, "msg", None)
             if msg is None and not isinstance(exc, UnicodeError):  # Python refuses ints of over 4300 digits
-                from companion.jsonio import MAX_DIGITS, where_digits_overflow
+                from companion.base.jsonio import MAX_DIGITS, where_digits_overflow
 
                 raise InputError("the body holds a number with more than {MAX_DIGITS} digits{value}", "$", MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
             raise InputError("the body is not valid JSON: {value}", "$", value=msg or 'not valid UTF-8 JSON') from None
         if depth_exceeds(doc):
             raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$", MAX_DEPTH=MAX_DEPTH)
     if schema:
-        from companion.schemas import validate
+        from companion.base.schemas import validate
 
         validate(schema, doc)
     return doc
@@ -134,14 +134,19 @@ def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
 
 # -- how a match is shown ---------------------------------------------------------
 def present_view(view: dict, who: str, seat: str | None) -> dict:
-    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one."""
+    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one, and
+    its ``public_summary(summary, state, viewer)`` (a summary that would tell a secret) when it has one."""
     if who == "organiser":
         return view
     mod = game_module(view["game"])
     pv = getattr(mod, "public_view", None)
     if pv is None:
         return view
-    return {**view, "state": pv(view["state"], seat)}
+    out = {**view, "state": pv(view["state"], seat)}
+    ps = getattr(mod, "public_summary", None)
+    if ps is not None and isinstance(view.get("summary"), dict):
+        out["summary"] = ps(view["summary"], view["state"], seat)
+    return out
 
 
 # Games with ``public_view`` but no ``public_event``: the data of these event types is secret
@@ -154,13 +159,13 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
     one (``None`` from it hides the event's data). A game with ``public_view`` and no ``public_event``
     hides the data of its ``SECRET_EVENT_TYPES`` from everyone but the event's own player until the
     match ends."""
-    if who == "organiser":
-        return event
+    if who == "organiser" or ended:
+        return event  # the end of the match turns every secret face up
     mod = game_module(game)
     pe = getattr(mod, "public_event", None)
     if pe is not None:
         shown = pe(event, seat)
-    elif getattr(mod, "public_view", None) is not None and not ended:
+    elif getattr(mod, "public_view", None) is not None:
         secret = getattr(mod, "SECRET_EVENT_TYPES", DEFAULT_SECRET_EVENT_TYPES)
         data = event.get("data") or {}
         if event["type"] in secret and (seat is None or data.get("player") != seat):
@@ -180,10 +185,12 @@ def brief(view: dict) -> dict:
     """The few things a list or a tournament overview shows of a match's view."""
     out = {"seq": view.get("seq", 0)}
     for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll", "final_threshold",
-              "tracking", "result"):
+              "tracking", "result", "armed"):
         if k in view:
             out[k] = view[k]
     summary = view.get("summary")
+    if isinstance(summary, dict) and "phase" in summary and "phase" in out:
+        out["game_phase"] = summary["phase"]  # the game's own step beside the clock's (conquest: the deal)
     if isinstance(summary, dict):
         for k in ("scores", "ranking", "winner", "phase", "current_player", "round"):
             if k in summary and k not in out:

@@ -5,7 +5,7 @@ The language is the ``lang`` cookie when set (switch with ``?lang=it``), else th
 of ``Accept-Language``, else English. A key missing from a catalogue falls back to English,
 then to the key itself.
 
-Error sentences (``companion/errors.py``: a template with named values) have their own catalogues,
+Error sentences (``companion/base/errors.py``: a template with named values) have their own catalogues,
 ``web/i18n/errors.<lang>.json``: the English template is the key, the value the sentence in that
 language (same placeholders; ``w:<word>`` entries translate the ``{name:w}`` values). They are not sent
 to the pages: the server renders an error body's sentence in the caller's language (:func:`error_text`).
@@ -20,8 +20,8 @@ from __future__ import annotations
 import functools
 import json
 
-from companion.errors import render
-from companion.resources import web_dir
+from companion.base.errors import render
+from companion.base.resources import web_dir
 
 LANGUAGES = ("en", "it")
 DEFAULT = "en"
@@ -59,10 +59,36 @@ def choose(cookie: str | None, accept_language: str | None) -> str:
     return from_accept_language(accept_language)
 
 
+def _one(n) -> bool:
+    """Exactly one, of either sign: "-1 point", "-1 punto" (CLDR reads the rule on |n|; 1.5 is "other")."""
+    try:
+        return abs(n) == 1 and float(n).is_integer()
+    except (TypeError, ValueError):
+        return False
+
+
 PLURAL_RULES = {
-    "en": lambda n: "one" if n == 1 else "other",
-    "it": lambda n: "one" if n == 1 else "other",
+    "en": lambda n: "one" if _one(n) else "other",
+    "it": lambda n: "one" if _one(n) else "other",
 }
+
+
+def number(lang: str, x, digits: int | None = None) -> str:
+    """A number as the language writes it: Italian "-1,5", "2,00"; English "-1.5", "2.00" (no grouping).
+    ``digits``: the decimals shown; without it, whole numbers as they are and others with up to 2 decimals
+    (trailing zeros dropped). Anything that is not a number is returned as text."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
+    if digits is None:
+        if isinstance(x, int) or float(x).is_integer():
+            text = str(int(x))
+        else:
+            text = f"{x:.2f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{x:.{digits}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        text = text[1:]  # "-0,00" is 0
+    return text.replace(".", ",") if lang == "it" else text
 
 
 def plural_form(lang: str, n: int) -> str:
@@ -86,7 +112,9 @@ def translate(lang: str, key: str, **values) -> str:
     text = catalogue(lang).get(key)
     if text is None:
         text = catalogue(DEFAULT).get(key, key)
-    return text.format_map(_Safe(values)) if values else text
+    if not values:
+        return text
+    return text.format_map(_Safe({k: number(lang, v) if isinstance(v, float) else v for k, v in values.items()}))
 
 
 @functools.cache
@@ -108,7 +136,8 @@ def error_text(lang: str, template: str, params: dict | None = None) -> str:
     text = words.get(template, template) if lang != DEFAULT else template
     if not params:
         return text
-    return render(text, params, plural=PLURAL_RULES[lang], word=lambda v, ns: field_words(lang, v, ns))
+    return render(text, params, plural=PLURAL_RULES[lang], word=lambda v, ns: field_words(lang, v, ns),
+                  number=lambda x: number(lang, x))
 
 
 def field_words(lang: str, name, ns: str = "") -> str:

@@ -3,7 +3,7 @@
 A small read-only Flask app of its own (no database of its own, no sign-in: it shows what the boxes'
 season pages show): every ``every`` seconds a background thread restores each box's replica into the
 cache folder and recombines; pages read the last combination. The standings table, CSV and chart are the
-season pages' own (``companion.season`` and the helpers of ``companion.web.seasons``), with each result's
+season pages' own (``companion.core.season`` and the helpers of ``companion.web.seasons``), with each result's
 venue, the boxes' state and what the organiser must look at (ambiguous names, conflicting copies of a
 match, other rules, wrong clocks).
 """
@@ -16,11 +16,13 @@ from datetime import datetime, timezone
 
 from flask import Flask, Response, g, jsonify, render_template, request
 
-from companion import __version__, league, league_boxes
-from companion import season as core
-from companion.errors import CompanionError
-from companion.resources import web_dir
-from companion.timeutil import WallClock
+from companion import __version__
+from companion.core import league
+from companion.services import league_boxes
+from companion.core import season as core
+from companion.base.errors import CompanionError
+from companion.base.resources import web_dir
+from companion.base.timeutil import WallClock
 from companion.web import i18n
 
 

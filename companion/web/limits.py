@@ -11,7 +11,7 @@ KIB = 1024
 DEFAULT_BODY = 64 * KIB  # every JSON body of the API: a match, an event, a tracker action, a season result
 BODY_LIMITS = {
     "api.import_match": 2 * 1024 * KIB,  # a whole exported match (thousands of events)
-    "boards.upload_photo": 2 * 1024 * KIB,  # a board's photo, shrunk by the browser (companion.boards.PHOTO_LIMIT)
+    "boards.upload_photo": 2 * 1024 * KIB,  # a board's photo, shrunk by the browser (companion.services.boards.PHOTO_LIMIT)
     "boards.import_board": 3 * 1024 * KIB,  # an exported board with its photo (base64: 4/3 of the photo)
     "boards.save_version": 512 * KIB,  # a board document with every site's place on the photo
     "boards.create_board": 512 * KIB,

@@ -34,8 +34,8 @@ import weakref
 
 from flask import Blueprint, Response, g, request
 
-from companion.errors import InputError
-from companion.access import role_in
+from companion.base.errors import InputError
+from companion.services.access import role_in
 from companion.web.core import SEQ_MAX, brief, ctx, match_card, present_event, present_view, viewing
 
 log = logging.getLogger(__name__)
@@ -250,6 +250,12 @@ class Hub:
         with self._lock:
             return sum(len(s) for s in self._subs.values())
 
+    def listened(self, key: str) -> bool:
+        """Whether a stream of ``key`` is open now. A stream subscribes before it reads its snapshot, so
+        an item not published because nobody listened is in the snapshot of whoever opens one next."""
+        with self._lock:
+            return bool(self._subs.get(key))
+
     def close_all(self) -> None:
         with self._lock:
             subs = [s for group in self._subs.values() for s in group]
@@ -257,10 +263,17 @@ class Hub:
 
     # -- sources -------------------------------------------------------------
     def on_event(self, c, match_id: str, event: dict, fold) -> None:
-        """MatchService subscriber: runs in the writer's thread after each committed event."""
+        """MatchService subscriber: runs in the writer's thread after each committed event. The view and
+        the match card are made only for the streams open now (none: no work at all)."""
+        match_listened, club_listened = self.listened(match_id), self.listened(ALL)
+        if not (match_listened or club_listened):
+            return
         view = fold.view(c.store.clock.now_iso())
-        self.publish(match_id, "event", {"event": event, "view": view,
-                                         "status": "ended" if fold.ended() else "open"})
+        if match_listened:
+            self.publish(match_id, "event", {"event": event, "view": view,
+                                             "status": "ended" if fold.ended() else "open"})
+        if not club_listened:
+            return
         card = match_card(c, c.store.get_match(match_id), with_view=False)
         card["seq"] = view["seq"]
         card["brief"] = brief(present_view(view, "viewer", None))
@@ -448,7 +461,7 @@ def match_stream(match_id):
 
 
 def _bearer_hash() -> str | None:
-    from companion.access import hash_secret
+    from companion.services.access import hash_secret
 
     token = (request.headers.get("Authorization") or "").strip().partition(" ")[2].strip()
     return hash_secret(token) if token else None

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template
 
-from companion.errors import NotFoundError
+from companion.base.errors import NotFoundError
 from companion.games import GAMES
-from companion.resources import web_dir
+from companion.base.resources import web_dir
 from companion.web.core import ctx, role, seat_for
 
 bp = Blueprint("pages", __name__)
@@ -39,7 +39,7 @@ def backup_notice() -> dict | None:
     from datetime import timedelta
 
     from companion.storage.db import read_backup_status
-    from companion.timeutil import parse_iso
+    from companion.base.timeutil import parse_iso
 
     c = ctx()
     if role() != "organiser" or str(c.store.path) == ":memory:":

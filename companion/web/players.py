@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, g, jsonify, redirect, render_template, request
 
-from companion import lazy
-from companion.errors import CompanionError, InputError, NotFoundError
-from companion.roster import short_name as default_short_name, sparkline_svg
+from companion.base import lazy
+from companion.base.errors import CompanionError, InputError, NotFoundError
+from companion.core.roster import short_name as default_short_name, sparkline_svg
 from companion.storage import players as roster
 from companion.web.core import ctx, int_arg, json_body, require, role
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
-ss = lazy.module("companion.season_store")  # imported at the first request that needs it
+ss = lazy.module("companion.services.seasons")  # imported at the first request that needs it
 
 bp = Blueprint("players", __name__)
 
@@ -72,7 +72,12 @@ def api_list():
 def api_create():
     doc = json_body("api.player-create")
     try:
-        club_id = _club_id(doc.get("club"))
+        if doc.get("club") in (None, ""):  # a box with no club yet: its first player makes the club
+            from companion.web import i18n
+
+            club_id = ss.first_club(ctx().store, i18n.translate(g.get("lang", i18n.DEFAULT), "players.first_club"))["id"]
+        else:
+            club_id = _club_id(doc.get("club"))
         p = roster.create_player(ctx().store, club_id, doc["name"], doc.get("short_name"), doc.get("colour"))
     except CompanionError as exc:
         raise _under(exc) from None
@@ -222,7 +227,7 @@ def me_landing(token):
     """A phone's "this is me" link: a player session remembered as that roster player, then a redirect to
     the player's page (the token leaves the address bar). Wrong links are limited per address, like join
     links; an organiser who opens one stays an organiser."""
-    from companion.access import PLAYER_SESSION_HOURS
+    from companion.services.access import PLAYER_SESSION_HOURS
     from companion.web.auth import COOKIE, _join_error, client_address, device_data
 
     c = ctx()

@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 
 from flask import Blueprint, jsonify
 
-from companion import lazy
+from companion.base import lazy
 from companion.web.core import ctx, require, role
 
-replication = lazy.module("companion.replication")  # imported at the first request that needs it
+replication = lazy.module("companion.services.replication")  # imported at the first request that needs it
 
 bp = Blueprint("replication", __name__)
 

@@ -4,7 +4,7 @@ export; organiser forms to enter results played without the app and to edit the 
 
 Reading is open to every role the club lets in; writes need the organiser. Bodies are validated
 against ``schemas/season.*.schema.json``; errors are ``{"error", "field"}`` naming the JSON path.
-The maths is ``companion.season``, the storage ``companion.season_store``.
+The maths is ``companion.core.season``, the storage ``companion.services.seasons``.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from contextlib import contextmanager
 
 from flask import Blueprint, Response, abort, g, jsonify, render_template, request
 
-from companion import lazy
-from companion.errors import CompanionError, InputError, NotFoundError, join_path
+from companion.base import lazy
+from companion.base.errors import CompanionError, InputError, NotFoundError, join_path
 from companion.games import GAMES
 from companion.web import i18n
 from companion.web.core import ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
-core = lazy.module("companion.season")  # imported at the first request that needs them
-ss = lazy.module("companion.season_store")
+core = lazy.module("companion.core.season")  # imported at the first request that needs them
+ss = lazy.module("companion.services.seasons")
 
 bp = Blueprint("seasons", __name__)
 
@@ -339,7 +339,7 @@ def _inline(schema: dict) -> dict:
 
 
 def _openapi_schemas() -> dict:
-    from companion.schemas import load_schema
+    from companion.base.schemas import load_schema
 
     out = {name: _inline(load_schema(name)) for name in
            ("season.club", "season.create", "season.settings", "season.result")}

@@ -10,14 +10,15 @@ take it, and a phone cannot change its own seat; an organiser moves, shares or f
 
 Secrets (a game's ``OWN_SECRET_EVENT_TYPES``/``SECRET_REFUSAL_EVENT_TYPES``): only the owner's seat or an
 organiser records or undoes the owner's secret event, and a refusal of such an event is told to anyone
-else without its reason (the reason may name the secret).
+else without its reason (the reason may name the secret; a game's ``SECRET_REFUSAL_TEMPLATES`` narrows it
+to the sentences that do, such as Richelieu's "placing costs 3 but only 2 money is left").
 """
 
 from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, render_template, request
 
-from companion.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
+from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
 from companion.games import game_module
 from companion.web.core import ctx, json_body, require, role
 
@@ -69,6 +70,18 @@ def _secret_types(game: str) -> tuple[frozenset, frozenset]:
             getattr(mod, "SECRET_REFUSAL_EVENT_TYPES", frozenset()))
 
 
+def secret_refusal(game: str, type_: str, exc: RuleError) -> bool:
+    """Whether a refusal of ``type_`` may tell a secret: every refusal of the game's
+    ``SECRET_REFUSAL_ALWAYS`` types (default: all its ``SECRET_REFUSAL_EVENT_TYPES``), and of the others the
+    ones whose sentence is in ``SECRET_REFUSAL_TEMPLATES`` (a refusal that names an amount or a card)."""
+    mod = game_module(game)
+    templates = getattr(mod, "SECRET_REFUSAL_TEMPLATES", None)
+    always = getattr(mod, "SECRET_REFUSAL_ALWAYS", None)
+    if templates is None:
+        return True
+    return type_ in (always or frozenset()) or exc.template in templates
+
+
 def _owner(data) -> str | None:
     p = data.get("player") if isinstance(data, dict) else None
     return p if isinstance(p, str) else None
@@ -94,6 +107,8 @@ def guarded_write(match_id: str, type_: str, data, write):
         try:
             return write()
         except RuleError as exc:
+            if not secret_refusal(match["game"], type_, exc):
+                raise
             raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
                             "organiser is told it", "$.data.player", owner=owner) from None
 

@@ -3,11 +3,20 @@
 
 What a connection may do, enforced here before any request reaches the app:
 
-- one address holds at most ``connections_per_address`` connections, the box ``max_connections``
-  (beyond: a short 429, then the connection is closed);
+- one address holds at most ``connections_per_address`` connections, the box ``max_connections``; a
+  new connection to a full box sheds one without credentials first, the box's own screen is never
+  refused, an organiser gets in on probation (``companion/web/shares.py``); beyond: a short 429, then
+  the connection is closed;
 - a connection must send a whole request head within ``header_timeout`` seconds of being opened or
   of its last response (a client that sends nothing, or its headers a byte at a time, is closed); an
   idle keep-alive connection is closed after ``keep_alive`` seconds; a request head is at most 16 KB.
+
+Every accepted connection has ``TCP_NODELAY`` (``nodelay()``): a response goes out in several writes (its
+head, then its body or a stream's chunks), and with Nagle's algorithm on, a write made while an earlier
+one is still unacknowledged waits for that ACK, which a phone delays up to 40 ms: every response after the
+first on a keep-alive connection stalled that long. asyncio sets the option itself only on a socket
+created with ``IPPROTO_TCP`` (which ``bind()`` now does); ``nodelay()`` sets it on whatever socket uvicorn
+hands over, so it holds for any listener.
 
 ``raise_open_files_limit()`` raises the soft limit of open files to the hard one at start-up: every
 connection is a file descriptor, and the usual soft limit (1,024) is below a room's worth of phones.
@@ -18,6 +27,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+
+from companion.web.shares import Connections
 
 log = logging.getLogger(__name__)
 
@@ -44,39 +55,16 @@ def raise_open_files_limit() -> tuple[int, int] | None:
     return soft, hard
 
 
-class Connections:
-    """The open connections, by address and by (address, port) (on the loop's thread only)."""
-
-    def __init__(self, limits):
-        self.limits = limits
-        self.by_client: dict = {}
-        self.per_address: dict[str, int] = {}
-
-    def admit(self, client, proto) -> bool:
-        addr = client[0] if client else ""
-        if len(self.by_client) >= self.limits.max_connections or \
-                self.per_address.get(addr, 0) >= self.limits.connections_per_address:
-            return False
-        self.by_client[client] = proto
-        self.per_address[addr] = self.per_address.get(addr, 0) + 1
-        return True
-
-    def release(self, client, proto) -> None:
-        if self.by_client.get(client) is not proto:
-            return
-        del self.by_client[client]
-        addr = client[0] if client else ""
-        n = self.per_address.get(addr, 1) - 1
-        if n:
-            self.per_address[addr] = n
-        else:
-            self.per_address.pop(addr, None)
-
-    def get(self, client):
-        return self.by_client.get(client) if client else None
-
-    def __len__(self) -> int:
-        return len(self.by_client)
+def nodelay(transport) -> bool:
+    """``TCP_NODELAY`` on the transport's TCP socket; True when set (False for a non-TCP socket)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return False
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError:
+        return False
+    return True
 
 
 def protocol_class(limits, connections: Connections):
@@ -89,6 +77,7 @@ def protocol_class(limits, connections: Connections):
         _admitted = False
 
         def connection_made(self, transport):
+            nodelay(transport)
             super().connection_made(transport)
             self._admitted = connections.admit(self.client, self)
             if not self._admitted:
@@ -96,6 +85,17 @@ def protocol_class(limits, connections: Connections):
                 transport.close()
                 return
             self._arm()
+
+        def is_idle(self):
+            """No request under way (between requests, or before the first)."""
+            return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
+
+        def shed(self):
+            """Closed to make room for another connection (the box is full)."""
+            if self.cycle is not None and not self.cycle.response_complete:
+                self.cycle.disconnected = True
+                self.cycle.message_event.set()
+            self.transport.abort()
 
         def _arm(self):
             self._disarm()
@@ -137,7 +137,9 @@ def bind(host: str, port: int) -> socket.socket:
     """The listening socket: connections wait in its backlog until uvicorn's loop runs."""
     infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, _, _, _, addr = infos[0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP (accepted
+    # sockets inherit it); nodelay() sets it again per connection in any case
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(addr)

@@ -1,7 +1,7 @@
 """Tournament days: ``/api/tournaments…`` (create, register players, seat a round, swap seats by hand,
 start a round, standings as JSON and CSV), the pages ``/tournaments``, ``/tournaments/<id>`` and the printable
 ``/tournaments/<id>/print``, and ``GET /api/matches/<id>/result`` (a finished match's ranking with the club
-points each place earns, for the TV). The seating and the standings are ``companion/tournament.py``; the rows
+points each place earns, for the TV). The seating and the standings are ``companion/core/tournament.py``; the rows
 ``companion/storage/tournaments.py``; every match is created and started through the match service and the
 clock runner, as the tables page does."""
 
@@ -9,21 +9,21 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, render_template, request
 
-from companion import lazy
-from companion.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.matches import uses_clock
+from companion.base import lazy
+from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.core.match import uses_clock
 from companion.storage import tournaments as rows
 from companion.web.core import ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
-season_core = lazy.module("companion.season")  # imported at the first request that needs them
-core = lazy.module("companion.tournament")
-days = lazy.module("companion.tournament_days")
+season_core = lazy.module("companion.core.season")  # imported at the first request that needs them
+core = lazy.module("companion.core.tournament")
+days = lazy.module("companion.services.tournaments")
 
 bp = Blueprint("tournaments", __name__)
 
 
-# -- reading (companion/tournament_days.py) --------------------------------------------------------------
+# -- reading (companion/services/tournaments.py) --------------------------------------------------------------
 
 def _rules():
     return days.club_rules(ctx().store)
@@ -187,8 +187,9 @@ def set_seats(tid, number):
 @bp.post("/api/tournaments/<tid>/rounds/<int:number>/start")
 @require("organiser")
 def start_round(tid, number):
-    """Create the round's matches (label "Round N · Table K") and start every clock together; a game
-    played without the clock is listed as skipped, as the tables page's start of the round does."""
+    """Create the round's matches (label "Round N · Table K") and start every clock together, or, at a table
+    still setting up, arm it to start when its set-up is done (``armed``); a game played without the clock
+    is listed as skipped, as the tables page's start of the round does."""
     json_body(optional=True)
     c = ctx()
     t = _doc(tid)
@@ -203,21 +204,26 @@ def start_round(tid, number):
     clocked = uses_clock(t["game"], options)
     if t["club_id"]:  # the registered roster players' club: their seats land on its roster
         options["club"] = t["club_id"]
+    from companion.services.boards import match_options  # Web of Power: the board the box's new matches start on
+
+    options = match_options(c.store, t["game"], options)
     ids = []
     for k, table in enumerate(r["tables"]):
         m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}",
                              roster=days.table_roster(t, table))
         ids.append(m["id"])
     rows.start_round(c.store, tid, number, ids)
-    skipped, started = [], []
+    skipped, started, armed = [], [], []
     if not clocked:
         skipped = [{"match_id": mid, "reason": "no-clock"} for mid in ids]
     elif c.runner is None:
         skipped = [{"match_id": mid, "reason": "no-clock-runner"} for mid in ids]
     else:
-        c.runner.start_tournament_round(ids, limit_minutes=t["clock_minutes"])
-        started = ids
-    return jsonify({**_doc(tid), "started": started, "skipped": skipped}), 201
+        # a table still setting up (conquest: the deal and the placements) has its clock armed: it starts
+        # when that table's set-up is done (docs/rulings.md#the-clock-of-a-tournament-round)
+        for row in c.runner.start_tournament_round(ids, limit_minutes=t["clock_minutes"]):
+            (armed if row["armed"] else started).append(row["match_id"])
+    return jsonify({**_doc(tid), "started": started, "armed": armed, "skipped": skipped}), 201
 
 
 def _csv(name: str, text: str) -> Response:
@@ -243,15 +249,15 @@ def standings_csv(tid):
 def match_result(match_id):
     """A finished match's ranking with the club points each player earned (the season's rules when the
     match feeds a season, else the club's, else the defaults); ``ended: false`` while it is in play."""
-    from companion import season_store
+    from companion.services import seasons
 
     c = ctx()
     match = c.store.get_match(match_id)
     results = match_results(match_id) if match["status"] == "ended" else None
     if results is None:
         return jsonify({"match_id": match_id, "ended": False, "results": []})
-    season = season_store.season_for_match(c.store, match, c.store.clock.now_iso()[:10])
-    rules = season_store.season_rules(c.store, season) if season else _rules()
+    season = seasons.season_for_match(c.store, match, c.store.clock.now_iso()[:10])
+    rules = seasons.season_rules(c.store, season) if season else _rules()
     try:
         pts = core.match_points(rules, results)
     except RuleError:

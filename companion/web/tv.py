@@ -75,7 +75,7 @@ def set_match_sound(match_id):
 
 def _open(store, match_id: str) -> bool:
     """Still worth remembering: the match exists and has not ended (the list does not grow for ever)."""
-    from companion.errors import NotFoundError
+    from companion.base.errors import NotFoundError
 
     try:
         return store.get_match(match_id)["status"] != "ended"

@@ -3,7 +3,7 @@ and a FAIL row saying so, and what it started is stopped with it."""
 
 import time
 
-from companion import bench
+import bench
 
 
 def test_verdicts():

@@ -1,15 +1,9 @@
 """Browser tests: Playwright driving Debian's headless Chromium against the real server (a subprocess
 on a free loopback port). Screenshots go to test-artifacts/."""
 
-import shutil
-
 import pytest
 
 from tests.web.serverproc import Server
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
@@ -17,19 +11,6 @@ def server(tmp_path_factory):
     s = Server(tmp_path_factory.mktemp("browser") / "data")
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="session")
-def _chromium():
-    """One Chromium per test process (a launch costs about a CPU-second); each module gets it clean."""
-    if not shutil.which(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

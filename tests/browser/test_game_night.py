@@ -29,7 +29,7 @@ PLAYERS = ["Anna", "Bruno", "Carla"]
 
 
 def _cat(lang):
-    from companion.resources import web_dir
+    from companion.base.resources import web_dir
 
     return json.loads((web_dir() / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
 

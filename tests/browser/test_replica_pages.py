@@ -10,7 +10,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from companion import replication, season_store
+from companion.services import replication, seasons
 from companion.storage import Store
 from tests.web.serverproc import REPO
 
@@ -59,10 +59,10 @@ def _free_port():
 
 def _box(path, results):
     with Store(path) as store:
-        season_store.create_club(store, "Fan Club")
-        season = season_store.create_season(store, "Fan Club", "conquest-italy", 2026)
+        seasons.create_club(store, "Fan Club")
+        season = seasons.create_season(store, "Fan Club", "conquest-italy", 2026)
         for mid, day, players in results:
-            season_store.add_result(store, season["id"], {
+            seasons.add_result(store, season["id"], {
                 "id": mid, "date": f"2026-04-{day:02d}",
                 "results": [{"player": p, "place": i + 1} for i, p in enumerate(players)]})
 

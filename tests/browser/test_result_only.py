@@ -52,6 +52,14 @@ def test_enter_a_final_result_by_taps(new_context, server, tokens, artifacts_dir
     assert rows == [["Bruno", "1"], ["Anna", "2"], ["Carla", "2"], ["Dario", "4"]]
     expect(page.locator("#history li").first).to_contain_text("Result entered by hand: 1. Bruno, 2. Anna, 2. Carla, 4. Dario")
     page.screenshot(path=str(artifacts_dir / "result-only-entered.png"), full_page=True)
+    # the play log: the end card's link carries the whole ranking to BG Stats (docs/playlog.md)
+    from companion.core import playlog
+
+    expect(page.locator("#playlog-card")).to_be_visible()
+    play = playlog.parse_link(page.get_attribute("#playlog-app", "href"))
+    assert [(p["name"], p["rank"], p["winner"]) for p in play["players"]] == [
+        ("Anna", 2, False), ("Bruno", 1, True), ("Carla", 2, False), ("Dario", 4, False)]
+    assert play["game"]["name"] == "Conquest of Italy" and play["sourcePlayId"] == mid
 
     # the engine agrees (the export folded), and the TV page shows the ranking
     org = Api(server, tokens["organiser"])
@@ -59,10 +67,12 @@ def test_enter_a_final_result_by_taps(new_context, server, tokens, artifacts_dir
     assert [(r["player"], r["place"], r["objective"], r["eliminated"]) for r in ranking] == [
         ("Bruno", 1, True, False), ("Anna", 2, False, False), ("Carla", 2, False, False), ("Dario", 4, False, True)]
     tv = new_context(viewport={"width": 1280, "height": 720}).new_page()
-    tv.goto(f"/m/{mid}/display")
+    tv.goto(f"/m/{mid}/display?reveal=50")
     expect(tv.locator("#result-by-hand")).to_be_visible()
     expect(tv.locator("#result-ranking tbody tr")).to_have_count(4)
     expect(tv.locator("#result-ranking tbody tr").first).to_contain_text("Bruno")
+    expect(tv.locator("#tv-playlog")).to_be_visible()  # the play log's QR code where the join code was
+    expect(tv.locator("#table-qr")).to_be_hidden()
     tv.screenshot(path=str(artifacts_dir / "result-only-tv.png"))
 
     # Italian

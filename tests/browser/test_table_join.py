@@ -35,7 +35,7 @@ def _watch(page):
 @pytest.mark.parametrize("lang", ["en", "it"])
 def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new_context, server, org, lang,
                                                                                 artifacts_dir):
-    cat = json.loads((__import__("companion.resources", fromlist=["web_dir"]).web_dir()
+    cat = json.loads((__import__("companion.base.resources", fromlist=["web_dir"]).web_dir()
                       / "static" / "i18n" / f"{lang}.json").read_text())
     mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 2",
                                           "options": {"clock": False}})["id"]
@@ -177,7 +177,7 @@ def test_seats_and_phones_name_each_phone_in_words(new_context, server, org, lan
     system and browser; the organiser's own phone says "this phone". No session ids."""
     from tests.browser.test_tournament_round import _organiser
 
-    cat = json.loads((__import__("companion.resources", fromlist=["web_dir"]).web_dir()
+    cat = json.loads((__import__("companion.base.resources", fromlist=["web_dir"]).web_dir()
                       / "static" / "i18n" / f"{lang}.json").read_text())
     locale = {"en": "en-GB", "it": "it-IT"}[lang]
     mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 8"})["id"]

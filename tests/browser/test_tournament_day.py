@@ -49,15 +49,20 @@ def test_organiser_runs_a_round_from_a_phone(new_context, server, artifacts_dir,
     org.screenshot(path=str(artifacts_dir / f"tday-seated-{locale}.png"), full_page=True)
     assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
 
+    org.once("dialog", lambda d: d.accept())  # "Start round 1?" asks first
     org.click("[data-start='1']")
     expect(org.locator(".toast").last).to_contain_text(cat["tday.started"].format(n=1))
+    expect(org.locator(".toast").last).to_contain_text(cat["tday.armed"])  # conquest: after each set-up
     links = org.locator(".tday-round[data-round='1'] .tday-table a[href$='/display']")
     expect(links).to_have_count(2)
     tid = org.url.rstrip("/").split("/")[-1]
     doc = org.request.get(f"/api/tournaments/{tid}").json()
     first = doc["round_list"][0]["matches"][0]["match_id"]
     m = org.request.get(f"/api/matches/{first}").json()
-    assert m["label"] == "Round 1 · Table 1" and m["view"]["clock"]["running"] is True
+    # the clock waits for the table's set-up, with the tournament's minutes
+    # (docs/rulings.md#the-clock-of-a-tournament-round)
+    assert m["label"] == "Round 1 · Table 1" and m["view"]["armed"] is True and m["view"]["clock"]["running"] is False
+    assert m["view"]["clock"]["limit_seconds"] == 90 * 60
     assert m["players"] == doc["round_list"][0]["tables"][0] and b in m["players"]
     org.screenshot(path=str(artifacts_dir / f"tday-started-{locale}.png"), full_page=True)
 
@@ -137,6 +142,7 @@ def test_organiser_registers_club_players_by_type_ahead(new_context, server, art
     assert doc["players"][:2] == ["Rosalba Neri", "Marco Verdi"]
     assert doc["player_ids"][:2] == [ids["Rosalba Neri"], ids["Marco Verdi"]] and doc["player_ids"][3] is None
     org.click("#tday-seat")
+    org.once("dialog", lambda d: d.accept())
     org.click("[data-start='1']")
     expect(org.locator(".tday-round[data-round='1'] .tday-table a[href$='/display']")).to_have_count(1)
     doc = org.request.get(f"/api/tournaments/{tid}").json()

@@ -35,7 +35,8 @@ def summary_rows(page):
     rows = page.eval_on_selector_all(
         "#ci-summary tbody tr",
         "trs => trs.map(tr => [tr.dataset.player, ...Array.from(tr.querySelectorAll('td.num')).map(td => td.textContent)])")
-    return {r[0]: r[1:] for r in rows}
+    words = {"registrato": "recorded"}  # an Italian phone says the same
+    return {r[0]: r[1:-1] + [words.get(r[-1], r[-1])] for r in rows}
 
 
 def expected_rows(fold):
@@ -44,7 +45,7 @@ def expected_rows(fold):
     for p in s["players"]:
         reinf = p["reinforcements"] if p["reinforcements"] is not None else p["reserve"]
         out[p["player"]] = [str(p["territories"]), str(p["units"]), ", ".join(p["regions"]) or "0", str(p["cards"]),
-                            str(reinf), str(p["conquests"]), "✓" if p["objective_set"] else "—"]
+                            str(reinf), str(p["conquests"]), "recorded" if p["objective_set"] else "—"]
     return out
 
 
@@ -141,13 +142,20 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     expect(anna.locator("#ci-cards")).to_be_hidden()
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy.png"), full_page=True)
 
+    # no attack is chosen for the player: the lists say "choose", the attack button waits
+    assert anna.input_value("#ci-from") == "" and anna.input_value("#ci-to") == ""
+    expect(anna.locator("#ci-attack")).to_be_disabled()
+    expect(anna.locator("#ci-targets button[aria-pressed=true]")).to_have_count(0)
     # a combat rolled by the Pi: the page shows the engine's dice and losses, and the odds
     anna.select_option("#ci-from", front)
+    assert anna.input_value("#ci-to") == ""  # choosing where from chooses no target
+    expect(anna.locator("#ci-attack")).to_be_disabled()
+    anna.select_option("#ci-to", anna.locator("#ci-to option").nth(1).get_attribute("value"))
     expect(anna.locator("#ci-odds")).to_contain_text("conquest")
     src, dst = anna.input_value("#ci-from"), anna.input_value("#ci-to")
     from companion.games import conquest_odds
     p = conquest_odds.battle(f.game_state["units"][src], f.game_state["units"][dst])["p_conquer"]
-    expect(anna.locator("#ci-odds")).to_contain_text(f"{round(p * 100, 1):.1f}%")
+    expect(anna.locator("#ci-odds")).to_contain_text("> 99.9%" if p > 0.9995 else f"{round(p * 100, 1):.1f}%")
     before = f.game_state["units"]
     f = step(anna, "#ci-attack", org, mid)
     lc = f.game_state["last_combat"]
@@ -160,7 +168,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     n = seq(anna)
     anna.click("#undo")
     expect(anna.locator("#undo-confirm-text")).to_contain_text("Undo: ")
-    expect(anna.locator("#undo-confirm-text")).to_contain_text("only an organiser can undo them")
+    expect(anna.locator("#undo-confirm-text")).to_contain_text("only an organiser can undo it")
     expect(anna.locator("#undo-yes")).to_be_hidden()
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-undo-pi-roll.png"), full_page=True)
     anna.click("#undo-no")
@@ -172,9 +180,9 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     f = check_scores(anna, org, mid)
     check_scores(bruno, org, mid)
     assert f.game_state["units"] == before
-    expect(anna.locator("#history")).to_contain_text("Correction: the previous event taken back")
-    expect(anna.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("re-rolled")
-    expect(bruno.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("dadi rilanciati")
+    expect(anna.locator("#history")).to_contain_text(f"Correction, taken back: {src} attacks {dst}: ")
+    expect(anna.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("drawn again")
+    expect(bruno.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("estratto di nuovo")
 
     # the same attack with dice rolled at the table: 6s against 1s
     anna.check("input[name=ci-dice-mode][value=table]")
@@ -186,6 +194,26 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     f = step(anna, "#ci-attack", org, mid)
     lc = f.game_state["last_combat"]
     assert lc["attacker_dice"][0] == 6 and lc["attacker_losses"] == 0 and lc["defender_losses"] >= 1
+    # a battle that can still be lost is never "conquest 100.0%": the organiser puts 60 against 1
+    org.event(mid, "territory.set", {"city": src, "player": "Anna", "units": 60})
+    own = org.engine(mid).game_state["owner"]
+    big = next(d for d in sorted(gm.neighbours[src]) if own[d] != "Anna")
+    org.event(mid, "territory.set", {"city": big, "player": own[big], "units": 1})
+    f = org.engine(mid)
+    wait_seq(anna, f.last_seq)
+    anna.locator(f"#ci-targets button[data-from='{src}'][data-to='{big}']").click()
+    expect(anna.locator("#ci-targets button[aria-pressed=true]")).to_have_count(1)
+    expect(anna.locator("#ci-odds")).to_contain_text("conquest > 99.9%")
+    expect(anna.locator("#ci-odds")).not_to_contain_text("100.0%")
+    # a conquest: the conquered city is Anna's own, and the page picks no next attack for her
+    for box, face in (("#ci-adice input", "6"), ("#ci-ddice input", "1")):
+        for i in range(anna.locator(box).count()):
+            anna.locator(box).nth(i).fill(face)
+    f = step(anna, "#ci-attack", org, mid)
+    assert f.game_state["owner"][big] == "Anna"
+    assert anna.input_value("#ci-to") == ""
+    expect(anna.locator("#ci-attack")).to_be_disabled()
+    expect(anna.locator("#ci-targets button[aria-pressed=true]")).to_have_count(0)
 
     # Anna's one move (an organiser's correction first gives her two bordering cities to move between)
     own = f.game_state["owner"]
@@ -218,6 +246,16 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert ended["player"] == "Anna" and ended["conquered"] == conquered
     assert ("card" in ended) == (conquered > 0)
     assert f.game_state["hands"]["Anna"] == ([ended["card"]] if conquered else [])
+    # the card Anna drew is hers (docs/rulings.md#conquest-hidden-information): her phone names it, Bruno's
+    # says that she drew one, in its history, its view and its API
+    assert conquered
+    card = ended["card"]
+    expect(anna.locator(f"#history li[data-seq='{f.last_seq}']")).to_contain_text(card)
+    expect(bruno.locator(f"#history li[data-seq='{f.last_seq}']")).to_contain_text("pescata una carta")
+    assert card not in bruno.inner_text(f"#history li[data-seq='{f.last_seq}']")
+    assert bruno.evaluate("Object.keys(window.companionMatch.view.state.hands)") == ["Bruno"]
+    last = bruno.request.get(f"/api/matches/{mid}/events?after={f.last_seq - 1}").json()["events"][0]
+    assert last["hidden"] == ["card"] and "card" not in last["data"], last
     expect(bruno.locator("#ci-status")).to_have_text("Tocca a Bruno")
     expect(bruno.locator("#ci-reinforce")).to_be_visible()
     expect(bruno.locator("#ci-combat")).to_be_hidden()
@@ -260,6 +298,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
 
     # Anna declares it: the match ends, the ranking is the engine's
     n = seq(anna)
+    anna.once("dialog", lambda d: d.accept())  # it ends the match: asked first
     anna.click("#ci-objective-declare")
     wait_seq(anna, n + 1)
     f = org.engine(mid)

@@ -25,7 +25,7 @@ def tracks_shown(page):
     rows = page.eval_on_selector_all(
         "#rl-tracks-table tbody tr",
         "trs => trs.map(tr => [tr.dataset.player, Array.from(tr.querySelectorAll('td[data-track]')).map(td => [td.dataset.track, td.textContent])])")
-    return {p: {k: int(v.split()[0]) for k, v in cells} for p, cells in rows}
+    return {p: {k: v.split()[0] for k, v in cells} for p, cells in rows}
 
 
 def standings_shown(page, table):
@@ -35,23 +35,31 @@ def standings_shown(page, table):
         " ...Array.from(tr.querySelectorAll('td.num')).map(td => td.textContent)])")
 
 
-def expected_standings(final):
+def expected_standings(final, me=None, ended=True):
+    """The scoring as ``me``'s phone shows it: before the end, the others' jewels, total and money are "—"
+    (behind their screens, docs/rulings.md#behind-the-screens), nobody has a place, and the rows are in
+    seat order."""
     out = []
-    for r in final["players"]:
+    rows = final["players"] if ended else sorted(final["players"], key=lambda r: PLAYERS.index(r["player"]))
+    for r in rows:
         b = r["breakdown"]
-        out.append([r["player"], str(r["place"]), str(b["prestige"]), str(b["income"]), str(b["military"]),
-                    str(b["richelieu_sheets"]), str(sum(b["opposing_sets"].values())), str(b["jewels"]),
-                    str(r["total"]), str(r["money"])])
+        hidden = not ended and r["player"] != me
+        out.append([r["player"], str(r["place"]) if ended else "", str(b["prestige"]), str(b["income"]),
+                    str(b["military"]), str(b["richelieu_sheets"]), str(sum(b["opposing_sets"].values())),
+                    "—" if hidden else str(b["jewels"]), "—" if hidden else str(r["total"]),
+                    "—" if hidden else str(r["money"])])
     return out
 
 
-def check(page, org, mid):
+def check(page, org, mid, me="Anna"):
     f = org.engine(mid)
     wait_seq(page, f.last_seq)
     expect(page.locator("#seq")).to_have_text(str(f.last_seq))
-    assert tracks_shown(page) == {p: {k: f.game_state["players"][p][k] for k in TRACKS} for p in PLAYERS}
+    ended = f.ended()
+    assert tracks_shown(page) == {p: {k: "—" if k in ("money", "jewels") and p != me and not ended else
+                                      str(f.game_state["players"][p][k]) for k in TRACKS} for p in PLAYERS}
     standings = f.view()["summary"]["standings"]
-    assert standings_shown(page, "rl-standings") == expected_standings(standings)
+    assert standings_shown(page, "rl-standings") == expected_standings(standings, me, ended)
     return f
 
 
@@ -100,6 +108,23 @@ def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens
     f = check(page, org, mid)
     assert f.game_state["players"]["Anna"]["money"] == 4 + 1 - 2
     expect(page.locator("#rl-place")).to_be_disabled()  # no action left
+    # the history says where the agent went, face down, not a value (the agent's own is not recorded)
+    expect(page.locator("#history li[data-type=action]").first).to_have_text(
+        "Anna: an agent face down on a space of 2" + page.locator("#history li[data-type=action] .when").first.inner_text())
+    # Bruno's phone and the TV: Anna's money and jewels are behind her screen (docs/rulings.md#behind-the-screens)
+    bruno = open_match(joined_page(new_context, server), mid, seat="Bruno")
+    wait_seq(bruno, f.last_seq)
+    assert tracks_shown(bruno)["Anna"]["money"] == "—" and tracks_shown(bruno)["Anna"]["jewels"] == "—"
+    assert tracks_shown(bruno)["Bruno"]["money"] == "4" and tracks_shown(bruno)["Anna"]["income"] == "1"
+    assert standings_shown(bruno, "rl-standings") == expected_standings(f.view()["summary"]["standings"], "Bruno", False)
+    expect(bruno.locator("#scores .rl-behind-note")).to_be_visible()
+    tv = new_context().new_page()
+    tv.goto(f"{server.url}/m/{mid}/display")
+    expect(tv.locator("#rl-tv-tracks tr[data-player=Anna] td[data-track=money]")).to_have_text("—")
+    expect(tv.locator("#rl-tv-tracks tr[data-player=Anna] td[data-track=jewels]")).to_have_text("—")
+    expect(tv.locator("#rl-tv-tracks tr[data-player=Anna] td[data-track=income]")).to_have_text("1")
+    tv.close()
+    bruno.close()
     act(page, "#rl-turn-end")
     expect(page.locator("#rl-turn-title")).to_have_text("Bruno: 2 actions this turn")
     expect(page.locator("#rl-commission")).to_have_text("Commission (−1)")
@@ -142,11 +167,15 @@ def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens
     assert f.game_state["players"]["Anna"]["prestige"] == before["players"]["Anna"]["prestige"] + 4
     assert f.game_state["cardinal"] == 9
     expect(page.locator("#rl-resolved")).to_contain_text("Richelieu wins, the sheet goes to Anna")
+    # the history says who won the intrigue, not only the faction's card
+    expect(page.locator("#history li[data-type='intrigue.resolve']")).to_contain_text(
+        "Intrigue of Richelieu against England: Richelieu wins, the sheet goes to Anna")
 
     # undo takes the resolution back; applied again from the same form
     page.click("#undo")  # undo asks first
     act(page, "#undo-yes")
     f = check(page, org, mid)
+    expect(page.locator("#history li[data-type=undo]")).to_contain_text("Taken back: Intrigue of Richelieu against England")
     assert f.game_state["players"] == before["players"] and f.game_state["cardinal"] == 7
     fill_intrigue(page)
     act(page, "#rl-resolve")
@@ -160,6 +189,12 @@ def test_a_scripted_richelieu_match_through_the_page(new_context, server, tokens
     act(page, "#rl-adj-send")
     f = check(page, org, mid)
     assert f.game_state["players"]["Carla"]["prestige"] == 5
+    # a correction of Carla's money: Anna's phone says which track, not by how much
+    page.select_option("#rl-adj-track", "money")
+    page.fill("#rl-adj-delta", "3")
+    act(page, "#rl-adj-send")
+    f = check(page, org, mid)
+    expect(page.locator(f"#history li[data-seq='{f.last_seq}']")).to_contain_text("Carla: Money corrected (behind the screen)")
     page.screenshot(path=str(artifacts_dir / "tracker-richelieu.png"), full_page=True)
 
     # the game ends: the end-game scoring with its breakdown is the engine's

@@ -63,7 +63,7 @@ def place_site(page, player, site, country):
 
 
 def test_a_match_on_a_board_with_roads(new_context, server, tokens, artifacts_dir):  # noqa: F811
-    from companion.bench.bench_web_of_power import synthetic_board
+    from bench.bench_web_of_power import synthetic_board
     from companion.games import wop_board
 
     board = synthetic_board(6, 4, seed=3)

@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from companion.resources import web_dir
+from companion.base.resources import web_dir
 
 pytestmark = pytest.mark.browser
 

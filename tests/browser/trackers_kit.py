@@ -91,6 +91,6 @@ class Api:
 
     def engine(self, mid):
         """The match folded by the engine from its exported events (organiser token)."""
-        from companion.matches import check_export
+        from companion.core.match import check_export
 
         return check_export(self.ok("GET", f"/api/matches/{mid}/export"))

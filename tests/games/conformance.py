@@ -4,7 +4,7 @@ is the model) and for any test that needs an ended match of a real game.
 Each game has a small *proposer*: from the folded match it proposes the next event, legal as far as
 it can tell, using the game's own helpers where it has them (conquest's ``deal``/``fill_dice``/
 ``reinforcements``, Rome's ``deal``/``move_data``). :class:`Playthrough` applies each proposal through
-``companion.matches.Fold`` and checks, at every step, the contract every game keeps:
+``companion.core.match.Fold`` and checks, at every step, the contract every game keeps:
 
 - ``apply`` never mutates its input (deep copies compared before and after, refused events too);
 - the state survives a JSON round trip, and the event applied to the round-tripped earlier state
@@ -23,10 +23,10 @@ import json
 import random
 from datetime import datetime, timedelta, timezone
 
-from companion import clock as match_clock
-from companion.errors import CompanionError
+from companion.core import clock as match_clock
+from companion.base.errors import CompanionError
 from companion.games import game_module
-from companion.matches import Fold
+from companion.core.match import Fold
 
 START = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)
 STEP = timedelta(seconds=30)

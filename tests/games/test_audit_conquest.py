@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import conquest_italy as ci
 from companion.games import conquest_odds as co
 from companion.games.conquest_map import DEFAULT_MAP_PATH, default_map

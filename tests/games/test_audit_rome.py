@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import rome_is_burning as G
-from companion.matches import Fold
+from companion.core.match import Fold
 
 # the rule book, when the machine has it: $COMPANION_RULEBOOKS names the folder of the books
 BOOK = Path(os.environ.get("COMPANION_RULEBOOKS") or "/nonexistent") / "003_7b3bd6d93acb30aa.txt"

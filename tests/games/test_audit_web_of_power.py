@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import web_of_power as wop
 from companion.games import wop_board
 from companion.games.wop_chains import SEARCH_BUDGET, SearchTooLong, best_chains

@@ -13,10 +13,10 @@ import sys
 
 import pytest
 
-from companion.errors import InputError
+from companion.base.errors import InputError
 from companion.games import contract, game_ids, registry
-from companion.matches import check_export
-from companion.season_store import results_from_fold
+from companion.core.match import check_export
+from companion.services.seasons import results_from_fold
 from tests.games.conformance import Playthrough
 
 SOAK = bool(os.environ.get("COMPANION_SOAK"))
@@ -121,7 +121,7 @@ def test_the_cli_and_a_fresh_process_fold_the_same(played, tmp_path, run_cli):
         assert code == 0, err
         assert json.loads(out) == expected[key], key
     script = ("import json, sys\n"
-              "from companion.matches import fold_export\n"
+              "from companion.core.match import fold_export\n"
               "files = json.load(sys.stdin)\n"
               "out = {}\n"
               "for key, (path, at) in files.items():\n"
@@ -180,7 +180,7 @@ def test_a_crash_on_odd_input_is_caught(monkeypatch):
 
 
 def test_an_undo_that_does_not_give_back_the_state_is_caught(monkeypatch):
-    from companion import matches
+    from companion.core import match as matches
 
     real = matches.Fold.apply
 

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from companion.resources import schemas_dir
+from companion.base.resources import schemas_dir
 
 EXAMPLES = schemas_dir() / "examples"
 

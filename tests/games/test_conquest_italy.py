@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import conquest_italy as ci
 from companion.games.conquest_map import GameMap, default_map, default_map_doc
 
@@ -346,7 +346,7 @@ def test_score_errors_name_the_path(mutate, field):
 
 
 def test_score_of_the_shipped_examples():
-    from companion.resources import schemas_dir
+    from companion.base.resources import schemas_dir
 
     folder = schemas_dir() / "examples" / "conquest-italy.score"
     end = ci.score(json.loads((folder / "end-of-match-4-players.json").read_text()))

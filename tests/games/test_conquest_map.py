@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from companion.errors import InputError
+from companion.base.errors import InputError
 from companion.games import conquest_map as cm
 
 
@@ -80,7 +80,7 @@ def test_default_map_positions_look_like_italy(doc):
 
 
 def test_shipped_example_is_the_default_map(doc):
-    from companion.resources import schemas_dir
+    from companion.base.resources import schemas_dir
 
     example = json.loads((schemas_dir() / "examples" / "conquest-italy.map" / "default-italy.json").read_text())
     assert example == doc
@@ -189,7 +189,7 @@ def test_club_map_with_wrong_values_warns(doc):
 
 
 def test_small_club_map_example():
-    from companion.resources import schemas_dir
+    from companion.base.resources import schemas_dir
 
     small = json.loads((schemas_dir() / "examples" / "conquest-italy.map" / "small-club-map.json").read_text())
     report = cm.check_map(small, cities=3)

@@ -1,4 +1,4 @@
-"""conquest-italy as a match: the reducer through companion.matches (set-up, reinforcements, combat with
+"""conquest-italy as a match: the reducer through companion.core.match (set-up, reinforcements, combat with
 server-rolled dice, moves, cards, secret objectives, elimination, end), its views and the season feed.
 Every turn is played as the rules take it (docs/rulings.md, "Conquest: the turn"): clock.start, then the
 seat's reinforcements, combats, at most one move, the card after a conquest, turn.end."""
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import conquest_italy as ci
 from companion.games.conquest_map import default_map
-from companion.matches import fold
+from companion.core.match import fold
 
 GM = default_map()
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
@@ -229,7 +229,7 @@ def test_a_card_is_drawn_once():
     s = ci.apply(s, ev("combat", **{"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}))
     with pytest.raises(RuleError) as err:
         ci.apply(s, ev("card.draw", player="Bruno", card="joker:Roma"))
-    assert "Anna" in err.value.message
+    assert "in a player's hand" in err.value.message and "Anna" not in err.value.message  # whose is not said
 
 
 def test_reinforcements_stop_at_125_units():
@@ -483,8 +483,8 @@ def test_fold_with_undo():
 
 
 def test_a_finished_match_feeds_the_season(store):
-    from companion.service import MatchService
-    from companion.season_store import results_from_fold
+    from companion.services.matches import MatchService
+    from companion.services.seasons import results_from_fold
 
     svc = MatchService(store)
     m = svc.create("conquest-italy", PLAYERS)
@@ -593,7 +593,7 @@ def test_random_matches_keep_the_invariants_and_never_mutate(seed):
 # -- the events schema and the reducer agree ----------------------------------------------------------
 
 def _event_examples(kind):
-    from companion.resources import schemas_dir
+    from companion.base.resources import schemas_dir
 
     folder = schemas_dir() / "examples" / "conquest-italy.events"
     return sorted((folder / "invalid" if kind == "invalid" else folder).glob("*.json"))
@@ -711,3 +711,51 @@ def test_clock_start_waits_for_the_set_up_unless_overridden():
     with pytest.raises(RuleError) as err:
         ci.apply(s3, ev("setup.deal", owner=owner))
     assert "before clock.start" in err.value.message
+
+
+# -- a turn with nothing to place (docs/rulings.md#conquest-the-turn) -------------------------------------
+
+def _anna_holds_two():
+    """Anna's turn before her reinforcements, holding only Roma (6) and Milano (4): 2 cities and no region,
+    so nothing is due."""
+    s = attack_setup()
+    for c in ci.held(s, "Anna"):
+        if c not in ("Roma", "Milano"):
+            s = with_cities(s, {c: ("Bruno", 1)})
+    assert sorted(ci.held(s, "Anna")) == ["Milano", "Roma"] and s["turn"]["step"] == "reinforce"
+    return s
+
+
+def test_with_nothing_to_place_the_turn_goes_straight_to_the_combats():
+    s = _anna_holds_two()
+    turn = ci.current_turn(s)
+    assert {"combat", "move", "turn.end"} <= set(turn["actions"])
+    s2 = ci.apply(s, ev("combat", **{"from": "Roma", "to": "Napoli", "attack_dice": [6, 6, 6],
+                                     "defend_dice": [1, 1, 1]}))
+    assert s2["turn"]["step"] == "attack" and s2["owner"]["Napoli"] == "Anna"
+    assert s["turn"]["step"] == "reinforce"  # the input state is untouched
+    with pytest.raises(RuleError):  # the reinforcement is over: no second one
+        ci.apply(s2, ev("reinforce", player="Anna", placements={}))
+    # the server's dice are filled in without the empty reinforcement too
+    filled = ci.fill_dice(s, {"from": "Roma", "to": "Napoli"}, random.Random(1))
+    assert len(filled["attack_dice"]) == 3 and s["turn"]["step"] == "reinforce"
+
+
+def test_at_the_125_cap_the_turn_goes_straight_to_the_combats():
+    s = fighting()
+    s = turn_of(ci.apply(s, ev("turn.end", player="Anna")), "Anna")
+    city = next(c for c in ci.held(s, "Anna") if c not in NAMED)
+    s = with_cities(s, {city: ("Anna", s["units"][city] + 125 - ci.units_on_map(s, "Anna"))})
+    assert ci.units_on_map(s, "Anna") == 125 and s["turn"]["step"] == "reinforce"
+    assert "combat" in ci.current_turn(s)["actions"]
+    src, dst = next((c, n) for c in ci.held(s, "Anna") if s["units"][c] >= 2
+                    for n in sorted(GM.neighbours[c]) if s["owner"][n] != "Anna")
+    ci.apply(s, ev("combat", **{"from": src, "to": dst, "attack_dice": [6], "defend_dice": [1]}))
+
+
+def test_with_units_due_a_combat_still_waits_for_the_reinforcement():
+    s = attack_setup()
+    assert "combat" not in ci.current_turn(s)["actions"]
+    with pytest.raises(RuleError) as err:
+        ci.apply(s, ev("combat", **{"from": "Roma", "to": "Napoli", "attack_dice": [6], "defend_dice": [1]}))
+    assert "reinforces first" in err.value.message

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import conquest_italy as ci
 
 GM = ci.map_of(None)

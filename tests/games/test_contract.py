@@ -5,10 +5,10 @@ import types
 
 import pytest
 
-from companion.errors import InputError
+from companion.base.errors import InputError
 from companion.games import GAMES, contract, game_ids, game_module, map_games, registry
-from companion.matches import uses_clock
-from companion.resources import schemas_dir
+from companion.core.match import uses_clock
+from companion.base.resources import schemas_dir
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

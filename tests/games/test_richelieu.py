@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import richelieu as R
-from companion.schemas import load_schema
+from companion.base.schemas import load_schema
 
 # The rule book's resolution example (page 3): "Richelieu ha 3 punti Influenza (3-2+2). L'Inghilterra ha 9 punti
 # Influenza (2+3+2+1+1) e vince. Il giocatore Rosso ha contribuito più di tutti: riceve 3 punti Prestigio e

@@ -1,13 +1,13 @@
-"""Richelieu as a match: the reducer folded through companion.matches (actions, turns, intrigues, end)."""
+"""Richelieu as a match: the reducer folded through companion.core.match (actions, turns, intrigues, end)."""
 
 import copy
 import json
 
 import pytest
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import richelieu as R
-from companion.matches import check_export, fold
+from companion.core.match import check_export, fold
 from tests.games.test_richelieu import agent, book_doc
 
 PLAYERS = ["red", "yellow", "blue"]

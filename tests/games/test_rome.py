@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.errors import InputError
+from companion.base.errors import InputError
 from companion.games import rome_is_burning as G
 
 NAMES = [n for n, _ in G.CATALOGUE]

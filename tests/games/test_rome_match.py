@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.errors import InputError, RuleError
+from companion.base.errors import InputError, RuleError
 from companion.games import rome_is_burning as G
-from companion.matches import Fold, check_export, fold
+from companion.core.match import Fold, check_export, fold
 
 PLAYERS = ["Anna", "Bruno", "Carla"]
 

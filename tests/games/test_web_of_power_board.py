@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.bench.bench_web_of_power import synthetic_board
-from companion.errors import InputError
+from bench.bench_web_of_power import synthetic_board
+from companion.base.errors import InputError
 from companion.games import web_of_power as wop
 from companion.games import wop_board
 
@@ -135,7 +135,7 @@ def _variants():
 @settings(max_examples=300)
 @given(_variants())
 def test_quick_map_check_is_sound(case):
-    from companion.schemas import _validator
+    from companion.base.schemas import _validator
 
     base, key, value, depth = case
     doc = copy.deepcopy(base)
@@ -157,7 +157,7 @@ def test_quick_map_check_is_sound(case):
 @given(st.sampled_from(["players", "scoring", "monasteries", "councillors", "chains", "map", "extra"]),
        json_value)
 def test_quick_score_check_is_sound(key, value):
-    from companion.schemas import _validator
+    from companion.base.schemas import _validator
 
     doc = {"players": ["A", "B", "C"], "scoring": "final", "monasteries": {"A": ["x"]}}
     doc[key] = value

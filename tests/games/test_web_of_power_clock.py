@@ -7,11 +7,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from companion.errors import RuleError
+from companion.base.errors import RuleError
 from companion.games import contract
 from companion.games import web_of_power as wop
-from companion.matches import Fold
-from companion.season_store import results_from_fold
+from companion.core.match import Fold
+from companion.services.seasons import results_from_fold
 
 P3 = ["Anna", "Bruno", "Carla"]
 T0 = datetime(2026, 3, 1, 20, 0, tzinfo=timezone.utc)

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.bench.bench_web_of_power import synthetic_board
-from companion.errors import InputError, RuleError
+from bench.bench_web_of_power import synthetic_board
+from companion.base.errors import InputError, RuleError
 from companion.games import web_of_power as wop
-from companion.matches import fold
-from companion.season_store import results_from_fold
+from companion.core.match import fold
+from companion.services.seasons import results_from_fold
 
 P4 = ["Anna", "Barbara", "Chris", "Dan"]
 P3 = ["A", "B", "C"]
@@ -305,7 +305,7 @@ def test_the_monasteries_now_preview_is_points_with_the_pieces_beside():
 
 
 def test_score_takes_hand_entered_alliances_like_the_match():
-    from companion.resources import schemas_dir
+    from companion.base.resources import schemas_dir
 
     doc = json.loads((schemas_dir() / "examples" / "web-of-power.score" / "template-complete-by-hand.json").read_text())
     res = wop.score(doc)

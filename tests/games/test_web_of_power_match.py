@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.bench.bench_web_of_power import synthetic_board
-from companion.errors import InputError, RuleError
+from bench.bench_web_of_power import synthetic_board
+from companion.base.errors import InputError, RuleError
 from companion.games import web_of_power as wop
-from companion.matches import fold
-from companion.resources import schemas_dir
+from companion.core.match import fold
+from companion.base.resources import schemas_dir
 
 P4 = ["Anna", "Barbara", "Chris", "Dan"]
 
@@ -226,7 +226,7 @@ def test_chains_computed_from_board_roads():
 
 
 def test_fold_with_undo_and_export_check(fake_game):
-    from companion.matches import check_export
+    from companion.core.match import check_export
 
     events = [
         {"seq": 1, "type": "place", "data": {"player": "Anna", "piece": "monastery", "site": "Chorin"}},

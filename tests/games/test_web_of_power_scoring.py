@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.bench.bench_web_of_power import clustered_position, synthetic_board
-from companion.errors import InputError
+from bench.bench_web_of_power import clustered_position, synthetic_board
+from companion.base.errors import InputError
 from companion.games import web_of_power as wop
 
 P4 = ["Anna", "Barbara", "Chris", "Dan"]

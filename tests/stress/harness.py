@@ -21,7 +21,7 @@ TRACKS = ["money", "prestige", "military", "income"]  # positive deltas are alwa
 
 def make_token(data_dir: Path, role: str = "player") -> str:
     from companion.storage import Store
-    from companion.access import Access
+    from companion.services.access import Access
 
     store = Store(Path(data_dir) / "companion.db")
     try:

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from companion.cli import main
-from companion.schemas import _validator, load_schema, schema_names
+from companion.base.schemas import _validator, load_schema, schema_names
 from tests.stress.cli_contract import COMMANDS, NOT_CLI, prepare_data_dir
 from tests.stress.conftest import examples
 

@@ -12,7 +12,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("flask", "werkzeug", "waitress", "uvicorn", "a2wsgi", "h11", "gpiozero", "qrcode", "openskill", "lark", "rfc3987_syntax",
-         "hypothesis", "schemathesis")
+         "hypothesis", "schemathesis",
+         # a valid document is told by the compiled check (companion/base/schemas.py): jsonschema and its
+         # dependencies only for a document it refuses; no xml.sax.saxutils (urllib.request, email, ssl)
+         "jsonschema", "referencing", "rpds", "attrs", "jsonschema_specifications", "email", "ssl")
 
 PROBE = """
 import io, json, sys
@@ -27,6 +30,8 @@ print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.sp
 @pytest.mark.parametrize("argv", [
     ["score", "richelieu", str(REPO / "schemas/examples/richelieu.score/rule-book-bonus-example.json")],
     ["score", "web-of-power", str(REPO / "schemas/examples/web-of-power.score/sites.json")],
+    ["score", "web-of-power", str(REPO / "schemas/examples/web-of-power.score/rulebook-franken-lothringen.json")],
+    ["score", "conquest-italy", str(REPO / "schemas/examples/conquest-italy.score/end-of-match-4-players.json")],
     ["odds", "125", "125"],
 ])
 def test_cli_start_loads_nothing_heavy(argv):
@@ -39,9 +44,9 @@ def test_cli_start_loads_nothing_heavy(argv):
 
 
 def test_date_time_format_is_still_checked():
-    """Dropping the format-nongpl extra must keep date-time checking (companion/schemas.py checks it)."""
-    from companion.errors import InputError
-    from companion.schemas import validate
+    """Dropping the format-nongpl extra must keep date-time checking (companion/base/schemas.py checks it)."""
+    from companion.base.errors import InputError
+    from companion.base.schemas import validate
 
     with pytest.raises(InputError) as exc:
         validate("match-export", {"id": "x", "game": "richelieu", "players": ["A", "B"],
@@ -50,25 +55,43 @@ def test_date_time_format_is_still_checked():
 
 
 SERVE_PROBE = """
-import json, sys, tempfile
+import json, sys
 from companion.cli import build_parser
 from companion.web.app import create_app
 build_parser("serve").parse_args(["serve", "--no-qr"])
-app = create_app({"DATA_DIR": tempfile.mkdtemp(), "GPIO": "off", "START_BACKGROUND": False})
+app = create_app({"DATA_DIR": sys.argv[1], "GPIO": "off", "START_BACKGROUND": False})
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("companion."))))
 """
 
-# imported on first use, not by `companion serve` before its first request (companion/lazy.py): the games'
+# imported on first use, not by `companion serve` before its first request (companion/base/lazy.py): the games'
 # rules, the season's and the tournament's maths, the board checker, replication, the other CLI commands
-NOT_AT_SERVE_START = ("companion.games.", "companion.season", "companion.tournament", "companion.replication",
-                      "companion.league", "companion.cli.")
+NOT_AT_SERVE_START = ("companion.games.", "companion.core.season", "companion.core.tournament",
+                      "companion.core.league", "companion.services.seasons", "companion.services.tournaments",
+                      "companion.services.league_boxes", "companion.services.replication", "companion.cli.")
 
 
-def test_serve_start_imports_only_what_it_serves_with():
-    p = subprocess.run([sys.executable, "-c", SERVE_PROBE], capture_output=True, text=True, timeout=60,
+def test_serve_start_imports_only_what_it_serves_with(tmp_path):
+    p = subprocess.run([sys.executable, "-c", SERVE_PROBE, str(tmp_path)], capture_output=True, text=True, timeout=60,
                        cwd=str(REPO))
     assert p.returncode == 0, p.stderr
     modules = json.loads(p.stdout.strip().splitlines()[-1])
     assert "companion.web.trackers.conquest" in modules and "companion.cli.serve" in modules
     early = [m for m in modules if m.startswith(NOT_AT_SERVE_START) and m != "companion.cli.serve"]
     assert early == [], f"companion serve imported at start {early}"
+
+
+def test_with_the_unit_s_malloc_arena_max_no_ctypes_is_imported():
+    """The systemd unit sets MALLOC_ARENA_MAX=2; `companion serve` then leaves malloc alone without
+    importing ctypes (a fifth of a second of a Pi's start); without it, it caps the arenas itself."""
+    import os
+
+    code = ("import sys; from companion.cli.serve import limit_malloc_arenas; "
+            "print(limit_malloc_arenas(), 'ctypes' in sys.modules)")
+    env = dict(os.environ, MALLOC_ARENA_MAX="2")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert p.stdout.split() == ["False", "False"], p.stderr
+    env.pop("MALLOC_ARENA_MAX")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert p.stdout.split() == (["True", "True"] if sys.platform.startswith("linux") else ["False", "False"])
+    unit = (REPO / "systemd" / "companion.service").read_text()
+    assert "Environment=MALLOC_ARENA_MAX=2" in unit

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import http.client
 import threading
-from companion.matches import fold
+from companion.core.match import fold
 from tests.stress.conftest import examples
 from tests.stress.harness import PLAYERS, Client, Payloads, create_match, key, make_token, stored_events
 from tests.web.serverproc import Server

@@ -18,7 +18,7 @@ import threading
 
 import pytest
 
-from companion.matches import fold
+from companion.core.match import fold
 from tests.stress.harness import (PLAYERS, Client, Payloads, create_match, integrity, key, make_token,
                                   stored_events)
 from tests.web.serverproc import Server

@@ -29,8 +29,8 @@ STREAMS = r".*/stream$"
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     from companion.storage import Store
-    from companion.timeutil import FakeClock
-    from companion.access import Access
+    from companion.base.timeutil import FakeClock
+    from companion.services.access import Access
     from companion.web.app import create_app
 
     store = Store(tmp_path_factory.mktemp("openapi") / "companion.db", clock=FakeClock("2026-03-01T20:00:00Z"))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import replication
+from companion.services import replication
 from tests.web.serverproc import REPO, Server
 
 try:
@@ -44,8 +44,8 @@ class Box:
         self.name = name
         self.data = root / name
         self.replica = root / f"replica-{name}"
-        from companion import season_store
-        from companion.access import Access
+        from companion.services import seasons as season_store
+        from companion.services.access import Access
         from companion.storage import Store
 
         with Store(self.data / "companion.db") as store:  # what `season club-create`, `season create`,

@@ -43,7 +43,7 @@ WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 @pytest.fixture
 def clock():
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
 
     return FakeClock("2026-03-01T20:00:00Z")
 
@@ -147,7 +147,7 @@ def test_every_write_from_a_foreign_origin_is_403(app, ids, bad):
         assert r.json["field"] == "Origin"
     assert events_count(app) == before
     # a bearer token that shows a foreign Origin is refused too (only scripts that send none are trusted)
-    from companion.access import Access
+    from companion.services.access import Access
 
     token = Access(app.extensions["companion"].store).create_api_token("organiser")[0]
     if "Origin" in bad:
@@ -201,13 +201,13 @@ steps = st.lists(st.tuples(st.sampled_from(["192.168.1.10", "192.168.1.11", "192
 @given(plan=steps)
 def test_pin_guessing_follows_the_rate_limit_model(tmp_path_factory, plan):
     from companion.storage import Store
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
     from companion.web.app import create_app
 
     clock = FakeClock("2026-03-01T20:00:00Z")
     store = Store(tmp_path_factory.mktemp("pin") / "c.db", clock=clock)
     mp = pytest.MonkeyPatch()
-    mp.setattr("companion.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
+    mp.setattr("companion.services.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
     try:
         app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": SETUP})
         organiser_client(app)
@@ -256,7 +256,7 @@ def test_nobody_can_lock_out_the_organiser_or_new_players(app, clock, monkeypatc
     15 minutes locked everyone out), never refuse the organiser's correct PIN nor a valid join link."""
     from companion.web.auth import current_join
 
-    monkeypatch.setattr("companion.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
+    monkeypatch.setattr("companion.services.access.PIN_ITERATIONS", 1000)  # the limits are under test, not PBKDF2's cost
     organiser_client(app)
     attacker = Api(app.test_client())
     with app.test_request_context("/"):
@@ -302,7 +302,7 @@ def test_ending_a_join_link_ends_its_sessions(app):
 @given(hours=st.integers(1, 48), early=st.integers(1, 3600), late=st.integers(0, 3600))
 def test_join_links_expire(tmp_path_factory, hours, early, late):
     from companion.storage import Store
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
     from companion.web.app import create_app
 
     clock = FakeClock("2026-03-01T20:00:00Z")
@@ -342,7 +342,7 @@ class Everything(logging.Handler):
 
 def _secrets_session(app, monkeypatch):
     """Sign in, join, use tokens, make errors (some of them unexpected) and return every secret used."""
-    from companion.access import Access
+    from companion.services.access import Access
     from companion.web.auth import current_join
 
     secrets = {SETUP, PIN}

@@ -31,7 +31,7 @@ GOOD = ["companion-20260101T030000Z.db", "companion-20260102T030000Z.db", "compa
 
 
 def make_database(path: Path, events: int = 300) -> str:
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
     from companion.storage import Store
 
     store = Store(path)
@@ -182,7 +182,7 @@ def test_backup_to_a_full_destination_leaves_no_part_and_keeps_the_copies(run_cl
 
 def test_a_full_disk_is_503_storage_full_never_a_4xx(small_disk):
     from companion.storage import Store
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
     from companion.web.app import create_app
 
     disk = small_disk(1024)
@@ -385,7 +385,7 @@ def test_organisers_see_a_failed_backup_on_the_home_page(app_and_store):
 @pytest.fixture
 def app_and_store(tmp_path):
     from companion.storage import Store
-    from companion.timeutil import FakeClock
+    from companion.base.timeutil import FakeClock
     from companion.web.app import create_app
 
     clock = FakeClock("2026-03-01T20:00:00Z")

@@ -87,7 +87,7 @@ def organiser(app):
 
 @pytest.fixture
 def tokens(store):
-    from companion.access import Access
+    from companion.services.access import Access
 
     acc = Access(store)
     return {"player": acc.create_api_token("player")[0], "organiser": acc.create_api_token("organiser")[0]}

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from companion.schemas import validate
+from companion.base.schemas import validate
 
 
 def new_match(a, game, players=("Anna", "Bruno"), **extra):

@@ -263,21 +263,6 @@ def test_bodies_over_the_limit_are_refused_before_flask(app, front, tokens):
     run(go())
 
 
-def test_connections_are_capped_per_address_and_in_all():
-    from companion.web.server import Connections
-
-    conns = Connections(Limits(connections_per_address=2, max_connections=3))
-    a1, a2, a3, b1, c1 = object(), object(), object(), object(), object()
-    assert conns.admit(("10.0.0.1", 1), a1) and conns.admit(("10.0.0.1", 2), a2)
-    assert not conns.admit(("10.0.0.1", 3), a3)  # the address is full
-    assert conns.admit(("10.0.0.2", 1), b1)
-    assert not conns.admit(("10.0.0.3", 1), c1)  # the server is full
-    conns.release(("10.0.0.1", 1), a1)
-    assert conns.get(("10.0.0.1", 1)) is None and conns.admit(("10.0.0.1", 3), a3)
-    conns.release(("10.0.0.1", 3), object())  # not the one registered: nothing changes
-    assert len(conns) == 3
-
-
 def test_the_open_files_soft_limit_is_raised_to_the_hard_one():
     import subprocess
     import sys
@@ -406,3 +391,88 @@ def test_an_event_is_encoded_once_for_all_the_streams_of_one_kind_of_caller(app,
     assert list(cache) == [("viewer", None)] and isinstance(cache[("viewer", None)], bytes)
     for c in calls:
         assert cache[("viewer", None)].decode() in c.text
+
+
+class Chunks(Call):
+    """A request whose body arrives in pieces (``pieces`` of ``size`` bytes); counts what was read."""
+
+    def __init__(self, *args, pieces=1, size=0, **kw):
+        super().__init__(*args, **kw)
+        self.pieces, self.size, self.read = pieces, size, 0
+
+    async def receive(self):
+        if self.read < self.pieces:
+            self.read += 1
+            return {"type": "http.request", "body": b" " * self.size, "more_body": self.read < self.pieces}
+        await self.left.wait()
+        return {"type": "http.disconnect"}
+
+
+def test_a_body_over_its_endpoint_s_limit_is_refused_before_it_is_read(app, front):
+    """The sign-in takes 64 KiB: a 3 MiB body is refused by its Content-Length, nothing of it read; a chunked
+    one stops being read at 64 KiB, not at the largest limit of any endpoint."""
+    async def go():
+        head = [("Content-Type", "application/json"), ("Origin", "http://localhost")]
+        big = Chunks(front, "/api/auth/login", method="POST", headers=[*head, ("Content-Length", str(3 << 20))],
+                     pieces=48, size=65536).start()
+        await asyncio.wait_for(big.task, 10)
+        body = json.loads(big.text)
+        assert big.status == 413 and body["field"] == "Content-Length" and "64 KiB" in body["error"]
+        assert big.read == 0 and (b"connection", b"close") in big.messages[0]["headers"]
+        chunked = Chunks(front, "/api/auth/login", method="POST", headers=[*head, ("Transfer-Encoding", "chunked")],
+                         pieces=48, size=16384).start()
+        await asyncio.wait_for(chunked.task, 10)
+        assert chunked.status == 413 and json.loads(chunked.text)["field"] == "body"
+        assert chunked.read == 5  # 5 × 16 KiB > 64 KiB: the rest is never read
+        assert front.bodies.in_all == 0
+
+    run(go())
+
+
+def test_bodies_in_flight_are_bounded_per_address(app, front):
+    front.limits.bodies_per_address = 100_000
+
+    async def go():
+        head = [("Content-Type", "application/json"), ("Content-Length", "60000")]
+        first = Chunks(front, "/api/matches/import", method="POST", headers=head, pieces=10, size=6000,
+                       client=("127.0.0.5", 1))
+        first.receive_gate = asyncio.Event()
+        slow = first.receive
+
+        async def waits():  # the first body arrives only once the second was answered
+            if first.read == 5:
+                await first.receive_gate.wait()
+            return await slow()
+
+        first.receive = waits
+        first.start()
+        while first.read < 5:
+            await asyncio.sleep(0.01)
+        second = Chunks(front, "/api/matches/import", method="POST", headers=head, pieces=10, size=6000,
+                        client=("127.0.0.5", 2)).start()
+        await asyncio.wait_for(second.task, 10)
+        assert second.status == 429 and json.loads(second.text)["field"] == "address" and second.read == 0
+        other = Chunks(front, "/api/matches/import", method="POST", headers=head, pieces=10, size=6000,
+                       client=("127.0.0.6", 1)).start()  # another address has its own share
+        await asyncio.wait_for(other.task, 10)
+        assert other.status != 429 and other.read == 10
+        first.receive_gate.set()
+        await asyncio.wait_for(first.task, 10)
+        assert front.bodies.in_all == 0
+
+    run(go())
+
+
+def test_a_request_head_over_16_kib_is_refused_even_in_one_piece(app, front):
+    async def go():
+        long = Call(front, "/healthz", query=b"x=" + b"a" * 64 * 1024).start()
+        await asyncio.wait_for(long.task, 10)
+        assert long.status == 431 and json.loads(long.text)["field"] == "headers"
+        stream = Call(front, "/api/stream", headers=[("X-Pad", "a" * 20000)]).start()
+        await asyncio.wait_for(stream.task, 10)
+        assert stream.status == 431
+        ok = Call(front, "/healthz", query=b"x=" + b"a" * 8000).start()
+        await asyncio.wait_for(ok.task, 10)
+        assert ok.status == 200
+
+    run(go())

@@ -4,7 +4,7 @@ the club's default, and matches that keep the board version they started with.""
 import base64
 import json
 
-from companion import season_store
+from companion.services import seasons
 from companion.games import web_of_power as wop
 from tests.web.boardkit import PAIRS, complete_board, png, site_id
 
@@ -91,7 +91,7 @@ def test_photo_upload_refuses_what_is_not_an_image_or_too_big(organiser, app):
 
 
 def test_jpeg_size_is_read_from_its_frame_header():
-    from companion.boards import sniff_image
+    from companion.services.boards import sniff_image
 
     jpeg = (b"\xff\xd8" + b"\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
             + b"\xff\xc0\x00\x11\x08\x01\x90\x02\x58\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01" + b"\xff\xd9")
@@ -99,7 +99,7 @@ def test_jpeg_size_is_read_from_its_frame_header():
 
 
 def test_export_and_import_as_another_club_with_the_photo(organiser, store):
-    club = season_store.create_club(store, "Circolo di Asti")
+    club = seasons.create_club(store, "Circolo di Asti")
     b = create(organiser)
     bid = b["id"]
     organiser.post(f"/api/boards/{bid}/versions", {"board": complete_board()})

@@ -166,15 +166,19 @@ def test_the_turns_card_one_after_a_conquest(seeded, player, organiser):
     card, other = [c for c in GM.cards if c not in taken][:2]
     refused(seeded, player, mid, "card.draw", {"player": "Bruno", "card": card}, "player", "Anna's turn")
     post_event(seeded, player, mid, "card.draw", {"player": "Anna", "card": card})  # recorded at the table
-    refused(seeded, player, mid, "card.draw", {"player": "Anna", "card": other}, "card", "one card a turn")
-    refused(seeded, player, mid, "turn.end", {"player": "Anna", "card": other}, "card", "one card a turn")
+    # the refusal names Anna's card: told to an organiser (or Anna's phone), not to another player's
+    refused(seeded, organiser, mid, "card.draw", {"player": "Anna", "card": other}, "card", "one card a turn")
+    refused(seeded, organiser, mid, "turn.end", {"player": "Anna", "card": other}, "card", "one card a turn")
+    quiet = refused(seeded, player, mid, "turn.end", {"player": "Anna", "card": other}, "player", "Anna's secret")
+    assert card not in quiet
     view = end_turn(seeded, player, mid, "Anna")
-    assert "card" not in events(seeded, mid)[-1]["data"] and view["state"]["hands"]["Anna"] == [card]
+    assert "card" not in events(seeded, mid)[-1]["data"] and view["state"]["hands"] == {}  # Anna's, not this phone's
+    assert engine(seeded, mid).game_state["hands"]["Anna"] == [card]
     # Bruno conquers twice: the Pi draws one card at the end of his turn, never two
     reinforce(seeded, player, mid)
     for _ in range(2):
         conquest_now(seeded, player, mid, organiser)
-    view = end_turn(seeded, player, mid, "Bruno")
+    view = end_turn(seeded, organiser, mid, "Bruno")
     e = events(seeded, mid)[-1]["data"]
     assert e["conquered"] == 2 and e["card"] in GM.cards and e["card"] != card
     assert view["state"]["hands"]["Bruno"] == [e["card"]]
@@ -230,7 +234,9 @@ def test_elimination_skips_the_seat_passes_the_cards_and_the_season_records_it(s
     reinforce(seeded, player, mid)
     view = combat(seeded, player, mid, near, last)
     assert view["summary"]["eliminated"] == ["Carla"]
-    assert view["state"]["hands"]["Carla"] == [] and "joker:Roma" in view["state"]["hands"]["Anna"]
+    hands = engine(seeded, mid).game_state["hands"]
+    assert hands["Carla"] == [] and "joker:Roma" in hands["Anna"]
+    assert [p["cards"] for p in view["summary"]["players"] if p["player"] == "Anna"] == [len(hands["Anna"])]
     refused(seeded, player, mid, "reinforce", {"player": "Carla", "placements": {}}, "player", "eliminated")
     # Carla's seat is skipped from now on, by the game and by the clock
     end_turn(seeded, player, mid, "Anna")
@@ -356,8 +362,8 @@ def test_only_an_organiser_corrects_the_map_or_overrides_the_set_up(seeded, play
 
 
 def test_the_service_refuses_a_correction_from_a_non_organiser(store):
-    from companion.errors import ForbiddenError
-    from companion.service import MatchService
+    from companion.base.errors import ForbiddenError
+    from companion.services.matches import MatchService
 
     svc = MatchService(store, rng=random.Random(3))
     mid = svc.create("conquest-italy", list(P3))["id"]

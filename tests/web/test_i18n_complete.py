@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from companion.resources import web_dir
+from companion.base.resources import web_dir
 from companion.web import i18n
 
 KEY = r"[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)+"
@@ -74,10 +74,11 @@ def _data_fields(schema: dict) -> set[str]:
 def dynamic_values() -> dict[str, set[str] | None]:
     """Each run-time prefix and the values it is joined with (None: the code falls back to a readable
     text when the key is missing, e.g. an unknown summary column)."""
-    from companion import clock, clockrunner
+    from companion.core import clock
+    from companion.services import clockrunner
     from companion.games import GAMES, game_module
     from companion.games.conquest_map import SET_KINDS, default_map_doc
-    from companion.schemas import load_schema
+    from companion.base.schemas import load_schema
 
     rl = game_module("richelieu")
     wop = game_module("web-of-power")

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from companion.resources import schemas_dir, web_dir
+from companion.base.resources import schemas_dir, web_dir
 from companion.web import i18n
 
 

@@ -36,3 +36,27 @@ def test_every_counted_key_has_both_forms_in_both_languages():
         assert counted, lang
         for k in counted:
             assert f"{k}.one" in cat and f"{k}.other" in cat, (lang, k)
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_minus_one_is_one_and_a_fraction_is_other(lang):
+    """CLDR reads the rule on the size: "-1 point" and "-1 punto", never "-1 pts"; 1.5 and -0.5 are plural."""
+    assert [i18n.plural_form(lang, n) for n in (-1, -1.0, 1.0, 1.5, -0.5, -2)] == \
+        ["one", "one", "one", "other", "other", "other"]
+    assert i18n.plural(lang, "tv.points", -1) == {"en": "-1 pt", "it": "-1 punto"}[lang]
+
+
+def test_numbers_in_each_language():
+    assert [i18n.number("it", x) for x in (-1.5, 2, 2.0, 0.25, 1250, -0.0001)] == ["-1,5", "2", "2", "0,25", "1250", "0"]
+    assert [i18n.number("en", x) for x in (-1.5, 2.0)] == ["-1.5", "2"]
+    assert i18n.number("it", 2, 2) == "2,00" and i18n.number("en", 2, 2) == "2.00"
+    assert i18n.number("it", "x") == "x" and i18n.number("it", True) == "True"
+    # a float put into a sentence is written the language's way
+    assert "1,5" in i18n.plural("it", "tv.points", 1.5) and "1.5" in i18n.plural("en", "tv.points", 1.5)
+
+
+def test_error_sentences_write_floats_in_the_language():
+    from companion.base.errors import english_plural, render
+
+    assert english_plural(-1) == "one" and english_plural(1.5) == "other"
+    assert i18n.error_text("it", "must be between {lo} and {hi}", {"lo": 0.5, "hi": 2}) == "deve essere tra 0,5 e 2"

@@ -6,16 +6,16 @@ import io
 
 import pytest
 
-from companion import league_boxes, season_store
+from companion.services import league_boxes, seasons
 from companion.storage import Store
 
 
 def _box(path, results):
     with Store(path) as store:
-        season_store.create_club(store, "Fan Club")
-        season = season_store.create_season(store, "Fan Club", "conquest-italy", 2026)
+        seasons.create_club(store, "Fan Club")
+        season = seasons.create_season(store, "Fan Club", "conquest-italy", 2026)
         for mid, day, players in results:
-            season_store.add_result(store, season["id"], {
+            seasons.add_result(store, season["id"], {
                 "id": mid, "date": f"2026-04-{day:02d}",
                 "results": [{"player": p, "place": i + 1} for i, p in enumerate(players)]})
 

@@ -3,7 +3,7 @@ season chosen at creation, "this is me" links, the player page."""
 
 import pytest
 
-from tests.test_season_store import ranked_game  # noqa: F401  (fixture: a game whose "finish" ranks)
+from tests.services.test_seasons import ranked_game  # noqa: F401  (fixture: a game whose "finish" ranks)
 from tests.web.conftest import ORIGIN
 
 
@@ -56,13 +56,18 @@ def test_the_same_name_twice_is_a_conflict(organiser, club):
     assert r.status_code == 409 and r.json["field"] == "$.name"
 
 
-def test_no_club_or_several_clubs(organiser):
-    assert organiser.post("/api/players", {"name": "Ann"}).json["field"] == "$.club"
-    organiser.post("/api/clubs", {"name": "A"})
-    organiser.post("/api/clubs", {"name": "B"})
+def test_the_first_player_makes_the_club_then_several_clubs_need_one_named(organiser):
+    """A fresh box has no club: its first roster player makes the box's club
+    (docs/rulings.md#the-first-roster-player); once there are several clubs a new player names one."""
     r = organiser.post("/api/players", {"name": "Ann"})
+    assert r.status_code == 201, r.json
+    clubs = organiser.get("/api/seasons").json["clubs"]
+    assert [c["name"] for c in clubs] == ["Our club"] and r.json["club_id"] == clubs[0]["id"]
+    assert organiser.post("/api/players", {"name": "Bo"}).json["club_id"] == clubs[0]["id"]  # the same club
+    organiser.post("/api/clubs", {"name": "B"})
+    r = organiser.post("/api/players", {"name": "Cy"})
     assert r.status_code == 400 and r.json["field"] == "$.club"
-    assert organiser.post("/api/players", {"name": "Ann", "club": "B"}).status_code == 201
+    assert organiser.post("/api/players", {"name": "Cy", "club": "B"}).status_code == 201
 
 
 def test_writes_are_for_organisers(player, api, organiser, club):
@@ -172,7 +177,7 @@ def test_player_page_and_roster_page(organiser, api, club, ranked_game):  # noqa
 
 
 def test_pending_matches(organiser, store):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     m = MatchService(store).create("richelieu", ["A", "B", "C"])  # no club yet: no roster
     with store.write() as c:  # what the migration leaves for matches it cannot place
@@ -189,7 +194,7 @@ def test_pending_matches(organiser, store):
 
 
 def test_the_roster_page_lists_the_pending_matches_in_words(organiser, store):
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     m = MatchService(store).create("richelieu", ["A", "B", "C"])
     with store.write() as c:
@@ -241,7 +246,7 @@ def test_me_resolves_through_the_merge_audit(app, organiser, club, store):
 
 def _waiting(store, players, reason="several clubs", finish=None):
     """A match the roster migration left waiting for the roster (as it leaves one: no seat placed)."""
-    from companion.service import MatchService
+    from companion.services.matches import MatchService
 
     m = MatchService(store).create("richelieu" if finish is None else finish[0], players)
     if finish is not None:

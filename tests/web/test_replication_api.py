@@ -2,7 +2,7 @@
 
 import time
 
-from companion import replication
+from companion.services import replication
 
 
 def test_organisers_read_the_replication_state_and_nobody_else(app, store, api, player, organiser):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from companion import season_store as ss
+from companion.services import seasons as ss
 
 PLAYERS = ["Anna", "Bruno", "Carla", "Dario"]
 

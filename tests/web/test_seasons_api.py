@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from companion import season_store as ss
+from companion.services import seasons as ss
 
 
 def R(player, place, objective=False, eliminated=False):
@@ -145,7 +145,7 @@ def test_history_exports_and_chart(organiser, season):
     assert len(list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))) == 6
     assert organiser.get(f"/api/seasons/{season['id']}/export.csv?table=x").json["field"] == "table"
     doc = organiser.get(f"/api/seasons/{season['id']}/export.json").json
-    from companion import season as core
+    from companion.core import season as core
     assert core.standings_document(doc)["standings"] == \
         organiser.get(f"/api/seasons/{season['id']}/standings").json["standings"]
     r = organiser.get(f"/api/seasons/{season['id']}/chart.svg")
@@ -185,10 +185,10 @@ def test_bearer_token_organiser(client, tokens, season):
 
 def test_a_finished_app_match_feeds_the_season_through_the_app(app, organiser, season, store, monkeypatch):
     """The app subscribes season_feeder: ending a match over the API records it (the test game from
-    tests/test_season_store.py stands in for a game with final_ranking)."""
+    tests/services/test_seasons.py stands in for a game with final_ranking)."""
     from companion import games
 
-    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.test_season_store")
+    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.services.test_seasons")
     r = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["ada", "bo", "cy"]})
     assert r.status_code == 201, r.json
     mid = r.json["id"]

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from companion import tournament as T
-from companion.season import Rules
-from tests.test_tournament import independent_standings
+from companion.core import tournament as T
+from companion.core.season import Rules
+from tests.core.test_tournament import independent_standings
 from tests.web.conftest import Api
 
 PLAYERS = [f"P{i:02}" for i in range(16)]
@@ -310,3 +310,53 @@ def test_a_round_s_table_cards_print_every_table_with_its_qr_and_address(fake_ga
     assert sorted(re.findall(r'data-match="(\w+)"', html)) == sorted(mids + [other])
     assert "Tutti i tavoli in gioco" in html and "3 tavoli" in html
     assert 'href="/tournament/cards"' in org.get("/tournament").get_data(as_text=True)
+
+
+def _event(org, mid, type_, data):
+    seq = org.get(f"/api/matches/{mid}").json["seq"]
+    r = org.post(f"/api/matches/{mid}/events", {"type": type_, "data": data, "expected_seq": seq})
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def test_a_conquest_round_starts_each_tables_clock_when_its_set_up_is_done(org, store):
+    """Starting a conquest round arms each table's clock with the tournament's minutes; the Pi's deal and the
+    placements are taken, and the last placement starts that table's clock (the other table still sets up);
+    an undone start keeps the tournament's minutes (docs/rulings.md#the-clock-of-a-tournament-round)."""
+    t = _create(org, "conquest-italy", players=PLAYERS[:6], table_size=3, rounds=2, clock_minutes=90)
+    tid = t["id"]
+    assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 201
+    r = org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    assert r.status_code == 201, r.json
+    mids = [m["match_id"] for m in r.json["round_list"][0]["matches"]]
+    assert r.json["armed"] == mids and r.json["started"] == []
+    room = {m["id"]: m for m in org.get("/api/tournament").json["tables"]}
+    for mid in mids:
+        v = org.get(f"/api/matches/{mid}").json["view"]
+        assert v["phase"] == "setup" and v["armed"] is True and v["clock"]["running"] is False
+        assert v["clock"]["limit_seconds"] == 90 * 60
+        assert room[mid]["brief"]["phase"] == "setup" and room[mid]["brief"]["game_phase"] == "deal"
+        assert room[mid]["brief"]["current_player"] is None
+    a, b = mids
+    deal = org.post(f"/api/matches/{a}/conquest/deal", {"expected_seq": 1, "data": {}})
+    assert deal.status_code == 201, deal.json  # was 409: "the clock has started without a recorded deal"
+    m = deal.json
+    while m["view"]["state"]["phase"] == "place":
+        s = m["view"]["state"]
+        p = s["next_placer"]
+        city = next(c for c, q in s["owner"].items() if q == p)
+        m = _event(org, a, "setup.place", {"player": p, "placements": {city: min(5, s["reserve"][p])}})
+    v = org.get(f"/api/matches/{a}").json["view"]
+    assert v["phase"] == "regular" and v["clock"]["running"] is True and v["clock"]["limit_seconds"] == 90 * 60
+    assert v["summary"]["turn"]["player"] == v["players"][0] and "armed" not in v
+    events = org.get(f"/api/matches/{a}/events").json["events"]
+    assert [e["type"] for e in events][-2:] == ["setup.place", "clock.start"]
+    assert events[-1]["data"] == {"limit_minutes": 90} and events[-1]["at"] == events[-2]["at"]
+    assert org.get(f"/api/matches/{b}").json["view"]["phase"] == "setup"  # the other table still sets up
+    # the start taken back (the placement stays): started again by hand, the tournament's minutes kept
+    seq = org.get(f"/api/matches/{a}").json["seq"]
+    assert org.post(f"/api/matches/{a}/undo", {"expected_seq": seq}).status_code == 201
+    v = org.get(f"/api/matches/{a}").json["view"]
+    assert v["phase"] == "setup" and v["state"]["phase"] == "play" and v["clock"]["limit_seconds"] == 90 * 60
+    _event(org, a, "clock.start", {})
+    assert org.get(f"/api/matches/{a}").json["view"]["clock"]["limit_seconds"] == 90 * 60

@@ -15,7 +15,7 @@ from companion.games import conquest_italy as ci
 from companion.games import conquest_odds as co
 from companion.games import richelieu as rl
 from companion.games import rome_is_burning as rb
-from companion.matches import fold
+from companion.core.match import fold
 from tests.web.conftest import Api, join
 
 P3 = ["Anna", "Bruno", "Carla"]
@@ -178,6 +178,12 @@ def test_conquest_odds_are_the_engines(seeded, player, api):
     assert r.json["attack_dice"] == co.max_attack_dice(s["units"][src])
     r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=10&defender=3&stop_at=2")
     assert r.json["p_conquer"] == co.battle(10, 3, 2)["p_conquer"]
+    # whether the battle can be lost or won at all: 125 against 1 rounds to 100% yet can be lost; 1 unit
+    # cannot attack, 2 against 125 can still (just) be won
+    r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=125&defender=1")
+    assert r.json["p_conquer"] > 0.99999 and r.json["can_fail"] is True and r.json["can_win"] is True
+    r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=2&defender=125")
+    assert r.json["can_win"] is True and r.json["can_fail"] is True
     for q, field in (("from=Atlantis&to=Roma", "from"), ("attacker=0&defender=3", "attacker"),
                      ("attacker=x&defender=3", "attacker"), ("", "from"), ("attacker=5&defender=126", "defender")):
         r = api.get(f"/api/matches/{mid}/conquest/odds?{q}")
@@ -195,8 +201,12 @@ def test_conquest_reinforcements_are_the_engines(seeded, player, organiser, api)
     # a trade needs the cards in the player's hand: Bruno earns three in three turns with a conquest
     cards = [c for c in gm.cities if gm.card_symbol(c) == "basil"][:3]
     q = "".join(f"&trade={c}" for c in cards)
-    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
+    r = organiser.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
     assert (r.status_code, r.json["field"]) == (409, "trade[0]")
+    # Bruno's cards are his: another phone is told neither his hand nor which card he lacks
+    r = api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno{q}")
+    assert (r.status_code, r.json["field"]) == (409, "player") and cards[0] not in r.json["error"]
+    assert api.get(f"/api/matches/{mid}/conquest/reinforcements?player=Bruno").json["hand"] is None
     post_event(seeded, player, mid, "clock.start", {})
     for c in cards:
         while engine(seeded, mid).game_state["turn"]["player"] != "Bruno":
@@ -436,7 +446,7 @@ def test_richelieu_preview_is_the_engines_and_stores_nothing(seeded, player):
 # -- Web of Power and generic refusals --------------------------------------------------------------------------
 
 def test_wop_board(seeded, player, api):
-    from companion.bench.bench_web_of_power import synthetic_board
+    from bench.bench_web_of_power import synthetic_board
 
     board = synthetic_board(4, 3, seed=2)
     mid = new_match(player, "web-of-power", board=board)

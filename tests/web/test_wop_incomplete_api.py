@@ -3,7 +3,7 @@ winner and feeds no season; the missing parts posted as a ``scoring.hand`` event
 complete result, which the season records; a bad entry is a 4xx naming the field; undo re-opens it
 (docs/rulings.md, "Web of Power: incomplete scoring")."""
 
-from companion import season_store as ss
+from companion.services import seasons as ss
 
 PLAYERS = ["Anna", "Bruno", "Carla"]
 

@@ -10,7 +10,7 @@ anything is rolled; the service completes ``data`` (rolls, deals, counts) and st
 so undo, live updates and the clock work as for ``POST /api/matches/<id>/events``.
 
 The RNG is ``app.config["TRACKER_RNG"]`` when set (tests pass a seeded ``random.Random``), else the
-OS's secure source.
+server's ``RNG`` (``COMPANION_TEST_SEED``, ``companion/cli/serve.py``), else the OS's secure source.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ import random
 
 from flask import current_app
 
-from companion.errors import CompanionError, ConflictError, InputError, NotFoundError
-from companion.matches import event_path
+from companion.base.errors import CompanionError, ConflictError, InputError, NotFoundError
+from companion.core.match import event_path
 from companion.web.core import ctx, json_body
 
 _SYSTEM_RNG = random.SystemRandom()
 
 
 def rng():
-    return current_app.config.get("TRACKER_RNG") or _SYSTEM_RNG
+    return current_app.config.get("TRACKER_RNG") or current_app.config.get("RNG") or _SYSTEM_RNG
 
 
 def game_match(match_id: str, game: str) -> dict:
@@ -58,6 +58,12 @@ def act(match_id: str, game: str, action: str):
         extra.update(more)
         return event
 
+    from companion.games import game_module
+    from companion.web.seats import guarded_write
+
+    actions = getattr(game_module(game), "ACTIONS", {})
+    if isinstance(actions, dict) and action in actions and isinstance(doc["data"], dict):  # a refusal about another player's secret: no reason
+        write = guarded_write(match_id, actions[action][0], doc["data"], write)
     resp, status = stored(match_id, write)
     if extra:
         out = resp.get_json()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from companion.errors import ForbiddenError, InputError, RuleError
-from companion import lazy
+from companion.base.errors import ForbiddenError, InputError, RuleError
+from companion.base import lazy
 from companion.web.core import ctx, int_arg, require, role, seat_for
 from companion.web.trackers import act, game_match, openapi_read, openapi_write
 
@@ -79,7 +79,12 @@ def conquest_odds(match_id):
         raise InputError(exc.template, exc.field, **exc.params) from None
     outcomes = sorted(b["outcomes"], key=lambda o: -o["p"])[:8]
     gm = ci.map_of(state["map"])
+    # whether the battle can still be lost or won at all (a probability of 1.0 as a float may hide a loss of
+    # 1e-18): the page never says "100%" of a battle that can be lost, nor "0%" of one that can be won
+    can_fail = any(o["defender"] > 0 for o in b["outcomes"])
+    can_win = any(o["defender"] == 0 for o in b["outcomes"])
     return jsonify({"attacker": a, "defender": d, "stop_at": stop_at, "p_conquer": b["p_conquer"],
+                    "can_fail": can_fail, "can_win": can_win,
                     "expected_attacker_remaining": b["expected_attacker_remaining"],
                     "expected_defender_remaining": b["expected_defender_remaining"],
                     "attack_dice": co.max_attack_dice(a), "defend_dice": co.defend_dice_count(d),
@@ -95,8 +100,17 @@ def conquest_reinforcements(match_id):
     state = ctx().service.fold(match_id).game_state
     player = request.args.get("player")
     trade = request.args.getlist("trade") or None
-    out = ci.reinforcements_now(state, player, trade)
-    return jsonify({"player": player, "hand": list(state["hands"][player]), **out})
+    # a player's cards are theirs (docs/rulings.md#conquest-hidden-information): the hand is told to that
+    # player's phone and to an organiser; a refusal of a trade names no card to anyone else
+    own = role() == "organiser" or seat_for(match_id) == player or ctx().service.fold(match_id).ended()
+    try:
+        out = ci.reinforcements_now(state, player, trade)
+    except RuleError as exc:
+        if own or exc.template not in ci.SECRET_REFUSAL_TEMPLATES:
+            raise
+        raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
+                        "organiser is told it", "player", owner=player) from None
+    return jsonify({"player": player, "hand": list(state["hands"][player]) if own else None, **out})
 
 
 @bp.get("/api/matches/<match_id>/conquest/objective")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from companion.errors import RuleError
-from companion import lazy
+from companion.base.errors import RuleError
+from companion.base import lazy
 from companion.web.core import ctx
 from companion.web.trackers import body, engine, game_match, openapi_post_read
 

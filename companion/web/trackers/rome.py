@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from companion import lazy
+from companion.base import lazy
 from companion.web.core import ctx, require
 from companion.web.trackers import act, game_match, openapi_read, openapi_static, openapi_write
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
-from companion import lazy
-from companion.errors import NotFoundError
+from companion.base import lazy
+from companion.base.errors import NotFoundError
 from companion.web.core import ctx
 from companion.web.trackers import game_match, openapi_read
 

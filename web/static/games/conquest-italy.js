@@ -14,7 +14,15 @@
   var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
   var swatch = K.swatch;
   function post(action, data) { return K.post("conquest", action, data); }
-  function pct(x) { return (Math.round(x * 1000) / 10).toFixed(1) + "%"; }
+  // a probability in the page's language; never "100.0%" for a battle that can still be lost, nor "0.0%" for
+  // one that can still be won
+  function pct(x, canFail, canWin) {
+    if (canFail === undefined) canFail = x < 1;
+    if (canWin === undefined) canWin = x > 0;
+    if (canFail && x > 0.9995) return "> " + C.num(99.9, 1) + "%";
+    if (canWin && x < 0.0005) return "< " + C.num(0.1, 1) + "%";
+    return C.num(Math.round(x * 1000) / 10, 1) + "%";
+  }
   function clear(obj) { Object.keys(obj).forEach(function (k) { delete obj[k]; }); }
   function dieFaces(list) { return (list || []).join(" "); }
 
@@ -106,6 +114,9 @@
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
     else text = t("ci.phase_play");
+    // a tournament round started at this table before its set-up: the clock starts by itself when it is done
+    if (v.armed && (s.phase === "deal" || s.phase === "place") && !(v.ended || sm.ended))
+      text += " · " + t("ci.clock_armed", { n: Math.round(v.clock.limit_seconds / 60) });
     $("ci-status").textContent = text;
   }
 
@@ -128,7 +139,8 @@
         el("td", { class: "num", text: String(p.cards) }),
         el("td", { class: "num", text: p.reinforcements === null ? (st().phase === "play" ? "" : String(p.reserve)) : String(p.reinforcements) }),
         el("td", { class: "num", text: String(p.conquests) }),
-        el("td", { class: "num", text: p.objective_set ? "✓" : "—" }));
+        // the card is recorded (secret), not completed: said in words, never a tick that reads as "done"
+        el("td", { class: "num", "data-objective": p.objective_set ? "recorded" : "none", text: p.objective_set ? t("ci.objective_recorded") : "—" }));
     });
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "ci-summary" }, el("thead", null, head), el("tbody", null, rows))));
   }
@@ -264,6 +276,9 @@
     var running = clockOn && v.clock && v.clock.running;
     $("ci-clock-start").hidden = !clockOn || started;
     $("ci-clock-minutes").parentNode.hidden = !clockOn || started;
+    // the minutes the clock was set to (a tournament's, kept when its start is undone), until typed over
+    var mins = $("ci-clock-minutes");
+    if (clockOn && !started && v.clock && !mins.dataset.touched) mins.value = String(Math.round(v.clock.limit_seconds / 60));
     $("ci-clock-pause").hidden = !running || v.ended;
     $("ci-clock-resume").hidden = !started || running || v.ended;
     var te = $("ci-turn-end");
@@ -325,9 +340,11 @@
     var p = currentPlayer(), s = st();
     var from = $("ci-from"), to = $("ci-to");
     var srcs = owned(p).filter(function (c) { return s.units[c] >= 2 && targets(c, p).length; });
-    fill(from, srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; }));
+    // nothing is chosen for the player: both lists start on "choose", and a choice is kept only while it is
+    // still an attack (after a conquest the city is the player's own: the player picks the next attack)
+    fill(from, [{ value: "", label: t("ci.choose") }].concat(srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; })));
     var tg = from.value ? targets(from.value, p) : [];
-    fill(to, tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; }));
+    fill(to, [{ value: "", label: t("ci.choose") }].concat(tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; })));
     $("ci-attack").disabled = !from.value || !to.value;
     $("ci-attack").textContent = from.value && to.value ? t("ci.attack_pair", { from: from.value, to: to.value }) : t("ci.attack");
     renderTargets(p, from.value, to.value);
@@ -379,8 +396,8 @@
     lastOddsKey = key;
     C.api("GET", base() + "/conquest/odds?from=" + encodeURIComponent(src) + "&to=" + encodeURIComponent(dst)).then(function (o) {
       if (key !== lastOddsKey) return;
-      box.textContent = t("ci.odds", { p: pct(o.p_conquer), a: o.attacker, d: o.defender,
-        left: o.expected_attacker_remaining.toFixed(1), def: o.expected_defender_remaining.toFixed(1) });
+      box.textContent = t("ci.odds", { p: pct(o.p_conquer, o.can_fail, o.can_win), a: o.attacker, d: o.defender,
+        left: C.num(o.expected_attacker_remaining, 1), def: C.num(o.expected_defender_remaining, 1) });
       box.dataset.p = String(o.p_conquer);
     }, function (e) { box.textContent = C.errorText(e); });
   }
@@ -410,7 +427,10 @@
   function renderCards() {
     var p = currentPlayer(), s = st();
     var hand = s.hands[p] || [];
-    $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (hand.length ? hand.map(cardLabel).join(", ") : "—");
+    var row = (summary().players || []).filter(function (r) { return r.player === p; })[0];
+    // another player's cards are theirs: this phone knows how many, not which (docs/rulings.md)
+    $("ci-hand").textContent = t("ci.hand", { player: p }) + ": " + (s.hands[p] === undefined && s.hands_hidden ?
+      C.plural("ci.hand_hidden", row ? row.cards : 0) : hand.length ? hand.map(cardLabel).join(", ") : "—");
     var taken = {};
     Object.keys(s.hands).forEach(function (q) { s.hands[q].forEach(function (c) { taken[c] = q; }); });
     // traded cards went under the deck: they come up only once the cards above them are drawn
@@ -513,6 +533,8 @@
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {
         box.appendChild(el("button", { type: "button", class: "btn btn-primary btn-big", id: "ci-objective-declare", onclick: function () {
+          // it ends the match at once for the whole table: asked first
+          if (!window.confirm(t("ci.declare_confirm", { player: seat }))) return;
           send("objective.completed", { player: seat });
         } }, t("ci.secret_declare")));
       }
@@ -595,6 +617,7 @@
     });
     $("ci-place-clear").addEventListener("click", function () { clear(placeDraft); renderPlace(); });
     $("ci-player").addEventListener("change", function (ev) { ev.target.dataset.touched = "1"; clear(reinforceDraft); trade = []; lastCalcKey = null; update(client.view, client); });
+    $("ci-clock-minutes").addEventListener("input", function (ev) { ev.target.dataset.touched = "1"; });
     $("ci-clock-start").addEventListener("click", function () {
       var n = parseInt($("ci-clock-minutes").value, 10);
       send("clock.start", isNaN(n) ? {} : { limit_minutes: n });
@@ -667,15 +690,16 @@
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
       case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
       case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
-      case "card.draw": return t("ci.ev_card", { player: d.player, card: d.card });
+      case "card.draw": return d.card === undefined ? t("ci.ev_card_hidden", { player: d.player }) : t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
       case "objective.set": return t("ci.ev_objective_set", { player: d.player || "?" });
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
       case "turn.end": return C.plural("ci.ev_turn_end", d.conquered === undefined ? "?" : d.conquered, { player: d.player }) +
-        (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : "");
+        (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : Array.isArray(e.hidden) && e.hidden.indexOf("card") >= 0 ? " · " + t("ci.ev_turn_card_hidden") : "");
       case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
       case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
-      case "undo": return t("ci.ev_undo");
+      case "clock.arm": return t("ci.ev_clock_arm", { n: d.limit_minutes || 120 });
+      case "undo": return e.undid ? t("ci.ev_undo_of", { what: C.describeEvent(GAME, e.undid) }) : t("ci.ev_undo");
       case "clock.pause": return t("ci.ev_clock_pause") + (d.reason ? " (" + C.pauseReason(d.reason) + ")" : "");
       case "clock.resume": return t("ci.ev_clock_resume");
     }

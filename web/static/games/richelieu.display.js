@@ -1,8 +1,8 @@
 /* Richelieu on the TV (/m/<id>/display, through CompanionTV.register): one table of every player (place, the
  * tracks, money and jewels, the sheets won, the total if the game ended now), the last intrigue's result (the
  * faction, who won it and by how much, first and second, where the sheet went); whose turn, the Cardinal and
- * the intrigues left in the side column. The TV shows what the table sees: a value the view does not give
- * (a player's hidden money or jewels) is a column left out, never a guess. */
+ * the intrigues left in the side column. The TV shows what the table sees: a value behind a player's screen
+ * (money, jewels until the end) is "—", never a guess; a total the view does not give is left out. */
 (function () {
   "use strict";
   var C = window.Companion, TV = window.CompanionTV, t = C.t, el = C.el;
@@ -35,8 +35,9 @@
     var players = s.order || client.match.players, rows = s.players || {};
     var standing = {};
     ((sm.standings || {}).players || []).forEach(function (r) { standing[r.player] = r; });
-    // the columns every player has a number for (a hidden value leaves its column out)
-    var cols = TRACKS.filter(function (k) { return players.every(function (p) { return isNum((rows[p] || {})[k]); }); });
+    // the tracks the view gives (money and jewels are behind each player's screen until the end: the room
+    // sees "—", as at the table)
+    var cols = TRACKS.filter(function (k) { return players.every(function (p) { var v = (rows[p] || {})[k]; return isNum(v) || v === null; }); });
     var withSheets = players.every(function (p) { return sheets(rows[p]) !== null; });
     var withTotal = players.every(function (p) { return standing[p] && isNum(standing[p].total); });
     var order = withTotal ? players.slice().sort(function (a, b) { return standing[a].place - standing[b].place || players.indexOf(a) - players.indexOf(b); }) : players;
@@ -53,7 +54,7 @@
         return el("tr", { "data-player": p, class: current === p ? "tv-current" : null },
           withTotal ? el("td", { class: "tv-place", text: String(standing[p].place) }) : null,
           el("td", { class: "tv-name" }, TV.swatch(TV.colour(p)), p),
-          cols.map(function (k) { return el("td", { class: "num", "data-track": k, text: String(row[k]) }); }),
+          cols.map(function (k) { return el("td", { class: "num", "data-track": k, text: row[k] === null ? "—" : String(row[k]) }); }),
           withSheets ? el("td", { class: "num", "data-col": "sheets", text: String(sheets(row)) }) : null,
           withTotal ? el("td", { class: "num tv-total", "data-col": "total", text: String(standing[p].total) }) : null);
       }))));

@@ -28,22 +28,26 @@
     var head = el("tr", null, el("th", { text: t("rl.col_place") }), el("th", { text: t("scores.player") }),
       cols.map(function (k) { return el("th", { class: "num", text: t("rl.col_" + k) }); }),
       el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num", text: t("rl.col_money") }));
+    // another player's money and jewels are behind their screen (docs/rulings.md#behind-the-screens): "—"
+    // here, and no total or place for them until the end
+    function shown(v) { return v === null || v === undefined ? "—" : String(v); }
     var rows = standings.players.map(function (p) {
       var b = p.breakdown, sets = 0;
       Object.keys(b.opposing_sets).forEach(function (f) { sets += b.opposing_sets[f]; });
-      return el("tr", { "data-player": p.player, class: p.place === 1 ? "leader" : null },
-        el("td", { class: "trk-place", text: String(p.place) }),
+      return el("tr", { "data-player": p.player, class: p.place === 1 ? "leader" : null, "data-hidden": p.total === null ? "true" : null },
+        el("td", { class: "trk-place", text: p.place === null ? "" : String(p.place) }),
         el("td", null, who(p.player)),
         cols.map(function (k) {
           var v = k === "opposing_sets" ? sets : b[k];
           var title = k === "opposing_sets" ? FACTIONS.filter(function (f) { return b.opposing_sets[f]; }).map(function (f) { return t("rl.faction_" + f) + " " + b.opposing_sets[f]; }).join(", ") : null;
-          return el("td", { class: "num", "data-part": k, title: title || null, text: String(v) });
+          return el("td", { class: "num", "data-part": k, title: title || null, text: shown(v) });
         }),
-        el("td", { class: "num score", text: String(p.total) }),
-        el("td", { class: "num", text: String(p.money) }));
+        el("td", { class: "num score", title: p.total === null ? t("rl.board_total", { n: p.board_total }) : null, text: shown(p.total) }),
+        el("td", { class: "num", "data-part": "money", text: shown(p.money) }));
     });
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: id },
       el("thead", null, head), el("tbody", null, rows))));
+    if (standings.hidden) box.appendChild(el("p", { class: "small muted rl-behind-note", text: t("rl.behind_screen_note") }));
   }
 
   function renderStatus() {
@@ -99,7 +103,10 @@
       return el("tr", { "data-player": p, class: p === sm().turn.player && !sm().final ? "leader" : null },
         el("td", null, who(p)),
         el("td", { class: "num", "data-track": "prestige", title: t("rl.marker", { n: mk.track, tiles: mk.tiles_30 }), text: String(x.prestige) + (mk.behind_cardinal ? " ◂" : "") }),
-        TRACKS.slice(1).map(function (k) { return el("td", { class: "num", "data-track": k, text: String(x[k]) }); }),
+        TRACKS.slice(1).map(function (k) {
+          var hidden = x[k] === null || x[k] === undefined;
+          return el("td", { class: "num" + (hidden ? " muted" : ""), "data-track": k, title: hidden ? t("rl.behind_screen") : null, text: hidden ? "—" : String(x[k]) });
+        }),
         el("td", { class: "small", text: sheets || "—" }));
     });
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rl-tracks-table" },
@@ -321,13 +328,28 @@
     });
   }
 
+  // an intrigue in the history says who won it: the match's resolutions, in order, are the intrigue events in
+  // effect (the history numbers them: e.nth); an undone one says only its faction's card
+  function intrigueText(e) {
+    var d = e.data || {}, faction = t("rl.faction_" + ((d.faction_card || {}).faction || ""));
+    var res = client && client.view && client.view.state && e.nth !== undefined ? (client.view.state.resolutions || [])[e.nth] : null;
+    if (!res || res.faction !== (d.faction_card || {}).faction) return t("rl.ev_intrigue", { faction: faction });
+    var side = res.winner === "richelieu" ? t("rl.sheet_richelieu") : t("rl.faction_" + res.winner);
+    return t("rl.ev_intrigue_won", { faction: faction, side: side, player: res.sheet && res.sheet.to ? res.sheet.to : "—" });
+  }
+
   function describe(e) {
     var d = e.data || {};
     switch (e.type) {
-      case "action": return t("rl.ev_action", { player: d.player, action: t("rl.action_" + d.action) }) + (d.space !== undefined ? " (" + d.space + ")" : "");
+      // the space is on the board (its printed value, what the agent cost); the agent's own value is not
+      // recorded until the intrigue is resolved (face down: docs/rulings.md#behind-the-screens)
+      case "action": return d.action === "place_agent" && d.space !== undefined ?
+        t(d.space > 0 ? "rl.ev_place_down" : "rl.ev_place_up", { player: d.player, value: d.space }) :
+        t("rl.ev_action", { player: d.player, action: t("rl.action_" + d.action) });
       case "turn.end": return t("rl.ev_turn_end", { player: d.player || "" });
-      case "intrigue.resolve": return t("rl.ev_intrigue", { faction: t("rl.faction_" + ((d.faction_card || {}).faction || "")) });
-      case "track.adjust": return t("rl.ev_adjust", { player: d.player, track: t("rl.track_" + d.track), delta: (d.delta > 0 ? "+" : "") + d.delta });
+      case "intrigue.resolve": return intrigueText(e);
+      case "track.adjust": return d.delta === undefined ? t("rl.ev_adjust_hidden", { player: d.player, track: t("rl.track_" + d.track) }) :
+        t("rl.ev_adjust", { player: d.player, track: t("rl.track_" + d.track), delta: (d.delta > 0 ? "+" : "") + d.delta });
       case "game.end": return t("rl.ev_game_end");
     }
     return null;

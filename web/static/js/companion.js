@@ -2,6 +2,7 @@
  *
  *   Companion.t(key, vars)                 translated string (catalogue embedded in the page)
  *   Companion.plural(key, n, vars)         a counted string: "<key>.one" / "<key>.other" by the language's rule
+ *   Companion.num(x, digits)               a number in the page's language ("-1,5" in Italian)
  *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
  *                                          from the last event id; shows the "connection lost" banner
@@ -29,7 +30,8 @@
   function t(key, vars) {
     var s = Object.prototype.hasOwnProperty.call(catalogue, key) ? catalogue[key] : key;
     if (vars) {
-      s = s.replace(/\{(\w+)\}/g, function (m, k) { return vars[k] !== undefined ? String(vars[k]) : m; });
+      // numbers are written in the page's language ("−1,5" in Italian)
+      s = s.replace(/\{(\w+)\}/g, function (m, k) { var x = vars[k]; return x === undefined ? m : typeof x === "number" ? num(x) : String(x); });
     }
     return s;
   }
@@ -37,9 +39,10 @@
   // Plural forms: a counted string has one key per form, "<key>.one" and "<key>.other" ({n} is the count).
   // The form comes from the language's rule: in English and Italian "one" is exactly 1 (0 and 2 are
   // "other": "0 monasteries", "0 monasteri"). companion/web/i18n.py holds the same rules for the server.
+  // A negative count takes the form of its size: "−1 point", "−1 punto" (CLDR: the rule reads |n|).
   var RULES = {
-    en: function (n) { return n === 1 ? "one" : "other"; },
-    it: function (n) { return n === 1 ? "one" : "other"; }
+    en: function (n) { return Math.abs(n) === 1 ? "one" : "other"; },
+    it: function (n) { return Math.abs(n) === 1 ? "one" : "other"; }
   };
   function pageLang() {
     return (document.body && document.body.dataset.lang) || document.documentElement.lang || "en";
@@ -49,8 +52,21 @@
     var rule = RULES[lang] || RULES.en;
     return rule(Number(n));
   }
+  // A number in the page's language: Italian writes "1,5" and "2,00" (no grouping: "1250", not "1.250", so a
+  // score reads the same in both). digits: the decimals shown (fixed); without it, up to 2 and no trailing zeros.
+  function num(x, digits, lang) {
+    var n = Number(x);
+    if (typeof x === "string" && x.trim() === "" || !isFinite(n)) return String(x);
+    lang = lang || pageLang();
+    var opts = digits === undefined ? { maximumFractionDigits: 2 } : { minimumFractionDigits: digits, maximumFractionDigits: digits };
+    opts.useGrouping = false;
+    var s;
+    try { s = new Intl.NumberFormat(lang === "it" ? "it-IT" : "en-GB", opts).format(n); }
+    catch (e) { s = digits === undefined ? String(Math.round(n * 100) / 100) : n.toFixed(digits); if (lang === "it") s = s.replace(".", ","); }
+    return s.replace(/^\u2212/, "-");
+  }
   function plural(key, n, vars) {
-    var v = Object.assign({}, vars || {}, { n: n });
+    var v = Object.assign({}, vars || {}, { n: typeof n === "number" ? num(n) : n });
     var form = key + "." + pluralForm(n);
     return t(Object.prototype.hasOwnProperty.call(catalogue, form) ? form : key + ".other", v);
   }
@@ -275,7 +291,7 @@
     if (p && p.describe) {
       try { var s = p.describe(ev); if (s) return s; } catch (e) { /* fall through */ }
     }
-    if (ev.type === "undo") return t("event.undo");
+    if (ev.type === "undo") return ev.undid ? t("event.undo_of", { what: describeEvent(game, ev.undid) }) : t("event.undo");
     if (ev.type === "result.entered") return t("event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
       .sort(function (a, b) { return a.place - b.place; }).map(function (r) { return r.place + ". " + r.player; }).join(", ");
     if (ev.hidden) return t("event.hidden", { type: ev.type });
@@ -446,7 +462,7 @@
   }
 
   window.Companion = {
-    t: t, plural: plural, pluralForm: pluralForm, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, toast: toast,
+    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit

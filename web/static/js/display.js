@@ -178,6 +178,15 @@
     var box = $("tv-ranking");
     if (box) { box.hidden = true; box.textContent = ""; delete box.dataset.revealed; delete box.dataset.order; }
     body.classList.remove("tv-ended", "tv-ranked");
+    if ($("tv-playlog")) $("tv-playlog").hidden = true;
+  }
+  // the finished match's play log link as a QR code (docs/playlog.md), in the side column where the table's
+  // join code was: every player scans it to save the match in BG Stats
+  function showPlaylog() {
+    var box = $("tv-playlog"), img = $("tv-playlog-img");
+    if (!box || !img) return;
+    img.onload = function () { box.hidden = false; };
+    img.src = "/api/matches/" + encodeURIComponent(id) + "/playlog.svg?seq=" + encodeURIComponent(String(client.seq || ""));
   }
   function showRanking() {
     if (ranking.shown) return;
@@ -238,6 +247,7 @@
         var room = window.innerHeight - list.getBoundingClientRect().bottom - window.innerHeight * 0.12;
         fitText(name, Math.max(window.innerHeight * 0.05, Math.min(window.innerHeight * 0.11, room / 2.2)), window.innerHeight * 0.035, 2);
         box.dataset.revealed = "1";
+        showPlaylog();
         sound("ended");
       }, STEP * rows.length));
     }, function () { ranking.shown = false; });

@@ -432,9 +432,15 @@
       // which events an undo took back: walk forward keeping a stack of events in effect
       var stack = [], undone = {}, lastBack = null;
       events.forEach(function (e) {
-        if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; }
+        // an undo names what it took back (e.undid, for the words of the history)
+        if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; e.undid = back || null; }
         else { stack.push(e); lastBack = null; }
+        delete e.nth;
       });
+      // each event in effect knows its place among the events of its type in effect (e.nth: the game's
+      // state lists some results in that order, such as Richelieu's resolutions)
+      var nth = {};
+      stack.forEach(function (e) { e.nth = nth[e.type] = (nth[e.type] === undefined ? 0 : nth[e.type] + 1); });
       inEffect = stack.length ? stack[stack.length - 1] : null;
       redoable = lastBack;
       drawUndoRedo();
@@ -563,6 +569,11 @@
       C.api("PUT", base + "/seat", { player: ev.target.value || null }).then(function (m) { client.setMatch(m); loadSeats(); },
         function (e) { C.toast(C.errorText(e), true); });
     });
+    var renew = document.getElementById("new-table-code"); // an organiser: this table's code only
+    if (renew) renew.addEventListener("click", function () {
+      C.api("POST", "/api/auth/join-tokens", { match_id: id, revoke_others: true }).then(function () { location.reload(); },
+        function (e) { C.toast(C.errorText(e), true); });
+    });
     var list = document.getElementById("seat-list"), admin = document.getElementById("seats-admin");
     function loadSeats() {
       if (!list) return;
@@ -643,6 +654,7 @@
         tell("view", { view: view, client: cl });  // the TV's own panels (js/display.js)
       }
     });
+    window.companionMatch = client; // for the TV's panels and tests, as on the match page
     // the game's script may register after the first view (scripts load in parallel): draw again then
     document.addEventListener("companion:game", function (ev) {
       if (ev.detail === body.dataset.game && client.view) client.setView(client.view);
@@ -683,12 +695,17 @@
         var owed = b.awaiting_roll, alert = !!owed || (b.clock && ALERT.indexOf(b.phase) >= 0);
         var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) :
           (b.current_player ? t("clock.turn", { player: b.current_player }) : "");
+        // a table still setting up (its clock waits, or is armed to start when the set-up is done)
+        var setup = b.clock && b.phase === "setup" && !b.ended;
+        var phase = setup ? [t("tournament.setting_up")].concat(b.game_phase ? [phaseName(b.game_phase, m.game)] : []).join(" · ") :
+          (b.phase ? phaseName(b.phase, m.game) : "");
+        if (setup && b.armed) turn = t("tournament.clock_waits", { n: Math.round(b.clock.limit_seconds / 60) });
         box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
                                   "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
           el("h3", { text: (m.label || gameName(m.game)) }),
           el("div", { class: "small muted table-game", text: gameName(m.game) + " · " + m.players.join(", ") }),
           c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "table-phase", text: b.phase ? phaseName(b.phase, m.game) : "" }),
+          el("div", { class: "table-phase", "data-setup": setup ? "1" : null, text: phase }),
           el("div", { class: "table-turn", text: turn })));
       });
     }
@@ -704,7 +721,7 @@
         if (!d.match_id) return;
         var c = d.clock || (typeof d.remaining_seconds === "number" ? { remaining_seconds: d.remaining_seconds } : null);
         if (d.phase) live[d.match_id] = { phase: d.phase, awaiting_roll: d.awaiting_roll, final_threshold: d.final_threshold,
-                                          current_player: d.current_player };
+                                          current_player: d.current_player, armed: d.armed };
         if (c) { clocks[d.match_id] = c; draw(); }
       },
       alert: function (d) { if (window.CompanionSound && d && d.alert) window.CompanionSound.play(d.alert === "ended" ? "ended" : d.alert); }
@@ -722,8 +739,13 @@
         });
       var said = skipped.length ? " " + t("tournament.skipped", { list: skipped.join("; ") }) : "";
       if (!ready.length) { C.toast(t("tournament.none_ready") + said, true); return; }
-      C.api("POST", "/api/tournament/round", { match_ids: ready }).then(function () {
-        C.toast(C.plural("tournament.started_n", ready.length) + said); load();
+      C.api("POST", "/api/tournament/round", { match_ids: ready }).then(function (d) {
+        // a table still setting up has its clock armed: it starts when that table's set-up is done
+        var rows = (d && d.result) || [], armed = rows.filter(function (r) { return r.armed; }).length;
+        var words = [];
+        if (ready.length - armed) words.push(C.plural("tournament.started_n", ready.length - armed));
+        if (armed) words.push(C.plural("tournament.armed_n", armed));
+        C.toast(words.join(" ") + said); load();
       }, function (e) { C.toast(C.errorText(e), true); });
     });
   }

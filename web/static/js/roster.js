@@ -209,8 +209,18 @@
       ev.preventDefault();
       var box = document.getElementById("admin-error");
       box.hidden = true;
-      C.api("POST", "/api/players", { club: body.dataset.clubId, name: document.getElementById("add-name").value }).then(function (p) {
-        location.href = "/players/" + encodeURIComponent(p.id);
+      var input = document.getElementById("add-name"), doc = { name: input.value };
+      if (body.dataset.clubId) doc.club = body.dataset.clubId;  // none yet: the first player makes the box's club
+      C.api("POST", "/api/players", doc).then(function (p) {
+        // the next name goes in at once: the new player joins the list on this page, the box is cleared
+        body.dataset.clubId = p.club_id;
+        var list = document.getElementById("roster");
+        list.hidden = false;
+        ["roster-empty", "no-club"].forEach(function (id) { var n = document.getElementById(id); if (n) n.hidden = true; });
+        list.appendChild(C.el("li", { "data-player-id": p.id }, C.el("a", { href: "/players/" + encodeURIComponent(p.id), text: p.name })));
+        input.value = "";
+        input.focus();
+        C.toast(C.t("players.added", { name: p.name }));
       }, function (e) { showError(box, e); });
     });
   }

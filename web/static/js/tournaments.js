@@ -1,6 +1,6 @@
 /* tournaments.js: the tournament pages (/tournaments, /tournaments/<id>): the list and the new-tournament
  * form; a tournament's players, rounds (seat the next one, swap two seats by hand before it starts, start
- * it), its standings. The seating and the standings come from the server (companion/tournament.py). */
+ * it), its standings. The seating and the standings come from the server (companion/core/tournament.py). */
 (function () {
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
@@ -210,9 +210,12 @@
       }, function (e) { fail(e); draw(); });
     }
     function start(n) {
+      // it creates the round's matches and starts the clocks: asked first (one tap too many, not a round too soon)
+      if (!window.confirm(t("tday.start_confirm", { n: n }))) return;
       C.api("POST", base + "/rounds/" + n + "/start", {}).then(function (d) {
         set(d);
         var said = t("tday.started", { n: n });
+        if ((d.armed || []).length) said += " " + t("tday.armed");
         if (d.skipped.length) said += " " + t("tday.skipped_no_clock", { game: gameName(d.game) });
         C.toast(said);
       }, fail);

@@ -1,0 +1,115 @@
+"""Reading JSON documents from a file or ``-`` (stdin), with errors that name the problem."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from companion.base.errors import InputError
+
+
+def load_json(source: str):
+    """Parse JSON from a path or ``-``; raise InputError with a one-line reason."""
+    try:
+        if source == "-":
+            text = sys.stdin.read()
+        else:
+            with open(source, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        raise InputError("cannot read {source}: {value}", source=source, value=exc.strerror or exc) from None
+    except UnicodeDecodeError:
+        raise InputError("{source} is not UTF-8 text", source=source) from None
+    return parse_json(text, source)
+
+
+class _NotJsonNumber(ValueError):
+    pass
+
+
+def _no_constant(name: str):
+    # Python's json reads NaN, Infinity and -Infinity; JSON (RFC 8259) has no such numbers
+    raise _NotJsonNumber(name)
+
+
+MAX_DIGITS = 4300  # Python's own limit for turning digits into an int (sys.get_int_max_str_digits())
+
+
+def where_digits_overflow(text: str) -> str:
+    """"line L column C" of the first number longer than MAX_DIGITS digits in ``text`` ("" when none)."""
+    import re
+
+    m = re.search(r"\d{%d,}" % (MAX_DIGITS + 1), text)
+    if m is None:
+        return ""
+    line = text.count("\n", 0, m.start()) + 1
+    col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+    return f" at line {line} column {col}"
+
+
+MAX_DEPTH = 100  # no document of companion nests a tenth as deep; checks past Python's recursion would crash
+
+
+def depth_exceeds(doc, limit: int = MAX_DEPTH) -> bool:
+    """Whether arrays/objects nest more than ``limit`` levels deep (iterative: no recursion)."""
+    stack = [(doc, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def parse_json(text: str, source: str = "input"):
+    """Parse JSON text; any problem is an InputError naming ``source`` (never a ValueError escaping: a number
+    with thousands of digits, nesting deeper than Python recurses)."""
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except _NotJsonNumber as exc:
+        raise InputError("{source} is not valid JSON: {exc} is not a JSON number", source=source, exc=exc) from None
+    except json.JSONDecodeError as exc:
+        raise InputError("{source} is not valid JSON: {msg} at line {lineno} column {colno}", source=source, msg=exc.msg, lineno=exc.lineno, colno=exc.colno) from None
+    except RecursionError:
+        raise InputError("{source} is nested too deeply to be a document", source=source) from None
+    except ValueError:  # Python refuses ints of more than MAX_DIGITS digits
+        raise InputError("{source} holds a number with more than {MAX_DIGITS} digits{value}", source=source, MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
+    if depth_exceeds(doc):
+        raise InputError("{source} is nested too deeply to be a document (more than {MAX_DEPTH} levels)", source=source, MAX_DEPTH=MAX_DEPTH)
+    return doc
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, indent=2)
+
+
+def write_status_file(path: str | Path, doc: dict) -> None:
+    """Write a small JSON status file beside the database atomically (a temporary file renamed over it);
+    a failure leaves the old file and no temporary one (a status is advice: it never stops the caller)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def read_status_file(path: str | Path) -> dict | None:
+    """A status file written by ``write_status_file``: its object, or ``None`` when missing or unreadable."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None

@@ -1,0 +1,386 @@
+"""JSON Schemas in ``schemas/``: load, validate with a format checker, and name the path of the first error."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from datetime import date, datetime
+
+from companion.base.errors import InputError, join_path
+from companion.base.resources import schemas_dir
+
+
+@functools.cache
+def load_schema(name: str) -> dict:
+    """``name`` without the ``.schema.json`` suffix, e.g. ``match-export``."""
+    path = schemas_dir() / f"{name}.schema.json"
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+_DATE_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def is_date_time(value) -> bool:
+    """RFC 3339 date-time (what JSON Schema's "date-time" means), with a real calendar check."""
+    if not isinstance(value, str):
+        return True  # formats apply to strings only
+    if not _DATE_TIME.match(value):
+        return False
+    try:
+        datetime.fromisoformat(value.replace("z", "Z").replace("Z", "+00:00").replace("t", "T"))
+    except ValueError:
+        return False
+    return True
+
+
+def is_date(value) -> bool:
+    if not isinstance(value, str):
+        return True
+    if not _DATE.match(value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache
+def format_checker():
+    """Only the formats our schemas use. jsonschema's full FORMAT_CHECKER pulls in optional
+    packages (an IRI grammar among them) that cost most of a second at start-up on a small board."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checks("date-time")(is_date_time)
+    checker.checks("date")(is_date)
+    return checker
+
+
+@functools.cache
+def _validator(name: str):
+    from jsonschema import Draft202012Validator
+
+    schema = load_schema(name)
+    return Draft202012Validator(schema, format_checker=format_checker())
+
+
+def integral(value):
+    """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 2.0 as an
+    integer, and without this an engine would refuse a space of 1.0 or print 14.0 points."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [integral(v) for v in value]
+    return value
+
+
+def json_path(parts) -> str:
+    out = "$"
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{json.dumps(p, ensure_ascii=False)}]")
+    return out
+
+
+def validate(name: str, doc, where: str = "$") -> None:
+    """Raise InputError naming the JSON path of the most relevant error, under ``where`` (the path of
+    ``doc`` in a larger document; ``""`` for a bare path such as ``cities[2]``).
+
+    A valid document is told by the schema's compiled check (``compiled``) without importing jsonschema
+    (most of a second of a CLI start on a Pi); only a document that check refuses (or a schema it cannot
+    compile) goes through jsonschema, which finds the error and words it exactly as before."""
+    check = _compiled_named(name)
+    if check is not None and check(doc):
+        return
+    from jsonschema.exceptions import best_match
+
+    errors = list(_validator(name).iter_errors(doc))
+    if not errors:
+        return
+    err = best_match(errors)
+    # Point to the deepest failing member of combinators (anyOf/oneOf) when that is clearer.
+    while err.context:
+        err = best_match(err.context)
+    raise schema_error(err, join_path(where, json_path(err.absolute_path)))
+
+
+# -- the compiled check -----------------------------------------------------------------------------
+# A JSON Schema (draft 2020-12, the keywords our schemas use) turned into nested Python closures that
+# answer one question: is the document valid? It never words an error (jsonschema does, for the
+# documents it refuses), so it only has to agree with jsonschema on validity; a schema with a keyword
+# it does not know is not compiled at all (``compiled`` returns None) and goes through jsonschema.
+# tests/test_schemas_compiled.py holds it to jsonschema's verdict on every shipped example and on
+# generated variations of them.
+
+class _Unsupported(Exception):
+    pass
+
+
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples",
+                          "contentEncoding", "contentMediaType", "deprecated", "readOnly", "writeOnly", "$defs",
+                          "definitions"})
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+_TYPES = {
+    "object": lambda x: isinstance(x, dict),
+    "array": lambda x: isinstance(x, list),
+    "string": lambda x: isinstance(x, str),
+    "boolean": lambda x: isinstance(x, bool),
+    "null": lambda x: x is None,
+    "number": _is_number,
+    "integer": lambda x: (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer()),
+}
+
+
+def _equal(a, b) -> bool:
+    """JSON equality as jsonschema has it: 1 == 1.0, but True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b if isinstance(a, str) and isinstance(b, str) else False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if a is None or b is None:
+        return a is None and b is None
+    return False
+
+
+def _unique(items) -> bool:
+    for i in range(len(items)):
+        for j in range(i + 1, len(items)):
+            if _equal(items[i], items[j]):
+                return False
+    return True
+
+
+class _Compiler:
+    def __init__(self, root: dict, formats: bool):
+        self.root, self.formats = root, formats
+        self.refs: dict[str, list] = {}  # pointer -> [check] (filled once compiled: refs may recurse)
+
+    def ref(self, pointer: str):
+        if not pointer.startswith("#"):
+            raise _Unsupported(pointer)
+        if pointer not in self.refs:
+            cell: list = [None]
+            self.refs[pointer] = cell
+            node = self.root
+            for part in (p for p in pointer[1:].split("/") if p):
+                part = part.replace("~1", "/").replace("~0", "~")
+                node = node[int(part)] if isinstance(node, list) else node[part]
+            cell[0] = self.node(node)
+        cell = self.refs[pointer]
+        return lambda x: cell[0](x)
+
+    def node(self, schema):  # noqa: C901 - one branch per keyword
+        if schema is True:
+            return lambda x: True
+        if schema is False:
+            return lambda x: False
+        if not isinstance(schema, dict):
+            raise _Unsupported(repr(schema))
+        checks = []
+        for key, value in schema.items():
+            if key in _ANNOTATIONS or key in ("then", "else"):
+                continue
+            if key == "type":
+                kinds = [value] if isinstance(value, str) else list(value)
+                fns = [_TYPES[k] for k in kinds]
+                checks.append(fns[0] if len(fns) == 1 else (lambda x, fns=fns: any(f(x) for f in fns)))
+            elif key == "properties":
+                props = [(k, self.node(v)) for k, v in value.items()]
+                checks.append(lambda x, props=props: not isinstance(x, dict)
+                              or all(k not in x or f(x[k]) for k, f in props))
+            elif key == "additionalProperties":
+                known = frozenset(schema.get("properties", {}))
+                if "patternProperties" in schema:
+                    raise _Unsupported(key)
+                if value is False:
+                    checks.append(lambda x, known=known: not isinstance(x, dict) or all(k in known for k in x))
+                else:
+                    f = self.node(value)
+                    checks.append(lambda x, known=known, f=f: not isinstance(x, dict)
+                                  or all(f(v) for k, v in x.items() if k not in known))
+            elif key == "required":
+                req = list(value)
+                checks.append(lambda x, req=req: not isinstance(x, dict) or all(k in x for k in req))
+            elif key == "propertyNames":
+                f = self.node(value)
+                checks.append(lambda x, f=f: not isinstance(x, dict) or all(f(k) for k in x))
+            elif key == "minProperties":
+                checks.append(lambda x, n=value: not isinstance(x, dict) or len(x) >= n)
+            elif key == "maxProperties":
+                checks.append(lambda x, n=value: not isinstance(x, dict) or len(x) <= n)
+            elif key == "items":
+                f = self.node(value)
+                checks.append(lambda x, f=f: not isinstance(x, list) or all(f(v) for v in x))
+            elif key == "minItems":
+                checks.append(lambda x, n=value: not isinstance(x, list) or len(x) >= n)
+            elif key == "maxItems":
+                checks.append(lambda x, n=value: not isinstance(x, list) or len(x) <= n)
+            elif key == "uniqueItems":
+                if value:
+                    checks.append(lambda x: not isinstance(x, list) or _unique(x))
+            elif key == "minLength":
+                checks.append(lambda x, n=value: not isinstance(x, str) or len(x) >= n)
+            elif key == "maxLength":
+                checks.append(lambda x, n=value: not isinstance(x, str) or len(x) <= n)
+            elif key == "pattern":
+                rx = re.compile(value)
+                checks.append(lambda x, rx=rx: not isinstance(x, str) or rx.search(x) is not None)
+            elif key == "format":
+                if not self.formats:
+                    continue
+                fn = {"date-time": is_date_time, "date": is_date}.get(value)
+                if fn is None:
+                    raise _Unsupported(f"format {value}")
+                checks.append(fn)
+            elif key == "minimum":
+                checks.append(lambda x, n=value: not _is_number(x) or x >= n)
+            elif key == "maximum":
+                checks.append(lambda x, n=value: not _is_number(x) or x <= n)
+            elif key == "exclusiveMinimum":
+                checks.append(lambda x, n=value: not _is_number(x) or x > n)
+            elif key == "exclusiveMaximum":
+                checks.append(lambda x, n=value: not _is_number(x) or x < n)
+            elif key == "multipleOf":
+                raise _Unsupported(key)  # not used by our schemas (and float semantics to match)
+            elif key == "const":
+                checks.append(lambda x, c=value: _equal(x, c))
+            elif key == "enum":
+                options = list(value)
+                checks.append(lambda x, options=options: any(_equal(x, o) for o in options))
+            elif key == "$ref":
+                checks.append(self.ref(value))
+            elif key == "allOf":
+                fns = [self.node(v) for v in value]
+                checks.append(lambda x, fns=fns: all(f(x) for f in fns))
+            elif key == "anyOf":
+                fns = [self.node(v) for v in value]
+                checks.append(lambda x, fns=fns: any(f(x) for f in fns))
+            elif key == "oneOf":
+                fns = [self.node(v) for v in value]
+                checks.append(lambda x, fns=fns: sum(1 for f in fns if f(x)) == 1)
+            elif key == "not":
+                f = self.node(value)
+                checks.append(lambda x, f=f: not f(x))
+            elif key == "if":
+                cond = self.node(value)
+                then = self.node(schema["then"]) if "then" in schema else None
+                other = self.node(schema["else"]) if "else" in schema else None
+                checks.append(lambda x, cond=cond, then=then, other=other:
+                              (then is None or then(x)) if cond(x) else (other is None or other(x)))
+            else:
+                raise _Unsupported(key)
+        if not checks:
+            return lambda x: True
+        if len(checks) == 1:
+            return checks[0]
+        return lambda x, checks=tuple(checks): all(c(x) for c in checks)
+
+
+def compiled(schema: dict, formats: bool = True):
+    """The schema's check (``check(doc) -> bool``), or None where it uses a keyword the compiler does not
+    know. ``formats``: assert "date" and "date-time" (as ``format_checker()`` does)."""
+    try:
+        return _Compiler(schema, formats).node(schema)
+    except (_Unsupported, KeyError, IndexError, TypeError, re.error):
+        return None
+
+
+@functools.cache
+def _compiled_named(name: str):
+    return compiled(load_schema(name))
+
+
+def _what(parts: list) -> str:
+    """The field a schema error is about, for the words' lookup (``w:<parent>.<name>`` then ``w:<name>``
+    in the error catalogues): the last property name with the one before it (indexes skipped), or
+    ``<name>[]`` for an item of a list."""
+    names = [str(p) for p in parts if not isinstance(p, int)]
+    if not names:
+        return "document"
+    if isinstance(parts[-1], int):  # an item of a list: "players[]", a player's name
+        return names[-1] + "[]"
+    return ".".join(names[-2:])
+
+
+def schema_error(err, field: str | None) -> InputError:
+    """A jsonschema error in words ("the player name is missing"), naming ``field``."""
+    parts = list(err.absolute_path)
+    v, value = err.validator, err.validator_value
+    if v == "required" and isinstance(err.instance, dict):
+        missing = [p for p in value if p not in err.instance][:1]
+        return InputError("{what:w} is missing", field, what=_what(parts + missing))
+    what = _what(parts)
+    if v == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {})
+        extra = [p for p in err.instance if p not in known][:1]
+        return InputError("{what:w}: unknown field {name!r}", field, what=what, name=extra[0] if extra else "")
+    if v == "type":  # a sentence per type, so that each language says it its own way
+        kind = value[0] if isinstance(value, list) else value
+        if kind == "string":
+            return InputError("{what:w} must be a text", field, what=what)
+        if kind == "integer":
+            return InputError("{what:w} must be a whole number", field, what=what)
+        if kind == "number":
+            return InputError("{what:w} must be a number", field, what=what)
+        if kind == "boolean":
+            return InputError("{what:w} must be true or false", field, what=what)
+        if kind == "object":
+            return InputError("{what:w} must be an object", field, what=what)
+        if kind == "array":
+            return InputError("{what:w} must be a list", field, what=what)
+    if v in ("enum", "const"):
+        choices = value if v == "enum" else [value]
+        return InputError("{what:w} must be one of: {choices}", field, what=what,
+                          choices=", ".join(json.dumps(c, ensure_ascii=False) for c in choices[:12]))
+    if v == "minLength" and value == 1:
+        return InputError("{what:w} is empty", field, what=what)
+    if v == "minLength":
+        return InputError("{what:w} must be at least {limit} {limit|character|characters}", field, what=what, limit=value)
+    if v == "maxLength":
+        return InputError("{what:w} must be at most {limit} {limit|character|characters}", field, what=what, limit=value)
+    if v == "minimum":
+        return InputError("{what:w} must be at least {limit}", field, what=what, limit=value)
+    if v == "exclusiveMinimum":
+        return InputError("{what:w} must be more than {limit}", field, what=what, limit=value)
+    if v == "maximum":
+        return InputError("{what:w} must be at most {limit}", field, what=what, limit=value)
+    if v == "exclusiveMaximum":
+        return InputError("{what:w} must be less than {limit}", field, what=what, limit=value)
+    if v in ("minItems", "minProperties"):
+        return InputError("{what:w} must have at least {limit} {limit|entry|entries}", field, what=what, limit=value)
+    if v in ("maxItems", "maxProperties"):
+        return InputError("{what:w} must have at most {limit} {limit|entry|entries}", field, what=what, limit=value)
+    if v == "uniqueItems":
+        return InputError("{what:w} has an entry twice", field, what=what)
+    if v == "format" and value == "date":
+        return InputError("{what:w} must be a date (YYYY-MM-DD)", field, what=what)
+    if v == "format" and value == "date-time":
+        return InputError("{what:w} must be a date and time (ISO 8601)", field, what=what)
+    if v == "pattern":
+        return InputError("{what:w} is not written as expected", field, what=what)
+    if v == "not" and isinstance(err.instance, dict) and isinstance(value, dict):
+        banned = [p for p in value.get("required", []) if p in err.instance][:1]
+        if banned:
+            return InputError("{what:w} is not allowed here", field, what=_what(parts + banned))
+    return InputError("{what:w} is not valid", field, what=what)
+
+
+def schema_names() -> list[str]:
+    return sorted(p.name[: -len(".schema.json")] for p in schemas_dir().glob("*.schema.json"))

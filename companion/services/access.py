@@ -1,0 +1,332 @@
+"""Who may do what: roles, sessions, bearer tokens, join tokens, the organiser PIN, rate limits.
+
+No Flask here (the ``companion token`` command uses it too). Secrets are random
+(``secrets``), only their SHA-256 is stored; the PIN is stored as PBKDF2 with a salt.
+Time comes from the store's injectable clock, so tests move it by hand.
+
+Roles, from the least to the most: ``viewer`` (no credentials: read-only, a club
+may turn it off), ``player`` (joined through a table's QR code or a bearer
+token), ``organiser`` (signed in with the PIN, or a bearer token).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import timedelta
+
+from companion.base.errors import InputError, NotFoundError
+from companion.base.timeutil import parse_iso, to_iso
+
+ROLES = ("viewer", "player", "organiser")
+RANK = {r: i for i, r in enumerate(ROLES)}
+
+PLAYER_SESSION_HOURS = 14 * 24
+TABLE_SESSION_HOURS = 12  # a phone that joined by a table's QR code: player of that match only, this long at most
+ORGANISER_SESSION_HOURS = 12
+JOIN_TOKEN_HOURS = 12
+PIN_ITERATIONS = 120_000  # PBKDF2-SHA256: a fraction of a second on a Pi Zero 2 W
+
+PIN_MIN_DIGITS = 6  # new PINs; a shorter PIN stored before keeps working until it is changed
+PIN_MAX_DIGITS = 12
+RESET_CODE_MINUTES = 60  # a code from `companion pin reset` is valid this long, once
+
+# Failed attempts (wrong PIN, wrong setup code, unknown join link) are limited per address only: an
+# address may fail FAIL_FREE times, then waits BACKOFF_BASE_SECONDS after its next failure, twice as
+# long after each further one, at most BACKOFF_MAX_SECONDS. Failures older than FAIL_MEMORY_SECONDS
+# are forgotten; a success forgives the address. There is no overall limit: failures from other
+# addresses never refuse the organiser's correct PIN, nor a valid join link.
+FAIL_FREE = 5
+BACKOFF_BASE_SECONDS = 60
+BACKOFF_MAX_SECONDS = 60 * 60
+FAIL_MEMORY_SECONDS = 24 * 3600
+
+
+def backoff_seconds(failures: int) -> int:
+    """How long an address waits after its last failure, having failed ``failures`` times."""
+    if failures < FAIL_FREE:
+        return 0
+    return min(BACKOFF_BASE_SECONDS * 2 ** min(failures - FAIL_FREE, 30), BACKOFF_MAX_SECONDS)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+SHORT_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read off a card
+
+
+def session_hours(role: str, match_id: str | None = None) -> float:
+    if role == "organiser":
+        return ORGANISER_SESSION_HOURS
+    return TABLE_SESSION_HOURS if match_id else PLAYER_SESSION_HOURS
+
+
+def role_in(session: dict, match_id: str | None) -> str:
+    """The role a session holds for a request about ``match_id`` (None: about no match). A phone that joined
+    by a table's QR code is a player of that match only, and only while it is open; anywhere else it is a
+    viewer."""
+    role = session["role"]
+    scope = session.get("match_id")
+    if role == "player" and scope is not None and (match_id != scope or session.get("match_status") != "open"):
+        return "viewer"
+    return role
+
+
+def role_at_least(role: str, needed: str) -> bool:
+    return RANK.get(role, 0) >= RANK[needed]
+
+
+def check_pin_format(pin) -> str:
+    if not isinstance(pin, str) or not pin.isascii() or not pin.isdigit() \
+            or not PIN_MIN_DIGITS <= len(pin) <= PIN_MAX_DIGITS:
+        raise InputError("the PIN must be {PIN_MIN_DIGITS} to {PIN_MAX_DIGITS} digits", "pin", PIN_MIN_DIGITS=PIN_MIN_DIGITS, PIN_MAX_DIGITS=PIN_MAX_DIGITS)
+    return pin
+
+
+def _pbkdf2(secret: str, salt: str, iterations: int) -> str:
+    return hashlib.pbkdf2_hmac("sha256", secret.encode(), bytes.fromhex(salt), iterations).hex()
+
+
+class Access:
+    def __init__(self, store):
+        self.store = store
+        self.clock = store.clock
+
+    def _now(self):
+        return self.clock.now()
+
+    def _later(self, hours: float) -> str:
+        return to_iso(self._now() + timedelta(hours=hours))
+
+    def _expired(self, expires_at: str | None) -> bool:
+        return expires_at is not None and parse_iso(expires_at) <= self._now()
+
+    # -- sessions ------------------------------------------------------------
+    def create_session(self, role: str, data: dict | None = None, join_token: str | None = None,
+                       match_id: str | None = None) -> str:
+        """A new session; ``join_token``: the join link it was made from (ending the link ends it);
+        ``match_id``: a player session limited to that match (a table's QR code), for 12 hours at most."""
+        if role not in ("player", "organiser"):
+            raise InputError("role must be player or organiser", "role")
+        sid = secrets.token_urlsafe(32)
+        hours = session_hours(role, match_id)
+        # (sessions that ended long ago are forgotten on the way)
+        self.store.insert_session(hash_secret(sid), role, self.clock.now_iso(), self._later(hours), data or {},
+                                  purge_before=to_iso(self._now() - timedelta(days=1)),
+                                  join_hash=hash_secret(join_token) if join_token else None,
+                                  match_id=match_id if role == "player" else None)
+        return sid
+
+    def list_sessions(self) -> list[dict]:
+        return self.store.session_rows(self.clock.now_iso())
+
+    def end_session_by_id(self, session_id: str) -> None:
+        if not isinstance(session_id, str) or len(session_id) != 12 or not self.store.delete_session_by_id(session_id):
+            raise NotFoundError("no session {session_id}", "id", session_id=session_id)
+
+    def session(self, sid: str | None) -> dict | None:
+        if not sid or len(sid) > 200:
+            return None
+        row = self.store.session_row(hash_secret(sid))
+        if row is None or self._expired(row["expires_at"]):
+            return None
+        return row
+
+    def session_data(self, key: str) -> dict | None:
+        """The data of a live session by its stored key (for long-lived streams that outlive the request)."""
+        row = self.session_by_key(key)
+        return row["data"] if row is not None else None
+
+    def session_by_key(self, key: str) -> dict | None:
+        """A live session by its stored key (a stream checks it again for every event)."""
+        row = self.store.session_row(key)
+        if row is None or self._expired(row["expires_at"]):
+            return None
+        return row
+
+    def api_token_by_hash(self, token_hash: str) -> dict | None:
+        row = self.store.api_token_row(token_hash)
+        if row is None or row["revoked"] or self._expired(row["expires_at"]):
+            return None
+        return {"id": row["id"], "role": row["role"]}
+
+    # -- seats ---------------------------------------------------------------------
+    def seats(self, match_id: str) -> list[dict]:
+        """The phones seated in a match: ``{player, session, key, role, bound_at, expires_at}``."""
+        return self.store.seat_rows(match_id, self.clock.now_iso())
+
+    def claim_seat(self, match_id: str, player: str, key: str) -> str | None:
+        """A phone's own claim (None: it holds the seat now), else ``"taken"`` or ``"seated:<player>"``."""
+        return self.store.claim_seat(match_id, player, key, self.clock.now_iso())
+
+    def bind_seat(self, match_id: str, player: str, session_id: str, share: bool = False) -> int:
+        """An organiser gives ``player``'s seat to the phone of session ``session_id`` (its public id)."""
+        key = self.store.session_key_by_id(session_id, self.clock.now_iso()) \
+            if isinstance(session_id, str) and len(session_id) == 12 else None
+        if key is None:
+            raise NotFoundError("no live session {session_id}", "$.session", session_id=session_id)
+        return self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share)
+
+    def sit(self, match_id: str, player: str, key: str) -> None:
+        """An organiser's own phone sits as ``player`` (it takes the seat from no phone)."""
+        self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share=True)
+
+    def free_seat(self, match_id: str, player: str) -> int:
+        return self.store.free_seat(match_id, player)
+
+    def leave_seat(self, match_id: str, key: str) -> None:
+        self.store.leave_seat(match_id, key)
+
+    def move_seats(self, old_key: str, new_key: str, match_id: str | None = None) -> None:
+        self.store.move_seats(old_key, new_key, match_id)
+
+    def set_session_data(self, key: str, data: dict) -> None:
+        self.store.set_session_data(key, data)
+
+    def end_session(self, key: str) -> None:
+        self.store.delete_session(key)
+
+    # -- bearer tokens -------------------------------------------------------
+    def create_api_token(self, role: str, label: str = "", days: float | None = None) -> tuple[str, dict]:
+        if role not in ("player", "organiser"):
+            raise InputError("role must be player or organiser", "--role")
+        if days is not None and not (0 < days <= 3650):
+            raise InputError("must be between 0 and 3650 days", "--days")
+        token = "cpn_" + secrets.token_urlsafe(32)
+        h = hash_secret(token)
+        info = {"id": h[:12], "role": role, "label": label, "created_at": self.clock.now_iso(),
+                "expires_at": self._later(days * 24) if days else None}
+        self.store.insert_api_token(info, h)
+        return token, info
+
+    def api_token(self, token: str) -> dict | None:
+        if not token or len(token) > 200:
+            return None
+        return self.api_token_by_hash(hash_secret(token))
+
+    def list_api_tokens(self) -> list[dict]:
+        return self.store.api_token_rows()
+
+    def revoke_api_token(self, token_id: str) -> None:
+        if not self.store.revoke_api_token(token_id):
+            raise InputError("no token with id {token_id!r}", "ID", token_id=token_id)
+
+    # -- join tokens (the table QR codes) ----------------------------------------
+    def create_join_token(self, hours: float = JOIN_TOKEN_HOURS, match_id: str | None = None,
+                          revoke_others: bool = False, short: bool = False) -> tuple[str, dict]:
+        """A join link's token; ``short``: 12 letters and digits (about 60 bits, easy to type from a printed
+        table card; wrong links are limited per address), else 192 bits. ``revoke_others``: the club's new
+        link (``match_id`` None) ends the club's other links and signs out the phones made from them,
+        leaving every table's link alone; a table's new link ends that table's other links (the phones
+        already at the table stay)."""
+        token = "".join(secrets.choice(SHORT_ALPHABET) for _ in range(12)) if short else secrets.token_urlsafe(24)
+        info = {"expires_at": self._later(hours), "match_id": match_id}
+        self.store.insert_join_token(hash_secret(token), "player", match_id, self.clock.now_iso(),
+                                     info["expires_at"], revoke_others)
+        return token, info
+
+    def join_token(self, token: str) -> dict | None:
+        if not token or len(token) > 200:
+            return None
+        row = self.store.join_token_row(hash_secret(token))
+        if row is None or row["revoked"] or self._expired(row["expires_at"]):
+            return None
+        return {"role": row["role"], "match_id": row["match_id"], "expires_at": row["expires_at"]}
+
+    def list_join_tokens(self) -> list[dict]:
+        return self.store.join_token_rows(self.clock.now_iso())
+
+    def revoke_join_token(self, link_id: str) -> int:
+        """End one join link and every session made from it; how many sessions ended."""
+        ended = self.store.revoke_join_token(link_id) if isinstance(link_id, str) and len(link_id) == 12 else None
+        if ended is None:
+            raise NotFoundError("no join link {link_id}", "id", link_id=link_id)
+        return ended
+
+    def join_token_alive(self, token: str | None) -> bool:
+        return bool(token) and self.join_token(token) is not None
+
+    # -- the organiser PIN ---------------------------------------------------------
+    def pin_is_set(self) -> bool:
+        return self.store.get_setting("web.pin") is not None
+
+    def set_pin(self, pin: str) -> None:
+        check_pin_format(pin)
+        salt = secrets.token_hex(16)
+        self.store.set_setting("web.pin", {"salt": salt, "iterations": PIN_ITERATIONS,
+                                           "hash": _pbkdf2(pin, salt, PIN_ITERATIONS)})
+
+    def check_pin(self, pin) -> bool:
+        stored = self.store.get_setting("web.pin")
+        if stored is None or not isinstance(pin, str) or not pin.isascii() or len(pin) > 64:
+            return False
+        digest = _pbkdf2(pin, stored["salt"], int(stored["iterations"]))
+        return hmac.compare_digest(digest, stored["hash"])
+
+    # -- recovery: `companion pin reset` on the box itself ------------------------------------
+    def create_reset_code(self, minutes: float = RESET_CODE_MINUTES) -> tuple[str, str]:
+        """A one-time setup code (10 digits) with which the organiser sets a new PIN at /login; it takes
+        access to the box's database to make one. Returns ``(code, expires_at)``; a new code replaces
+        an older one."""
+        code = "".join(secrets.choice("0123456789") for _ in range(10))
+        salt = secrets.token_hex(16)
+        expires = self._later(minutes / 60)
+        self.store.set_setting("web.pin_reset", {"salt": salt, "iterations": PIN_ITERATIONS,
+                                                 "hash": _pbkdf2(code, salt, PIN_ITERATIONS),
+                                                 "expires_at": expires})
+        return code, expires
+
+    def reset_pending(self) -> bool:
+        stored = self.store.get_setting("web.pin_reset")
+        return stored is not None and not self._expired(stored["expires_at"])
+
+    def check_reset_code(self, code) -> bool:
+        stored = self.store.get_setting("web.pin_reset")
+        if stored is None or self._expired(stored["expires_at"]) or not isinstance(code, str) \
+                or not code.isascii() or len(code) > 64:
+            return False
+        return hmac.compare_digest(_pbkdf2(code, stored["salt"], int(stored["iterations"])), stored["hash"])
+
+    def reset_pin(self, code: str, pin: str) -> bool:
+        """Set a new PIN with a reset code: the code is used up and every organiser session ends."""
+        check_pin_format(pin)
+        if not self.check_reset_code(code):
+            return False
+        self.set_pin(pin)
+        self.store.delete_setting("web.pin_reset")
+        self.store.end_sessions_of_role("organiser")
+        return True
+
+    # -- rate limiting of failed attempts (per address, with backoff) ---------------------
+    def locked_for(self, scope: str, client: str) -> int:
+        """Seconds until this client (address) may try again (0: now)."""
+        mine = self.store.failure_times(scope, to_iso(self._now() - timedelta(seconds=FAIL_MEMORY_SECONDS)), client)
+        wait = backoff_seconds(len(mine))
+        if not wait:
+            return 0
+        free_at = parse_iso(mine[-1]) + timedelta(seconds=wait)
+        left = (free_at - self._now()).total_seconds()
+        return max(1, int(left + 0.999)) if left > 0 else 0
+
+    def record_failure(self, scope: str, client: str) -> None:
+        self.store.add_failure(scope, client, self.clock.now_iso(),
+                               purge_before=to_iso(self._now() - timedelta(seconds=FAIL_MEMORY_SECONDS)))
+
+    def clear_failures(self, scope: str, client: str) -> None:
+        self.store.clear_failures(scope, client)
+
+    # -- club settings of the web layer ----------------------------------------------
+    def settings(self) -> dict:
+        return {
+            "viewers_allowed": bool(self.store.get_setting("web.viewers_allowed", True)),
+            "join_token_hours": float(self.store.get_setting("web.join_token_hours", JOIN_TOKEN_HOURS)),
+        }
+
+    def update_settings(self, changes: dict) -> dict:
+        for key in ("viewers_allowed", "join_token_hours"):
+            if key in changes:
+                self.store.set_setting(f"web.{key}", changes[key])
+        return self.settings()
+

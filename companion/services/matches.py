@@ -1,0 +1,489 @@
+"""The application service: every match write goes through here (phones, the GPIO box, the CLI,
+the clock runner, imports).
+
+:class:`MatchService` validates a write by folding it (``companion.core.match.Fold``), stamps it by the
+server's clock (never before the match's last event), appends it, and writes the rows derived from the
+log (the match's status, its season results) **in the event's own transaction**; it tells subscribers
+(live pages, the clock runner, the box's LEDs) **after** the commit, outside any lock, in commit order.
+``companion db rebuild`` (:meth:`MatchService.rebuild`) recomputes every derived row from the log.
+
+Tracker actions (a deal, a combat roll, a Rome move: events the server completes with its own dice)
+come from the game modules' ``ACTIONS``; the final-round roll from the clock's end-game.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import random
+import threading
+from collections import OrderedDict, deque
+
+from companion.core import clock as clockfold
+from companion.base.errors import ConflictError, ForbiddenError, InputError, RuleError
+from companion.games import game_module
+from companion.core.match import PI_MARK, RESULT, UNDO, Fold, check_export
+from companion.base.timeutil import parse_iso
+
+log = logging.getLogger(__name__)
+
+
+# The mark of an event the Pi drew at random (``data.rolled_by == "pi"``): every event the server
+# completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll). Only an organiser
+# undoes one (MatchService.undo); a redo records the same draw again; nobody sends the mark
+# (docs/rulings.md, "The Pi's draws").
+PI_ROLL = PI_MARK
+
+
+def is_pi_roll(event: dict) -> bool:
+    return (event.get("data") or {}).get(PI_ROLL) == "pi"
+
+
+def last_in_effect(events: list[dict]) -> dict | None:
+    """The event an undo would take back now: the latest of ``events`` still in effect."""
+    stack: list[dict] = []
+    for e in events:
+        if e["type"] == UNDO:
+            if stack:
+                stack.pop()
+        else:
+            stack.append(e)
+    return stack[-1] if stack else None
+
+
+def undone_event(events: list[dict]) -> dict | None:
+    """The event the last of ``events`` (an undo) took back: undo takes back the latest event in effect."""
+    stack: list[dict] = []
+    back = None
+    for e in events:
+        if e["type"] == UNDO:
+            back = stack.pop() if stack else None
+        else:
+            stack.append(e)
+            back = None
+    return back
+
+
+def organiser_field(module, type_: str, data) -> str | None:
+    """The field that makes an event one only an organiser records (a hand correction outside the rules:
+    the game module's ``ORGANISER_EVENTS``, ``{type: field or None}``), or ``None`` for anyone's event.
+    ``"type"`` when the event type itself is the organiser's; a field of ``data`` when only its truthy
+    value is (``clock.start {override: true}``)."""
+    spec = getattr(module, "ORGANISER_EVENTS", {})
+    if type_ not in spec:
+        return None
+    field = spec[type_]
+    if field is None:
+        return "type"
+    return field if isinstance(data, dict) and data.get(field) else None
+
+
+def setup_over(fold: Fold) -> bool:
+    """Is the game's set-up done (the game's ``setup_over(state)``; a game without one has no set-up)?"""
+    fn = getattr(fold.module, "setup_over", None)
+    return True if fn is None else bool(fn(fold.game_state))
+
+
+def clock_after_setup(before: Fold, after: Fold, event: dict) -> dict | None:
+    """The ``clock.start`` data due after ``event`` (``{"limit_minutes"}``), or None: the clock was armed
+    (``clock.arm``, the start of a tournament round at a table still setting up) and this game event ended
+    the set-up (docs/rulings.md#the-clock-of-a-tournament-round). An undo never starts it (an undone start
+    stays undone); a redo of the last placement does."""
+    if not after.clock_on or event["type"] == UNDO or event["type"] in clockfold.EVENT_TYPES:
+        return None
+    cs = after.clock_state
+    if not cs.get("armed") or cs["phase"] != "setup" or after.ended():
+        return None
+    if setup_over(before) or not setup_over(after):
+        return None
+    return {"limit_minutes": cs["limit_us"] // (60 * 1_000_000)}
+
+
+class _CountingRng:
+    """An RNG that counts its calls (did the Pi roll anything for this event?)."""
+
+    def __init__(self, rng):
+        self._rng = rng
+        self.calls = 0
+
+    def randint(self, a, b):
+        self.calls += 1
+        return self._rng.randint(a, b)
+
+    def __getattr__(self, name):
+        self.calls += 1
+        return getattr(self._rng, name)
+
+
+class MatchService:
+    # Folds kept in memory (the least recently used goes first). At least as many as the lists show open
+    # matches (the tournament overview: 100), or each list would fold them all again from their logs. A
+    # fold keeps no copy of its events: the game's and the clock's state only.
+    MAX_FOLDS = 128
+
+    def __init__(self, store, max_folds: int = MAX_FOLDS, rng=None):
+        self.store = store
+        self.max_folds = max_folds
+        self.rng = rng if rng is not None else random.SystemRandom()
+        self._folds: OrderedDict[str, Fold] = OrderedDict()  # committed folds only
+        self._unsure: dict[str, Fold] = {}  # folds of writes whose group commit has not returned yet
+        self._lock = threading.RLock()
+        self._subscribers: list = []
+        self._match_subscribers: list = []
+        self._pending: deque = deque()
+        self._notifying = threading.Lock()
+
+    # -- subscribers -----------------------------------------------------------------------
+    def subscribe(self, callback) -> None:
+        """``callback(match_id, event, fold)`` after each committed event, in commit order; ``fold`` is
+        the match right after that event (never changed afterwards)."""
+        self._subscribers.append(callback)
+
+    def unsubscribe(self, callback) -> None:
+        if callback in self._subscribers:
+            self._subscribers.remove(callback)
+
+    def subscribe_matches(self, callback) -> None:
+        """``callback(match_id)`` after a match was created or imported."""
+        self._match_subscribers.append(callback)
+
+    def _notify(self) -> None:
+        """Deliver what was committed, outside the service lock. One thread delivers at a time (so the
+        order is the commit order); a thread that finds another delivering leaves its events to it."""
+        while self._pending:
+            if not self._notifying.acquire(blocking=False):
+                return
+            try:
+                while True:
+                    try:
+                        match_id, event, fold = self._pending.popleft()
+                    except IndexError:
+                        break
+                    if event is None:  # created or imported
+                        calls = [(cb, (match_id,)) for cb in self._match_subscribers]
+                    else:
+                        calls = [(cb, (match_id, event, fold)) for cb in self._subscribers]
+                    for cb, call_args in calls:
+                        try:
+                            cb(*call_args)
+                        except Exception:  # a broken subscriber never loses a stored event
+                            log.exception("subscriber failed on match %s", match_id)
+            finally:
+                self._notifying.release()
+
+    # -- reading -----------------------------------------------------------------------------
+    def fold(self, match_id: str) -> Fold:
+        """The match's fold, up to date with the store (a fold is never changed once handed out:
+        each write makes a new one). A cached fold that is up to date is handed out without the service
+        lock, so a reader (a POST's own answer, a page, a list) never waits for another match's write and
+        its fsync. Inside a write, the match as that write sees it (:meth:`_write_fold`)."""
+        if self.store.in_write():
+            with self._lock:
+                return self._write_fold(match_id)
+        f = self._folds.get(match_id)
+        if f is not None and not self.store.events(match_id, after_seq=f.last_seq):
+            if self._lock.acquire(blocking=False):  # keep the LRU order when it costs no wait
+                try:
+                    if match_id in self._folds:
+                        self._folds.move_to_end(match_id)
+                finally:
+                    self._lock.release()
+            return f
+        with self._lock:
+            f = self._folds.get(match_id)
+            if f is None:
+                m = self.store.get_match(match_id)
+
+                def history(before_seq, match_id=match_id):
+                    return self.store.events(match_id, before_seq=before_seq)
+
+                f = Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
+                self._folds[match_id] = f
+                while len(self._folds) > self.max_folds:
+                    self._folds.popitem(last=False)
+            else:
+                self._folds.move_to_end(match_id)
+                newer = self.store.events(match_id, after_seq=f.last_seq)
+                if newer:  # written by another process (the CLI) since: catch up on a copy
+                    f = copy.copy(f)._load(newer)
+                    self._folds[match_id] = f
+            return f
+
+    def _write_fold(self, match_id: str) -> Fold:
+        """Inside a write (the store's writer lock, then the service lock): the match with every event
+        of the open transaction, committed or not, so writes grouped in one commit follow each other.
+        Such a fold goes to the committed cache only once its COMMIT has returned (``_committed``)."""
+        f = self._unsure.get(match_id) or self._folds.get(match_id)
+        return f if f is not None else self._reload(match_id)
+
+    def _committed(self, match_id: str, event: dict, fold: Fold) -> None:
+        """After the COMMIT of a write (on the committing thread, in commit order): the fold becomes the
+        match's cached one, and the event is queued for the subscribers."""
+        with self._lock:
+            if self._unsure.get(match_id) is fold:
+                del self._unsure[match_id]
+            cur = self._folds.get(match_id)
+            if cur is None or cur.last_seq < fold.last_seq:
+                self._folds[match_id] = fold
+                self._folds.move_to_end(match_id)
+                while len(self._folds) > self.max_folds:
+                    self._folds.popitem(last=False)
+            self._pending.append((match_id, event, fold))
+
+    def _rolled_back(self, match_id: str, fold: Fold) -> None:
+        with self._lock:
+            if self._unsure.get(match_id) is fold:
+                del self._unsure[match_id]
+
+    def state(self, match_id: str, now: str | None = None) -> dict:
+        f = self.fold(match_id)
+        return f.view(now or self.store.clock.now_iso())
+
+    # -- writing -----------------------------------------------------------------------------
+    def create(self, game: str, players: list[str], options: dict | None = None, match_id: str | None = None,
+               label: str = "", colours: dict | None = None, roster: dict[int, str] | None = None) -> dict:
+        """``roster``: {seat: roster player id} chosen at creation; the other seats are linked to the match's
+        club roster by their exact name (``companion.storage.players.link_match``), in the same transaction."""
+        game_module(game)
+        if not isinstance(players, list) or not players:
+            raise InputError("must be a non-empty list of player names", "players")
+        if len(set(players)) != len(players):
+            raise InputError("a player is named twice", "players")
+        Fold(game, players, options)  # the game's initial_state checks player counts and options
+        with self.store.write():
+            match = self.store.create_match(game, players, options, match_id=match_id, label=label, colours=colours)
+            self._link_roster(match, roster)
+            self.store.on_commit(lambda: self._pending.append((match["id"], None, None)))
+        self._notify()
+        return match
+
+    def _stamp(self, f: Fold) -> str:
+        """Now by the server's clock, never before the match's last event."""
+        now = self.store.clock.now_iso()
+        if f.last_at is not None and parse_iso(now) < parse_iso(f.last_at):
+            return f.last_at
+        return now
+
+    def append(self, match_id: str, type: str, data: dict | None = None,
+               expected_seq: int | None = None, at: str | None = None, complete=None,
+               organiser: bool = True, pi_mark: bool = False) -> dict:
+        """Store one event. ``expected_seq``: the last seq the writer saw (a stale write is refused).
+        ``at``: the instant (default: now by the server's clock, never before the last event).
+        ``complete(fold) -> data``: fills the event's data from the state the event will follow
+        (dice rolled by the server), inside the write, so nothing comes between the look and the write.
+        ``organiser``: whether the writer is an organiser (the CLI, the box and the clock runner are; the
+        web passes the caller's role): an event of the game's ``ORGANISER_EVENTS`` (a hand correction
+        outside the rules) from anyone else is refused (ForbiddenError naming the field). ``data`` never
+        carries the Pi's mark (``rolled_by``) but in a redo (``pi_mark``): the Pi's draws are completed
+        here, by ``complete``."""
+        with self.store.write(group=True):
+            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, organiser,
+                                                pi_mark)
+            start = clock_after_setup(before, after, event)
+            if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
+                self._append(match_id, "clock.start", start, after.last_seq, event["at"], None, True)
+        self._notify()  # committed: the subscribers hear of it (an append inside an outer write: after it)
+        return event
+
+    def _append(self, match_id, type, data, expected_seq, at, complete, organiser,
+                pi_mark=False) -> tuple[dict, Fold, Fold]:
+        """One event stored (inside the caller's write): the event, the match before and after it."""
+        if not isinstance(type, str) or not type:
+            raise InputError("must be a non-empty string", "type")
+        if data is not None and not isinstance(data, dict):
+            raise InputError("must be an object", "data")
+        if data and PI_ROLL in data and not pi_mark:
+            raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
+                                 field=PI_ROLL)
+        if not organiser:
+            field = organiser_field(self.fold(match_id).module, type, data)
+            if field is not None:
+                if field == "type":
+                    raise ForbiddenError("only an organiser may record this correction of the board (it changes "
+                                         "the match outside the rules)", field)
+                raise ForbiddenError("only an organiser may record {event} with {option} (it changes the match "
+                                     "outside the rules)", field, event=type, option=field)
+        # the store's write first, then the service lock, released before the write ends: the write waits
+        # for its group's COMMIT holding no lock (Database.write, group commit)
+        with self.store.write(group=True), self._lock:
+            f = self._write_fold(match_id)
+            match = self.store.get_match(match_id)
+            after: list[Fold] = []
+
+            def check(event, last_seq):
+                nonlocal f
+                if last_seq < f.last_seq:  # a fold ahead of the log: never kept, but fold it again
+                    f = self._reload(match_id)
+                if last_seq != f.last_seq:  # another process wrote; catch up before judging
+                    f = copy.copy(f)._load(self.store.events(match_id, after_seq=f.last_seq))
+                if at is None and f.last_at is not None and parse_iso(event["at"]) < parse_iso(f.last_at):
+                    event["at"] = f.last_at
+                if complete is not None:
+                    event["data"] = complete(f)
+                nf = copy.copy(f)
+                nf.apply(event)
+                after[:] = [f, nf]
+                return lambda: self._derive(match, nf, event)
+
+            event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
+                                      at=at or self._stamp(f), check=check)
+            before, nf = after
+            self._unsure[match_id] = nf
+            self.store.on_commit(lambda: self._committed(match_id, event, nf),
+                                 lambda: self._rolled_back(match_id, nf))
+        return event, before, nf
+
+    def _reload(self, match_id: str) -> Fold:
+        m = self.store.get_match(match_id)
+
+        def history(before_seq, match_id=match_id):
+            return self.store.events(match_id, before_seq=before_seq)
+
+        return Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
+
+    def undo(self, match_id: str, expected_seq: int | None = None, organiser: bool = False) -> dict:
+        """Take back the latest event in effect. An event the Pi drew at random (``rolled_by: "pi"``, set
+        by :meth:`act` and :meth:`final_roll`: dice, a deal, a turn's card) is taken back only by an
+        organiser (``organiser=True``; the GPIO box's hold-to-undo counts as one): a player who dislikes a
+        draw may not draw again."""
+        def check(f):
+            if not organiser:
+                last = last_in_effect(self.store.events(match_id))  # the log as it stands in this write
+                if last is not None and is_pi_roll(last):
+                    raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
+                                         "may undo it (and so draw again)", "type")
+            return {}
+
+        return self.append(match_id, UNDO, {}, expected_seq=expected_seq, complete=check)
+
+    def undone_by_last(self, match_id: str) -> dict | None:
+        """When the match's last event is an undo: the event it took back (else ``None``)."""
+        events = self.store.events(match_id, after_seq=max(0, self.fold(match_id).last_seq - 1))
+        if not events or events[-1]["type"] != UNDO:
+            return None
+        return undone_event(self.store.events(match_id))
+
+    def redo(self, match_id: str, expected_seq: int | None = None, organiser: bool = True) -> dict:
+        """Take back the most recent undo: the event it undid is appended again (its type and data, the
+        same dice) as a new event. Only while the undo is the match's last event. ``organiser`` as for
+        :meth:`append` (redoing an organiser's correction is the organiser's)."""
+        with self.store.write(group=True), self._lock:
+            f = self._write_fold(match_id)
+            if expected_seq is not None and expected_seq != f.last_seq:
+                raise ConflictError("stale write: the match is at seq {last_seq}, not {expected_seq}",
+                                    "expected_seq", last_seq=f.last_seq, expected_seq=expected_seq)
+            back = self.undone_by_last(match_id)
+            if back is None:
+                raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
+                                "else is recorded", "type")
+            event = self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq,
+                                organiser=organiser, pi_mark=True)  # the same draw: the Pi's mark kept
+        self._notify()
+        return event
+
+    def enter_result(self, match_id: str, places: list, expected_seq: int | None = None) -> dict:
+        """The final places entered by hand (``result.entered``), in a match created with
+        ``options.tracking = "result"``: the match ends with them and its season takes them."""
+        return self.append(match_id, RESULT, {"places": places}, expected_seq=expected_seq)
+
+    def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
+                   rng=None) -> dict:
+        """The server rolls the two final-round dice for the player who owes them (matches with the clock)."""
+        if not self.fold(match_id).clock_on:
+            raise RuleError("this match does not use the clock", "type")
+        rng = rng or self.rng
+        return self.append(match_id, "final.roll", expected_seq=expected_seq,
+                           complete=lambda f: {**clockfold.final_roll_data(f.clock_state, player, rng),
+                                               PI_ROLL: "pi"})
+
+    def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
+            rng=None) -> tuple[dict, dict]:
+        """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
+        ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
+        it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
+        action tells beside it, e.g. the swaps of a deal)."""
+        f = self.fold(match_id)
+        spec = getattr(f.module, "ACTIONS", {}).get(action)
+        if spec is None:
+            raise InputError("{game} has no action {action!r}", "action", game=f.game, action=action)
+        if data is not None and not isinstance(data, dict):
+            raise InputError("must be an object", "data")
+        if data and PI_ROLL in data:
+            raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
+                                 field=PI_ROLL)
+        type_, fn = spec
+        rng = rng or self.rng
+        extra: dict = {}
+
+        def complete(fold):
+            if fold.ended():
+                raise RuleError("the match has ended", "type")
+            counted = _CountingRng(rng)
+            event_data, more = fn(fold.game_state, fold.players, dict(data or {}), counted, lambda: fold.effective)
+            if counted.calls:
+                event_data = {**event_data, PI_ROLL: "pi"}  # the Pi drew (some of) it at random
+            extra.clear()
+            extra.update(more or {})
+            return event_data
+
+        event = self.append(match_id, type_, expected_seq=expected_seq, complete=complete)
+        return event, extra
+
+    def end_turn(self, match_id: str, data: dict, expected_seq: int | None = None, rng=None) -> dict:
+        """End the current turn (the box's NEXT): through the game's own ``turn-end`` action where the game
+        keeps the turn (it counts the turn's conquests, draws the turn's card), else the clock's ``turn.end``."""
+        if "turn-end" in getattr(self.fold(match_id).module, "ACTIONS", {}):
+            return self.act(match_id, "turn-end", data, expected_seq=expected_seq, rng=rng)[0]
+        return self.append(match_id, "turn.end", data, expected_seq=expected_seq)
+
+    # -- derived rows ----------------------------------------------------------------------------
+    def _link_roster(self, match: dict, seats: dict[int, str] | None = None) -> None:
+        from companion.services import seasons
+        from companion.storage import players as roster
+
+        roster.link_match(self.store, match, seasons.match_club(self.store, match), seats)
+
+    def _derive(self, match: dict, fold: Fold, event: dict) -> None:
+        """The rows derived from the log, written in the event's transaction: the status, the season."""
+        from companion.services import seasons
+
+        status = "ended" if fold.ended() else "open"
+        if match["status"] != status:
+            self.store.set_status(match["id"], status)
+        seasons.derive_from_fold(self.store, match, fold, event)
+
+    def import_match(self, doc) -> tuple[str, Fold]:
+        """Store an exported match (checked event by event), with its derived rows, in one transaction."""
+        f = check_export(doc)
+        status = "ended" if f.ended() else "open"
+        match = {"id": doc["id"], "game": doc["game"], "players": doc["players"],
+                 "options": doc.get("options", {}), "created_at": doc["created_at"], "status": status}
+        last = {"type": doc["events"][-1]["type"]} if doc["events"] else {"type": None}
+        def derive():
+            self._link_roster(match)
+            self._derive(match, f, last)
+
+        match_id = self.store.import_match(doc, status=status, derive=derive)
+        self.forget(match_id)
+        self._pending.append((match_id, None, None))
+        self._notify()
+        return match_id, f
+
+    def rebuild(self) -> dict:
+        """Recompute every derived row from the event log (``companion db rebuild``)."""
+        fixed, count = [], 0
+        for match_id in self.store.all_match_ids():
+            self.forget(match_id)
+            with self.store.write(), self._lock:
+                f = self._write_fold(match_id)
+                match = self.store.get_match(match_id)
+                before = match["status"]
+                self._derive(match, f, {"type": None, "rebuild": True})
+                if ("ended" if f.ended() else "open") != before:
+                    fixed.append(match_id)
+            count += 1
+        return {"matches": count, "status_fixed": fixed}
+
+    def forget(self, match_id: str) -> None:
+        with self._lock:
+            self._folds.pop(match_id, None)

@@ -1,0 +1,458 @@
+"""Clubs, seasons and their results in SQLite (migration ``0003_seasons.sql``), for the CLI and the web.
+
+A season belongs to a club, a game and a year (one per club, game and year). Its matches come from two
+places: a finished match of the app (``record_finished_match``, called by ``derive_from_fold`` in the
+match event's own transaction, see ``companion.services.matches``) and results the organiser enters for a match played without the app
+(``add_result``). Every write goes through ``Store.write()``; the maths is ``companion.core.season``.
+
+Which season an app match feeds: chosen at creation (``options_for_new_match``: the club's season of
+the game and year by default, or another, or ``"none"``) and kept in the match's options, so the
+result feeds exactly that season whatever the number of clubs. ``options.season`` (a season id or
+``club/game/year``, or ``"none"``: no season) when the match names one; else ``options.club`` (a club id or name), or the only club when the store has exactly one,
+and the season of that club for the match's game and the year it ended. A season is never created
+implicitly: a match with no such season is not recorded (the organiser creates the season once a year).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from companion.core import season as core
+from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.storage import new_id
+
+log = logging.getLogger(__name__)
+
+
+# -- clubs --------------------------------------------------------------------------------------
+
+def _club_row(row) -> dict:
+    return {"id": row["id"], "name": row["name"], "settings": json.loads(row["settings"]),
+            "created_at": row["created_at"]}
+
+
+def _check_settings(settings, where: str, base: core.Rules | None = None) -> dict:
+    """Schema + the rules the schema can't say (a table's length); returns the settings."""
+    from companion.base.schemas import validate
+
+    settings = {} if settings is None else settings
+    try:
+        validate("season.settings", settings)
+    except InputError as exc:
+        raise exc.again(InputError, where + (exc.field or "$")[1:]) from None
+    (base or core.Rules()).with_settings(settings, where)
+    return settings
+
+
+def create_club(store, name: str, settings: dict | None = None) -> dict:
+    if not isinstance(name, str) or not name.strip() or len(name) > 100:
+        raise InputError("must be a non-empty name of at most 100 characters", "name")
+    name = name.strip()
+    settings = _check_settings(settings, "settings")
+    club = {"id": new_id()[:12], "name": name, "settings": settings, "created_at": store.clock.now_iso()}
+    with store.write() as c:
+        if c.execute("SELECT 1 FROM clubs WHERE name=?", (name,)).fetchone():
+            raise ConflictError("a club named {name!r} exists already", "name", name=name)
+        c.execute("INSERT INTO clubs(id, name, settings, created_at) VALUES (?,?,?,?)",
+                  (club["id"], name, json.dumps(settings), club["created_at"]))
+    return club
+
+
+def first_club(store, name: str) -> dict:
+    """The box's club for its first roster player: the only club, or a new one named ``name`` when the box
+    has none yet (docs/rulings.md#the-first-roster-player). Several clubs: InputError (say which one)."""
+    with store.write():
+        clubs = list_clubs(store)
+        if not clubs:
+            return create_club(store, name)
+    if len(clubs) > 1:
+        raise InputError("this box has several clubs: say which one", "club")
+    return clubs[0]
+
+
+def get_club(store, ref: str, field: str = "club") -> dict:
+    """A club by id or by name (case-insensitive)."""
+    if not isinstance(ref, str) or not ref:
+        raise InputError("must name a club (id or name)", field)
+    c = store.conn()
+    row = c.execute("SELECT * FROM clubs WHERE id=?", (ref,)).fetchone() or \
+        c.execute("SELECT * FROM clubs WHERE name=?", (ref,)).fetchone()
+    if row is None:
+        raise NotFoundError("no club {ref!r}", field, ref=ref)
+    return _club_row(row)
+
+
+def list_clubs(store) -> list[dict]:
+    return [_club_row(r) for r in store.conn().execute("SELECT * FROM clubs ORDER BY name")]
+
+
+def set_club_settings(store, ref: str, settings: dict) -> dict:
+    """Replace a club's settings (every season of the club without its own value follows them)."""
+    club = get_club(store, ref)
+    settings = _check_settings(settings, "settings")
+    for s in list_seasons(store, club["id"]):  # existing results must stay scorable
+        _check_still_scorable(store, s, club_settings=settings)
+    with store.write() as c:
+        c.execute("UPDATE clubs SET settings=? WHERE id=?", (json.dumps(settings), club["id"]))
+    return {**club, "settings": settings}
+
+
+# -- seasons ------------------------------------------------------------------------------------
+
+def _season_row(row) -> dict:
+    return {"id": row["id"], "club_id": row["club_id"], "club": row["club_name"], "game": row["game"],
+            "year": row["year"], "name": row["name"], "settings": json.loads(row["settings"]),
+            "created_at": row["created_at"]}
+
+
+_SEASON_SQL = ("SELECT s.*, c.name AS club_name FROM seasons s JOIN clubs c ON c.id = s.club_id ")
+
+
+def create_season(store, club: str, game: str, year: int, name: str | None = None,
+                  settings: dict | None = None) -> dict:
+    from companion.games import GAMES
+
+    if game not in GAMES:
+        raise InputError("unknown game {game!r} (known: {names})", "game", game=game, names=', '.join(sorted(GAMES)))
+    if isinstance(year, bool) or not isinstance(year, int) or not 1900 <= year <= 9999:
+        raise InputError("must be a year (1900..9999)", "year")
+    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 100):
+        raise InputError("must be a non-empty name of at most 100 characters", "name")
+    c0 = get_club(store, club)
+    rules = core.rules_from(c0["settings"])
+    settings = _check_settings(settings, "settings", rules)
+    season = {"id": new_id()[:12], "club_id": c0["id"], "club": c0["name"], "game": game, "year": year,
+              "name": (name or f"{c0['name']} {game} {year}").strip(), "settings": settings,
+              "created_at": store.clock.now_iso()}
+    with store.write() as c:
+        if c.execute("SELECT 1 FROM seasons WHERE club_id=? AND game=? AND year=?",
+                     (c0["id"], game, year)).fetchone():
+            raise ConflictError("{name} has a {game} season for {year} already", "year", name=c0['name'], game=game, year=year)
+        c.execute("INSERT INTO seasons(id, club_id, game, year, name, settings, created_at) VALUES (?,?,?,?,?,?,?)",
+                  (season["id"], c0["id"], game, year, season["name"], json.dumps(settings), season["created_at"]))
+    return season
+
+
+def get_season(store, ref: str, field: str = "season") -> dict:
+    """A season by id, or by ``club/game/year`` (the club by id or name)."""
+    if not isinstance(ref, str) or not ref:
+        raise InputError("must name a season (id, or club/game/year)", field)
+    c = store.conn()
+    row = c.execute(_SEASON_SQL + "WHERE s.id=?", (ref,)).fetchone()
+    if row is None and ref.count("/") >= 2:
+        club, game, year = ref.rsplit("/", 2)
+        if year.isdigit():
+            row = c.execute(_SEASON_SQL + "WHERE (c.id=? OR c.name=?) AND s.game=? AND s.year=?",
+                            (club, club, game, int(year))).fetchone()
+    if row is None:
+        raise NotFoundError("no season {ref!r} (give its id, or club/game/year)", field, ref=ref)
+    return _season_row(row)
+
+
+def find_season(store, club_id: str, game: str, year: int) -> dict | None:
+    row = store.conn().execute(_SEASON_SQL + "WHERE s.club_id=? AND s.game=? AND s.year=?",
+                               (club_id, game, year)).fetchone()
+    return _season_row(row) if row else None
+
+
+def list_seasons(store, club: str | None = None) -> list[dict]:
+    if club is not None:
+        cid = get_club(store, club)["id"]
+        rows = store.conn().execute(_SEASON_SQL + "WHERE s.club_id=? ORDER BY s.year DESC, s.game", (cid,))
+    else:
+        rows = store.conn().execute(_SEASON_SQL + "ORDER BY c.name, s.year DESC, s.game")
+    return [_season_row(r) for r in rows]
+
+
+def set_season_settings(store, ref: str, settings: dict) -> dict:
+    season = get_season(store, ref)
+    club = get_club(store, season["club_id"])
+    settings = _check_settings(settings, "settings", core.rules_from(club["settings"]))
+    _check_still_scorable(store, season, season_settings=settings)
+    with store.write() as c:
+        c.execute("UPDATE seasons SET settings=? WHERE id=?", (json.dumps(settings), season["id"]))
+    return {**season, "settings": settings}
+
+
+def season_rules(store, season: dict, club_settings: dict | None = None,
+                 season_settings: dict | None = None) -> core.Rules:
+    if club_settings is None:
+        club_settings = get_club(store, season["club_id"])["settings"]
+    return core.rules_from(club_settings, season["settings"] if season_settings is None else season_settings)
+
+
+def _check_still_scorable(store, season, **settings) -> None:
+    rules = season_rules(store, season, **settings)
+    for m in season_matches(store, season["id"]):
+        if rules.table(len(m["results"])) is None:
+            raise RuleError("season {name!r} has a {n_results}-player match ({id}); it needs a points table for "
+                            "{n_results} players", "settings.points", name=season['name'], n_results=len(m['results']), id=m['id'])
+
+
+# -- results ------------------------------------------------------------------------------------
+
+def season_matches(store, season_id: str) -> list[dict]:
+    """The season's matches, normalized like ``companion.core.season`` wants them, in date order."""
+    c = store.conn()
+    matches: dict[str, dict] = {}
+    for row in c.execute("SELECT id, date, source, match_id FROM season_matches WHERE season_id=? "
+                         "ORDER BY date, id", (season_id,)):
+        matches[row["id"]] = {"id": row["id"], "date": row["date"], "source": row["source"],
+                              "match_id": row["match_id"], "results": []}
+    # The roster's current name of each player (a rename keeps the history), else the name as recorded.
+    for row in c.execute("SELECT r.match, COALESCE(p.name, r.player) AS player, r.place, r.objective, r.eliminated "
+                         "FROM season_results r LEFT JOIN players p ON p.id = r.player_id "
+                         "WHERE r.season_id=? ORDER BY r.match, r.place, player", (season_id,)):
+        m = matches.get(row["match"])
+        if m is not None:
+            m["results"].append({"player": row["player"], "place": row["place"],
+                                 "objective": bool(row["objective"]), "eliminated": bool(row["eliminated"])})
+    return list(matches.values())
+
+
+def _insert_match(c, season_id: str, m: dict, source: str, match_id: str | None, now: str,
+                  ids: dict[str, str] | None = None) -> None:
+    """``ids``: the roster id of each result's player name (every season result is on the club's roster)."""
+    ids = ids or {}
+    c.execute("INSERT INTO season_matches(season_id, id, date, source, match_id, created_at) VALUES (?,?,?,?,?,?)",
+              (season_id, m["id"], m["date"], source, match_id, now))
+    c.executemany("INSERT INTO season_results(season_id, match, player, place, objective, eliminated, player_id) "
+                  "VALUES (?,?,?,?,?,?,?)",
+                  [(season_id, m["id"], r["player"], r["place"], int(r["objective"]), int(r["eliminated"]),
+                    ids.get(r["player"])) for r in m["results"]])
+
+
+def add_result(store, ref: str, doc) -> dict:
+    """The organiser enters a match played without the app (``schemas/season.result.schema.json``).
+    Errors name the JSON path of the document."""
+    from companion.base.schemas import validate
+
+    season = get_season(store, ref)
+    validate("season.result", doc)
+    rules = season_rules(store, season)
+    m = {"id": doc.get("id") or "m-" + new_id()[:10], "date": doc["date"], "results": doc["results"]}
+    nm = core.check_match(m, rules, "$")
+    if int(nm["date"][:4]) != season["year"]:
+        raise InputError("the date is not in the season's year {year}", "$.date", year=season['year'])
+    nm["game"] = season["game"]
+    from companion.storage import players as roster
+
+    with store.write() as c:
+        if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], nm["id"])).fetchone():
+            raise ConflictError("the season has a match {id!r} already", "$.id", id=nm['id'])
+        ids = roster.ensure_players(store, season["club_id"], [r["player"] for r in nm["results"]])
+        _insert_match(c, season["id"], nm, "manual", None, store.clock.now_iso(), ids)
+    return {**nm, "season": season["id"], "source": "manual"}
+
+
+def remove_result(store, ref: str, match: str) -> None:
+    season = get_season(store, ref)
+    with store.write() as c:
+        cur = c.execute("DELETE FROM season_matches WHERE season_id=? AND id=?", (season["id"], match))
+        if cur.rowcount == 0:
+            raise NotFoundError("the season has no match {match!r}", "match", match=match)
+
+
+def season_for_match(store, match: dict, date: str) -> dict | None:
+    """The season an app match feeds (see the module's docstring), or None."""
+    options = match.get("options") or {}
+    if options.get("season") == NO_SEASON:
+        return None
+    if options.get("season"):
+        try:
+            return get_season(store, str(options["season"]))
+        except NotFoundError:
+            log.warning("match %s names season %r, which does not exist", match.get("id"), options["season"])
+            return None
+    if options.get("club"):
+        try:
+            club = get_club(store, str(options["club"]))
+        except NotFoundError:
+            log.warning("match %s names club %r, which does not exist", match.get("id"), options["club"])
+            return None
+    else:
+        clubs = store.conn().execute("SELECT id FROM clubs LIMIT 2").fetchall()
+        if len(clubs) != 1:
+            return None
+        club = {"id": clubs[0]["id"]}
+    return find_season(store, club["id"], match["game"], int(date[:4]))
+
+
+NO_SEASON = "none"  # options.season of a match chosen at creation to feed no season
+
+
+def match_club(store, match: dict) -> str | None:
+    """The club a match belongs to: its options' season's or club's, else the only club (or None)."""
+    options = match.get("options") or {}
+    try:
+        if options.get("season") and options["season"] != NO_SEASON:
+            return get_season(store, str(options["season"]))["club_id"]
+        if options.get("club"):
+            return get_club(store, str(options["club"]))["id"]
+    except NotFoundError:
+        return None
+    clubs = store.conn().execute("SELECT id FROM clubs LIMIT 2").fetchall()
+    return clubs[0]["id"] if len(clubs) == 1 else None
+
+
+def options_for_new_match(store, game: str, club=None, season=None, year: int | None = None) -> dict:
+    """The season a new match feeds, chosen at creation: ``{"club": id, "season": id | "none"}`` to put in
+    its options (so an export carries them). ``season``: a season id (or club/game/year), ``"none"``, or
+    None for the club's season of that game this year when there is one. ``club``: an id or name; when the
+    box has several clubs and neither is named, the match belongs to no club (``{}``, as with no club)."""
+    if season not in (None, "", NO_SEASON):
+        s = get_season(store, str(season), "season")
+        if s["game"] != game:
+            raise InputError("season {name!r} is of {game}, not {game2}", "season", name=s['name'], game=s['game'], game2=game)
+        if club not in (None, "") and get_club(store, str(club), "club")["id"] != s["club_id"]:
+            raise InputError("season {name!r} is not of that club", "season", name=s['name'])
+        return {"club": s["club_id"], "season": s["id"]}
+    if club not in (None, ""):
+        club_id = get_club(store, str(club), "club")["id"]
+    else:
+        clubs = list_clubs(store)
+        if not clubs:
+            if season == NO_SEASON:
+                return {"season": NO_SEASON}
+            return {}
+        if len(clubs) > 1:  # the match names no club: it feeds no season (the new-match page always names one)
+            return {"season": NO_SEASON} if season == NO_SEASON else {}
+        club_id = clubs[0]["id"]
+    if season == NO_SEASON:
+        return {"club": club_id, "season": NO_SEASON}
+    year = year or int(store.clock.now_iso()[:4])
+    current = find_season(store, club_id, game, year)
+    # No season yet: the match feeds the club's season of the year it ends, if the organiser creates it by then.
+    return {"club": club_id, "season": current["id"]} if current else {"club": club_id}
+
+
+def record_finished_match(store, match: dict, results: list[dict], date: str | None = None,
+                          season: dict | None = None) -> dict | None:
+    """Record (or re-record: idempotent) a finished app match in its season.
+
+    ``match`` is the store's match (``id``, ``game``, ``players``, ``options``, ``created_at``);
+    ``results`` are ``[{"player", "place", "objective"?, "eliminated"?}]``; ``date`` the instant it
+    ended (default: now). Returns the season match, or None when the match feeds no season."""
+    date = core.normalize_date(date or store.clock.now_iso(), "date")
+    season = season or season_for_match(store, match, date)
+    if season is None:
+        return None
+    if season["game"] != match["game"]:
+        raise InputError("season {name!r} is of {game}, the match of {game2}", "season", name=season['name'], game=season['game'], game2=match['game'])
+    rules = season_rules(store, season)
+    if not isinstance(results, list):
+        raise InputError("must be a list of results", "results")
+    for j, r in enumerate(results):
+        if not isinstance(r, dict) or not isinstance(r.get("player"), str) or \
+                isinstance(r.get("place"), bool) or not isinstance(r.get("place"), int):
+            raise InputError("each result needs a player name and a whole-number place", f"results[{j}]")
+    players = set(match.get("players") or [])
+    for j, r in enumerate(results):
+        if players and r["player"] not in players:
+            raise InputError("{player!r} is not a player of match {id}", f"results[{j}].player", player=r['player'], id=match['id'])
+    try:
+        nm = core.check_match({"id": match["id"], "date": date, "results": results}, rules, "")
+    except InputError as exc:
+        raise exc.again(InputError, (exc.field or "").lstrip(".")) from None
+    nm["game"] = match["game"]
+    now = store.clock.now_iso()
+    from companion.storage import players as roster
+
+    with store.write() as c:
+        c.execute("DELETE FROM season_matches WHERE match_id=?", (match["id"],))
+        if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], match["id"])).fetchone():
+            raise ConflictError("the season has a match {id!r} entered by hand", "id", id=match['id'])
+        # Each result's roster id: the seat's roster player chosen at creation, else the exact name on the
+        # season's club roster (added when missing: whoever plays a season match is on the club's roster).
+        seats = roster.match_seats(store, match["id"])
+        seat_of = {name: i for i, name in enumerate(match.get("players") or [])}
+        ids = {r["player"]: seats[seat_of[r["player"]]] for r in nm["results"]
+               if seat_of.get(r["player"]) in seats}
+        ids.update(roster.ensure_players(store, season["club_id"],
+                                         [r["player"] for r in nm["results"] if r["player"] not in ids]))
+        _insert_match(c, season["id"], nm, "app", match["id"], now, ids)
+        roster.link_match(store, match, season["club_id"],
+                          {i: ids[name] for name, i in seat_of.items() if name in ids})
+    return {**nm, "season": season["id"], "source": "app"}
+
+
+def forget_app_match(store, match_id: str) -> bool:
+    """Take an app match out of its season (an undo re-opened it). True when there was one."""
+    with store.write() as c:
+        return c.execute("DELETE FROM season_matches WHERE match_id=?", (match_id,)).rowcount > 0
+
+
+# -- reading a season ---------------------------------------------------------------------------
+
+def season_data(store, ref: str) -> tuple[dict, core.Rules, list[dict]]:
+    season = get_season(store, ref)
+    matches = season_matches(store, season["id"])
+    for m in matches:
+        m["game"] = season["game"]
+    return season, season_rules(store, season), matches
+
+
+def season_document(store, ref: str) -> dict:
+    """The season as one document (``season.standings`` schema), readable by ``season standings``."""
+    season, rules, matches = season_data(store, ref)
+    return core.season_json({"season": season["name"], "club": season["club"], "game": season["game"],
+                             "year": season["year"]}, rules, matches)
+
+
+def season_standings(store, ref: str, with_ratings: bool = False) -> dict:
+    season, rules, matches = season_data(store, ref)
+    out = {
+        "season": season["name"],
+        "season_id": season["id"],
+        "club": season["club"],
+        "game": season["game"],
+        "year": season["year"],
+        "total_matches": len(matches),
+        "threshold": core.num(rules.threshold),
+        "standings": [core.row_json(r) for r in core.standings(matches, rules)],
+    }
+    if with_ratings:
+        out["ratings"] = core.ratings(matches)
+    return out
+
+
+# -- feeding seasons from app matches -------------------------------------------------------------
+
+def results_from_fold(fold) -> list[dict] | None:
+    """Season results of an ended match: the fold's ``final_ranking()`` (the game's ``final_ranking(state)``,
+    or the places entered by hand in a result-only match), in the one shape
+    ``[{"player", "place", "objective", "eliminated"}]`` every game gives (places 1, 2, 2, 4;
+    ``companion.games.contract.Placing``); None while the game has no result (a scoring still missing parts)."""
+    ranking = fold.final_ranking()
+    if ranking is None:
+        return None
+    return [{"player": r["player"], "place": r["place"], "objective": r["objective"],
+             "eliminated": r["eliminated"]} for r in ranking]
+
+
+def derive_from_fold(store, match: dict, fold, event: dict) -> None:
+    """The season rows derived from a match's log, written by the match service in the event's own
+    transaction: an ended match is recorded in its season (idempotent); an undo that re-opened it, or a
+    rebuild of a match still in play, takes it out. A season that cannot take the result (its rules
+    refuse it) is logged and leaves the match alone."""
+    from companion.base.errors import CompanionError
+    from companion.storage import players as roster
+
+    if fold.ended():
+        results = results_from_fold(fold)
+        if results is None:
+            return
+        try:
+            with store.write():  # a savepoint: a refusal takes back only this
+                record_finished_match(store, match, results, date=fold.last_at or event.get("at"))
+        except CompanionError as exc:
+            log.warning("could not record match %s in its season: %s", match["id"], exc)
+        roster.set_places(store, match, results)
+    elif event.get("type") == "undo" or event.get("rebuild"):
+        roster.set_places(store, match, None)
+        forget_app_match(store, match["id"])
+
+
+def season_match_count(store, season_id: str) -> int:
+    return store.conn().execute("SELECT COUNT(*) FROM season_matches WHERE season_id=?", (season_id,)).fetchone()[0]

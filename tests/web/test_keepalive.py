@@ -1,0 +1,146 @@
+"""Keep-alive connections of the real HTTP server (uvicorn as ``companion serve`` builds it, run in this
+process on a loopback port): every accepted socket has ``TCP_NODELAY``.
+
+Without it a response written in two parts (its head, then its body) waits, from the second request on a
+connection, for the client's delayed ACK of the first part: ~40 ms for every keep-alive request of a
+phone. The test does not time that (timed tests are not allowed here): it asserts the cause, the socket
+option on the server's side of the connection, after two requests were answered on that one connection.
+"""
+
+import http.client
+import socket
+import threading
+
+import pytest
+
+from companion.web import server as http_server
+from companion.web.asgi import Limits
+
+
+@pytest.fixture
+def running(app):
+    sock = http_server.bind("127.0.0.1", 0)
+    server, front = http_server.build(app, Limits(), threads=2)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
+        if server.started:
+            break
+        thread.join(0.01)
+    assert server.started
+    yield sock.getsockname()[1], front
+    server.should_exit = True
+    thread.join(15)
+    sock.close()
+
+
+def _server_side_sockets(front):
+    return [proto.transport.get_extra_info("socket") for proto in list(front.connections.by_client.values())]
+
+
+def test_the_listening_socket_says_tcp_so_asyncio_sets_nodelay_too():
+    sock = http_server.bind("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
+
+
+def test_a_second_keep_alive_request_is_answered_on_a_socket_with_nodelay(running):
+    port, front = running
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        for _ in range(2):  # the second request on the same connection is the one that stalled
+            conn.request("GET", "/healthz")
+            r = conn.getresponse()
+            r.read()
+            assert r.status == 200
+            assert not r.will_close  # still the same keep-alive connection
+        mine = conn.sock.getsockname()
+        socks = _server_side_sockets(front)
+        assert [s.getpeername() for s in socks] == [mine]  # one connection, accepted once
+        assert socks[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        conn.close()
+
+
+def test_nodelay_is_set_on_whatever_tcp_socket_the_listener_hands_over():
+    class Transport:
+        def __init__(self, sock):
+            self.sock = sock
+
+        def get_extra_info(self, name):
+            return self.sock if name == "socket" else None
+
+    plain = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # proto 0: asyncio would leave Nagle on
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        assert plain.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0
+        assert http_server.nodelay(Transport(plain))
+        assert plain.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        assert not http_server.nodelay(Transport(unix))  # not TCP: nothing to set, no error
+        assert not http_server.nodelay(Transport(None))
+    finally:
+        plain.close()
+        unix.close()
+
+
+def _dechunk(raw: bytes) -> tuple[bytes, bool]:
+    """The body of a chunked response, read strictly (every size line, every CRLF); True once the last
+    chunk (size 0) was read."""
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    assert b"transfer-encoding: chunked" in head.lower(), head
+    body = b""
+    while rest:
+        size_line, sep, rest = rest.partition(b"\r\n")
+        if not sep:
+            break
+        size = int(size_line, 16)
+        if size == 0:
+            return body, True
+        if len(rest) < size + 2:
+            break
+        assert rest[size:size + 2] == b"\r\n"
+        body += rest[:size]
+        rest = rest[size + 2:]
+    return body, False
+
+
+def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(running, player, fake_game,
+                                                                               monkeypatch):
+    """The events of a live stream go straight to the connection's transport, each framed once as an
+    HTTP/1.1 chunk: on the wire, a strictly valid chunked body with every event, as before."""
+    import companion.web.asgi as asgi
+
+    direct = []
+    real = asgi._writable
+    monkeypatch.setattr(asgi, "_writable", lambda proto: direct.append(1) or real(proto))
+    port, front = running
+    match = player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        sock.sendall(f"GET /api/matches/{match}/stream HTTP/1.1\r\nHost: localhost\r\n"
+                     "Accept: text/event-stream\r\n\r\n".encode())
+        raw = b""
+        while b"event: snapshot" not in raw:
+            raw += sock.recv(65536)
+        for seq in range(3):
+            r = player.post(f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"},
+                                                             "expected_seq": seq})
+            assert r.status_code == 201, r.json
+        while b"id: 3\nevent: event" not in _dechunk(raw)[0]:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the stream"
+            raw += chunk
+        body, _ = _dechunk(raw)
+        assert [body.count(f"id: {n}\nevent: event\n".encode()) for n in (1, 2, 3)] == [1, 1, 1]
+        assert direct  # the events took the direct path
+        front.close_streams()  # a stop: the stream ends with its last chunk, through h11
+        while not _dechunk(raw)[1]:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            raw += chunk
+        assert _dechunk(raw)[1]
+    finally:
+        sock.close()
