@@ -23,7 +23,8 @@ ARTIFACTS = REPO / "test-artifacts"
 # alone at the end while the other workers sat idle. Every other file keeps its order.
 SLOW_FIRST = [  # (browser files and others alternate, so that the first five are not all Chromium)
     "tests/evening/test_conquest.py", "tests/evening/test_richelieu.py",
-    "tests/browser/test_ui_review.py", "tests/stress/test_openapi_fuzz.py", "tests/browser/test_tv.py",
+    "tests/browser/test_ui_review.py", "tests/stress/test_openapi_fuzz.py", "tests/browser/test_tv_screens.py",
+    "tests/browser/test_tv.py",
     "tests/test_systemd.py", "tests/browser/test_table_join.py", "tests/stress/test_cli_fuzz.py",
     "tests/browser/test_viewer_and_undo.py", "tests/stress/test_crash.py", "tests/browser/test_pages.py",
     "tests/test_gpio.py", "tests/browser/test_tournament_day.py", "tests/cli/test_season.py",

@@ -167,8 +167,10 @@
     var tbody = el("tbody");
     var totals = el("tr", { class: "wop-tv-totals", hidden: animate ? true : null }, el("th", { text: t("tv.wop_total") }),
       players.map(function (p) { return el("td", { class: "num", "data-player": p, text: total[p] === undefined ? "" : String(total[p]) }); }));
-    box.appendChild(el("table", { class: "tv-table" }, el("thead", null, el("tr", null, el("th", { text: t("tv.wop_part") }), players.map(head))),
-      tbody, el("tfoot", null, totals)));
+    // as large as the panel's height allows for this many parts (2.2vh for the longest scorings, 3vh at most)
+    var size = Math.min(3, Math.max(2.2, 72 / ((rows.length + 4) * 1.3)));
+    box.appendChild(el("table", { class: "tv-table", style: "font-size:" + size.toFixed(2) + "vh" },
+      el("thead", null, el("tr", null, el("th", { text: t("tv.wop_part") }), players.map(head))), tbody, el("tfoot", null, totals)));
     rows.forEach(function (r, i) {
       var tr = el("tr", { class: "wop-tv-part", hidden: animate ? true : null }, el("td", { text: r.label }),
         players.map(function (p) { return el("td", { class: "num", "data-player": p, text: r.points[p] === undefined ? "" : String(r.points[p]) }); }));

@@ -162,16 +162,25 @@
     return (v > 0 ? "+" : "") + C.plural("tv.points", Math.round(v * 100) / 100);
   }
   // a text as large as it can be, up to max px, within its box's width and at most `lines` lines
+  // (set in vh: the same on a screen of another size)
   function fitText(node, max, min, lines) {
-    var size = max;
-    node.style.fontSize = size + "px";
+    var size = max, vh = window.innerHeight / 100;
+    node.style.fontSize = (size / vh) + "vh";
     while (size > min) {
       var lh = parseFloat(getComputedStyle(node).lineHeight) || size * 1.1;
       if (node.scrollWidth <= node.clientWidth + 1 && node.getBoundingClientRect().height <= lh * lines + 2) break;
       size = Math.max(min, Math.floor(size * 0.92));
-      node.style.fontSize = size + "px";
+      node.style.fontSize = (size / vh) + "vh";
     }
   }
+  function fitWinner() {
+    var name = document.querySelector(".tv-winner-name"), list = document.querySelector(".tv-ranking-list");
+    if (!name || !list) return;
+    var room = window.innerHeight - list.getBoundingClientRect().bottom - window.innerHeight * 0.12;
+    fitText(name, Math.max(window.innerHeight * 0.05, Math.min(window.innerHeight * 0.11, room / 2.2)), window.innerHeight * 0.035, 2);
+  }
+  var refit = null;
+  window.addEventListener("resize", function () { if (refit) clearTimeout(refit); refit = setTimeout(fitWinner, 100); });
   function hideRanking() {
     ranking.timers.forEach(clearTimeout); ranking.timers = [];
     ranking.shown = false; ranking.seq = null;
@@ -243,9 +252,7 @@
         big.appendChild(name);
         if (res.season) big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.season_points", { season: res.season }) }));
         big.hidden = false;
-        // as large as the room left under the list allows, on two lines at most
-        var room = window.innerHeight - list.getBoundingClientRect().bottom - window.innerHeight * 0.12;
-        fitText(name, Math.max(window.innerHeight * 0.05, Math.min(window.innerHeight * 0.11, room / 2.2)), window.innerHeight * 0.035, 2);
+        fitWinner();  // as large as the room left under the list allows, on two lines at most
         box.dataset.revealed = "1";
         showPlaylog();
         sound("ended");
