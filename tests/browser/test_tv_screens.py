@@ -364,6 +364,7 @@ def test_the_connection_banner_says_what_is_true(browser, quick_server, artifact
         page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
         banner = page.locator("#offline")
         expect(banner).to_be_hidden()
+        page.wait_for_timeout(1500)  # the page's first requests answered (one answered later would clear the banner)
 
         # 1. a request of the phone finds no network while its stream still delivers: the banner shows, and
         #    goes with the next thing the stream delivers (the clock's ticks): the phone is in touch
