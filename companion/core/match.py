@@ -24,12 +24,23 @@ from companion.games import game_module
 UNDO = "undo"
 RESULT = "result.entered"
 PI_MARK = "rolled_by"  # data.rolled_by == "pi": the Pi drew it at random (companion/services/matches.py)
+MARKS = ("pi", "dice")  # "dice": the box read the faces from the table's smart dice (companion/services/dice.py)
 TRACKING = ("turns", "result")
 
 
 def result_only(options: dict | None) -> bool:
     """Is the match recorded by its final result only (``options.tracking = "result"``)?"""
     return isinstance(options, dict) and options.get("tracking") == "result"
+
+
+DICE_SOURCES = ("pi", "table", "smart")  # options.dice: where a match's dice come from (docs/dice.md)
+
+
+def check_dice(options: dict | None) -> None:
+    """``options.dice``, when given: ``"pi"`` (the box rolls, the default), ``"table"`` (the table rolls and
+    types the faces) or ``"smart"`` (the table rolls smart dice and the box reads them)."""
+    if isinstance(options, dict) and "dice" in options and options["dice"] not in DICE_SOURCES:
+        raise InputError("must be one of {names}", "dice", names=", ".join(DICE_SOURCES))
 
 
 def check_tracking(options: dict | None) -> None:
@@ -153,6 +164,7 @@ class Fold:
         self.options = dict(options or {})
         self.module = game_module(game)
         check_tracking(self.options)
+        check_dice(self.options)
         self.result_only = result_only(self.options)
         self.clock_on = uses_clock(game, self.options)
         # without ``history``: the events in effect (undo removes from here), kept as compact JSON text
@@ -218,8 +230,9 @@ class Fold:
         t = event["type"]
         data = event.get("data")
         if isinstance(data, dict) and PI_MARK in data:  # the Pi's own mark (a draw), not the game's data
-            if data[PI_MARK] != "pi":
-                raise InputError('must be "pi" (the mark of what the Pi drew at random)', PI_MARK)
+            if data[PI_MARK] not in MARKS:
+                raise InputError('must be "pi" (what the Pi drew at random) or "dice" (the table\'s smart dice, '
+                                 'read by the box)', PI_MARK)
             event = {**event, "data": {k: v for k, v in data.items() if k != PI_MARK}}
         if t == RESULT:
             return game_state, clock_state, self._enter(entered, event)

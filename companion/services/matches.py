@@ -22,7 +22,7 @@ from collections import OrderedDict, deque
 from companion.core import clock as clockfold
 from companion.base.errors import ConflictError, ForbiddenError, InputError, RuleError
 from companion.games import game_module
-from companion.core.match import PI_MARK, RESULT, UNDO, Fold, check_export
+from companion.core.match import MARKS, PI_MARK, RESULT, UNDO, Fold, check_export
 from companion.base.timeutil import parse_iso
 
 log = logging.getLogger(__name__)
@@ -31,12 +31,14 @@ log = logging.getLogger(__name__)
 # The mark of an event the Pi drew at random (``data.rolled_by == "pi"``): every event the server
 # completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll). Only an organiser
 # undoes one (MatchService.undo); a redo records the same draw again; nobody sends the mark
-# (docs/rulings.md, "The Pi's draws").
+# (docs/rulings.md, "The Pi's draws"). ``"dice"`` marks the faces the box read from the table's smart dice
+# (companion/services/dice.py): undone by an organiser only too, whoever threw the dice.
 PI_ROLL = PI_MARK
 
 
 def is_pi_roll(event: dict) -> bool:
-    return (event.get("data") or {}).get(PI_ROLL) == "pi"
+    """The Pi drew it at random, or the box read the table's smart dice: only an organiser undoes it."""
+    return (event.get("data") or {}).get(PI_ROLL) in MARKS
 
 
 def last_in_effect(events: list[dict]) -> dict | None:
@@ -350,6 +352,9 @@ class MatchService:
             if not organiser:
                 last = last_in_effect(self.store.events(match_id))  # the log as it stands in this write
                 if last is not None and is_pi_roll(last):
+                    if last["data"][PI_ROLL] == "dice":
+                        raise ForbiddenError("the box read these dice from the table: only an organiser may undo "
+                                             "them (and so roll them again)", "type")
                     raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
                                          "may undo it (and so draw again)", "type")
             return {}
@@ -397,11 +402,12 @@ class MatchService:
                                                PI_ROLL: "pi"})
 
     def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
-            rng=None) -> tuple[dict, dict]:
+            rng=None, rolled_by: str | None = None) -> tuple[dict, dict]:
         """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
         ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
         it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
-        action tells beside it, e.g. the swaps of a deal)."""
+        action tells beside it, e.g. the swaps of a deal). ``rolled_by="dice"``: the faces in ``data`` were read
+        from the table's smart dice (the event is marked so, and only an organiser undoes it)."""
         f = self.fold(match_id)
         spec = getattr(f.module, "ACTIONS", {}).get(action)
         if spec is None:
@@ -422,6 +428,8 @@ class MatchService:
             event_data, more = fn(fold.game_state, fold.players, dict(data or {}), counted, lambda: fold.effective)
             if counted.calls:
                 event_data = {**event_data, PI_ROLL: "pi"}  # the Pi drew (some of) it at random
+            elif rolled_by == "dice":
+                event_data = {**event_data, PI_ROLL: "dice"}  # the table's smart dice, read by the box
             extra.clear()
             extra.update(more or {})
             return event_data

@@ -17,6 +17,7 @@ Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH`
 factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
 of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or an object);
 ``START_BACKGROUND`` (start the clock runner's thread); ``GPIO`` (None, or auto|mock|off);
+``DICE`` (the smart dice radio: auto|mock|off, default off);
 ``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``RNG`` (the random source of
 the match service, the clock runner and the trackers; default the OS's secure source); ``TESTING``.
 """
@@ -49,6 +50,7 @@ BLUEPRINTS = [
     "companion.web.api",
     "companion.web.auth",
     "companion.web.boards",
+    "companion.web.dice",
     "companion.web.live",
     "companion.web.openapi",
     "companion.web.pages",
@@ -63,6 +65,7 @@ BLUEPRINTS = [
     "companion.web.trackers.rome",
     "companion.web.trackers.wop",
     "companion.web.tv",
+    "companion.web.wifi",
 ]
 
 SESSION_COOKIE = "companion_sid"
@@ -71,7 +74,12 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # What a viewer may still reach when the club turned viewers off.
 OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
                   "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page",
-                  "players.me_landing"}
+                  "players.me_landing", "wifi.android_probe", "wifi.apple_probe", "wifi.windows_probe",
+                  "wifi.windows_redirect"}
+# the phones' connectivity checks (companion/web/wifi.py): answered whatever the Host, since they come with
+# the phone maker's host name (the box's own Wi-Fi sends it to the box); fixed bodies, no state
+PROBE_PATHS = frozenset({"/generate_204", "/gen_204", "/hotspot-detect.html", "/library/test/success.html",
+                         "/connecttest.txt", "/ncsi.txt", "/redirect"})
 
 
 class _Rule(WerkzeugRule):
@@ -210,6 +218,19 @@ def create_app(config: dict | None = None) -> Flask:
             runner.start()
     c.runner = runner
 
+    # the box's time from an organiser's phone when the system clock has no source (companion/boxtime.py)
+    if hasattr(store.clock, "adopt") and config.get("BOX_TIME", True):
+        from companion.services.boxtime import BoxTime
+
+        kw = {k: config[v] for k, v in (("synchronised", "CLOCK_SYNCHRONISED"), ("boot", "BOOT_ID"),
+                                          ("system_now", "SYSTEM_NOW")) if v in config}
+        box_time = BoxTime(store, store.clock, runner, **kw)
+        try:
+            box_time.restore()
+        except Exception:
+            log.exception("could not take the box's adopted time again")
+        c.extra["box_time"] = box_time
+
     # the spoken announcer on the box (espeak-ng), off unless COMPANION_ANNOUNCER=it|en (companion/announcer.py)
     from companion.announcer import ENV as ANNOUNCER_ENV, Announcer, lang_from
 
@@ -233,6 +254,16 @@ def create_app(config: dict | None = None) -> Flask:
 
         c.box = gpio.attach(service, runner, mode)
 
+    # the tables' smart dice (docs/dice.md): off unless asked for (companion serve --dice auto|mock)
+    from companion import dice as dice_radio
+    from companion.services.dice import DiceTables
+
+    dice_mode = config.get("DICE") or "off"
+    tables = DiceTables(service, store, dice_radio.attach(dice_mode), publish=hub.publish)
+    if config.get("START_BACKGROUND") and dice_mode != "off":
+        tables.start()
+    c.extra["dice"] = tables
+
     for modname in config.get("BLUEPRINTS", BLUEPRINTS):
         app.register_blueprint(importlib.import_module(modname).bp)
 
@@ -254,7 +285,8 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         g.set_lang = lang_arg if lang_arg in i18n.LANGUAGES else None
         g.lang = i18n.choose(g.set_lang or request.cookies.get(LANG_COOKIE),
                              request.headers.get("Accept-Language"))
-        if not c.extra["hosts"].allowed(request.host):
+        if not c.extra["hosts"].allowed(request.host) and not (
+                request.path in PROBE_PATHS and request.method in ("GET", "HEAD")):
             raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
         length = request.content_length  # refused before anything reads the body
         if length is not None and length > body_limit(request.endpoint):
@@ -384,6 +416,11 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             return jsonify(body), status
         return _page_error(status, f"{message} ({error_id})", headline=f"error.{code}" if code else None)
 
+    def _wifi_code():
+        from companion.web.wifi import wifi_code
+
+        return wifi_code()
+
     @app.context_processor
     def template_globals():
         lang = g.get("lang", i18n.DEFAULT)
@@ -395,6 +432,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
                 box_status = None
         return {
             "t": lambda key, **kw: i18n.translate(lang, key, **kw),
+            # a counted string and a number in the page's language ("1 turno", "-1,5"): every page has them
+            "plural": lambda key, n, **kw: i18n.plural(lang, key, n, **kw),
+            "num": lambda x, digits=None: i18n.number(lang, x, digits),
             "lang": lang,
             "languages": i18n.LANGUAGES,
             "catalogue": i18n.catalogue(lang),
@@ -402,5 +442,6 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             "version": __version__,
             "gpio_status": box_status,
             "pin_set": c.access.pin_is_set(),
-            "heartbeat": c.extra["sse_heartbeat"],  # the live pages' watchdog waits 3 heartbeats
+            "heartbeat": c.extra["sse_heartbeat"],
+            "wifi_code": _wifi_code,  # the box's own Wi-Fi's QR code (first of the two), while it is on  # the live pages' watchdog waits 3 heartbeats
         }

@@ -181,6 +181,47 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
     return shown
 
 
+# -- CSV downloads ------------------------------------------------------------------------------------
+CSV_DIALECTS = ("excel-it", "excel-en", "plain")
+# the OpenAPI parameter of every CSV download
+CSV_DIALECT_PARAM = {"name": "dialect", "in": "query", "description": "excel-it (\";\", \"1,5\", a UTF-8 BOM), "
+                     "excel-en (\",\", \"1.5\", the BOM) or plain (no BOM); default: by the page's language",
+                     "schema": {"enum": list(CSV_DIALECTS)}}
+
+
+def csv_dialect():
+    """The CSV a caller gets (``?dialect=``): ``excel-it`` (";", "1,5", a UTF-8 BOM: what an Italian
+    spreadsheet opens right), ``excel-en`` (",", "1.5", the BOM) or ``plain`` (no BOM: scripts). Without it,
+    the page's language chooses: Italian gets ``excel-it``, others ``excel-en``."""
+    from companion.core import season
+
+    asked = request.args.get("dialect")
+    if asked is not None and asked not in CSV_DIALECTS:
+        raise InputError("must be one of {names}", "dialect", names=", ".join(CSV_DIALECTS))
+    if asked is None:
+        asked = "excel-it" if g.get("lang") == "it" else "excel-en"
+    return {"excel-it": season.EXCEL_IT, "excel-en": season.EXCEL_EN, "plain": season.PLAIN}[asked]
+
+
+def download(text: str, name: str, ext: str, mimetype: str = "text/csv"):
+    """A download named after what it holds (a tournament's or a season's name): an ASCII ``filename`` for
+    every browser and the name as it is in ``filename*`` (RFC 6266)."""
+    import unicodedata
+    from urllib.parse import quote
+
+    from flask import Response
+
+    base = " ".join(str(name).split())[:80] or "export"
+    ascii_name = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()
+    ascii_name = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in ascii_name).strip("-.") or "export"
+    while "--" in ascii_name:
+        ascii_name = ascii_name.replace("--", "-")
+    full = "".join(ch for ch in base if ch.isprintable() and ch not in '\\/"') or ascii_name
+    disposition = f'attachment; filename="{ascii_name}.{ext}"; filename*=UTF-8\'\'{quote(full + "." + ext)}'
+    mime = f"{mimetype}; charset=utf-8" if mimetype.startswith("text/") else mimetype
+    return Response(text, content_type=mime, headers={"Content-Disposition": disposition})
+
+
 def brief(view: dict) -> dict:
     """The few things a list or a tournament overview shows of a match's view."""
     out = {"seq": view.get("seq", 0)}
