@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -30,7 +31,8 @@ from companion.base.resources import web_dir
 from companion.core.match import Fold
 from companion.games import game_module
 from tests.browser.trackers_kit import Api, joined_page, open_match
-from tests.browser.tvfit import assert_fits, problems
+from tests.browser.tvfit import assert_fits
+from tests.fakenm import FakeNM
 from tests.games import conformance
 from tests.web.serverproc import Server
 
@@ -47,7 +49,11 @@ EN, IT = CAT["en"], CAT["it"]
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    s = Server(tmp_path_factory.mktemp("tvs") / "data", {"COMPANION_CHECKPOINT_SECONDS": "1"})
+    """The box with a stand-in NetworkManager (tests/fakenm.py): its own Wi-Fi can be switched on, and every
+    code to sit then comes after the Wi-Fi's code."""
+    tmp = tmp_path_factory.mktemp("tvs")
+    nm = FakeNM(tmp)
+    s = Server(tmp / "data", {"COMPANION_CHECKPOINT_SECONDS": "1", "PATH": nm.path()})
     yield s
     s.stop()
 
@@ -77,6 +83,16 @@ def playthrough(game: str, n: int, seed: int = 1) -> tuple[list[str], dict, list
 
 
 _made = [0]
+
+
+@pytest.fixture(scope="module")
+def wifi_on(org):
+    """The box's own Wi-Fi on (the TVs' side column then holds two codes: the Wi-Fi's, the table's)."""
+    org.ok("PUT", "/api/wifi", {"hotspot": True})
+    deadline = time.monotonic() + 30
+    while not org.ok("GET", "/api/wifi").get("enabled"):
+        assert time.monotonic() < deadline, org.ok("GET", "/api/wifi")
+        time.sleep(0.2)
 
 
 def import_match(org, game, players, options, events):
@@ -164,7 +180,7 @@ def test_the_room_screen_uses_the_screen_for_3_and_for_12_tables(browser, server
 # -- every game's TV, before and at its end --------------------------------------------------------------------
 
 @pytest.mark.parametrize("game,n", CASES, ids=[f"{g}-{n}" for g, n in CASES])
-def test_every_tv_fits_and_shows_the_end_live(browser, server, org, game, n, artifacts_dir):
+def test_every_tv_fits_and_shows_the_end_live(browser, server, org, wifi_on, game, n, artifacts_dir):
     players, options, events = playthrough(game, n)
     mid = import_match(org, game, players, options, events[:-1])
     name = f"{game}-{n}"
@@ -181,7 +197,9 @@ def test_every_tv_fits_and_shows_the_end_live(browser, server, org, game, n, art
             tvs[lang] = tv
         for lang, tv in tvs.items():
             cat = CAT[lang]
-            expect(tv.locator("#table-qr svg")).to_be_visible()  # the Pi's own screen: the code to sit
+            # the Pi's own screen: the Wi-Fi's code, then the table's to sit
+            expect(tv.locator("#table-qr .qr-wifi svg")).to_be_visible()
+            expect(tv.locator("#table-qr .qr-step[data-step='2'] svg")).to_be_visible()
             if game == "conquest-italy":  # the final rolls: the roll owed and the code to sit, both in the screen
                 expect(tv.locator("#tv-roll")).to_have_attribute("data-state", "owed")
                 assert tv.locator("#ci-tv-map").get_attribute("data-crowded") == "0"
@@ -244,7 +262,7 @@ def _whose_turn(game, fold):
 
 
 @pytest.mark.parametrize("game", ["web-of-power", "richelieu", "rome-is-burning"])
-def test_a_tv_without_a_clock_says_whose_turn(browser, server, org, game, artifacts_dir):
+def test_a_tv_without_a_clock_says_whose_turn(browser, server, org, wifi_on, game, artifacts_dir):
     n = min(6, game_module(game).MAX_PLAYERS)
     players, options, events = playthrough(game, n)
     k = len(events) // 3

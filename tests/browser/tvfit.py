@@ -32,6 +32,10 @@ FIT = r"""(opts) => {
       const clips = s.overflowX !== 'visible' || s.textOverflow === 'ellipsis';
       if (clips && e.scrollWidth > e.clientWidth + 1) reported.push(e), out.push(`cut at the right: ${where(e)} ${e.scrollWidth} > ${e.clientWidth} "${e.textContent.slice(0, 40)}"`);
       if (s.overflowY !== 'visible' && e.scrollHeight > e.clientHeight + 1) out.push(`cut at the bottom: ${where(e)} ${e.scrollHeight} > ${e.clientHeight}`);
+      // a text that runs out of its box (over a neighbour) though nothing clips it
+      const box = e.parentElement && e.parentElement.closest('.tv-box, .display-qr, .table-card');
+      if (box && (r.right > box.getBoundingClientRect().right + 1 || r.left < box.getBoundingClientRect().left - 1))
+        { reported.push(e); out.push(`out of its box: ${where(e)} "${e.textContent.slice(0, 30)}"`); continue; }
       // a table wider than the box it sits in spills over its neighbours
       if (e.tagName === 'TABLE' && e.parentElement) {
         const p = e.parentElement.getBoundingClientRect();

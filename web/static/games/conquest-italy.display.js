@@ -280,7 +280,8 @@
     if (key === lastCombatKey) return;
     lastCombatKey = key;
     box.textContent = "";
-    box.appendChild(el("div", { class: "tv-panel-title", text: t("tv.ci_last_combat") }));
+    box.appendChild(el("div", { class: "tv-panel-title" }, t("tv.ci_last_combat"),
+      c.conquered ? el("span", { class: "ci-tv-taken", text: " · " + t("tv.ci_taken", { city: c.to }) }) : null));
     box.appendChild(el("div", { class: "ci-tv-who" },
       t("tv.ci_attack", { attacker: c.attacker, from: c.from, defender: c.defender, to: c.to })));
     // each side's dice with the units it lost under them; the city, when it was taken
@@ -292,8 +293,7 @@
       el("div", { class: "ci-tv-dice" },
         side(c.attacker_dice, "attack", c.attacker_losses, c.attacker),
         el("span", { class: "ci-tv-vs", text: "vs" }),
-        side(c.defender_dice, "defend", c.defender_losses, c.defender)),
-      c.conquered ? el("div", { class: "ci-tv-taken", text: t("tv.ci_taken", { city: c.to }) }) : null));
+        side(c.defender_dice, "defend", c.defender_losses, c.defender))));
     box.hidden = false;
   }
 
