@@ -48,11 +48,30 @@ class UsageError(Exception):
     pass
 
 
+def terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size()`` tells it ($COLUMNS, else the terminal of
+    stdout, else 80), without importing shutil (and with it bz2, lzma, zlib and fnmatch) at every start."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting, so errors stay one line."""
 
     def error(self, message):
         raise UsageError(f"{self.prog}: {message}")
+
+    def _get_formatter(self):
+        # argparse's formatter asks shutil for the width; the same width, told here (terminal_columns)
+        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)
 
 
 def data_dir_arg(parser: argparse.ArgumentParser) -> None:

@@ -133,6 +133,76 @@ def uses_clock(game: str, options: dict | None) -> bool:
     return bool(getattr(game_module(game), "USES_CLOCK", False))
 
 
+# An event's data, as a writer sends it (the store adds seq and at): at most this many bytes of JSON, and
+# only the fields its events schema names (schemas/<game>.events.schema.json, the clock's for its events).
+# Checked on the write path (MatchService), not when a stored log is folded again.
+EVENT_DATA_MAX = 16 * 1024
+
+
+def _data_fields(schema: str) -> dict[str, frozenset | None]:
+    """{event type: the fields its data may have} from an events schema (None: the schema leaves it open)."""
+    from companion.base.schemas import load_schema
+
+    root = load_schema(schema)
+    defs = root.get("$defs", {})
+
+    def fields(spec):
+        if not isinstance(spec, dict):
+            return None
+        if "$ref" in spec:
+            spec = defs.get(spec["$ref"].rsplit("/", 1)[-1], {})
+        if spec.get("type") != "object" and "properties" not in spec and "additionalProperties" not in spec:
+            return None
+        return frozenset(spec.get("properties", {}))
+
+    out: dict[str, frozenset | None] = {}
+    for case in root.get("allOf", []) + root.get("oneOf", []):
+        when = case.get("if", case).get("properties", {}).get("type", {})
+        then = case.get("then", case).get("properties", {})
+        types = [when["const"]] if "const" in when else list(when.get("enum", []))
+        for t in types:
+            mine = fields(then.get("data"))
+            out[t] = mine if t not in out or out[t] is None or mine is None else out[t] | mine
+    return out
+
+
+_FIELDS: dict[str, dict] = {}
+
+
+def data_fields(game: str, clock_on: bool, type_: str) -> frozenset | None:
+    """The fields an event of ``type_`` may carry in a match of ``game`` (with the clock or not): the
+    game's and, for the clock's events, the clock's; None where no schema names them."""
+    for name in (f"{game}.events", "clock.events"):
+        if name not in _FIELDS:
+            _FIELDS[name] = _data_fields(name)
+    if type_ == UNDO:
+        return frozenset()
+    if type_ == RESULT:
+        return frozenset({"places"})
+    mine = _FIELDS[f"{game}.events"].get(type_) if type_ in game_module(game).EVENT_TYPES else None
+    if type_ in _clock().EVENT_TYPES and (clock_on or mine is None):
+        theirs = _FIELDS["clock.events"].get(type_)  # (a game's own turn.end without the clock: the same fields)
+        if theirs is not None:
+            mine = theirs if mine is None else mine | theirs
+    return mine
+
+
+def check_new_data(game: str, clock_on: bool, type_: str, data) -> None:
+    """A new event's data (what a writer sends) is refused when it is too large or carries a field its
+    events schema does not name: an unknown field would be stored for ever and fill the card."""
+    if not data:
+        return
+    allowed = data_fields(game, clock_on, type_)
+    for key in data if allowed is not None else ():
+        if key not in allowed and key != PI_MARK:
+            raise InputError("unknown field {key!r} for {type} (known: {known})", key, key=key, type=type_,
+                             known=", ".join(sorted(allowed)) or "none")
+    size = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    if size > EVENT_DATA_MAX:
+        raise InputError("an event's data is at most {kib} KiB (this one: {size} bytes)", "$.data",
+                         kib=EVENT_DATA_MAX // 1024, size=size)
+
+
 def _clock():
     from companion.core import clock
 
@@ -320,6 +390,10 @@ class Fold:
         for e in events:
             g, c, r = self._step(g, c, e, r)
         return g, c, r
+
+    def check_new(self, type_: str, data) -> None:
+        """A new event's data, before it is folded: its size and its fields (``check_new_data``)."""
+        check_new_data(self.game, self.clock_on, type_, data)
 
     def check(self, event: dict) -> None:
         """Would the event be accepted now? Raises if not; changes nothing."""

@@ -66,6 +66,23 @@ def undone_event(events: list[dict]) -> dict | None:
     return back
 
 
+# A new match's options from a player's phone (the clock, the variants, a board named by its id, the
+# season): at most this many bytes of JSON. A board or a map document given whole is an organiser's.
+PLAYER_OPTIONS_MAX = 4 * 1024
+
+
+def check_options_size(options, organiser: bool) -> None:
+    import json
+
+    if organiser or not options:
+        return
+    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    if size > PLAYER_OPTIONS_MAX:
+        raise InputError("a match's options from a player's phone are at most {kib} KiB (these: {size} bytes): "
+                         "an organiser gives a whole board or map", "$.options", kib=PLAYER_OPTIONS_MAX // 1024,
+                         size=size)
+
+
 def organiser_field(module, type_: str, data) -> str | None:
     """The field that makes an event one only an organiser records (a hand correction outside the rules:
     the game module's ``ORGANISER_EVENTS``, ``{type: field or None}``), or ``None`` for anyone's event.
@@ -322,6 +339,7 @@ class MatchService:
                     event["at"] = f.last_at
                 if complete is not None:
                     event["data"] = complete(f)
+                f.check_new(event["type"], event["data"])  # its size and its fields: nothing unknown is stored
                 nf = copy.copy(f)
                 nf.apply(event)
                 after[:] = [f, nf]

@@ -93,6 +93,9 @@ def create_match():
     for name in colours:
         if name not in players:
             raise InputError("{name!r} is not one of the players", json_path(["colours", name]), name=name)
+    from companion.services.matches import check_options_size
+
+    check_options_size(doc.get("options"), organiser=role() == "organiser")
     options, roster = season_and_roster(c.store, doc)
     try:
         from companion.services.boards import match_options  # Web of Power: the board (and version) it starts on

@@ -122,6 +122,21 @@ class TooManyConnections(CompanionError):
             super().__init__("the box is serving as many connections as it can: try again in a moment", "address")
 
 
+class TooManyWrites(CompanionError):
+    """A phone (or an address) wrote faster than the box lets one phone write (services/access.py,
+    WriteRates: docs/limits.md)."""
+
+    status = 429
+
+    def __init__(self, seconds: int, which: str):
+        if which == "session":
+            super().__init__("this phone is writing too fast: try again in {seconds} s", "session", seconds=seconds)
+        else:
+            super().__init__("too many writes from this address: try again in {seconds} s", "address",
+                             seconds=seconds)
+        self.retry_after = seconds
+
+
 class BodyTooLarge(CompanionError):
     status = 413
 
@@ -314,6 +329,13 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         if over and trust < shares.ORGANISER:
             raise TooManyConnections(over)
         if request.method not in SAFE_METHODS:
+            if trust < shares.ORGANISER and g.via != "bearer" and not shares.is_loopback(request.remote_addr or ""):
+                keys = [("address", request.remote_addr or "?")]
+                if g.session is not None:
+                    keys.insert(0, ("session", g.session["key"]))
+                wait, which = c.access.write_rates.charge(keys, request.content_length or 0)
+                if wait:
+                    raise TooManyWrites(wait, which)
             _check_origin()
         if g.role == "viewer" and g.session is None and request.endpoint not in OPEN_ENDPOINTS \
                 and not c.access.settings()["viewers_allowed"]:
