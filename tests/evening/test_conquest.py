@@ -11,7 +11,7 @@ elimination among them); the standings are checked against the places the phones
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, Table, act, check_standings, seq, text, tv_end, wait_seq
+from tests.evening.kit import EN, Evening, Table, act, check_standings, seq, text, tv_end, tv_fits, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -171,6 +171,10 @@ def play_to_the_final_rolls(ev, table) -> list[dict]:
     turn(table, a)  # no conquest in a final round: a roll is owed
     for p in table.players:
         expect(table[p].locator("#ci-status")).to_have_text(text(EN, "ci.awaiting_roll", player=a, n=4))
+    if tv is not None:  # the roll owed on the TV, with the code to sit still within its screen
+        expect(tv.locator("#tv-roll")).to_have_attribute("data-state", "owed")
+        expect(tv.locator("#table-qr svg")).to_be_visible()
+        tv_fits(table, "final rolls")
     final_roll(table, a, (6, 6))
     if tv is not None:
         expect(tv.locator("#final-roll-result")).to_have_text(

@@ -7,7 +7,7 @@ and sitting out"); the standings against the places the phones showed."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, check_standings, places_shown, text, tv_end
+from tests.evening.kit import EN, Evening, check_standings, places_shown, text, tv_end, tv_fits, tv_turn
 
 pytestmark = pytest.mark.browser
 
@@ -22,6 +22,7 @@ def play_richelieu(ev, table, bonus_to: int) -> list[dict]:
     for p in table.players:
         page = table[p]
         expect(page.locator("#rl-turn-title")).to_contain_text(p)
+        tv_turn(table, p)  # a game without a clock: its TV says whose turn it is
         table.act(p, "#rl-income")
         table.act(p, "#rl-turn-end")
     # money and jewels stay behind each player's screen (docs/rulings.md#behind-the-screens): the second
@@ -47,6 +48,7 @@ def play_richelieu(ev, table, bonus_to: int) -> list[dict]:
     page.fill("#rl-adj-delta", "3")
     table.act(first, "#rl-adj-send")
     page.click("#rl-adjust summary")
+    tv_fits(table, "in play")
     # the end of the game asks first: "no" keeps it going, "yes" ends it
     table.act(first, "#rl-game-end", confirm=False)
     expect(page.locator("#rl-game-end")).to_be_visible()

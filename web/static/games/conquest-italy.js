@@ -516,6 +516,10 @@
 
   function renderSecret() {
     var box = $("ci-secret-body"), seat = client.match.seat, s = st();
+    // the match has ended: no objective to enter any more (one recorded stays shown, now public)
+    var recorded = seat && ((summary().players || []).filter(function (r) { return r.player === seat; })[0] || {}).objective_set;
+    $("ci-secret").hidden = !!(client.ended() && !recorded);
+    if (client.ended() && !recorded) return;
     if (!seat) {
       box.textContent = "";
       box.appendChild(el("p", { class: "muted", text: t("ci.secret_need_seat") }));
