@@ -249,7 +249,9 @@ def run(args):
     if c.box is not None:
         try:
             status = c.box.status()
-            out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
+            why = " (mock pins)" if status.get("mock") else (f" ({status['reason']})" if status.get("mode") == "off"
+                                                             and status.get("reason") else "")
+            out.write(f"GPIO: {status.get('mode')}{why}\n")
         except Exception:
             pass
     if args.dice != "off":

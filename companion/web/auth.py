@@ -172,8 +172,11 @@ def current_join(base: str | None = None) -> dict:
     with c.extra["join_lock"]:
         cur = c.extra.get("join")
         if cur is None or not c.access.join_token_alive(cur["token"]):
-            token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
-            cur = {"token": token, **info}
+            cur = c.access.shown_link(None)  # the link shown before a restart, while it works
+            if cur is None:
+                token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
+                cur = {"token": token, **info}
+                c.access.remember_shown_link(None, token, info)
             c.extra["join"] = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
 
@@ -218,6 +221,7 @@ def new_join_token():
     if match_id is None:
         with c.extra["join_lock"]:
             c.extra["join"] = {"token": token, **info}
+            c.access.remember_shown_link(None, token, info)
     else:  # the match's table QR code shows the new link
         from companion.web.seats import remember_table_link
 

@@ -65,12 +65,19 @@ class EveningServer(Server):
     server's clock forward)."""
 
     def __init__(self, tmp: Path, seed: int = SEED):
+        from tests.dicekit import MockDice
+
         self.skew_file = tmp / "clock-skew"
         self.skew_file.write_text("0", encoding="ascii")
         self.skew = 0.0
+        # the box's dice radio replays what the evening's MockDice write (docs/dice.md): no table has dice
+        # until the organiser binds a set to it
+        dice_file = tmp / "dice.jsonl"
         super().__init__(tmp / "data", {"COMPANION_TEST_SEED": str(seed),
                                         "COMPANION_TEST_CLOCK_FILE": str(self.skew_file),
-                                        "COMPANION_CHECKPOINT_SECONDS": "1"})
+                                        "COMPANION_CHECKPOINT_SECONDS": "1",
+                                        "COMPANION_DICE_MOCK": str(dice_file)}, args=["--dice", "mock"])
+        self.dice = MockDice(dice_file)
 
     def advance(self, seconds: float) -> None:
         """The server's clock jumps ``seconds`` forward (its clock runner notices within a second)."""

@@ -1,8 +1,9 @@
 """A conquest tournament evening: 6 roster players, 2 tables of 3, 2 rounds with a 2-minute clock, played
 through the organiser's pages and the seated phones. Each table sets up on its phones (the Pi deals, every
 unit placed) and its clock starts when its own set-up is done
-(docs/rulings.md#the-clock-of-a-tournament-round); round 1's table 1 plays to the time-up, the finishing round, the last lap and the final rolls (one
-roll goes on, one ends the match), table 2 ends by an objective declared on a phone (it asks first); the
+(docs/rulings.md#the-clock-of-a-tournament-round); round 1's table 1 binds its smart dice on the dice page and rolls a combat with them (MockDice: the
+phone and the TV show each face, the box records it), then plays to the time-up, the finishing round, the
+last lap and the final rolls (one roll goes on, one ends the match), table 2 ends by an objective declared on a phone (it asks first); the
 TV of table 1 is open the whole time; round 2 is seated by the standings and played; the standings are
 checked against the places the phones showed."""
 
@@ -52,14 +53,79 @@ def set_up(ev, table, minutes: int = MINUTES) -> None:
     assert v["phase"] == "regular" and v["clock"]["running"] and v["clock"]["limit_seconds"] == minutes * 60
 
 
-def turn(table, player: str, conquered_note: bool = False) -> None:
-    """``player``'s turn on their phone: every reinforcement on their first city, then the end of the turn."""
+def turn(table, player: str, conquered_note: bool = False, dice=None) -> None:
+    """``player``'s turn on their phone: every reinforcement on their first city, then the end of the turn;
+    with ``dice`` (the table's smart dice bound), a combat rolled with them in between."""
     page = table[player]
     wait_seq(page, seq(table[table.players[0]]))
     expect(page.locator("#ci-step")).to_have_text(text(EN, "ci.step_reinforce", player=player))
-    page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
+    if dice is None:
+        page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
+    else:  # the reinforcements on a city that borders a rival's: the combat comes from there
+        page.locator(f"#ci-reinforce-list .trk-step[data-city='{front(page, player)}'] button[title]").click()
     table.act(player, "#ci-reinforce-send")
+    if dice is not None:
+        smart_combat(table, player, dice)
     table.act(player, "#ci-turn-end")
+
+
+def front(page, player: str) -> str:
+    """A city of ``player`` with a land border to a rival's (the match's map, as the phone reads it)."""
+    mid = page.evaluate("window.companionMatch.id")
+    cities = page.request.get(f"/api/matches/{mid}/conquest/map").json()["cities"]
+    owner = page.evaluate("window.companionMatch.view.state.owner")
+    return next(c["name"] for c in cities if owner[c["name"]] == player and any(owner[n] != player for n in c["land"]))
+
+
+def bind_dice(ev, table):
+    """The organiser binds the table's smart dice on the dice page: three for the attacker (Rosso), three for
+    the defender (Blu), the set serving the table's match (docs/dice.md). Returns the dice."""
+    from tests.dicekit import MockDie
+
+    red = [MockDie(0x501 + i, f"Rosso {i + 1}") for i in range(3)]
+    blue = [MockDie(0x601 + i, f"Blu {i + 1}", colorway=4) for i in range(3)]
+    for d in red + blue:
+        ev.server.dice.lie(d, 1)
+    org = ev.org
+    org.goto("/dice")
+    expect(org.locator("#dice-heard tbody tr")).to_have_count(6)
+    org.click("#dice-new")
+    card = org.locator(".dice-set").first
+    expect(card).to_be_visible()
+    for side, dice in (("attack", red), ("defend", blue)):
+        for i, d in enumerate(dice):
+            card.locator(f"select[data-slot='{side}{i}']").select_option(d.id)
+    card.locator(".dice-set-match").select_option(table.match_id)
+    card.locator("[data-save]").click()
+    expect(org.locator(f"#dice-heard tbody tr[data-die='{blue[2].id}'] td").last).not_to_have_text("")
+    return red, blue
+
+
+def smart_combat(table, player: str, dice) -> None:
+    """A combat rolled with the table's smart dice: the attack tapped on the phone, the dice (MockDice) roll
+    and land, the phone and the TV show each face, the box records the combat with those faces (the attacker
+    rolls ones, the defender sixes: no city changes hands)."""
+    red, blue, kit = dice
+    page = table[player]
+    expect(page.locator("input[name=ci-dice-mode][value=smart]")).to_be_checked()
+    src = front(page, player)
+    page.locator(f"#ci-targets button[data-from='{src}']").first.click()
+    n = seq(page)
+    page.click("#ci-attack")
+    expect(page.locator("#dice-live .dice-live-title")).to_have_text(EN["dice.waiting"])
+    need = page.evaluate("window.CompanionDice.wait().need")
+    for d in red[:need["attack"]]:
+        kit.roll(d, 1)
+    if table.tv is not None:
+        expect(table.tv.locator(f"#dice-live .dice-chip[data-die='{red[0].id}'] .dice-chip-face")).to_have_text("1")
+    for d in blue[:need["defend"]]:
+        kit.roll(d, 6)
+    wait_seq(page, n + 1)
+    last = page.evaluate("window.companionMatch.view.state.last_combat")
+    assert last["attacker_dice"] == [1] * need["attack"] and last["defender_dice"] == [6] * need["defend"]
+    assert not last["conquered"]
+    expect(page.locator("#history li").first).to_contain_text(EN["dice.ev_read"])
+    expect(page.locator("#dice-live .dice-live-title")).to_have_text(EN["dice.recorded"])
 
 
 def final_roll(table, player: str, dice: tuple[int, int]) -> None:
@@ -85,7 +151,8 @@ def play_to_the_final_rolls(ev, table) -> list[dict]:
     last lap played, then the final rounds: a roll of 12 goes on, a roll of 3 ends the match."""
     a, b, c = table.players
     tv = table.tv
-    turn(table, a)
+    red, blue = bind_dice(ev, table)
+    turn(table, a, dice=(red, blue, ev.server.dice))  # one combat rolled with the table's smart dice
     if tv is not None:
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.regular"])
     ev.server.advance(MINUTES * 60)  # the 2 minutes are up during b's turn

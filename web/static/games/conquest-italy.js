@@ -664,7 +664,7 @@
       done(client._write(base() + "/final-roll", { expected_seq: client.seq, player: client.view.awaiting_roll }));
     });
     if (Dice()) {
-      Dice().on(byHand);
+      Dice().on(function (w) { byHand(w); if (client.view && (!w || w.state !== "waiting")) update(client.view, client); });
       Dice().ready.then(function () { if (client.view) update(client.view, client); });
     }
     $("ci-final-send").addEventListener("click", function () {
