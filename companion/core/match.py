@@ -446,7 +446,12 @@ class Fold:
             return out
         summary = getattr(self.module, "summary", None)
         if summary is not None:
-            out["summary"] = summary(self.game_state)
+            # the game's summary is a pure function of its state: made once per state (a write's answer,
+            # its streams and the pages of the same state share it; like ``state``, never changed by them)
+            made = self.__dict__.get("_summary")
+            if made is None or made[0] is not self.game_state:
+                made = self._summary = (self.game_state, summary(self.game_state))
+            out["summary"] = made[1]
         if self.clock_on:
             # the clock's view: phase, round, current_player, awaiting_roll, final_threshold,
             # ended, ended_by, clock {limit_seconds, elapsed_seconds, remaining_seconds, running}
