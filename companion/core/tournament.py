@@ -164,7 +164,7 @@ def sit_out(players: list[str], preferred: int, lo: int = MIN_SEATS, hi: int = M
             rank = {p: pos.get(p, len(pos)) for p in players}
         out = sorted(players, key=lambda p: (sat_out.get(p, 0), -rank[p]))[:k]
         return [p for p in players if p not in out], [p for p in players if p in out]
-    raise RuleError("{n} players cannot sit at tables of {lo} to {hi}", "players", n=len(players), lo=lo, hi=hi)
+    raise RuleError("{n} {n|player cannot|players cannot} sit at tables of {lo} to {hi}", "players", n=len(players), lo=lo, hi=hi)
 
 
 def seat_round(players: list[str], preferred: int, rng=None, standing: list[str] | None = None,
