@@ -164,6 +164,15 @@ class Table:
         self.seq = max(self.seq, n)
         return n
 
+    def act_view(self, name: str, selector: str, n: int | None = None) -> dict:
+        """:meth:`act`, answered with the match as that phone then holds it (in the same call as the wait)."""
+        page = self[name]
+        n = seq(page) if n is None else n
+        page.click(selector)
+        v = view_at(page, n + 1)
+        self.seq = max(self.seq, v["seq"])
+        return v
+
     def sync(self, name: str) -> int:
         """Until ``name``'s phone shows the table's last event (before a tap on it)."""
         return wait_seq(self[name], self.seq)

@@ -57,16 +57,17 @@ def turn(table, player: str, conquered_note: bool = False, dice=None) -> None:
     """``player``'s turn on their phone: every reinforcement on their first city, then the end of the turn;
     with ``dice`` (the table's smart dice bound), a combat rolled with them in between."""
     page = table[player]
-    table.sync(player)
+    n = table.sync(player)
     expect(page.locator("#ci-step")).to_have_text(text(EN, "ci.step_reinforce", player=player))
     if dice is None:
         page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
     else:  # the reinforcements on a city that borders a rival's: the combat comes from there
         page.locator(f"#ci-reinforce-list .trk-step[data-city='{front(page, player)}'] button[title]").click()
-    table.act(player, "#ci-reinforce-send")
+    n = table.act(player, "#ci-reinforce-send", n=n)
     if dice is not None:
         smart_combat(table, player, dice)
-    table.act(player, "#ci-turn-end")
+        n = None
+    table.act(player, "#ci-turn-end", n=n)
 
 
 def front(page, player: str) -> str:

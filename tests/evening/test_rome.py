@@ -49,37 +49,33 @@ def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
         if s["phase"] == "setup":
             wait_seq(watch, v["seq"])
             expect(watch.locator("#rb-status")).to_have_text(text(EN, "rb.status_setup", n=s["turn"], of=7))
-            who = first
-            table.act(first, "#rb-deal-pi", n=v["seq"])
+            v = table.act_view(first, "#rb-deal-pi", n=v["seq"])
         elif s["phase"] == "election":
             # the old emperor (or the table, on turn 1) decides the tie, on the first phone
             wait_seq(watch, v["seq"])
             expect(watch.locator("#rb-election")).to_be_visible()
-            who = first
-            table.act(first, "#rb-candidates button >> nth=0", n=v["seq"])
+            v = table.act_view(first, "#rb-candidates button >> nth=0", n=v["seq"])
         elif sm.get("steal"):
             who = sm["steal"]["player"]  # the mover draws a card from a pawn on the same space
             wait_seq(table[who], v["seq"])
-            table.act(who, "#rb-steal-send", n=v["seq"])
+            v = table.act_view(who, "#rb-steal-send", n=v["seq"])
         elif sm.get("to_move") is None:  # every card taken: the turn is scored
             wait_seq(watch, v["seq"])
             expect(watch.locator("#rb-status")).to_have_text(text(EN, "rb.status_score", n=s["turn"]))
-            who = first
-            table.act(first, "#rb-score", n=v["seq"])
+            v = table.act_view(first, "#rb-score", n=v["seq"])
             turn_no += 1
         else:
-            who = mover = sm["to_move"]
+            mover = sm["to_move"]
             page = table[mover]
             wait_seq(page, v["seq"])
             expect(page.locator("#rb-status")).to_have_text(text(EN, "rb.status_move", n=s["turn"], player=mover))
             if rolled < pi_rolls and s["turn"] >= 2:
                 rolled += 1
-                table.act(mover, "#rb-roll-cw", n=v["seq"])  # the Pi rolls the die
+                v = table.act_view(mover, "#rb-roll-cw", n=v["seq"])  # the Pi rolls the die
             else:
                 d, direction = best_move(s, mover)
                 page.fill("#rb-die", str(d))
-                table.act(mover, f"#rb-move-{direction}", n=v["seq"])
-        v = table.view(who)
+                v = table.act_view(mover, f"#rb-move-{direction}", n=v["seq"])
     table.wait_all()
     tot = totals(watch)
     assert tot == v["state"]["totals"]

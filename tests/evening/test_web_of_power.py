@@ -43,13 +43,13 @@ def place(table, player: str, country: str, councillor: bool = False) -> None:
     """``player``'s placement on their phone: a monastery on the first free site of ``country`` (or a
     councillor there), then the end of their turn."""
     page = table[player]
-    table.sync(player)
+    n = table.sync(player)
     expect(page.locator("#wop-status")).to_contain_text(player)
     expect(page.locator("#wop-player")).to_have_value(player)
     page.click("#wop-piece-councillor" if councillor else "#wop-piece-monastery")
     page.select_option("#wop-country", country)
-    table.act(player, "#wop-place")
-    table.act(player, "#wop-turn-end")
+    n = table.act(player, "#wop-place", n=n)
+    table.act(player, "#wop-turn-end", n=n)
 
 
 def deck_out(table, player: str, final: bool) -> None:
