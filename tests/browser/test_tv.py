@@ -332,6 +332,15 @@ def test_tv_richelieu_tracks_cardinal_and_the_last_intrigue(browser, server, org
         expect(tv.locator("#rl-tv-intrigue")).to_contain_text(EN["tv.rl_places"].format(
             first=last["first"], second=last["second"]))
         tv.screenshot(path=str(artifacts_dir / "tv-richelieu.png"))
+        # the table ends the game (no clock): the ranking and the winner appear on that event, no reload; the
+        # table's QR code goes (nobody sits at an ended match)
+        expect(tv.locator("#table-qr svg")).to_be_visible()
+        org.event(mid, "game.end", {})
+        ranking = _match(org, mid)["view"]["summary"]["standings"]
+        expect(tv.locator("#tv-ranking")).to_be_visible()
+        expect(tv.locator(".tv-winner-name")).to_have_text(" · ".join(ranking["winners"]))
+        expect(tv.locator("#tv-ranking .tv-rank")).to_have_count(len(players))
+        expect(tv.locator("#table-qr")).to_be_hidden()
         assert not tv.errors, tv.errors
     finally:
         ctx.close()

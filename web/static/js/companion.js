@@ -371,7 +371,7 @@
     var self = this;
     handlers = handlers || {};
     return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
-      snapshot: function (d) { self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
+      snapshot: function (d) { if (d.status) self.status = d.status; self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },
