@@ -296,11 +296,22 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert "Anna" not in bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)")
     assert missing not in bruno.inner_text("#ci-secret-body")
 
+    # a phone that came to the table late, still asked "Who are you?" and told how to see an objective
+    late = open_match(joined_page(new_context, server), mid)
+    expect(late.locator("#who-card")).to_be_visible()
+    expect(late.locator("#ci-secret-body")).to_contain_text("Who are you?")
+
     # Anna declares it: the match ends, the ranking is the engine's
     n = seq(anna)
     anna.once("dialog", lambda d: d.accept())  # it ends the match: asked first
     anna.click("#ci-objective-declare")
     wait_seq(anna, n + 1)
+    # an ended match seats nobody and takes no objective: the late phone's question and every phone's objective
+    # section go on that event (the ranking reveals every objective)
+    wait_seq(late, n + 1)
+    expect(late.locator("#who-card")).to_be_hidden()
+    for page in (late, bruno, anna):
+        expect(page.locator("#ci-secret")).to_be_hidden()
     f = org.engine(mid)
     assert f.ended()
     ranking = f.module.final_score(f.game_state)
@@ -314,4 +325,4 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert rows[0][0] == "Anna" and rows[0][1] == "1"
     expect(anna.locator("#ci-status")).to_have_text("Over: Anna completed the objective")
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-ranking.png"), full_page=True)
-    assert anna.errors == [] and bruno.errors == [] and stale.errors == [] and fixer.errors == []
+    assert anna.errors == [] and bruno.errors == [] and stale.errors == [] and fixer.errors == [] and late.errors == []

@@ -507,6 +507,10 @@
 
   function renderSecret() {
     var box = $("ci-secret-body"), seat = client.match.seat, s = st();
+    // an ended match takes no objective and seats nobody: the section goes (the ranking reveals every
+    // objective, the cities held of each)
+    $("ci-secret").hidden = client.ended();
+    if (client.ended()) { box.textContent = ""; box.dataset.form = ""; return; }
     if (!seat) {
       box.textContent = "";
       box.appendChild(el("p", { class: "muted", text: t("ci.secret_need_seat") }));
@@ -554,7 +558,7 @@
       return el("li", { class: held ? "held" : null, "data-city": c }, (held ? "✓ " : "○ ") + c);
     })));
     box.appendChild(el("p", { text: C.plural("ci.secret_progress", cities.length, { held: progress.held.length, points: C.plural("tv.points", progress.points) }) }));
-    if (progress.complete && !client.view.ended) {
+    if (progress.complete && !client.ended()) {
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {
         box.appendChild(el("button", { type: "button", class: "btn btn-primary btn-big", id: "ci-objective-declare", onclick: function () {

@@ -373,6 +373,9 @@
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
         document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
+        // an ended match seats nobody: "Who are you?" goes with its last event, as after a reload
+        var whoCard = document.getElementById("who-card");
+        if (whoCard && cl.ended()) whoCard.hidden = true;
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
