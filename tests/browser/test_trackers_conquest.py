@@ -326,3 +326,29 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     expect(anna.locator("#ci-status")).to_have_text("Over: Anna completed the objective")
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-ranking.png"), full_page=True)
     assert anna.errors == [] and bruno.errors == [] and stale.errors == [] and fixer.errors == [] and late.errors == []
+
+
+def test_a_turn_with_nothing_to_place_goes_straight_to_the_combats(new_context, server, tokens):
+    """Anna holds 2 cities and no region (docs/rulings.md, "Conquest: the turn"): her turn offers the combats,
+    the move and the end of the turn at once, no reinforcement of nothing, and says so."""
+    org = Api(server, tokens["organiser"])
+    mid = org.create("conquest-italy", PLAYERS)
+    org.ok("POST", f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    while True:  # the set-up placed through the API, 5 at a time on each player's first city
+        v = org.ok("GET", f"/api/matches/{mid}")["view"]
+        if v["summary"]["phase"] != "place":
+            break
+        p = v["summary"]["next_placer"]
+        city = sorted(c for c, o in v["state"]["owner"].items() if o == p)[0]
+        org.event(mid, "setup.place", {"player": p, "placements": {city: v["summary"]["placement_due"]}})
+    annas = sorted(c for c, o in v["state"]["owner"].items() if o == "Anna")
+    for c in annas[2:]:  # the organiser's corrections leave Anna 2 cities
+        org.event(mid, "territory.set", {"city": c, "player": "Bruno", "units": 1})
+    org.event(mid, "clock.start", {"limit_minutes": 90})
+    assert org.engine(mid).view()["summary"]["players"][0]["reinforcements"] == 0
+    anna = open_match(joined_page(new_context, server, viewport={"width": 390, "height": 844}), mid, seat="Anna")
+    expect(anna.locator("#ci-step")).to_have_text("Anna: nothing to place, attack or move once")
+    expect(anna.locator("#ci-reinforce")).to_be_hidden()
+    for shown in ("#ci-combat", "#ci-move", "#ci-turn-end"):
+        expect(anna.locator(shown)).to_be_visible()
+    assert anna.errors == []
