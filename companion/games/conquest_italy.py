@@ -513,6 +513,7 @@ def initial_state(players, options) -> dict:
         "objectives": {},
         "objective_completed": None,
         "eliminated": [],
+        "eliminations": [],       # [{"player", "by", "city", "seq"}]: who took each eliminated player's last city
         "conquests": {p: 0 for p in players},
         "last_combat": None,
         "started": False,         # clock.start seen: the turns run
@@ -806,16 +807,20 @@ def apply(state, event) -> dict:
         new["eliminated"] = _eliminations(new)
         if new["eliminated"] != state["eliminated"]:
             gone = [p for p in new["eliminated"] if p not in state["eliminated"]]
+            said = [e for e in state.get("eliminations", []) if e["player"] in new["eliminated"]]
             if gone:
                 hands = dict(new["hands"])
                 for p in gone:
                     # the cards of an eliminated player go to whoever took their last city
-                    taker = next((new["owner"][c] for c, q in state["owner"].items()
-                                  if q == p and new["owner"].get(c) != p), None)
+                    city = next((c for c, q in state["owner"].items() if q == p and new["owner"].get(c) != p), None)
+                    taker = new["owner"][city] if city is not None else None
                     if taker is not None and taker != p:
                         hands[taker] = hands[taker] + hands[p]
                     hands[p] = []
+                    # said on the phones, in the history and on the TV (docs/rulings.md#conquest-elimination)
+                    said.append({"player": p, "by": taker, "city": city, "seq": event.get("seq")})
                 new["hands"] = hands
+            new["eliminations"] = said
             turn = new.get("turn")
             if turn is not None and turn["player"] in new["eliminated"]:
                 _new_turn(new, _seat_after(new, turn["player"]))  # a correction put the current player out

@@ -306,12 +306,16 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     anna.once("dialog", lambda d: d.accept())  # it ends the match: asked first
     anna.click("#ci-objective-declare")
     wait_seq(anna, n + 1)
-    # an ended match seats nobody and takes no objective: the late phone's question and every phone's objective
-    # section go on that event (the ranking reveals every objective)
+    # an ended match seats nobody and takes no objective: the late phone's question and objective section go
+    # on that event; a seat's recorded objective stays on its phone, without a "declare"
     wait_seq(late, n + 1)
     expect(late.locator("#who-card")).to_be_hidden()
-    for page in (late, bruno, anna):
-        expect(page.locator("#ci-secret")).to_be_hidden()
+    expect(late.locator("#ci-secret")).to_be_hidden()
+    wait_seq(bruno, n + 1)
+    expect(bruno.locator("#ci-objective li")).to_have_count(1)
+    expect(bruno.locator("#ci-obj-form")).to_have_count(0)
+    expect(anna.locator("#ci-objective li.held")).to_have_count(3)
+    expect(anna.locator("#ci-objective-declare")).to_have_count(0)
     f = org.engine(mid)
     assert f.ended()
     ranking = f.module.final_score(f.game_state)
