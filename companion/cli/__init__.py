@@ -215,11 +215,39 @@ def one_line(text: str) -> str:
     return "".join(out)
 
 
+DAMAGED = ("malformed", "not a database", "corrupt", "encrypted")
+READ_ONLY = ("readonly", "read-only", "unable to open")
+
+
+def database_trouble(exc: Exception, args) -> str | None:
+    """The sentence for a database that cannot be used past its opening (None: another error): a damaged
+    page (SQLite's "database disk image is malformed") or a file the command may not write. Named with
+    its path and what to do, never "internal error" (systemd would restart the server for ever)."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    text = str(exc).lower()
+    try:
+        path = database_path(args) if args is not None else "companion.db"
+    except Exception:  # (a data folder that cannot even be resolved)
+        path = "companion.db"
+    if any(w in text for w in DAMAGED):
+        return (f"the database {path} is damaged ({exc}): restore it from a backup or a replica (stop the server, "
+                f"then `companion restore --from REPLICA`, or put a checked backup from `companion backup` in its "
+                f"place); the damaged file is kept for inspection")
+    if any(w in text for w in READ_ONLY):
+        return (f"the database {path} cannot be written ({exc}): the file, its folder and its -wal and -shm "
+                f"files must be writable by the user running companion")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     import gc
 
     argv = sys.argv[1:] if argv is None else argv
     collecting = gc.isenabled()
+    args = None
     gc.disable()  # no cyclic collection while the parser and the command's module are built (a start's own
     try:  # objects, nothing to collect yet); the command runs with it as it was
         parser = build_parser(argv[0] if argv else None)
@@ -241,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for the user
         if os.environ.get("COMPANION_DEBUG"):
             raise
+        trouble = database_trouble(exc, args)
+        if trouble is not None:
+            print(one_line(f"error: {trouble}"), file=sys.stderr)
+            return 2
         print(one_line(f"internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     finally:

@@ -315,6 +315,9 @@ class MatchService:
             raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
                                  field=PI_ROLL)
         if not organiser:
+            if type == RESULT and not self.fold(match_id).result_only:
+                raise ForbiddenError("only an organiser enters the result of a match the phones follow (it ends "
+                                     "the match as a correction)", "type")
             field = organiser_field(self.fold(match_id).module, type, data)
             if field is not None:
                 if field == "type":
@@ -404,10 +407,17 @@ class MatchService:
         self._notify()
         return event
 
-    def enter_result(self, match_id: str, places: list, expected_seq: int | None = None) -> dict:
-        """The final places entered by hand (``result.entered``), in a match created with
-        ``options.tracking = "result"``: the match ends with them and its season takes them."""
-        return self.append(match_id, RESULT, {"places": places}, expected_seq=expected_seq)
+    def enter_result(self, match_id: str, places: list, expected_seq: int | None = None,
+                     organiser: bool = True) -> dict:
+        """The final places entered by hand (``result.entered``): the match ends with them and its season
+        (and tournament) takes them. In a match created with ``options.tracking = "result"`` anyone of the
+        table enters them; in a match the phones follow it is the organiser's correction (a table whose
+        phones died, or that went on on paper: docs/rulings.md#the-organisers-result), marked so in its
+        history."""
+        data = {"places": places}
+        if not self.fold(match_id).result_only:
+            data["correction"] = True
+        return self.append(match_id, RESULT, data, expected_seq=expected_seq, organiser=organiser)
 
     def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
                    rng=None) -> dict:

@@ -186,12 +186,14 @@ def redo(match_id):
 @bp.post("/api/matches/<match_id>/result")
 @require("player")
 def enter_result(match_id):
-    """The final places of a result-only match (``options.tracking = "result"``), entered by hand."""
+    """The final places entered by hand: of a result-only match (``options.tracking = "result"``, anyone of
+    the table), or of any open match as the organiser's correction (docs/rulings.md#the-organisers-result)."""
     doc = json_body("api.result")
 
     def write():
         try:
-            return ctx().service.enter_result(match_id, doc["places"], expected_seq=doc["expected_seq"])
+            return ctx().service.enter_result(match_id, doc["places"], expected_seq=doc["expected_seq"],
+                                              organiser=role() == "organiser")
         except (RuleError, InputError) as exc:  # the event's fields are the body's here ($.places[2].place)
             if exc.field and not exc.field.startswith("$") and exc.field != "expected_seq":
                 raise exc.again(field=join_path("$", exc.field)) from None

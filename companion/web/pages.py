@@ -71,7 +71,8 @@ def favicon():
 
 @bp.get("/")
 def home():
-    return render_template("home.html", page="home", backup=backup_notice())
+    # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs
+    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set())
 
 
 @bp.get("/new")

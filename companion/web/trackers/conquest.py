@@ -124,8 +124,11 @@ def conquest_objective(match_id):
     state = ctx().service.fold(match_id).game_state
     view = ci.public_view(state, seat)
     mine = state["objectives"].get(seat)
+    from companion.web.seats import may_reset_secret
+
     return jsonify({"player": seat, "objective": list(mine) if mine is not None else None,
-                    "progress": view.get("objective_progress")})
+                    "progress": view.get("objective_progress"),
+                    "may_reset": mine is not None and may_reset_secret(match_id, seat, "objective.set")})
 
 
 @bp.get("/api/matches/<match_id>/conquest/ranking")

@@ -87,7 +87,7 @@
   // a match recorded by its final result only: the places entered by hand (docs/rulings.md, "Final result only")
   function renderResult(box, view, match) {
     if (!view.result) { box.appendChild(el("p", { class: "muted", id: "result-waiting", text: t("result.waiting") })); return; }
-    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t("result.by_hand") }));
+    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t(view.corrected ? "result.by_organiser" : "result.by_hand") }));
     var rows = view.result.map(function (r) {
       return el("tr", { "data-player": r.player, class: r.place === 1 ? "leader" : null },
         el("td", { class: "num score", text: String(r.place) }),
@@ -373,6 +373,8 @@
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
         document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
+        // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go)
+        if (cl.ended()) ["who-card", "table-qr"].forEach(function (x) { var n = document.getElementById(x); if (n) n.hidden = true; });
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
@@ -556,6 +558,7 @@
       var who = document.getElementById("who-card"), mine = document.getElementById("my-seat");
       if (who && m.seat) who.hidden = true;
       if (mine && m.seat) { mine.textContent = t("seat.you_are", { player: m.seat }); mine.hidden = false; }
+      if (m.seat && window.companionSeats) window.companionSeats.reload();
     }
     Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
       b.addEventListener("click", function () {
@@ -588,9 +591,11 @@
           var n = (s.phones || []).length;
           var li = el("li", { "data-player": s.player }, el("strong", { text: s.player }), " · ",
             el("span", { class: "muted", text: n ? C.plural("seat.phones", n) : t("seat.no_phone") }),
+            s.taken ? el("span", { class: "seat-confirmed muted", text: " · " + confirmedWords(s) }) : null,
             n ? el("ul", { class: "seat-phones" }, s.phones.map(function (p) {
               return el("li", { "data-session": p.session, class: p.this_phone ? "this-phone" : null, text: phoneWords(p, s.player) });
             })) : null);
+          if (s.may_confirm) li.appendChild(confirmButton(s, loadSeats));
           if (n) li.appendChild(el("button", { type: "button", class: "btn btn-small seat-free", onclick: function () {
             C.api("DELETE", base + "/seats/" + encodeURIComponent(s.player)).then(function () { C.toast(t("seat.freed")); loadSeats(); },
               function (e) { C.toast(C.errorText(e), true); });
@@ -614,6 +619,44 @@
       }, function (e) { list.textContent = C.errorText(e); });
     }
     if (admin) admin.addEventListener("toggle", function () { if (admin.open) loadSeats(); });
+    // whose the seat's phone is, as the organiser or the others at the table said (docs/rulings.md#seats)
+    function confirmedWords(s) {
+      if (s.confirmed_by === "organiser") return t("seat.confirmed_organiser");
+      if (s.confirmed) return t("seat.confirmed_players", { players: s.confirmed_by_players.join(", ") });
+      return t("seat.unconfirmed");
+    }
+    function confirmButton(s, then) {
+      return el("button", { type: "button", class: "btn btn-small seat-confirm", "data-player": s.player, onclick: function () {
+        C.api("POST", base + "/seats/" + encodeURIComponent(s.player) + "/confirm").then(function () {
+          C.toast(t("seat.confirmed_toast", { player: s.player })); then();
+        }, function (e) { C.toast(C.errorText(e), true); });
+      } }, t("seat.confirm", { player: s.player }));
+    }
+    // a seated player's phone: who sits at this table, and "Yes, that is Bruno's phone"
+    var peers = document.getElementById("seat-peers"), peerList = document.getElementById("peer-list");
+    function loadPeers() {
+      if (!peers || !peerList) return;
+      C.api("GET", base + "/seats").then(function (doc) {
+        if (!doc.seat) { peers.hidden = true; return; }
+        peers.hidden = false;
+        peerList.textContent = "";
+        doc.seats.forEach(function (s) {
+          var words = s.player === doc.seat ? t("seat.yours") : !s.taken ? t("seat.free") :
+            (s.devices || []).map(function (d) { return phoneWords(d, s.player); }).join("; ");
+          var li = el("li", { "data-player": s.player }, el("strong", { text: s.player }), " · ",
+            el("span", { class: "muted", text: words }),
+            s.taken ? el("span", { class: "seat-confirmed muted", text: " · " + confirmedWords(s) }) : null);
+          if (s.may_confirm) li.appendChild(confirmButton(s, loadPeers));
+          peerList.appendChild(li);
+        });
+        var mine = doc.seats.filter(function (s) { return s.player === doc.seat; })[0];
+        var note = document.getElementById("seat-mine-confirmed");
+        if (note && mine) note.textContent = mine.confirmed ? confirmedWords(mine) :
+          C.plural("seat.ask_confirm", mine.needed || 1);
+      }, function () {});
+    }
+    if (peers) { peers.addEventListener("toggle", function () { if (peers.open) loadPeers(); }); loadPeers(); }
+    window.companionSeats = { reload: loadPeers };
     // a phone in words: whose it is (its seat, or the roster player of its personal link), when it signed in,
     // its system and browser (when its browser said), and whether it is the phone reading this
     function phoneWords(p, name) {
@@ -697,21 +740,29 @@
         var b = Object.assign({}, m.brief || {}, live[m.id] || {});
         var c = clocks[m.id] || b.clock;
         var owed = b.awaiting_roll, alert = !!owed || (b.clock && ALERT.indexOf(b.phase) >= 0);
-        var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) :
-          (b.current_player ? t("clock.turn", { player: b.current_player }) : "");
+        // whose turn is the name marked among the players; the line under them says a roll owed or a clock waiting
+        var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) : "";
         // a table still setting up (its clock waits, or is armed to start when the set-up is done)
         var setup = b.clock && b.phase === "setup" && !b.ended;
         var phase = setup ? [t("tournament.setting_up")].concat(b.game_phase ? [phaseName(b.game_phase, m.game)] : []).join(" · ") :
           (b.phase ? phaseName(b.phase, m.game) : "");
         if (setup && b.armed) turn = t("tournament.clock_waits", { n: Math.round(b.clock.limit_seconds / 60) });
+        // every name in full (they wrap, never cut); the one whose turn it is (or who owes the roll) marked
+        var now = owed || b.current_player;
         box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
                                   "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
-          el("h3", { text: (m.label || gameName(m.game)) }),
-          el("div", { class: "small muted table-game", text: gameName(m.game) + " · " + m.players.join(", ") }),
-          c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "table-phase", "data-setup": setup ? "1" : null, text: phase }),
+          el("h3", { class: "table-head", text: (m.label || gameName(m.game)) }),
+          m.label ? el("div", { class: "muted table-game", text: gameName(m.game) }) : null,
+          el("div", { class: "table-clockline", hidden: c || phase ? null : true },
+            c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
+            el("div", { class: "table-phase", "data-setup": setup ? "1" : null, text: phase })),
+          el("ul", { class: "table-players" }, m.players.map(function (p) {
+            return el("li", { "data-player": p, class: p === now ? "table-now" : null,
+                              title: p === now && !owed ? t("clock.turn", { player: p }) : null }, swatch(colourOf(m, p)), p);
+          })),
           el("div", { class: "table-turn", text: turn })));
       });
+      box.dataset.count = String(list.length);
     }
     function load() {
       return C.api("GET", "/api/tournament").then(function (d) { tables = {}; d.tables.forEach(function (m) { tables[m.id] = m; }); draw(); },
