@@ -1208,16 +1208,15 @@ def public_view(state, viewer: str | None) -> dict:
     is ``True``: docs/rulings.md#conquest-hidden-information). Once the match is over everything is turned
     face up."""
     out = dict(state)
-    if is_ended(state):
-        return out
     mine = state["objectives"].get(viewer) if viewer is not None else None
-    out["objectives"] = {viewer: list(mine)} if mine is not None else {}
-    out["hands"] = {viewer: list(state["hands"][viewer])} if viewer in state["hands"] else {}
-    out["hands_hidden"] = True
-    turn = state.get("turn")
-    if turn is not None and turn.get("card") is not None and turn["player"] != viewer:
-        out["turn"] = {**turn, "card": True}
-    if mine is not None:
+    if not is_ended(state):
+        out["objectives"] = {viewer: list(mine)} if mine is not None else {}
+        out["hands"] = {viewer: list(state["hands"][viewer])} if viewer in state["hands"] else {}
+        out["hands_hidden"] = True
+        turn = state.get("turn")
+        if turn is not None and turn.get("card") is not None and turn["player"] != viewer:
+            out["turn"] = {**turn, "card": True}
+    if mine is not None:  # the viewer's own objective, with its progress (after the end too: its phone shows it)
         gm = map_of(state["map"])
         have = [c for c in mine if state["owner"].get(c) == viewer]
         out["objective_progress"] = {"cities": list(mine), "held": have,

@@ -35,6 +35,9 @@
   // turns are not tracked (the clock has not started, or the table does not record the map)
   function turnInfo() { return summary().turn || null; }
   function allows(action) { var tn = turnInfo(); return !tn || tn.actions.indexOf(action) >= 0; }
+  // nothing to place (the 125 cap, or fewer than 3 cities and no region): the server lets the combats begin at
+  // once; the reinforcements stay offered only for a trade of three cards
+  function nothingDue(tn) { return !!tn && tn.step === "reinforce" && tn.actions.indexOf("combat") >= 0; }
   function currentPlayer() {
     var tn = turnInfo();
     if (tn) return tn.player;
@@ -263,7 +266,8 @@
     fill(sel, players.map(function (p) { return { value: p, label: p }; }), want);
     var hint = $("ci-step");
     hint.hidden = !tn;
-    if (tn) hint.textContent = (tn.step === "attack" ? C.plural("ci.step_attack", tn.conquests, { player: tn.player }) :
+    if (tn) hint.textContent = (nothingDue(tn) ? t("ci.step_nothing_due", { player: tn.player }) :
+      tn.step === "attack" ? C.plural("ci.step_attack", tn.conquests, { player: tn.player }) :
       t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests })) +
       (tn.card_owed ? " · " + t("ci.card_owed") : "");
   }
@@ -272,7 +276,8 @@
   // only the actions the turn's step allows are offered (the server refuses the others anyway)
   function renderSteps() {
     var tn = turnInfo(), on = started() && !client.view.awaiting_roll;
-    $("ci-reinforce").hidden = !on || !allows("reinforce");
+    var tradable = ((st().hands || {})[currentPlayer()] || []).length >= 3;
+    $("ci-reinforce").hidden = !on || !allows("reinforce") || (nothingDue(tn) && !tradable);
     $("ci-combat").hidden = !on || !allows("combat");
     $("ci-attack").hidden = $("ci-combat").hidden;
     $("ci-move").hidden = !on || !allows("move");
@@ -585,7 +590,7 @@
       return el("li", { class: held ? "held" : null, "data-city": c }, (held ? "✓ " : "○ ") + c);
     })));
     box.appendChild(el("p", { text: C.plural("ci.secret_progress", cities.length, { held: progress.held.length, points: C.plural("tv.points", progress.points) }) }));
-    if (progress.complete && !client.view.ended) {
+    if (progress.complete && !client.ended()) {
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {
         box.appendChild(el("button", { type: "button", class: "btn btn-primary btn-big", id: "ci-objective-declare", onclick: function () {
