@@ -31,3 +31,20 @@ def web_dir() -> Path:
 @functools.cache
 def hardware_dir() -> Path:
     return _locate("hardware", "companion.hardware_files")
+
+
+DATABASE_NAME = "companion.db"
+
+
+def resolve_data_dir(value: str | None = None) -> str:
+    """The box's data folder: ``value`` (``--data-dir``), else ``$COMPANION_DATA``, else ``./data``."""
+    import os
+
+    return value or os.environ.get("COMPANION_DATA") or os.path.join(os.getcwd(), "data")
+
+
+def database_path(data_dir: str | None = None) -> str:
+    """The database file in the data folder (:func:`resolve_data_dir`)."""
+    import os
+
+    return os.path.join(resolve_data_dir(data_dir), DATABASE_NAME)

@@ -14,6 +14,7 @@ import os
 import sys
 
 from companion import __version__
+from companion.base import resources
 from companion.base.errors import CompanionError
 
 # Subcommand modules, in the order ``--help`` lists them.
@@ -59,18 +60,14 @@ def data_dir_arg(parser: argparse.ArgumentParser) -> None:
         help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
 
 
-def resolve_data_dir(value: str | None) -> str:
-    return value or os.environ.get("COMPANION_DATA") or os.path.join(os.getcwd(), "data")
-
-
 def open_store(args):
     from companion.storage import Store
 
-    return Store(os.path.join(resolve_data_dir(getattr(args, "data_dir", None)), "companion.db"))
+    return Store(database_path(args))
 
 
 def database_path(args) -> str:
-    return os.path.join(resolve_data_dir(getattr(args, "data_dir", None)), "companion.db")
+    return resources.database_path(getattr(args, "data_dir", None))
 
 
 def open_existing_store(args):

@@ -96,7 +96,8 @@ def test_hooks(env=None) -> dict:
       (re-read at each reading, never going back): a test moves the clock forward and a 2-minute round is
       over without anyone waiting for it.
 
-    Returns the ``create_app`` config they make (empty when neither is set); a bad value is an InputError."""
+    Returns ``{"RNG": ..., "CLOCK": ...}`` for ``Runtime.open`` (empty when neither is set); a bad value is an
+    InputError."""
     import os
     import random
 
@@ -137,6 +138,8 @@ def run(args):
 
     limit_malloc_arenas()  # before any thread starts
 
+    from companion import systemd_notify as sd
+    from companion.runtime import Runtime
     from companion.web import netinfo, server as http
     from companion.web.app import create_app
     from companion.web.asgi import Limits
@@ -147,15 +150,18 @@ def run(args):
     allowed = list(args.allow_host)
     if args.host not in WILDCARDS:
         allowed.append(args.host)
-    config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "ALLOWED_HOSTS": allowed, "START_BACKGROUND": True}
+    config = {"ALLOWED_HOSTS": allowed}
     hooks = test_hooks()
     if hooks:
         logging.getLogger("companion").warning("test hooks on: %s", ", ".join(sorted(hooks)))
-        config.update(hooks)
     if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
-    app = create_app(config)
-    c = app.extensions["companion"]
+    runtime = Runtime.open(data_dir=args.data_dir, gpio=args.gpio, clock=hooks.get("CLOCK"), rng=hooks.get("RNG"))
+    try:
+        app = create_app(config, runtime=runtime)
+    except BaseException:
+        runtime.stop()
+        raise
     max_connections = args.max_connections
     if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)
         max_connections = max(1, min(max_connections, files[0] - 100))
@@ -168,20 +174,20 @@ def run(args):
     try:
         sock = http.bind(args.host if args.host != "" else "0.0.0.0", args.port)
     except OSError as exc:
-        _shutdown(c)
+        runtime.stop()
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
     server, front = http.build(app, limits, threads=args.threads)
     port = sock.getsockname()[1]
     ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
-    c.extra["public_url"] = base
+    runtime.public_url = base
     with app.test_request_context("/", base_url=base):
         join = current_join(base)
 
     service = under_systemd()
     out = sys.stdout
-    out.write(f"companion serving {c.store.path}\n")
+    out.write(f"companion serving {runtime.store.path}\n")
     out.write(f"Open on the LAN: {base}/\n")
     if service:  # the journal keeps every line: no join token in it (organisers show the code at /join)
         out.write(f"Join link for players: the QR code at {base}/join (organiser, or the Pi's own screen)\n")
@@ -189,23 +195,22 @@ def run(args):
         out.write(f"Join link for players (valid until {join['expires_at']}): {join['url']}\n")
         if not args.no_qr:
             print_qr(join["url"], out)
-    if not c.access.pin_is_set():
+    if not runtime.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
-                  f"{c.extra['setup_code']}\n")
-    if c.box is not None:
+                  f"{runtime.setup_code}\n")
+    if runtime.box is not None:
         try:
-            status = c.box.status()
+            status = runtime.box.status()
             out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
         except Exception:
             pass
     out.write("systemctl stops the server.\n" if service else "Ctrl-C stops the server.\n")
     out.flush()
-    try:  # under systemd (Type=notify): ready now; a no-op elsewhere
-        from companion.systemd_notify import notify_ready
-
-        notify_ready(f"serving on {base}")
-    except Exception:
-        pass
+    runtime.start()
+    # under systemd (Type=notify, WatchdogSec=): ready now that the port listens, then the watchdog pinged
+    # while GET /healthz answers (a wedged server is restarted); outside systemd both are no-ops
+    sd.notify_ready(f"serving on {base}")
+    watchdog = sd.start_watchdog(health=lambda: sd.http_ok(*_own_address(args.host, port)))
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -218,29 +223,15 @@ def run(args):
     except KeyboardInterrupt:
         pass
     finally:
-        c.hub.close_all()
+        sd.notify_stopping()
+        if watchdog is not None:
+            watchdog.stop()
+        app.extensions["companion"].hub.close_all()
         sock.close()
-        _shutdown(c, clean=True)
+        runtime.stop(clean=True)
     return 0
 
 
-def _shutdown(c, clean: bool = False) -> None:
-    """Stop the clock runner and the box, close the store. ``clean``: a stop asked for (SIGTERM from
-    ``systemctl stop``, Ctrl-C): the running clocks are paused now as ``server-stopped`` (not found
-    running at the next start and taken for a power cut)."""
-    from companion.services.clockrunner import SERVER_STOPPED_REASON
-
-    for obj, method in ((c.runner, "stop"), (c.box, "close")):
-        fn = getattr(obj, method, None) if obj is not None else None
-        if fn is not None:
-            try:
-                if method == "stop" and clean:
-                    try:
-                        fn(pause_reason=SERVER_STOPPED_REASON)
-                    except TypeError:  # a runner of another kind (tests inject their own)
-                        fn()
-                else:
-                    fn()
-            except Exception:
-                pass
-    c.store.close()
+def _own_address(host: str, port: int) -> tuple[str, int]:
+    """Where this server answers itself: its address, or 127.0.0.1 when it listens on every interface."""
+    return ("127.0.0.1" if host in WILDCARDS else host), port

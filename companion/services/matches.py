@@ -21,6 +21,7 @@ from collections import OrderedDict, deque
 
 from companion.core import clock as clockfold
 from companion.base.errors import ConflictError, ForbiddenError, InputError, RuleError
+from companion.base.notices import Listeners, Notice
 from companion.games import game_module
 from companion.core.match import RESULT, UNDO, Fold, check_export
 from companion.base.timeutil import parse_iso
@@ -126,24 +127,19 @@ class MatchService:
         self._folds: OrderedDict[str, Fold] = OrderedDict()  # committed folds only
         self._unsure: dict[str, Fold] = {}  # folds of writes whose group commit has not returned yet
         self._lock = threading.RLock()
-        self._subscribers: list = []
-        self._match_subscribers: list = []
+        self._listeners = Listeners(log, "match service")
         self._pending: deque = deque()
         self._notifying = threading.Lock()
 
     # -- subscribers -----------------------------------------------------------------------
     def subscribe(self, callback) -> None:
-        """``callback(match_id, event, fold)`` after each committed event, in commit order; ``fold`` is
-        the match right after that event (never changed afterwards)."""
-        self._subscribers.append(callback)
+        """``callback(notice)`` (:class:`companion.base.notices.Notice`) after each commit, in commit order:
+        ``kind`` ``"event"`` with the event as ``payload`` and the match right after it as ``fold`` (never
+        changed afterwards), or ``"match"`` when a match was created or imported."""
+        self._listeners.add(callback)
 
     def unsubscribe(self, callback) -> None:
-        if callback in self._subscribers:
-            self._subscribers.remove(callback)
-
-    def subscribe_matches(self, callback) -> None:
-        """``callback(match_id)`` after a match was created or imported."""
-        self._match_subscribers.append(callback)
+        self._listeners.remove(callback)
 
     def _notify(self) -> None:
         """Deliver what was committed, outside the service lock. One thread delivers at a time (so the
@@ -157,15 +153,9 @@ class MatchService:
                         match_id, event, fold = self._pending.popleft()
                     except IndexError:
                         break
-                    if event is None:  # created or imported
-                        calls = [(cb, (match_id,)) for cb in self._match_subscribers]
-                    else:
-                        calls = [(cb, (match_id, event, fold)) for cb in self._subscribers]
-                    for cb, call_args in calls:
-                        try:
-                            cb(*call_args)
-                        except Exception:  # a broken subscriber never loses a stored event
-                            log.exception("subscriber failed on match %s", match_id)
+                    # a broken listener never loses a stored event (Listeners logs it and goes on)
+                    self._listeners.tell(Notice("match", match_id) if event is None  # created or imported
+                                         else Notice("event", match_id, event, fold))
             finally:
                 self._notifying.release()
 

@@ -92,7 +92,7 @@ def set_pin():
     _check_lock("pin", "$.setup_code" if not c.access.pin_is_set() or resetting else "$.current_pin")
     if resetting:
         if not c.access.reset_pin(code, doc["pin"]):
-            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.runtime.setup_code.encode()):
                 c.access.record_failure("pin", client_address())
                 raise AuthError("wrong setup code", "$.setup_code")
             c.access.set_pin(doc["pin"])  # first run: the code the server printed
@@ -100,7 +100,7 @@ def set_pin():
         if code is None:
             raise InputError("the setup code printed by `companion serve` (or `companion pin reset`) is required "
                              "at first run", "$.setup_code")
-        if not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+        if not hmac.compare_digest(str(code).encode(), c.runtime.setup_code.encode()):
             c.access.record_failure("pin", client_address())
             raise AuthError("wrong setup code", "$.setup_code")
     else:
@@ -134,7 +134,7 @@ def logout():
 # -- join links -------------------------------------------------------------------
 def public_base() -> str:
     """The base URL phones use: the configured LAN URL, else the address this request came to."""
-    base = ctx().extra.get("public_url")
+    base = ctx().runtime.public_url
     if base:
         return base.rstrip("/")
     return request.host_url.rstrip("/")
@@ -143,12 +143,12 @@ def public_base() -> str:
 def current_join(base: str | None = None) -> dict:
     """The join link the server shows now (created when missing or expired)."""
     c = ctx()
-    with c.extra["join_lock"]:
-        cur = c.extra.get("join")
+    with c.join_lock:
+        cur = c.join
         if cur is None or not c.access.join_token_alive(cur["token"]):
             token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
             cur = {"token": token, **info}
-            c.extra["join"] = cur
+            c.join = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
 
 
@@ -190,8 +190,8 @@ def new_join_token():
     token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False),
                                              short=match_id is not None)
     if match_id is None:
-        with c.extra["join_lock"]:
-            c.extra["join"] = {"token": token, **info}
+        with c.join_lock:
+            c.join = {"token": token, **info}
     else:  # the match's table QR code shows the new link
         from companion.web.seats import remember_table_link
 
@@ -246,10 +246,10 @@ def revoke_join_token(link_id):
     """End a join link and every session made from it."""
     c = ctx()
     ended = c.access.revoke_join_token(link_id)
-    with c.extra["join_lock"]:
-        cur = c.extra.get("join")
+    with c.join_lock:
+        cur = c.join
         if cur is not None and not c.access.join_token_alive(cur["token"]):
-            c.extra["join"] = None  # the screens show a new link
+            c.join = None  # the screens show a new link
     return jsonify({"revoked": link_id, "sessions_ended": ended})
 
 

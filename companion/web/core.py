@@ -1,12 +1,14 @@
-"""What every blueprint shares: the app's context (store, service, hub, runner, GPIO box),
+"""What every blueprint shares: the app's context (the runtime's store, service, runner, GPIO box; the hub),
 the caller's role, JSON bodies validated against ``schemas/api.*``, and how a match is shown
 to a given caller (games with secrets hide them through ``public_view``/``public_event``)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from flask import current_app, g, request
 
@@ -15,16 +17,49 @@ from companion.games import game_module
 from companion.base.jsonio import MAX_DEPTH, depth_exceeds
 from companion.services.access import ROLES, Access, role_at_least
 
+if TYPE_CHECKING:
+    from companion.gpio import Box
+    from companion.runtime import Runtime
+    from companion.services.clockrunner import ClockRunner
+    from companion.services.matches import MatchService
+    from companion.storage import Store
+    from companion.web.live import Hub
+    from companion.web.netinfo import HostList
 
-@dataclass
+
+@dataclass(eq=False)
 class Ctx:
-    store: object
-    service: object
-    access: Access
-    hub: object
-    runner: object = None
-    box: object = None
-    extra: dict = field(default_factory=dict)
+    """The web app's context (``ctx()``): the box's runtime (store, services, clock runner, GPIO box:
+    ``companion/runtime.py``) and what only the web keeps: the live-update hub, the Host allow-list, the
+    SSE heartbeat and the join links the screens show now."""
+
+    runtime: Runtime
+    hub: Hub
+    hosts: HostList
+    sse_heartbeat: float = 10.0
+    join_lock: threading.Lock = field(default_factory=threading.Lock)  # guards join and table_links
+    join: dict | None = None  # the club-wide join link shown now ({"token", "expires_at", ...})
+    table_links: dict[str, dict] = field(default_factory=dict)  # match id -> its table link shown now
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
+
+    @property
+    def service(self) -> MatchService:
+        return self.runtime.service
+
+    @property
+    def access(self) -> Access:
+        return self.runtime.access
+
+    @property
+    def runner(self) -> ClockRunner | None:
+        return self.runtime.runner
+
+    @property
+    def box(self) -> Box | None:
+        return self.runtime.box
 
 
 def ctx() -> Ctx:

@@ -32,8 +32,8 @@ def table_link(match_id: str, base: str | None = None) -> dict:
     from companion.web.auth import public_base
 
     c = ctx()
-    with c.extra["join_lock"]:
-        links = c.extra.setdefault("table_links", {})
+    with c.join_lock:
+        links = c.table_links
         cur = links.get(match_id)
         if cur is None or not c.access.join_token_alive(cur["token"]):
             token, info = c.access.create_join_token(c.access.settings()["join_token_hours"], match_id=match_id,
@@ -46,8 +46,8 @@ def table_link(match_id: str, base: str | None = None) -> dict:
 def remember_table_link(match_id: str, token: str, info: dict) -> None:
     """A new table link made by an organiser (``POST /api/auth/join-tokens`` with ``match_id``)."""
     c = ctx()
-    with c.extra["join_lock"]:
-        c.extra.setdefault("table_links", {})[match_id] = {"token": token, **info}
+    with c.join_lock:
+        c.table_links[match_id] = {"token": token, **info}
 
 
 def may_show_table(match_id: str) -> bool:
