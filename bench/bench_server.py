@@ -77,6 +77,7 @@ class Server:
         env.pop("COMPANION_SSE_HEARTBEAT", None)
         env.pop("COMPANION_DEBUG", None)
         env.pop(pi.ENV, None)
+        env.setdefault("MALLOC_ARENA_MAX", "2")  # as the systemd unit sets it (systemd/companion.service)
         self.t0 = time.perf_counter()
         self.proc = pi.popen(self.argv(data_dir), budget, cfg, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, env=env)

@@ -1,4 +1,4 @@
-/* For `make bench PI=1 FSYNC_MS=N` only (companion/bench/pi.py): loaded with LD_PRELOAD into the process
+/* For `make bench PI=1 FSYNC_MS=N` only (bench/pi.py): loaded with LD_PRELOAD into the process
  * under test, it sleeps COMPANION_FSYNC_DELAY_MS milliseconds before every fsync and fdatasync, as an SD
  * card's slow flush would, then calls the real one. Never part of the installed service. */
 #define _GNU_SOURCE

@@ -70,14 +70,15 @@ def limit_malloc_arenas(n: int = 2) -> bool:
     arena keeps the freed memory of its own requests, so the server's RSS crept up through an evening
     although the live heap stayed flat (docs/benchmarks-notes.md). A Pi Zero's 4 cores would allow
     32 arenas. Returns whether the cap was set (not on other C libraries, nor when the environment
-    sets ``MALLOC_ARENA_MAX`` itself)."""
-    import ctypes
-    import ctypes.util
+    sets ``MALLOC_ARENA_MAX`` itself, as the systemd unit does: then ctypes is not even imported)."""
     import os
     import sys
 
     if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
         return False
+    import ctypes
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         mallopt = libc.mallopt
@@ -182,7 +183,7 @@ def run(args):
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
     runtime.public_url = base
-    with app.test_request_context("/", base_url=base):
+    with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
         join = current_join(base)
 
     service = under_systemd()

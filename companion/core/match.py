@@ -23,6 +23,7 @@ from companion.games import game_module
 
 UNDO = "undo"
 RESULT = "result.entered"
+PI_MARK = "rolled_by"  # data.rolled_by == "pi": the Pi drew it at random (companion/services/matches.py)
 TRACKING = ("turns", "result")
 
 
@@ -215,6 +216,11 @@ class Fold:
     def _step(self, game_state, clock_state, event, entered=None):
         """One event: the new (game state, clock state, entered result)."""
         t = event["type"]
+        data = event.get("data")
+        if isinstance(data, dict) and PI_MARK in data:  # the Pi's own mark (a draw), not the game's data
+            if data[PI_MARK] != "pi":
+                raise InputError('must be "pi" (the mark of what the Pi drew at random)', PI_MARK)
+            event = {**event, "data": {k: v for k, v in data.items() if k != PI_MARK}}
         if t == RESULT:
             return game_state, clock_state, self._enter(entered, event)
         if self.result_only:

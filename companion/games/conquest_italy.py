@@ -1288,8 +1288,8 @@ ACTIONS = {
     "combat": ("combat", _combat_action),
     "turn-end": ("turn.end", _turn_end_action),
 }
-# the actions whose event the Pi completes with dice (marked ``rolled_by: "pi"``; only an organiser undoes them)
-DICE_ACTIONS = frozenset({"combat"})
+# (an action that used the RNG is the Pi's draw: MatchService.act marks its event ``rolled_by: "pi"``, and
+# only an organiser undoes it)
 
 
 def reinforcements_now(state, player: str, trade: list[str] | None = None) -> dict:

@@ -562,6 +562,20 @@ def _final_rows(state: dict) -> list[dict]:
             for n in state["order"]]
 
 
+def _copy_for(kind: str, state: dict, data: dict) -> dict:
+    """The state's copy that ``apply`` changes: for a track correction (most of a table's events) the top
+    level, the players' map and that one player; for a turn's end the top level (the turn is replaced
+    whole); else all of it. What is not copied is shared with ``state`` and never changed in place."""
+    if kind == "track.adjust" and data.get("player") in state["players"]:
+        s = dict(state)
+        s["players"] = dict(state["players"])
+        s["players"][data["player"]] = dict(state["players"][data["player"]])
+        return s
+    if kind == "turn.end":
+        return dict(state)
+    return copy.deepcopy(state)
+
+
 def apply(state: dict, event: dict) -> dict:
     kind = event.get("type")
     data = event.get("data") or {}
@@ -575,7 +589,7 @@ def apply(state: dict, event: dict) -> dict:
             "track.adjust": "track_adjust", "game.end": "game_end"}
     check_data("richelieu.events", defs[kind], data)
     data = integral(data)
-    s = copy.deepcopy(state)
+    s = _copy_for(kind, state, data)
     if kind == "action":
         who = _player(s, data)
         if who != s["turn"]["player"]:

@@ -467,8 +467,8 @@ def _move_action(state, players, data, rng, effective):
 
 
 ACTIONS = {"deal": ("turn.setup", _deal_action), "move": ("move", _move_action)}
-# the actions whose event the Pi completes with a die (marked ``rolled_by: "pi"``; only an organiser undoes them)
-DICE_ACTIONS = frozenset({"move"})
+# (an action that used the RNG is the Pi's draw: MatchService.act marks its event ``rolled_by: "pi"``, and
+# only an organiser undoes it)
 
 
 def scores_now(state) -> dict:

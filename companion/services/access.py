@@ -217,7 +217,10 @@ class Access:
     def create_join_token(self, hours: float = JOIN_TOKEN_HOURS, match_id: str | None = None,
                           revoke_others: bool = False, short: bool = False) -> tuple[str, dict]:
         """A join link's token; ``short``: 12 letters and digits (about 60 bits, easy to type from a printed
-        table card; wrong links are limited per address), else 192 bits."""
+        table card; wrong links are limited per address), else 192 bits. ``revoke_others``: the club's new
+        link (``match_id`` None) ends the club's other links and signs out the phones made from them,
+        leaving every table's link alone; a table's new link ends that table's other links (the phones
+        already at the table stay)."""
         token = "".join(secrets.choice(SHORT_ALPHABET) for _ in range(12)) if short else secrets.token_urlsafe(24)
         info = {"expires_at": self._later(hours), "match_id": match_id}
         self.store.insert_join_token(hash_secret(token), "player", match_id, self.clock.now_iso(),

@@ -23,15 +23,17 @@ from companion.core import clock as clockfold
 from companion.base.errors import ConflictError, ForbiddenError, InputError, RuleError
 from companion.base.notices import Listeners, Notice
 from companion.games import game_module
-from companion.core.match import RESULT, UNDO, Fold, check_export
+from companion.core.match import PI_MARK, RESULT, UNDO, Fold, check_export
 from companion.base.timeutil import parse_iso
 
 log = logging.getLogger(__name__)
 
 
-# The mark of an event whose dice the Pi rolled (``data.rolled_by == "pi"``): a final roll, a combat or a
-# Rome move completed by the server's RNG. Undoing one needs an organiser (MatchService.undo).
-PI_ROLL = "rolled_by"
+# The mark of an event the Pi drew at random (``data.rolled_by == "pi"``): every event the server
+# completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll). Only an organiser
+# undoes one (MatchService.undo); a redo records the same draw again; nobody sends the mark
+# (docs/rulings.md, "The Pi's draws").
+PI_ROLL = PI_MARK
 
 
 def is_pi_roll(event: dict) -> bool:
@@ -254,28 +256,35 @@ class MatchService:
 
     def append(self, match_id: str, type: str, data: dict | None = None,
                expected_seq: int | None = None, at: str | None = None, complete=None,
-               organiser: bool = True) -> dict:
+               organiser: bool = True, pi_mark: bool = False) -> dict:
         """Store one event. ``expected_seq``: the last seq the writer saw (a stale write is refused).
         ``at``: the instant (default: now by the server's clock, never before the last event).
         ``complete(fold) -> data``: fills the event's data from the state the event will follow
         (dice rolled by the server), inside the write, so nothing comes between the look and the write.
         ``organiser``: whether the writer is an organiser (the CLI, the box and the clock runner are; the
         web passes the caller's role): an event of the game's ``ORGANISER_EVENTS`` (a hand correction
-        outside the rules) from anyone else is refused (ForbiddenError naming the field)."""
+        outside the rules) from anyone else is refused (ForbiddenError naming the field). ``data`` never
+        carries the Pi's mark (``rolled_by``) but in a redo (``pi_mark``): the Pi's draws are completed
+        here, by ``complete``."""
         with self.store.write(group=True):
-            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, organiser)
+            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, organiser,
+                                                pi_mark)
             start = clock_after_setup(before, after, event)
             if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
                 self._append(match_id, "clock.start", start, after.last_seq, event["at"], None, True)
         self._notify()  # committed: the subscribers hear of it (an append inside an outer write: after it)
         return event
 
-    def _append(self, match_id, type, data, expected_seq, at, complete, organiser) -> tuple[dict, Fold, Fold]:
+    def _append(self, match_id, type, data, expected_seq, at, complete, organiser,
+                pi_mark=False) -> tuple[dict, Fold, Fold]:
         """One event stored (inside the caller's write): the event, the match before and after it."""
         if not isinstance(type, str) or not type:
             raise InputError("must be a non-empty string", "type")
         if data is not None and not isinstance(data, dict):
             raise InputError("must be an object", "data")
+        if data and PI_ROLL in data and not pi_mark:
+            raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
+                                 field=PI_ROLL)
         if not organiser:
             field = organiser_field(self.fold(match_id).module, type, data)
             if field is not None:
@@ -323,15 +332,16 @@ class MatchService:
         return Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
 
     def undo(self, match_id: str, expected_seq: int | None = None, organiser: bool = False) -> dict:
-        """Take back the latest event in effect. An event whose dice the Pi rolled (``rolled_by: "pi"``,
-        set by :meth:`act` and :meth:`final_roll`) is taken back only by an organiser (``organiser=True``;
-        the GPIO box's hold-to-undo counts as one): a player who dislikes a roll may not roll again."""
+        """Take back the latest event in effect. An event the Pi drew at random (``rolled_by: "pi"``, set
+        by :meth:`act` and :meth:`final_roll`: dice, a deal, a turn's card) is taken back only by an
+        organiser (``organiser=True``; the GPIO box's hold-to-undo counts as one): a player who dislikes a
+        draw may not draw again."""
         def check(f):
             if not organiser:
                 last = last_in_effect(self.store.events(match_id))  # the log as it stands in this write
                 if last is not None and is_pi_roll(last):
-                    raise ForbiddenError("the Pi rolled these dice: only an organiser may undo them "
-                                         "(and so roll them again)", "type")
+                    raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
+                                         "may undo it (and so draw again)", "type")
             return {}
 
         return self.append(match_id, UNDO, {}, expected_seq=expected_seq, complete=check)
@@ -357,7 +367,7 @@ class MatchService:
                 raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
                                 "else is recorded", "type")
             event = self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq,
-                                organiser=organiser)
+                                organiser=organiser, pi_mark=True)  # the same draw: the Pi's mark kept
         self._notify()
         return event
 
@@ -388,6 +398,9 @@ class MatchService:
             raise InputError("{game} has no action {action!r}", "action", game=f.game, action=action)
         if data is not None and not isinstance(data, dict):
             raise InputError("must be an object", "data")
+        if data and PI_ROLL in data:
+            raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
+                                 field=PI_ROLL)
         type_, fn = spec
         rng = rng or self.rng
         extra: dict = {}
@@ -397,8 +410,8 @@ class MatchService:
                 raise RuleError("the match has ended", "type")
             counted = _CountingRng(rng)
             event_data, more = fn(fold.game_state, fold.players, dict(data or {}), counted, lambda: fold.effective)
-            if counted.calls and action in getattr(f.module, "DICE_ACTIONS", ()):
-                event_data = {**event_data, PI_ROLL: "pi"}  # the Pi rolled (some of) these dice
+            if counted.calls:
+                event_data = {**event_data, PI_ROLL: "pi"}  # the Pi drew (some of) it at random
             extra.clear()
             extra.update(more or {})
             return event_data

@@ -163,9 +163,13 @@ class AccessRows:
     def insert_join_token(self, token_hash: str, role: str, match_id: str | None, created_at: str,
                           expires_at: str, revoke_others: bool) -> None:
         with self.write() as c:
-            if revoke_others:  # the sessions made from the ended links end with them
-                c.execute("DELETE FROM web_sessions WHERE join_hash IN (SELECT token_hash FROM join_tokens)")
-                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0")
+            if revoke_others and match_id is None:
+                # the club's links end (and the sessions made from them); the tables' links stay
+                c.execute("DELETE FROM web_sessions WHERE join_hash IN "
+                          "(SELECT token_hash FROM join_tokens WHERE match_id IS NULL)")
+                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0 AND match_id IS NULL")
+            elif revoke_others:  # that table's other links end; the phones already at the table stay
+                c.execute("UPDATE join_tokens SET revoked=1 WHERE revoked=0 AND match_id=?", (match_id,))
             c.execute("DELETE FROM join_tokens WHERE expires_at < ?", (created_at,))
             c.execute("INSERT INTO join_tokens(token_hash, role, match_id, created_at, expires_at) VALUES (?,?,?,?,?)",
                       (token_hash, role, match_id, created_at, expires_at))

@@ -87,6 +87,32 @@ LATE_BODY = "the body did not arrive in time"
 SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY)
 
 
+def frame(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter writes for it)."""
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+def _chunked(proto) -> bool:
+    """Whether ``proto`` (the connection's uvicorn h11 protocol) frames its current response's body as
+    HTTP/1.1 chunks: then a stream may write its chunks to the transport itself (``Front._pump``). Any
+    other framing (an HTTP/1.0 client's, a server other than this one's) keeps ASGI ``send``."""
+    try:
+        from h11._writers import ChunkedWriter
+
+        return isinstance(proto.conn._writer, ChunkedWriter) and proto.cycle is not None \
+            and proto.cycle.response_started and not proto.cycle.response_complete
+    except (AttributeError, ImportError):
+        return False
+
+
+def _writable(proto) -> bool:
+    """The transport takes a write now without waiting: open, its client not gone, its buffer below the
+    high-water mark (else ``send`` waits for it to drain, under the ``send_timeout`` sweeper)."""
+    cycle = proto.cycle
+    return not proto.flow.write_paused and not proto.transport.is_closing() and cycle is not None \
+        and not cycle.disconnected and not cycle.response_complete
+
+
 def head_size(scope) -> int:
     """The size of a request's head as it was sent: its request line and its headers."""
     return (len(scope.get("method", "")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
@@ -377,9 +403,14 @@ class Front:
         def body(data: bytes, more: bool = True) -> dict:
             return {"type": "http.response.body", "body": data, "more_body": more}
 
+        proto = self.connections.get(scope.get("client")) if self.connections is not None else None
+        direct = None  # the connection's protocol, once its response is known to be chunked
+
         try:
             await write({"type": "http.response.start", "status": status, "headers": headers})
             await write(body("".join(plan.head).encode("utf-8")))
+            if scope.get("method") == "GET" and _chunked(proto):
+                direct = proto
             async for batch in sub.batches_until_closed(plan.heartbeat):
                 if batch is None:
                     await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
@@ -393,7 +424,13 @@ class Front:
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:
-                    await write(body(parts[0] if len(parts) == 1 else b"".join(parts)))
+                    data = parts[0] if len(parts) == 1 else b"".join(parts)
+                    if direct is not None and _writable(direct):
+                        # the chunk framed here and written to the transport: what h11 would write, without
+                        # an ASGI message, uvicorn's send and h11's event for every stream of every event
+                        direct.transport.write(frame(data))
+                    else:  # a client slow to read (the transport's buffer is full): wait, as before
+                        await write(body(data))
             if sub.overflow:  # fell 1,000 items behind: it reconnects and resumes by Last-Event-ID
                 self._drop(scope)
             else:

@@ -249,6 +249,12 @@ class Hub:
         with self._lock:
             return sum(len(s) for s in self._subs.values())
 
+    def listened(self, key: str) -> bool:
+        """Whether a stream of ``key`` is open now. A stream subscribes before it reads its snapshot, so
+        an item not published because nobody listened is in the snapshot of whoever opens one next."""
+        with self._lock:
+            return bool(self._subs.get(key))
+
     def close_all(self) -> None:
         with self._lock:
             subs = [s for group in self._subs.values() for s in group]
@@ -266,9 +272,16 @@ class Hub:
             self._on_clock(notice.match_id, notice.kind, notice.payload)
 
     def _on_event(self, c, match_id: str, event: dict, fold) -> None:
+        """The view and the match card are made only for the streams open now (none: no work at all)."""
+        match_listened, club_listened = self.listened(match_id), self.listened(ALL)
+        if not (match_listened or club_listened):
+            return
         view = fold.view(c.store.clock.now_iso())
-        self.publish(match_id, "event", {"event": event, "view": view,
-                                         "status": "ended" if fold.ended() else "open"})
+        if match_listened:
+            self.publish(match_id, "event", {"event": event, "view": view,
+                                             "status": "ended" if fold.ended() else "open"})
+        if not club_listened:
+            return
         card = match_card(c, c.store.get_match(match_id), with_view=False)
         card["seq"] = view["seq"]
         card["brief"] = brief(present_view(view, "viewer", None))

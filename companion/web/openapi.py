@@ -238,8 +238,9 @@ def _paths() -> dict:
         "/api/auth/join": {"get": {"summary": "The current join link (organiser, or the Pi's own screen)",
                                    "responses": {"200": _json("JoinLink"), **_errors(400, 401)}}},
         "/api/auth/join-tokens": {
-            "post": {"summary": "A new join link (organiser); revoke_others ends the other links and the "
-                                "sessions made from them", "security": ORG,
+            "post": {"summary": "A new join link (organiser); revoke_others: the club's link ends the club's "
+                                "other links and the sessions made from them (the tables' links stay), a "
+                                "table's link ends that table's other links", "security": ORG,
                      "requestBody": _body("api.join-token-create", required=False),
                      "responses": {"201": _json("JoinLink", "created"), **_errors(400, 401, 403, 404)}},
             "get": {"summary": "Join links not yet expired, with their live sessions (organiser)", "security": ORG,

@@ -168,7 +168,7 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     n = seq(anna)
     anna.click("#undo")
     expect(anna.locator("#undo-confirm-text")).to_contain_text("Undo: ")
-    expect(anna.locator("#undo-confirm-text")).to_contain_text("only an organiser can undo them")
+    expect(anna.locator("#undo-confirm-text")).to_contain_text("only an organiser can undo it")
     expect(anna.locator("#undo-yes")).to_be_hidden()
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-undo-pi-roll.png"), full_page=True)
     anna.click("#undo-no")
@@ -181,8 +181,8 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     check_scores(bruno, org, mid)
     assert f.game_state["units"] == before
     expect(anna.locator("#history")).to_contain_text(f"Correction, taken back: {src} attacks {dst}: ")
-    expect(anna.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("re-rolled")
-    expect(bruno.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("dadi rilanciati")
+    expect(anna.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("drawn again")
+    expect(bruno.locator(f"#history li[data-seq='{n}'] .rerolled")).to_have_text("estratto di nuovo")
 
     # the same attack with dice rolled at the table: 6s against 1s
     anna.check("input[name=ci-dice-mode][value=table]")

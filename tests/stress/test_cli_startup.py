@@ -78,3 +78,20 @@ def test_serve_start_imports_only_what_it_serves_with(tmp_path):
     assert "companion.web.trackers.conquest" in modules and "companion.cli.serve" in modules
     early = [m for m in modules if m.startswith(NOT_AT_SERVE_START) and m != "companion.cli.serve"]
     assert early == [], f"companion serve imported at start {early}"
+
+
+def test_with_the_unit_s_malloc_arena_max_no_ctypes_is_imported():
+    """The systemd unit sets MALLOC_ARENA_MAX=2; `companion serve` then leaves malloc alone without
+    importing ctypes (a fifth of a second of a Pi's start); without it, it caps the arenas itself."""
+    import os
+
+    code = ("import sys; from companion.cli.serve import limit_malloc_arenas; "
+            "print(limit_malloc_arenas(), 'ctypes' in sys.modules)")
+    env = dict(os.environ, MALLOC_ARENA_MAX="2")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert p.stdout.split() == ["False", "False"], p.stderr
+    env.pop("MALLOC_ARENA_MAX")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert p.stdout.split() == (["True", "True"] if sys.platform.startswith("linux") else ["False", "False"])
+    unit = (REPO / "systemd" / "companion.service").read_text()
+    assert "Environment=MALLOC_ARENA_MAX=2" in unit

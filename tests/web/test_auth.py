@@ -361,3 +361,46 @@ def test_organisers_list_and_end_sessions(app, organiser, player):
     assert player.get("/api/auth/me").json["role"] == "viewer"
     assert organiser.delete(f"/api/auth/sessions/{theirs['id']}").status_code == 404
     assert organiser.delete("/api/auth/sessions/short").status_code == 404
+
+
+def test_a_new_club_code_leaves_every_table_s_link_and_phones_alone(app, organiser, fake_game):
+    """"New code" on /join used to revoke every link: the tables' printed cards and the phones seated there."""
+    tables = []
+    for n in range(3):
+        mid = organiser.post("/api/matches", {**BODY, "label": f"T{n}"}).json["id"]
+        link = organiser.get(f"/api/matches/{mid}/join").json["url"].split("localhost", 1)[1]
+        phone = Api(app.test_client())
+        assert phone.c.get(link).status_code == 303
+        assert phone.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
+        tables.append((mid, link, phone))
+    club_phone = Api(app.test_client())
+    old_club = organiser.get("/api/auth/join").json["url"].split("localhost", 1)[1]
+    assert club_phone.c.get(old_club).status_code == 303
+    r = organiser.post("/api/auth/join-tokens", {"revoke_others": True})  # the /join page's "New code"
+    assert r.status_code == 201
+    assert app.test_client().get(old_club).status_code == 404
+    assert club_phone.get("/api/auth/me").json["role"] == "viewer"  # signed out with its link
+    for mid, link, phone in tables:
+        me = phone.get("/api/auth/me").json
+        assert me["role"] == "player" and me["seats"] == {mid: "Anna"}
+        assert app.test_client().get(link).status_code == 303  # the printed card still joins
+    assert all(x["revoked"] is False for x in organiser.get("/api/auth/join-tokens").json["join_links"]
+               if x["match_id"])
+
+
+def test_a_table_s_new_code_ends_that_table_s_old_one_only(app, organiser, fake_game):
+    mids = [organiser.post("/api/matches", BODY).json["id"] for _ in range(2)]
+    links = [organiser.get(f"/api/matches/{m}/join").json["url"].split("localhost", 1)[1] for m in mids]
+    phone = Api(app.test_client())
+    assert phone.c.get(links[0]).status_code == 303
+    r = organiser.post("/api/auth/join-tokens", {"match_id": mids[0], "revoke_others": True})
+    assert r.status_code == 201
+    new = r.json["url"].split("localhost", 1)[1]
+    assert organiser.get(f"/api/matches/{mids[0]}/join").json["url"].endswith(new)  # the table shows it
+    assert app.test_client().get(links[0]).status_code == 404
+    assert app.test_client().get(new).status_code == 303
+    assert app.test_client().get(links[1]).status_code == 303  # the other table's card still joins
+    assert phone.get("/api/auth/me").json["match_id"] == mids[0]  # the phones already at the table stay
+    page = organiser.c.get(f"/m/{mids[0]}").get_data(as_text=True)
+    assert 'id="new-table-code"' in page
+    assert 'id="new-table-code"' not in phone.c.get(f"/m/{mids[0]}").get_data(as_text=True)

@@ -83,3 +83,64 @@ def test_nodelay_is_set_on_whatever_tcp_socket_the_listener_hands_over():
     finally:
         plain.close()
         unix.close()
+
+
+def _dechunk(raw: bytes) -> tuple[bytes, bool]:
+    """The body of a chunked response, read strictly (every size line, every CRLF); True once the last
+    chunk (size 0) was read."""
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    assert b"transfer-encoding: chunked" in head.lower(), head
+    body = b""
+    while rest:
+        size_line, sep, rest = rest.partition(b"\r\n")
+        if not sep:
+            break
+        size = int(size_line, 16)
+        if size == 0:
+            return body, True
+        if len(rest) < size + 2:
+            break
+        assert rest[size:size + 2] == b"\r\n"
+        body += rest[:size]
+        rest = rest[size + 2:]
+    return body, False
+
+
+def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(running, player, fake_game,
+                                                                               monkeypatch):
+    """The events of a live stream go straight to the connection's transport, each framed once as an
+    HTTP/1.1 chunk: on the wire, a strictly valid chunked body with every event, as before."""
+    import companion.web.asgi as asgi
+
+    direct = []
+    real = asgi._writable
+    monkeypatch.setattr(asgi, "_writable", lambda proto: direct.append(1) or real(proto))
+    port, front = running
+    match = player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        sock.sendall(f"GET /api/matches/{match}/stream HTTP/1.1\r\nHost: localhost\r\n"
+                     "Accept: text/event-stream\r\n\r\n".encode())
+        raw = b""
+        while b"event: snapshot" not in raw:
+            raw += sock.recv(65536)
+        for seq in range(3):
+            r = player.post(f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"},
+                                                             "expected_seq": seq})
+            assert r.status_code == 201, r.json
+        while b"id: 3\nevent: event" not in _dechunk(raw)[0]:
+            chunk = sock.recv(65536)
+            assert chunk, "the server closed the stream"
+            raw += chunk
+        body, _ = _dechunk(raw)
+        assert [body.count(f"id: {n}\nevent: event\n".encode()) for n in (1, 2, 3)] == [1, 1, 1]
+        assert direct  # the events took the direct path
+        front.close_streams()  # a stop: the stream ends with its last chunk, through h11
+        while not _dechunk(raw)[1]:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            raw += chunk
+        assert _dechunk(raw)[1]
+    finally:
+        sock.close()

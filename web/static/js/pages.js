@@ -567,6 +567,11 @@
       C.api("PUT", base + "/seat", { player: ev.target.value || null }).then(function (m) { client.setMatch(m); loadSeats(); },
         function (e) { C.toast(C.errorText(e), true); });
     });
+    var renew = document.getElementById("new-table-code"); // an organiser: this table's code only
+    if (renew) renew.addEventListener("click", function () {
+      C.api("POST", "/api/auth/join-tokens", { match_id: id, revoke_others: true }).then(function () { location.reload(); },
+        function (e) { C.toast(C.errorText(e), true); });
+    });
     var list = document.getElementById("seat-list"), admin = document.getElementById("seats-admin");
     function loadSeats() {
       if (!list) return;
