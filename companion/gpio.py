@@ -582,7 +582,7 @@ class Box:
         if self._no_match("undo"):
             return False
         mid = self.match_id
-        ok = self._command("undo", lambda: self.service.undo(mid, organiser=True))
+        ok = self._command("undo", lambda: self.service.undo(mid))  # the box is the organiser's
         if ok:
             self._beep("ack")
         return ok

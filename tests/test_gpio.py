@@ -414,6 +414,7 @@ def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
 
 def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, clock, fake_game):
     from companion.base.errors import ForbiddenError
+    from companion.services.policy import Caller
 
     t = Table(store, clock, dice=Dice(6, 5))
     try:
@@ -423,7 +424,7 @@ def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, cl
         t.press("roll")
         assert t.types(mid)[-1] == "final.roll"
         with pytest.raises(ForbiddenError):  # a player's undo of the Pi's roll is refused ...
-            t.service.undo(mid)
+            t.service.undo(mid, by=Caller("player"))
         assert t.types(mid)[-1] == "final.roll"
         t.press("next", seconds=3)  # ... the box's hold-to-undo is the organiser's
         assert t.types(mid)[-1] == "undo" and t.view(mid)["awaiting_roll"] == "Ada"

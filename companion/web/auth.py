@@ -193,9 +193,8 @@ def new_join_token():
         with c.join_lock:
             c.join = {"token": token, **info}
     else:  # the match's table QR code shows the new link
-        from companion.web.seats import remember_table_link
-
-        remember_table_link(match_id, token, info)
+        with c.join_lock:
+            c.table_links[match_id] = {"token": token, **info}
     return jsonify({"url": f"{public_base()}/j/{token}", "expires_at": info["expires_at"],
                     "match_id": match_id}), 201
 

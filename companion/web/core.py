@@ -5,6 +5,7 @@ to a given caller (games with secrets hide them through ``public_view``/``public
 from __future__ import annotations
 
 import json
+import random
 import threading
 from dataclasses import dataclass, field
 from functools import wraps
@@ -15,7 +16,9 @@ from flask import current_app, g, request
 from companion.base.errors import AuthError, ForbiddenError, InputError
 from companion.games import game_module
 from companion.base.jsonio import MAX_DEPTH, depth_exceeds
+from companion.services import policy
 from companion.services.access import ROLES, Access, role_at_least
+from companion.services.policy import Caller
 
 if TYPE_CHECKING:
     from companion.gpio import Box
@@ -167,53 +170,30 @@ def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
     return n
 
 
-# -- how a match is shown ---------------------------------------------------------
+# -- the random source of the requests: ``app.config["TRACKER_RNG"]`` (tests), else ``RNG``, else the OS's ----
+_SYSTEM_RNG = random.SystemRandom()
+
+
+def rng():
+    return current_app.config.get("TRACKER_RNG") or current_app.config.get("RNG") or _SYSTEM_RNG
+
+
+# -- who calls, and how a match is shown to them (the rules: companion/services/policy.py) ----------------
+def caller(match_id: str) -> Caller:
+    """The caller of this request as the match service's policy knows callers: role and seat."""
+    return Caller(role(), seat_for(match_id))
+
+
 def present_view(view: dict, who: str, seat: str | None) -> dict:
-    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one, and
-    its ``public_summary(summary, state, viewer)`` (a summary that would tell a secret) when it has one."""
-    if who == "organiser":
-        return view
-    mod = game_module(view["game"])
-    pv = getattr(mod, "public_view", None)
-    if pv is None:
-        return view
-    out = {**view, "state": pv(view["state"], seat)}
-    ps = getattr(mod, "public_summary", None)
-    if ps is not None and isinstance(view.get("summary"), dict):
-        out["summary"] = ps(view["summary"], view["state"], seat)
-    return out
-
-
-# Games with ``public_view`` but no ``public_event``: the data of these event types is secret
-# (a game may say otherwise with a module-level ``SECRET_EVENT_TYPES``).
-DEFAULT_SECRET_EVENT_TYPES = frozenset({"objective.set"})
+    """The view as ``who`` (seated as ``seat``) may see it (``policy.view_for``)."""
+    return view if who == "organiser" else policy.view_for(game_module(view["game"]), view, Caller(who, seat))
 
 
 def present_event(event: dict, game: str, who: str, seat: str | None, ended: bool = False) -> dict:
-    """Organisers see every event; others see the game's ``public_event(event, viewer)`` when it has
-    one (``None`` from it hides the event's data). A game with ``public_view`` and no ``public_event``
-    hides the data of its ``SECRET_EVENT_TYPES`` from everyone but the event's own player until the
-    match ends."""
+    """The event as ``who`` (seated as ``seat``) may see it (``policy.event_for``)."""
     if who == "organiser" or ended:
-        return event  # the end of the match turns every secret face up
-    mod = game_module(game)
-    pe = getattr(mod, "public_event", None)
-    if pe is not None:
-        shown = pe(event, seat)
-    elif getattr(mod, "public_view", None) is not None:
-        secret = getattr(mod, "SECRET_EVENT_TYPES", DEFAULT_SECRET_EVENT_TYPES)
-        data = event.get("data") or {}
-        if event["type"] in secret and (seat is None or data.get("player") != seat):
-            shown = None
-        else:
-            shown = event
-    else:
-        shown = event
-    if shown is None:
-        data = event.get("data") or {}
-        kept = {"player": data["player"]} if isinstance(data.get("player"), str) else {}
-        return {"seq": event["seq"], "type": event["type"], "at": event["at"], "data": kept, "hidden": True}
-    return shown
+        return event
+    return policy.event_for(game_module(game), event, Caller(who, seat), ended)
 
 
 def brief(view: dict) -> dict:

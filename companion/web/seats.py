@@ -19,7 +19,6 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, render_template, request
 
 from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
-from companion.games import game_module
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("seats", __name__)
@@ -43,13 +42,6 @@ def table_link(match_id: str, base: str | None = None) -> dict:
             "match_id": match_id}
 
 
-def remember_table_link(match_id: str, token: str, info: dict) -> None:
-    """A new table link made by an organiser (``POST /api/auth/join-tokens`` with ``match_id``)."""
-    c = ctx()
-    with c.join_lock:
-        c.table_links[match_id] = {"token": token, **info}
-
-
 def may_show_table(match_id: str) -> bool:
     """Who may show a match's table QR code: organisers, the Pi's own screen, and the match's players
     (a seated phone shows it to a neighbour who has none)."""
@@ -61,79 +53,6 @@ def may_show_table(match_id: str) -> bool:
 def _match(match_id: str) -> dict:
     c = ctx()
     return {**c.store.get_match(match_id), **c.store.meta(match_id)}
-
-
-# -- secrets on the write path -------------------------------------------------------------------
-def _secret_types(game: str) -> tuple[frozenset, frozenset]:
-    mod = game_module(game)
-    return (getattr(mod, "OWN_SECRET_EVENT_TYPES", frozenset()),
-            getattr(mod, "SECRET_REFUSAL_EVENT_TYPES", frozenset()))
-
-
-def secret_refusal(game: str, type_: str, exc: RuleError) -> bool:
-    """Whether a refusal of ``type_`` may tell a secret: every refusal of the game's
-    ``SECRET_REFUSAL_ALWAYS`` types (default: all its ``SECRET_REFUSAL_EVENT_TYPES``), and of the others the
-    ones whose sentence is in ``SECRET_REFUSAL_TEMPLATES`` (a refusal that names an amount or a card)."""
-    mod = game_module(game)
-    templates = getattr(mod, "SECRET_REFUSAL_TEMPLATES", None)
-    always = getattr(mod, "SECRET_REFUSAL_ALWAYS", None)
-    if templates is None:
-        return True
-    return type_ in (always or frozenset()) or exc.template in templates
-
-
-def _owner(data) -> str | None:
-    p = data.get("player") if isinstance(data, dict) else None
-    return p if isinstance(p, str) else None
-
-
-def guarded_write(match_id: str, type_: str, data, write):
-    """``write`` of an event (``type_``, ``data``) with the secrets guarded: another player's own secret
-    event is refused (403) before anything is written, and a refusal of an event about another player's
-    secret names no reason. Organisers and the owner's seat are told everything."""
-    from companion.web.core import seat_for
-
-    c = ctx()
-    match = c.store.get_match(match_id)
-    own, refusal = _secret_types(match["game"])
-    who, seat = role(), seat_for(match_id)
-    owner = _owner(data)
-    if who == "organiser" or type_ not in own | refusal or owner not in match["players"] or owner == seat:
-        return write  # (a name not in the match: the rules refuse it, naming the field)
-    if type_ in own:
-        raise ForbiddenError("only {owner}'s own phone (seated as {owner}) or an organiser records {owner}'s secret", "$.data.player", owner=owner)
-
-    def quiet():
-        try:
-            return write()
-        except RuleError as exc:
-            if not secret_refusal(match["game"], type_, exc):
-                raise
-            raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
-                            "organiser is told it", "$.data.player", owner=owner) from None
-
-    return quiet
-
-
-def check_undo(match_id: str, expected_seq) -> None:
-    """Refuse an undo that would take back another player's own secret event (their objective)."""
-    from companion.web.core import seat_for
-
-    c = ctx()
-    game = c.store.get_match(match_id)["game"]
-    own, _ = _secret_types(game)
-    if not own or role() == "organiser":
-        return
-    fold = c.service.fold(match_id)
-    if fold.last_seq != expected_seq:
-        return  # stale: the service refuses it (409) with the fresh seq
-    effective = fold.effective
-    if not effective:
-        return
-    last = effective[-1]
-    owner = _owner(last.get("data"))
-    if last["type"] in own and owner is not None and owner != seat_for(match_id):
-        raise ForbiddenError("the undo would take back {owner}'s secret: only {owner}'s own phone or an organiser may", "$.expected_seq", owner=owner)
 
 
 # -- seats ----------------------------------------------------------------------------------

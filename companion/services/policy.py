@@ -1,0 +1,200 @@
+"""Who may write and see what in a match: pure functions of the game, the caller and the event or view.
+
+The match service asks them itself on every write (``append``, ``act``, ``undo``, ``redo``, ``final_roll``,
+``enter_result``), so no route can forget a rule; the web asks them for what it shows (a match's view, its
+events, its export). The web keeps seats, links and pages; the rules are here.
+
+A caller (:class:`Caller`) is a role and, for a phone seated at the match, its seat. The CLI, the GPIO box,
+the clock runner and imports write as :data:`ORGANISER`. The rules:
+
+- **The Pi's mark**: nobody sends ``rolled_by``; the service marks what it drew at random itself.
+- **Corrections outside the rules** (a game's ``ORGANISER_EVENTS``: ``{type: None}`` for the whole event
+  type, ``{type: field}`` when only a truthy ``data[field]`` is): the organiser's alone.
+- **A player's own secret** (a game's ``OWN_SECRET_EVENT_TYPES``: conquest's secret objective): recorded,
+  redone or undone only by the owner's seat or an organiser.
+- **A refusal that could tell a secret** (``SECRET_REFUSAL_EVENT_TYPES``; of those, the refusals of
+  ``SECRET_REFUSAL_ALWAYS`` and the sentences of ``SECRET_REFUSAL_TEMPLATES`` when the game names them):
+  another player's event about an owner's secret is refused without its reason.
+- **The Pi's draws** (an event marked ``rolled_by: "pi"``: dice, a deal, a turn's card): undone only by an
+  organiser (a player who dislikes a draw may not draw again).
+- **What a phone sees**: organisers everything; others the game's ``public_view``/``public_summary``/
+  ``public_event`` until the end turns every secret face up (docs/rulings.md, "Secrets").
+- **Exports** of a game with secrets: an organiser's while the match is open.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from companion.base.errors import ForbiddenError, RuleError
+from companion.core.match import PI_MARK
+
+ROLES = ("viewer", "player", "organiser")
+
+# Games with ``public_view`` but no ``public_event``: the data of these event types is secret (a game may say
+# otherwise with a module-level ``SECRET_EVENT_TYPES``).
+DEFAULT_SECRET_EVENT_TYPES = frozenset({"objective.set"})
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who writes or looks: ``role`` (``organiser``, ``player`` or ``viewer``) and, for a phone seated at the
+    match, the player it is seated as (``seat``)."""
+
+    role: str = "organiser"
+    seat: str | None = None
+
+    @property
+    def organiser(self) -> bool:
+        return self.role == "organiser"
+
+
+ORGANISER = Caller("organiser")
+
+
+# -- writing --------------------------------------------------------------------------------------
+def is_pi_roll(event: dict) -> bool:
+    """An event the Pi drew at random (the service's mark)."""
+    return (event.get("data") or {}).get(PI_MARK) == "pi"
+
+
+def organiser_field(module, type_: str, data) -> str | None:
+    """The field that makes an event one only an organiser records (a hand correction outside the rules:
+    the game module's ``ORGANISER_EVENTS``, ``{type: field or None}``), or ``None`` for anyone's event.
+    ``"type"`` when the event type itself is the organiser's; a field of ``data`` when only its truthy
+    value is (``clock.start {override: true}``)."""
+    spec = getattr(module, "ORGANISER_EVENTS", {})
+    if type_ not in spec:
+        return None
+    field = spec[type_]
+    if field is None:
+        return "type"
+    return field if isinstance(data, dict) and data.get(field) else None
+
+
+def _owner(data) -> str | None:
+    p = data.get("player") if isinstance(data, dict) else None
+    return p if isinstance(p, str) else None
+
+
+def _own_secret_types(module) -> frozenset:
+    return getattr(module, "OWN_SECRET_EVENT_TYPES", frozenset())
+
+
+def check_sent_data(data) -> None:
+    """Nobody sends the Pi's mark: the service marks what it drew at random itself."""
+    if isinstance(data, dict) and PI_MARK in data:
+        raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_MARK,
+                             field=PI_MARK)
+
+
+def check_write(module, players: list[str], caller: Caller, type_: str, data) -> None:
+    """May ``caller`` record an event ``type_`` with ``data`` (what the caller sent) in a match of
+    ``module`` between ``players``? Raises ForbiddenError naming the field; returns None when it may."""
+    if caller.organiser:
+        return
+    field = organiser_field(module, type_, data)
+    if field == "type":
+        raise ForbiddenError("only an organiser may record this correction of the board (it changes "
+                             "the match outside the rules)", field)
+    if field is not None:
+        raise ForbiddenError("only an organiser may record {event} with {option} (it changes the match "
+                             "outside the rules)", field, event=type_, option=field)
+    owner = _owner(data)
+    if type_ in _own_secret_types(module) and owner in players and owner != caller.seat:
+        raise ForbiddenError("only {owner}'s own phone (seated as {owner}) or an organiser records {owner}'s "
+                             "secret", "player", owner=owner)
+
+
+def secret_refused_for(module, players: list[str], caller: Caller, type_: str, data) -> str | None:
+    """When a refusal of this write must not say why (the reason may name another player's secret): the
+    secret's owner; else None (the refusal is told with its reason)."""
+    if caller.organiser:
+        return None
+    secret = _own_secret_types(module) | getattr(module, "SECRET_REFUSAL_EVENT_TYPES", frozenset())
+    owner = _owner(data)
+    if type_ not in secret or owner not in players or owner == caller.seat:
+        return None  # (a name not in the match: the rules refuse it, naming the field)
+    return owner
+
+
+def tells_secret(module, type_: str, exc: RuleError) -> bool:
+    """Whether this refusal of ``type_`` may tell a secret: every refusal of the game's
+    ``SECRET_REFUSAL_ALWAYS`` types (default: all its ``SECRET_REFUSAL_EVENT_TYPES``), and of the others the
+    ones whose sentence is in ``SECRET_REFUSAL_TEMPLATES`` (a refusal that names an amount or a card)."""
+    templates = getattr(module, "SECRET_REFUSAL_TEMPLATES", None)
+    always = getattr(module, "SECRET_REFUSAL_ALWAYS", None)
+    if templates is None:
+        return True
+    return type_ in (always or frozenset()) or exc.template in templates
+
+
+def quiet_refusal(owner: str) -> RuleError:
+    """The refusal told to anyone but ``owner``'s phone and the organisers."""
+    return RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
+                     "organiser is told it", "player", owner=owner)
+
+
+def check_undo(module, caller: Caller, last: dict | None) -> None:
+    """May ``caller`` take back ``last`` (the latest event in effect)? Raises ForbiddenError."""
+    if caller.organiser or last is None:
+        return
+    owner = _owner(last.get("data"))
+    if last["type"] in _own_secret_types(module) and owner is not None and owner != caller.seat:
+        raise ForbiddenError("the undo would take back {owner}'s secret: only {owner}'s own phone or an "
+                             "organiser may", "expected_seq", owner=owner)
+    if is_pi_roll(last):
+        raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
+                             "may undo it (and so draw again)", "type")
+
+
+# -- seeing ---------------------------------------------------------------------------------------
+def has_secrets(module) -> bool:
+    return hasattr(module, "public_view") or hasattr(module, "public_event")
+
+
+def view_for(module, view: dict, caller: Caller) -> dict:
+    """A match's view as ``caller`` sees it: organisers everything; others the game's
+    ``public_view(state, viewer)`` when it has one, and its ``public_summary(summary, state, viewer)`` (a
+    summary that would tell a secret) when it has one."""
+    if caller.organiser:
+        return view
+    pv = getattr(module, "public_view", None)
+    if pv is None:
+        return view
+    out = {**view, "state": pv(view["state"], caller.seat)}
+    ps = getattr(module, "public_summary", None)
+    if ps is not None and isinstance(view.get("summary"), dict):
+        out["summary"] = ps(view["summary"], view["state"], caller.seat)
+    return out
+
+
+def event_for(module, event: dict, caller: Caller, ended: bool = False) -> dict:
+    """An event as ``caller`` sees it: organisers every event; others the game's ``public_event(event,
+    viewer)`` when it has one (``None`` from it hides the event's data). A game with ``public_view`` and no
+    ``public_event`` hides the data of its ``SECRET_EVENT_TYPES`` from everyone but the event's own player.
+    After the end every event is shown whole (the end turns every secret face up)."""
+    if caller.organiser or ended:
+        return event
+    pe = getattr(module, "public_event", None)
+    if pe is not None:
+        shown = pe(event, caller.seat)
+    elif getattr(module, "public_view", None) is not None:
+        secret = getattr(module, "SECRET_EVENT_TYPES", DEFAULT_SECRET_EVENT_TYPES)
+        if event["type"] in secret and (caller.seat is None or _owner(event.get("data")) != caller.seat):
+            shown = None
+        else:
+            shown = event
+    else:
+        shown = event
+    if shown is None:
+        owner = _owner(event.get("data"))
+        return {"seq": event["seq"], "type": event["type"], "at": event["at"],
+                "data": {"player": owner} if owner is not None else {}, "hidden": True}
+    return shown
+
+
+def may_export(module, caller: Caller, ended: bool) -> bool:
+    """A match's whole log (every secret in it): anyone's once it ended or when the game has no secrets,
+    else the organisers' alone."""
+    return caller.organiser or ended or not has_secrets(module)
