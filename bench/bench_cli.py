@@ -27,12 +27,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _companion() -> list[str]:
-    """The `companion` console script of this interpreter's environment (what a user types), else -m."""
-    script = Path(sys.executable).with_name("companion")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("companion")
-    return [found] if found else [sys.executable, "-m", "companion"]
+    """`companion` as the installed case runs it (``bench/installed.py``: laid out as the wheel installs it;
+    run from a folder outside the checkout, so the checkout is not what it imports)."""
+    from bench import installed
+
+    return [installed.python(), "-m", "companion"]
 
 
 def _example(rel: str) -> str:
@@ -42,14 +41,18 @@ def _example(rel: str) -> str:
 
 
 def _time_process(argv: list[str], runs: int = RUNS, budget=None) -> list[float]:
-    """Wall times of ``runs`` whole processes (in ``budget``, the Pi's cgroup, when given)."""
+    """Wall times of ``runs`` whole processes (in ``budget``, the Pi's cgroup, when given), started in a
+    folder outside the checkout."""
+    import tempfile
+
     from bench import pi
 
     env = {k: v for k, v in os.environ.items() if k not in ("COMPANION_DEBUG", pi.ENV)}
     times = []
     for _ in range(runs + 1):  # the first run warms the OS file cache and is dropped
         t0 = time.perf_counter()
-        p = pi.popen(argv, budget, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        p = pi.popen(argv, budget, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+                     cwd=tempfile.gettempdir())
         _, err = p.communicate(timeout=120)
         times.append((time.perf_counter() - t0) * 1000)
         if p.returncode != 0:
@@ -90,7 +93,7 @@ def report():
         runs, target = PI_RUNS, PI_TARGET_MS
     try:
         where = f"; alone in {budget.describe()}" if budget else ""
-        floor = _time_process([sys.executable, "-c", "pass"], runs, budget)
+        floor = _time_process([_companion()[0], "-c", "pass"], runs, budget)
         yield dict(_row("Python interpreter start (`python -c pass`, the floor)", floor, None,
                         f"median of {runs} processes{where}"), key="py-start")
         cli = _companion()

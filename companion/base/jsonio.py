@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from companion.base.errors import InputError
 
@@ -91,9 +90,11 @@ def dumps(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, indent=2)
 
 
-def write_status_file(path: str | Path, doc: dict) -> None:
+def write_status_file(path, doc: dict) -> None:
     """Write a small JSON status file beside the database atomically (a temporary file renamed over it);
     a failure leaves the old file and no temporary one (a status is advice: it never stops the caller)."""
+    from pathlib import Path  # here: reading a document at a CLI start needs no pathlib
+
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -106,10 +107,11 @@ def write_status_file(path: str | Path, doc: dict) -> None:
             pass
 
 
-def read_status_file(path: str | Path) -> dict | None:
+def read_status_file(path) -> dict | None:
     """A status file written by ``write_status_file``: its object, or ``None`` when missing or unreadable."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as fh:
+            doc = json.loads(fh.read())
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None

@@ -5,17 +5,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-from datetime import date, datetime
 
 from companion.base.errors import InputError, join_path
-from companion.base.resources import schemas_dir
+from companion.base.resources import schema_file, schemas_dir
 
 
 @functools.cache
 def load_schema(name: str) -> dict:
     """``name`` without the ``.schema.json`` suffix, e.g. ``match-export``."""
-    path = schemas_dir() / f"{name}.schema.json"
-    with open(path, encoding="utf-8") as fh:
+    with open(schema_file(name), encoding="utf-8") as fh:
         return json.load(fh)
 
 
@@ -30,6 +28,8 @@ def is_date_time(value) -> bool:
         return True  # formats apply to strings only
     if not _DATE_TIME.match(value):
         return False
+    from datetime import datetime  # here: a CLI start without a date to check does not import datetime
+
     try:
         datetime.fromisoformat(value.replace("z", "Z").replace("Z", "+00:00").replace("t", "T"))
     except ValueError:
@@ -42,6 +42,8 @@ def is_date(value) -> bool:
         return True
     if not _DATE.match(value):
         return False
+    from datetime import date
+
     try:
         date.fromisoformat(value)
     except ValueError:

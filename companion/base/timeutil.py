@@ -61,6 +61,24 @@ class MonotonicWallClock(WallClock):
         if self.now() < floor:
             self._anchor_wall += floor - self.now()
 
+    def adopt(self, now: datetime) -> float:
+        """From this instant, wall time is ``now`` (an organiser's phone's time on a box whose clock has no
+        source): the shift in seconds. Durations are unaffected: the clock goes on by the monotonic clock."""
+        shift = now - self.now()
+        self._anchor_wall += shift
+        return shift.total_seconds()
+
+
+class OffsetClock(WallClock):
+    """The system's wall clock moved by ``offset`` seconds (the time a box adopted, for the commands run
+    beside the server: ``companion backup``)."""
+
+    def __init__(self, offset: float = 0.0):
+        self.offset = timedelta(seconds=offset)
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc) + self.offset
+
 
 class SkewedMonotonic:
     """``time.monotonic`` plus the seconds written in a file (tests of the real server: ``companion serve``
@@ -96,3 +114,8 @@ class FakeClock(WallClock):
 
     def monotonic(self) -> float:
         return self._now.timestamp()
+
+    def adopt(self, now: datetime) -> float:
+        shift = (now - self._now).total_seconds()
+        self._now = now
+        return shift

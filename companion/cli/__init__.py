@@ -14,8 +14,8 @@ import os
 import sys
 
 from companion import __version__
-from companion.base import resources
 from companion.base.errors import CompanionError
+from companion.base.resources import DATABASE_NAME, resolve_data_dir
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = [
@@ -34,17 +34,34 @@ COMMANDS = [
     "map",
     "board",
     "hardware",
+    "dice",
     "backup",
     "replicate",
     "restore",
     "league",
     "db",
     "bundle",
+    "wifi",
 ]
 
 
 class UsageError(Exception):
     pass
+
+
+def terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size()`` tells it ($COLUMNS, else the terminal of
+    stdout, else 80), without importing shutil (and with it bz2, lzma, zlib and fnmatch) at every start."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
 
 
 class Parser(argparse.ArgumentParser):
@@ -53,6 +70,10 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError(f"{self.prog}: {message}")
 
+    def _get_formatter(self):
+        # argparse's formatter asks shutil for the width; the same width, told here (terminal_columns)
+        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)
+
 
 def data_dir_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -60,14 +81,55 @@ def data_dir_arg(parser: argparse.ArgumentParser) -> None:
         help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
 
 
+# where systemd/install.sh keeps the service's database (its state folder, owned by the service user)
+SERVICE_DATA = "/var/lib/companion"
+SERVICE_USER = "companion"
+
+
+def service_data_dir() -> str:
+    return os.environ.get("COMPANION_SERVICE_DATA", SERVICE_DATA)
+
+
+def _installed_box_default(args) -> str | None:
+    """On a box installed by systemd/install.sh, a command given neither ``--data-dir`` nor
+    ``$COMPANION_DATA``, where ``./data`` holds no database, means the service's database: the service
+    user gets it; anyone else (root included: its files would lock the service out) is refused with the
+    command to run, never given a second, empty database."""
+    from companion.base.errors import InputError
+
+    if getattr(args, "data_dir", None) or os.environ.get("COMPANION_DATA"):
+        return None
+    if os.path.exists(os.path.join(os.getcwd(), "data", "companion.db")):
+        return None
+    service = service_data_dir()
+    try:
+        owner = os.stat(service).st_uid
+    except OSError:
+        return None  # not an installed box
+    if owner == os.getuid() and owner != 0:
+        return service
+    command = " ".join([str(getattr(args, "command", "") or "")] + _subcommand_words(args)).strip()
+    raise InputError("this box's database is the service's, in {dir}: run it as the service user: sudo -u {user} "
+                     "env COMPANION_DATA={dir} /opt/companion/venv/bin/companion {command} (nothing was created "
+                     "here)", "--data-dir", dir=service, user=SERVICE_USER, command=command or "COMMAND")
+
+
+def _subcommand_words(args) -> list[str]:
+    return [str(v) for k, v in vars(args).items() if k.endswith("_command") and isinstance(v, str)]
+
+
+def _data_dir(args) -> str:
+    return _installed_box_default(args) or resolve_data_dir(getattr(args, "data_dir", None))
+
+
 def open_store(args):
     from companion.storage import Store
 
-    return Store(database_path(args))
+    return Store(os.path.join(_data_dir(args), DATABASE_NAME))
 
 
 def database_path(args) -> str:
-    return resources.database_path(getattr(args, "data_dir", None))
+    return os.path.join(_data_dir(args), DATABASE_NAME)
 
 
 def open_existing_store(args):
@@ -87,6 +149,15 @@ def emit(obj) -> None:
     sys.stdout.write(dumps(obj) + "\n")
 
 
+def version_words() -> str:
+    """``companion 0.1.0`` and, for a build made by systemd/build-wheel.sh, the commit it was built from."""
+    try:
+        from companion import build_info  # written into the wheel's copy of the tree by build-wheel.sh
+    except ImportError:
+        return f"companion {__version__}"
+    return f"companion {__version__} (built from commit {build_info.COMMIT})"
+
+
 def build_parser(command: str | None = None) -> Parser:
     """The whole parser, or (``command``: the command asked for) the parser with that command alone, so a
     start imports one command module instead of all of them."""
@@ -96,7 +167,7 @@ def build_parser(command: str | None = None) -> Parser:
         epilog="Documents are read from FILE or - (stdin); results are printed as JSON. "
                "Invalid input exits with status 2 and one line on stderr.",
     )
-    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    parser.add_argument("--version", action="version", version=version_words())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name in [command] if command in COMMANDS else COMMANDS:

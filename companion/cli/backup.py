@@ -55,6 +55,18 @@ def run(args):
             raise InputError("--keep needs DEST to be a directory", "DEST")
     source = Path(database_path(args))
     clock = WallClock()
+    from companion.services.boxtime import offset_for_commands
+    from companion.storage.db import read_setting_readonly
+
+    class _Settings:  # the time an organiser's phone gave the box in this boot, for the backup's name
+        def get_setting(self, key, default=None):
+            return read_setting_readonly(source, key, default)
+
+    offset = offset_for_commands(_Settings())
+    if offset:
+        from companion.base.timeutil import OffsetClock
+
+        clock = OffsetClock(offset)
 
     def record(ok: bool, **more):
         if source.is_file():  # never leave a trace in a mistyped --data-dir

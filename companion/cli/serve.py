@@ -3,6 +3,7 @@ the Flask app in a pool of threads; ``companion/web/server.py``)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from companion.cli import data_dir_arg
@@ -24,6 +25,10 @@ def register(sub):
     data_dir_arg(p)
     p.add_argument("--gpio", choices=["auto", "mock", "off"], default="auto",
                    help="buttons and LEDs: auto (real pins when present, else simulated), mock, off (default auto)")
+    p.add_argument("--dice", choices=["auto", "mock", "off"], default=os.environ.get("COMPANION_DICE", "off"),
+                   help="smart dice over Bluetooth LE (the optional extra companion[dice]; docs/dice.md): auto "
+                        "listens where bleak and a radio are, mock replays $COMPANION_DICE_MOCK, off (the default, "
+                        "or $COMPANION_DICE)")
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="another host name phones may use to reach the Pi (repeatable); localhost, the "
                         "Pi's addresses and host names are always allowed")
@@ -61,6 +66,36 @@ def under_systemd(env=None) -> bool:
 
     env = os.environ if env is None else env
     return bool(env.get("INVOCATION_ID") or env.get("NOTIFY_SOCKET"))
+
+
+def activated_sockets(env=None) -> list:
+    """Listening sockets systemd handed over (socket activation: ``LISTEN_FDS`` from fd 3, for this very
+    process by ``LISTEN_PID``): port 80 of ``companion-landing.socket``, where the phones on the box's own
+    Wi-Fi send their connectivity checks (docs/offline.md). Empty elsewhere."""
+    import os
+    import socket
+
+    env = os.environ if env is None else env
+    try:
+        if int(env.get("LISTEN_PID", "0")) != os.getpid():
+            return []
+        n = int(env.get("LISTEN_FDS", "0"))
+    except ValueError:
+        return []
+    out = []
+    for fd in range(3, 3 + max(0, min(n, 16))):
+        try:
+            s = socket.socket(fileno=fd)
+        except OSError:
+            continue
+        if s.type == socket.SOCK_STREAM:
+            out.append(s)
+        else:
+            s.detach()
+    for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):  # not passed on to child processes
+        if env is os.environ:
+            os.environ.pop(name, None)
+    return out
 
 
 def limit_malloc_arenas(n: int = 2) -> bool:
@@ -157,7 +192,8 @@ def run(args):
         logging.getLogger("companion").warning("test hooks on: %s", ", ".join(sorted(hooks)))
     if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
-    runtime = Runtime.open(data_dir=args.data_dir, gpio=args.gpio, clock=hooks.get("CLOCK"), rng=hooks.get("RNG"))
+    runtime = Runtime.open(data_dir=args.data_dir, gpio=args.gpio, dice=args.dice, clock=hooks.get("CLOCK"),
+                           rng=hooks.get("RNG"))
     try:
         app = create_app(config, runtime=runtime)
     except BaseException:
@@ -177,13 +213,21 @@ def run(args):
     except OSError as exc:
         runtime.stop()
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
+    landing = activated_sockets()
     server, front = http.build(app, limits, threads=args.threads)
     port = sock.getsockname()[1]
     ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
     runtime.public_url = base
+    from companion.web.wifi import hotspot, hotspot_base
+
     with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
+        wifi_on = hotspot().is_on()
+        if wifi_on:  # the box's own Wi-Fi: phones there reach it by its fixed address
+            base = hotspot_base(base)
+            wifi = hotspot().config()
+            wifi_text = hotspot().qr_text()
         join = current_join(base)
 
     service = under_systemd()
@@ -191,11 +235,20 @@ def run(args):
     out.write(f"companion serving {runtime.store.path}\n")
     out.write(f"Open on the LAN: {base}/\n")
     if service:  # the journal keeps every line: no join token in it (organisers show the code at /join)
+        if wifi_on:
+            out.write(f"The box's own Wi-Fi is on: {wifi['ssid']} (its code and password at {base}/join)\n")
         out.write(f"Join link for players: the QR code at {base}/join (organiser, or the Pi's own screen)\n")
     else:
-        out.write(f"Join link for players (valid until {join['expires_at']}): {join['url']}\n")
+        if wifi_on:  # two codes, in order: the Wi-Fi's first, then the link by the box's address
+            out.write(f"1. Join the box's Wi-Fi: {wifi['ssid']} (password {wifi['password']})\n")
+            if not args.no_qr:
+                print_qr(wifi_text, out)
+        out.write(f"{'2. ' if wifi_on else ''}Join link for players (valid until {join['expires_at']}): "
+                  f"{join['url']}\n")
         if not args.no_qr:
             print_qr(join["url"], out)
+    for extra in landing:
+        out.write(f"Also listening on port {extra.getsockname()[1]} (systemd: companion-landing.socket)\n")
     if not runtime.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
                   f"{runtime.setup_code}\n")
@@ -205,6 +258,9 @@ def run(args):
             out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
         except Exception:
             pass
+    if args.dice != "off":
+        st = runtime.dice.radio.status()
+        out.write(f"Smart dice: {st['mode']}" + (f" ({st['reason']})" if st["mode"] == "off" else "") + "\n")
     out.write("systemctl stops the server.\n" if service else "Ctrl-C stops the server.\n")
     out.flush()
     runtime.start()
@@ -220,7 +276,7 @@ def run(args):
     # connections close) and raises the signal again afterwards: this handler turns that into the end.
     signal.signal(signal.SIGTERM, stop)
     try:
-        server.run(sockets=[sock])
+        server.run(sockets=[sock, *landing])
     except KeyboardInterrupt:
         pass
     finally:
@@ -229,6 +285,8 @@ def run(args):
             watchdog.stop()
         app.extensions["companion"].hub.close_all()
         sock.close()
+        for extra in landing:
+            extra.close()
         runtime.stop(clean=True)
     return 0
 

@@ -60,13 +60,8 @@ def run_standings(args) -> int:
     from companion.core import tournament
 
     doc = _document(args)
-    if args.csv:
-        import csv
-
-        w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(tournament.STANDINGS_CSV_COLUMNS)
-        for r in doc["standings"]:
-            w.writerow(["" if r[k] is None else r[k] for k in tournament.STANDINGS_CSV_COLUMNS])
+    if args.csv:  # names that a spreadsheet would run as formulas come out as text
+        sys.stdout.write(tournament.standings_csv(doc["standings"], as_json=True))
     else:
         emit({"id": doc["id"], "name": doc["name"], "rounds_played": doc["rounds_played"],
               "finished": doc["finished"], "standings": doc["standings"]})

@@ -145,7 +145,7 @@ def _current(state: dict) -> str | None:
 
 def _need_started(state: dict) -> None:
     if state["phase"] == "setup":
-        raise RuleError("the clock has not started (clock.start ends the set-up)", "type")
+        raise RuleError("the clock has not started: it starts when the set-up is done", "type")
 
 
 def _need_running(state: dict, what: str) -> None:

@@ -17,8 +17,6 @@ the league is the union of their matches, scored by the same code as one box (``
 
 from __future__ import annotations
 
-import csv
-import io
 from companion.core import season as core
 from companion.core.roster import name_key
 
@@ -120,21 +118,9 @@ def standings_json(league: dict, title: str = "") -> dict:
 RESULTS_CSV_COLUMNS = core.RESULTS_CSV_COLUMNS + ["venue"]
 
 
-def results_csv(league: dict) -> str:
+def results_csv(league: dict, dialect: "core.CsvDialect" = core.PLAIN) -> str:
     """Every result of the league, one line per player per match in date order, with its venue."""
-    rules = league["rules"]
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(RESULTS_CSV_COLUMNS)
-    for m in core.chronological(league["matches"]):
-        places = [r["place"] for r in m["results"]]
-        n = len(places)
-        for r in m["results"]:
-            pts = rules.value(n, r["place"], places.count(r["place"]), r["objective"], r["eliminated"])
-            w.writerow([m["id"], m["date"], m.get("game") or "", n, r["player"], r["place"],
-                        "yes" if r["objective"] else "no", "yes" if r["eliminated"] else "no", core.text(pts),
-                        m["venue"]])
-    return buf.getvalue()
+    return core.results_csv(league["matches"], league["rules"], dialect, extra=("venue", lambda m: m["venue"]))
 
 
 def standings_text(league: dict, title: str = "") -> str:

@@ -24,12 +24,23 @@ from companion.games import game_module
 UNDO = "undo"
 RESULT = "result.entered"
 PI_MARK = "rolled_by"  # data.rolled_by == "pi": the Pi drew it at random (companion/services/matches.py)
+MARKS = ("pi", "dice")  # "dice": the box read the faces from the table's smart dice (companion/services/dice.py)
 TRACKING = ("turns", "result")
 
 
 def result_only(options: dict | None) -> bool:
     """Is the match recorded by its final result only (``options.tracking = "result"``)?"""
     return isinstance(options, dict) and options.get("tracking") == "result"
+
+
+DICE_SOURCES = ("pi", "table", "smart")  # options.dice: where a match's dice come from (docs/dice.md)
+
+
+def check_dice(options: dict | None) -> None:
+    """``options.dice``, when given: ``"pi"`` (the box rolls, the default), ``"table"`` (the table rolls and
+    types the faces) or ``"smart"`` (the table rolls smart dice and the box reads them)."""
+    if isinstance(options, dict) and "dice" in options and options["dice"] not in DICE_SOURCES:
+        raise InputError("must be one of {names}", "dice", names=", ".join(DICE_SOURCES))
 
 
 def check_tracking(options: dict | None) -> None:
@@ -122,6 +133,76 @@ def uses_clock(game: str, options: dict | None) -> bool:
     return bool(getattr(game_module(game), "USES_CLOCK", False))
 
 
+# An event's data, as a writer sends it (the store adds seq and at): at most this many bytes of JSON, and
+# only the fields its events schema names (schemas/<game>.events.schema.json, the clock's for its events).
+# Checked on the write path (MatchService), not when a stored log is folded again.
+EVENT_DATA_MAX = 16 * 1024
+
+
+def _data_fields(schema: str) -> dict[str, frozenset | None]:
+    """{event type: the fields its data may have} from an events schema (None: the schema leaves it open)."""
+    from companion.base.schemas import load_schema
+
+    root = load_schema(schema)
+    defs = root.get("$defs", {})
+
+    def fields(spec):
+        if not isinstance(spec, dict):
+            return None
+        if "$ref" in spec:
+            spec = defs.get(spec["$ref"].rsplit("/", 1)[-1], {})
+        if spec.get("type") != "object" and "properties" not in spec and "additionalProperties" not in spec:
+            return None
+        return frozenset(spec.get("properties", {}))
+
+    out: dict[str, frozenset | None] = {}
+    for case in root.get("allOf", []) + root.get("oneOf", []):
+        when = case.get("if", case).get("properties", {}).get("type", {})
+        then = case.get("then", case).get("properties", {})
+        types = [when["const"]] if "const" in when else list(when.get("enum", []))
+        for t in types:
+            mine = fields(then.get("data"))
+            out[t] = mine if t not in out or out[t] is None or mine is None else out[t] | mine
+    return out
+
+
+_FIELDS: dict[str, dict] = {}
+
+
+def data_fields(game: str, clock_on: bool, type_: str) -> frozenset | None:
+    """The fields an event of ``type_`` may carry in a match of ``game`` (with the clock or not): the
+    game's and, for the clock's events, the clock's; None where no schema names them."""
+    for name in (f"{game}.events", "clock.events"):
+        if name not in _FIELDS:
+            _FIELDS[name] = _data_fields(name)
+    if type_ == UNDO:
+        return frozenset()
+    if type_ == RESULT:
+        return frozenset({"places"})
+    mine = _FIELDS[f"{game}.events"].get(type_) if type_ in game_module(game).EVENT_TYPES else None
+    if type_ in _clock().EVENT_TYPES and (clock_on or mine is None):
+        theirs = _FIELDS["clock.events"].get(type_)  # (a game's own turn.end without the clock: the same fields)
+        if theirs is not None:
+            mine = theirs if mine is None else mine | theirs
+    return mine
+
+
+def check_new_data(game: str, clock_on: bool, type_: str, data) -> None:
+    """A new event's data (what a writer sends) is refused when it is too large or carries a field its
+    events schema does not name: an unknown field would be stored for ever and fill the card."""
+    if not data:
+        return
+    allowed = data_fields(game, clock_on, type_)
+    for key in data if allowed is not None else ():
+        if key not in allowed and key != PI_MARK:
+            raise InputError("unknown field {key!r} for {type} (known: {known})", key, key=key, type=type_,
+                             known=", ".join(sorted(allowed)) or "none")
+    size = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    if size > EVENT_DATA_MAX:
+        raise InputError("an event's data is at most {kib} KiB (this one: {size} bytes)", "$.data",
+                         kib=EVENT_DATA_MAX // 1024, size=size)
+
+
 def _clock():
     from companion.core import clock
 
@@ -153,6 +234,7 @@ class Fold:
         self.options = dict(options or {})
         self.module = game_module(game)
         check_tracking(self.options)
+        check_dice(self.options)
         self.result_only = result_only(self.options)
         self.clock_on = uses_clock(game, self.options)
         # without ``history``: the events in effect (undo removes from here), kept as compact JSON text
@@ -218,8 +300,9 @@ class Fold:
         t = event["type"]
         data = event.get("data")
         if isinstance(data, dict) and PI_MARK in data:  # the Pi's own mark (a draw), not the game's data
-            if data[PI_MARK] != "pi":
-                raise InputError('must be "pi" (the mark of what the Pi drew at random)', PI_MARK)
+            if data[PI_MARK] not in MARKS:
+                raise InputError('must be "pi" (what the Pi drew at random) or "dice" (the table\'s smart dice, '
+                                 'read by the box)', PI_MARK)
             event = {**event, "data": {k: v for k, v in data.items() if k != PI_MARK}}
         if t == RESULT:
             return game_state, clock_state, self._enter(entered, event)
@@ -307,6 +390,10 @@ class Fold:
         for e in events:
             g, c, r = self._step(g, c, e, r)
         return g, c, r
+
+    def check_new(self, type_: str, data) -> None:
+        """A new event's data, before it is folded: its size and its fields (``check_new_data``)."""
+        check_new_data(self.game, self.clock_on, type_, data)
 
     def check(self, event: dict) -> None:
         """Would the event be accepted now? Raises if not; changes nothing."""

@@ -532,39 +532,92 @@ def ratings(matches: list[dict]) -> list[dict]:
 
 # -- exports ------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class CsvDialect:
+    """How a CSV is written for its reader: the separator, the decimal mark and whether it starts with a
+    UTF-8 byte order mark (what a spreadsheet needs to read accents right). ``PLAIN`` is for scripts and
+    the CLI; ``EXCEL_IT`` is what an Italian spreadsheet expects (";" and "1,5"); ``EXCEL_EN`` ("," and
+    "1.5")."""
+    sep: str = ","
+    decimal: str = "."
+    bom: bool = False
+
+
+PLAIN = CsvDialect()
+EXCEL_EN = CsvDialect(",", ".", True)
+EXCEL_IT = CsvDialect(";", ",", True)
+# a cell a spreadsheet would read as a formula (a name typed as "=HYPERLINK(...)", "+39 333", "@SUM(...)"):
+# a leading apostrophe makes it text, as spreadsheet-safe exports do
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class CsvNumber(str):
+    """A number already written as text ("-1.5", "0.67"): a CSV writes it with the reader's decimal mark and
+    never takes it for a formula."""
+
+
+def csv_cell(value, dialect: CsvDialect = PLAIN) -> str:
+    """One cell: numbers (int, float, Fraction, :class:`CsvNumber`) with the dialect's decimal mark, text
+    that a spreadsheet would run as a formula neutralised with a leading ``'``, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Fraction):
+        value = CsvNumber(text(value))
+    elif isinstance(value, (int, float)):
+        value = CsvNumber(str(value) if isinstance(value, int) or not float(value).is_integer() else str(int(value)))
+    if isinstance(value, CsvNumber):
+        return str(value).replace(".", dialect.decimal)
+    value = str(value)
+    return "'" + value if value.startswith(FORMULA_START) else value
+
+
+def csv_text(header: list[str], rows, dialect: CsvDialect = PLAIN) -> str:
+    """A CSV document of ``rows`` (lists of cells, see :func:`csv_cell`) under ``header``."""
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=dialect.sep, lineterminator="\n")
+    w.writerow(header)
+    for row in rows:
+        w.writerow([csv_cell(v, dialect) for v in row])
+    return ("\ufeff" if dialect.bom else "") + buf.getvalue()
+
+
 STANDINGS_CSV_COLUMNS = ["rank", "player", "points", "matches", "wins", "eligible", "needs",
                          "rating_ordinal", "rating_mu", "rating_sigma"]
 RESULTS_CSV_COLUMNS = ["match", "date", "game", "players", "player", "place", "objective", "eliminated", "points"]
 
 
-def standings_csv(rows: list[dict], rating_rows: list[dict] | None = None) -> str:
+def standings_csv(rows: list[dict], rating_rows: list[dict] | None = None, dialect: CsvDialect = PLAIN) -> str:
     """The standings as CSV (points as exact short decimals or rounded to 2 places)."""
     by_player = {r["player"]: r for r in rating_rows or []}
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(STANDINGS_CSV_COLUMNS)
+    out = []
     for r in rows:
         rt = by_player.get(r["player"], {})
         pts = r["points"] if isinstance(r["points"], Fraction) else exact(r["points"])
-        w.writerow(["" if r["rank"] is None else r["rank"], r["player"], text(pts), r["matches"], r["wins"],
-                    "yes" if r["eligible"] else "no", "" if r["needs"] is None else r["needs"],
-                    rt.get("ordinal", ""), rt.get("mu", ""), rt.get("sigma", "")])
-    return buf.getvalue()
+        out.append([r["rank"], r["player"], pts, r["matches"], r["wins"], "yes" if r["eligible"] else "no",
+                    r["needs"], rt.get("ordinal"), rt.get("mu"), rt.get("sigma")])
+    return csv_text(STANDINGS_CSV_COLUMNS, out, dialect)
 
 
-def results_csv(matches: list[dict], rules: Rules) -> str:
-    """Every result of the season, one line per player per match, in date order."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(RESULTS_CSV_COLUMNS)
+def results_csv(matches: list[dict], rules: Rules, dialect: CsvDialect = PLAIN, labels: dict | None = None,
+                extra=None) -> str:
+    """Every result of the season, one line per player per match, in date order. ``labels``: the matches'
+    table labels by id (a "label" column after "match"); ``extra``: (column, fn(match)) added at the end."""
+    header = RESULTS_CSV_COLUMNS[:1] + (["label"] if labels is not None else []) + RESULTS_CSV_COLUMNS[1:]
+    if extra:
+        header = header + [extra[0]]
+    out = []
     for m in chronological(matches):
         places = [r["place"] for r in m["results"]]
         n = len(places)
         for r in m["results"]:
             pts = rules.value(n, r["place"], places.count(r["place"]), r["objective"], r["eliminated"])
-            w.writerow([m["id"], m["date"], m.get("game") or "", n, r["player"], r["place"],
-                        "yes" if r["objective"] else "no", "yes" if r["eliminated"] else "no", text(pts)])
-    return buf.getvalue()
+            row = [m["id"]] + ([labels.get(m.get("match_id") or m["id"], "")] if labels is not None else []) + \
+                [m["date"], m.get("game") or "", n, r["player"], r["place"], "yes" if r["objective"] else "no",
+                 "yes" if r["eliminated"] else "no", pts]
+            out.append(row + ([extra[1](m)] if extra else []))
+    return csv_text(header, out, dialect)
 
 
 def season_json(meta: dict, rules: Rules, matches: list[dict]) -> dict:
@@ -598,11 +651,18 @@ def _nice_step(span: float) -> float:
     return 10 * mag
 
 
-def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[str] | None = None,
-              width: int = 720, height: int = 400, x_label: str = "matches of the season",
-              y_label: str = "points") -> str:
-    """An SVG line chart of each player's cumulative points through the season (x: the season's
-    matches in date order; y: points). Self-contained: no script, no external font or file."""
+def chart_legend(matches: list[dict], rules: Rules, players: list[str] | None = None) -> list[dict]:
+    """The chart's lines in its order: ``{player, colour, dash, points}`` (``points`` exact, at the end), for a
+    page that draws the legend itself (in HTML, legible on a phone, where the SVG is scaled down)."""
+    ordered, series = _chart_series(matches, rules, players)
+    out = []
+    for idx, (player, s) in enumerate(series.items()):
+        out.append({"player": player, "colour": PALETTE[idx % len(PALETTE)],
+                    "dash": DASHES[(idx // len(PALETTE)) % len(DASHES)], "points": s[-1] if s else Fraction(0)})
+    return out
+
+
+def _chart_series(matches, rules, players):
     ordered, series = cumulative_series(matches, rules)
     if players is not None:
         unknown = [p for p in players if p not in series]
@@ -611,8 +671,20 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         series = {p: series[p] for p in players}
     elif ordered:  # the legend in the order of the points at the end
         series = dict(sorted(series.items(), key=lambda kv: (-kv[1][-1], kv[0].casefold(), kv[0])))
+    return ordered, series
+
+
+def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[str] | None = None,
+              width: int = 720, height: int = 400, x_label: str = "matches of the season",
+              y_label: str = "points", legend: bool = True, decimal=None) -> str:
+    """An SVG line chart of each player's cumulative points through the season (x: the season's
+    matches in date order; y: points). Self-contained: no script, no external font or file. ``legend=False``
+    leaves the legend to the page (:func:`chart_legend`) and the plot takes the width; ``decimal(text)``
+    writes a number's text in the reader's language ("-1,5")."""
+    decimal = decimal or (lambda s: s)
+    ordered, series = _chart_series(matches, rules, players)
     n = len(ordered)
-    legend_w = 160
+    legend_w = 160 if legend else 0
     left, right, top, bottom = 48, 16 + legend_w, 36, 40
     pw, ph = width - left - right, height - top - bottom
     values = [v for s in series.values() for v in s] + [Fraction(0)]
@@ -644,7 +716,7 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         yy = y(v)
         colour = "#888" if abs(v) < 1e-9 else "#ddd"
         out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + pw}" y2="{yy:.1f}" stroke="{colour}"/>')
-        label = f"{v:g}"
+        label = decimal(f"{v:g}")
         out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end">{label}</text>')
         k += 1
     # x axis: match numbers
@@ -662,12 +734,12 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         final = s[-1] if s else Fraction(0)
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash_attr} points="{" ".join(pts)}">'
-                   f"<title>{escape(player)}: {text(final)}</title></polyline>")
+                   f"<title>{escape(player)}: {decimal(text(final))}</title></polyline>")
         ly = top + 4 + idx * 16
-        if ly < height - 8:
+        if legend and ly < height - 8:
             out.append(f'<line x1="{width - legend_w + 4}" y1="{ly:.1f}" x2="{width - legend_w + 24}" '
                        f'y2="{ly:.1f}" stroke="{colour}" stroke-width="2"{dash_attr}/>')
             label = player if len(player) <= 16 else player[:15] + "…"
-            out.append(f'<text x="{width - legend_w + 30}" y="{ly + 4:.1f}">{escape(label)} ({text(final)})</text>')
+            out.append(f'<text x="{width - legend_w + 30}" y="{ly + 4:.1f}">{escape(label)} ({decimal(text(final))})</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -242,14 +242,10 @@ def row_json(row: dict) -> dict:
 STANDINGS_CSV_COLUMNS = ["rank", "player", "points", "game_points", "head_to_head", "matches", "wins"]
 
 
-def standings_csv(rows: list[dict]) -> str:
-    import csv
-    import io
+def standings_csv(rows: list[dict], dialect=None, as_json: bool = False) -> str:
+    """The standings as CSV (``companion.core.season.csv_text``: names that would be formulas neutralised;
+    ``dialect`` the reader's separator and decimal mark). ``as_json``: the rows are already ``row_json``'s."""
+    from companion.core.season import PLAIN, csv_text
 
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(STANDINGS_CSV_COLUMNS)
-    for r in rows:
-        j = row_json(r)
-        w.writerow(["" if j[c] is None else j[c] for c in STANDINGS_CSV_COLUMNS])
-    return buf.getvalue()
+    return csv_text(STANDINGS_CSV_COLUMNS, [[(r if as_json else row_json(r))[c] for c in STANDINGS_CSV_COLUMNS]
+                                            for r in rows], dialect or PLAIN)

@@ -45,7 +45,7 @@ from __future__ import annotations
 from companion.base.errors import InputError, RuleError, join_path
 from companion.games import conquest_map
 from companion.games.conquest_map import JOKER_PREFIX, GameMap, check_map, map_of, map_svg  # noqa: F401
-from companion.games.conquest_odds import DiceError, resolve
+from companion.games.conquest_odds import DiceError, defend_dice_count, max_attack_dice, resolve
 
 GAME_ID = "conquest-italy"
 NAME = "Conquest of Italy"
@@ -622,7 +622,7 @@ def _turn(state, player: str, field: str = "player") -> dict:
     _phase(state, "play")
     turn = state["turn"]
     if turn is None:
-        raise RuleError("the turns have not started: the first turn begins with clock.start", "type")
+        raise RuleError("the turns have not started: the first turn begins when the clock starts", "type")
     if player != turn["player"]:
         raise RuleError("it is {player}'s turn, not {player2}'s (the turn's events are its player's)", field, player=turn['player'], player2=player)
     return turn
@@ -644,7 +644,7 @@ def _step_allows(state, what: str) -> None:
         raise RuleError("{p} reinforces first: the turn begins with the reinforcements, then the combats",
                         "type", p=p)
     if step == CARD:
-        raise RuleError("{p} has drawn the turn's card: the card comes at the end of the turn, only turn.end is left", "type", p=p)
+        raise RuleError("{p} has drawn the turn's card: the card comes at the end of the turn, only the end of the turn is left", "type", p=p)
     if step == MOVED:
         if what == "move":
             raise RuleError("{p} has moved this turn already: at most one move a turn", "type", p=p)
@@ -833,7 +833,7 @@ def _on_deal(s, gm, data):
     _phase(s, "deal")
     if s["started"]:
         raise RuleError("the clock has started without a recorded deal: the deal and the placements come before "
-                        "clock.start", "type")
+                        "the clock starts", "type")
     check_deal(owner, s["players"], gm, "owner")
     s["owner"] = {c: owner[c] for c in gm.cities}
     s["units"] = {c: 1 for c in gm.cities}
@@ -1041,7 +1041,7 @@ def _on_clock_start(s, gm, data):
         if not override:
             left = sum(s["reserve"].values())
             raise RuleError("the set-up is not over: {left} {left|unit is|units are} still to place ({next_placer} places next); the "
-                            "clock starts when every unit is placed (or the organiser starts it with override)", "type", left=left, next_placer=s['next_placer'])
+                            "clock starts when every unit is placed (an organiser's phone can start it before, on purpose)", "type", left=left, next_placer=s['next_placer'])
         s["phase"] = "play"  # what was not placed is not placed
         s["reserve"] = {p: 0 for p in s["players"]}
         s["next_placer"] = None
@@ -1075,7 +1075,7 @@ def _on_turn_end(s, gm, data):
         _check_draw(s, player, card, "card")
         _take_card(s, player, card)
     elif _card_owed(s):
-        raise RuleError("{player} conquered this turn: the turn ends with its card (give card, or record card.draw first)", "card", player=player)
+        raise RuleError("{player} conquered this turn: the turn ends with its card (the box draws it at the end of the turn, or record the card drawn first)", "card", player=player)
     _new_turn(s, _seat_after(s, player))
 
 
@@ -1254,7 +1254,7 @@ def _deal_action(state, players, data, rng, effective):
         raise RuleError("the cities have been dealt already (undo the deal to deal again)", "type")
     if state["started"]:
         raise RuleError("the clock has started without a recorded deal: the deal and the placements come before "
-                        "clock.start", "type")
+                        "the clock starts", "type")
     gm = map_of(state["map"])
     unknown = sorted(set(data) - {"owner"})
     if unknown:
@@ -1268,6 +1268,25 @@ def _deal_action(state, players, data, rng, effective):
     if swaps and "owner" in data:  # the table's real cards: it moves the swapped units (the Pi's own deal is final)
         out["swaps"] = swaps
     return out, {"swaps": swaps}
+
+
+def dice_needed(state, action: str, data: dict) -> dict:
+    """How many dice each side rolls for ``action`` with the table's own dice (the smart dice wait for them):
+    a combat ``{"attack": n, "defend": m}`` (``data.dice`` attacking dice, default the most allowed; the
+    defender rolls one per unit, three at most). The attack is checked first, as for the Pi's dice."""
+    if action != "combat":
+        raise InputError("no dice are rolled for {action!r}", "action", action=action)
+    _phase(state, "play")
+    if is_ended(state):
+        raise RuleError("the match is over", "type")
+    gm = map_of(state["map"])
+    _obj(data, "data")
+    src, dst, _ = _attack_target(state, gm, data)
+    most = max_attack_dice(state["units"][src])
+    n = data.get("dice", most)
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= most:
+        raise InputError("{src} may attack with 1 to {most} dice", "dice", src=src, most=most)
+    return {"attack": n, "defend": defend_dice_count(state["units"][dst])}
 
 
 def _combat_action(state, players, data, rng, effective):

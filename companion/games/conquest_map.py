@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from pathlib import Path
+import os
 
 from companion.base.errors import InputError, join_path
 from companion.games import xml_escape as escape
@@ -19,7 +19,7 @@ from companion.games import xml_escape as escape
 SYMBOLS = ("basil", "mozzarella", "tomato")
 JOKER_PREFIX = "joker:"
 DEFAULT_CITIES = 42
-DEFAULT_MAP_PATH = Path(__file__).resolve().parent / "data" / "conquest-italy.map.json"
+_MAP_FILE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "data", "conquest-italy.map.json")
 SET_KINDS = ("three_basil", "three_mozzarella", "three_tomato", "joker_two_alike", "joker_two_different",
              "two_jokers", "three_jokers")
 
@@ -191,7 +191,8 @@ def compile_map(doc, cities: int | None = None, where: str = "$") -> GameMap:
 
 @functools.cache
 def default_map_doc_text() -> str:
-    return DEFAULT_MAP_PATH.read_text(encoding="utf-8")
+    with open(_MAP_FILE, encoding="utf-8") as fh:
+        return fh.read()
 
 
 def default_map_doc() -> dict:
@@ -360,3 +361,12 @@ def map_svg(doc) -> str:
     out.append(f'<text x="{lx}" y="{y}">+2 per traded card of a held city</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def __getattr__(name):
+    # ``DEFAULT_MAP_PATH`` as a Path, made when asked for: a CLI start reads the file without importing pathlib
+    if name == "DEFAULT_MAP_PATH":
+        from pathlib import Path
+
+        return Path(_MAP_FILE)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -471,6 +471,23 @@ ACTIONS = {"deal": ("turn.setup", _deal_action), "move": ("move", _move_action)}
 # only an organiser undoes it)
 
 
+class _One:
+    def randint(self, a, b):
+        return a
+
+
+def dice_needed(state, action: str, data: dict) -> dict:
+    """The dice a move rolls with the table's own die (the smart dice wait for it): one, of any side. The
+    move is checked first, as for the Pi's die."""
+    if action != "move":
+        raise InputError("no dice are rolled for {action!r}", "action", action=action)
+    player = data.get("player")
+    if not isinstance(player, str) or player not in state["players"]:
+        raise InputError("unknown player {player!r}", "player", player=player)
+    move_data(state, player, data.get("direction"), _One())
+    return {"any": 1}
+
+
 def scores_now(state) -> dict:
     """This turn's scores of the hands as they stand (with who would be elected); during an election,
     the scoring waiting for the old emperor's choice."""

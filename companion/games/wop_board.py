@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from pathlib import Path
+import os
 
 from companion.base.errors import InputError, join_path
 from companion.games import xml_escape as escape
@@ -27,7 +27,7 @@ from companion.base.schemas import integral
 
 _QUOTE = {'"': "&quot;"}  # escape() for an attribute value
 
-BOARD_FILE = Path(__file__).resolve().parent / "data" / "web-of-power.board.json"
+_BOARD_FILE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "data", "web-of-power.board.json")
 
 # What the rule book says about the real board (checked as warnings on any board).
 BOOK_SCORING_ORDER = ["England", "Franken", "Bayern", "Italien", "Aragon",
@@ -51,7 +51,8 @@ def book_facts() -> dict:
 
 @functools.cache
 def _default_text() -> str:
-    return BOARD_FILE.read_text(encoding="utf-8")
+    with open(_BOARD_FILE, encoding="utf-8") as fh:
+        return fh.read()
 
 
 def default_board_doc() -> dict:
@@ -584,3 +585,12 @@ def map_svg(doc) -> str:
                f'{known} of {len(doc["alliances"])} alliances known; dotted alliance lines are sea routes</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def __getattr__(name):
+    # ``BOARD_FILE`` as a Path, made when asked for: a CLI start reads the file without importing pathlib
+    if name == "BOARD_FILE":
+        from pathlib import Path
+
+        return Path(_BOARD_FILE)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -89,10 +89,83 @@ def _pbkdf2(secret: str, salt: str, iterations: int) -> str:
     return hashlib.pbkdf2_hmac("sha256", secret.encode(), bytes.fromhex(salt), iterations).hex()
 
 
+# Writes (every POST, PUT, PATCH, DELETE) of a phone and of an address, as token buckets: a burst, then a
+# steady rate; the bytes of their bodies the same way. So a phone that sends as fast as it can (an event and
+# its undo, over and over) stores at most a few MB an hour, and cannot fill the box's card in an evening.
+# Organisers, bearer tokens (scripts made on the box) and the box's own screen are not limited.
+PHONE_WRITES = (60, 1.0)  # (burst, per second)
+PHONE_BYTES = (256 * 1024, 2 * 1024)
+ADDRESS_WRITES = (120, 2.0)
+ADDRESS_BYTES = (512 * 1024, 4 * 1024)
+
+
+class _Bucket:
+    __slots__ = ("writes", "bytes", "at")
+
+    def __init__(self, writes: float, nbytes: float, at: float):
+        self.writes, self.bytes, self.at = writes, nbytes, at
+
+
+class WriteRates:
+    """Token buckets of writes and bytes per phone (its session) and per address (in memory: a restart
+    forgets them)."""
+
+    def __init__(self, clock, phone=(PHONE_WRITES, PHONE_BYTES), address=(ADDRESS_WRITES, ADDRESS_BYTES)):
+        self.clock = clock
+        self.kinds = {"session": phone, "address": address}
+        self.buckets: dict[tuple[str, str], _Bucket] = {}
+
+    def _seconds(self) -> float:
+        return self.clock.now().timestamp()
+
+    def _bucket(self, kind: str, key: str, now: float) -> _Bucket:
+        (w_burst, w_rate), (b_burst, b_rate) = self.kinds[kind]
+        b = self.buckets.get((kind, key))
+        if b is None:
+            if len(self.buckets) > 4096:
+                self._forget_full(now)
+            b = self.buckets[(kind, key)] = _Bucket(w_burst, b_burst, now)
+        elif now > b.at:
+            b.writes = min(w_burst, b.writes + (now - b.at) * w_rate)
+            b.bytes = min(b_burst, b.bytes + (now - b.at) * b_rate)
+            b.at = now
+        return b
+
+    def _forget_full(self, now: float) -> None:
+        for (kind, key), b in list(self.buckets.items()):
+            (w_burst, w_rate), (b_burst, b_rate) = self.kinds[kind]
+            if b.writes + (now - b.at) * w_rate >= w_burst and b.bytes + (now - b.at) * b_rate >= b_burst:
+                del self.buckets[(kind, key)]
+
+    def charge(self, keys: list[tuple[str, str]], nbytes: int) -> tuple[int, str | None]:
+        """One write of ``nbytes`` for each (kind, key) of ``keys`` ("session" or "address"): (0, None) when
+        it may go, else (seconds to wait, the kind that is out). Nothing is taken from any bucket on a
+        refusal."""
+        now = self._seconds()
+        wait, which = 0.0, None
+        buckets = []
+        for kind, key in keys:
+            b = self._bucket(kind, key, now)
+            (_, w_rate), (b_burst, b_rate) = self.kinds[kind]
+            need = min(nbytes, b_burst)
+            late = max((1 - b.writes) / w_rate if b.writes < 1 else 0.0,
+                       (need - b.bytes) / b_rate if b.bytes < need else 0.0)
+            if late > wait:
+                wait, which = late, kind
+            buckets.append((b, need))
+        if which is not None:
+            return max(1, int(wait + 0.999)), which
+        for b, need in buckets:
+            b.writes -= 1
+            b.bytes -= need
+        return 0, None
+
+
 class Access:
     def __init__(self, store):
         self.store = store
         self.clock = store.clock
+        self.write_rates = WriteRates(store.clock)
 
     def _now(self):
         return self.clock.now()

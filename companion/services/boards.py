@@ -225,7 +225,7 @@ def set_default(store, board_id: str | None, club: str | None = None) -> None:
 def match_options(store, game: str, options: dict) -> dict:
     """A new Web of Power match's options with its board: ``board_id`` (+ ``board_version``, default the
     latest) names a box board, ``board_id: null`` the installed template; without either, the club's
-    default board (``options.club``, else the box's own default) when there is one. The version's document
+    default board (``options.club``), else the box's own default, when there is one. The version's document
     goes into ``board`` and
     ``board_ref`` records which board and version it is. Other games' options are returned as they are."""
     if game != GAME or not isinstance(options, dict):
@@ -246,7 +246,9 @@ def match_options(store, game: str, options: dict) -> dict:
             key = club_key(store, club) if isinstance(club, str) else None
         except NotFoundError:
             key = None
-        board_id = store.default_boards().get(key or "")
+        defaults = store.default_boards()
+        # the club's own default, else the box's (a club that chose none plays on the box's board)
+        board_id = defaults.get(key or "") or defaults.get("")
         if board_id is None:
             return out
     elif out.get("board") is not None:

@@ -32,8 +32,9 @@ log = logging.getLogger(__name__)
 
 
 # The mark of an event the Pi drew at random (``data.rolled_by == "pi"``): every event the server
-# completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll). Who may undo one, and
-# every other rule of who may write what: companion/services/policy.py (docs/rulings.md, "The Pi's draws").
+# completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll); ``"dice"`` marks the
+# faces the box read from the table's smart dice (companion/services/dice.py). Who may undo one, and every
+# other rule of who may write what: companion/services/policy.py (docs/rulings.md, "The Pi's draws").
 PI_ROLL = PI_MARK
 
 
@@ -294,6 +295,7 @@ class MatchService:
                     event["at"] = f.last_at
                 if complete is not None:
                     event["data"] = complete(f)
+                f.check_new(event["type"], event["data"])  # its size and its fields: nothing unknown is stored
                 nf = copy.copy(f)
                 nf.apply(event)
                 after[:] = [f, nf]
@@ -368,12 +370,13 @@ class MatchService:
                                                PI_ROLL: "pi"})
 
     def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
-            rng=None, by: Caller = ORGANISER) -> tuple[dict, dict]:
+            rng=None, by: Caller = ORGANISER, rolled_by: str | None = None) -> tuple[dict, dict]:
         """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
         ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
         it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
         action tells beside it, e.g. the swaps of a deal). ``by`` as for :meth:`append`: the policy judges
-        the action's event type with the data the caller sent."""
+        the action's event type with the data the caller sent. ``rolled_by="dice"``: the faces in ``data`` were
+        read from the table's smart dice (the event is marked so, and only an organiser undoes it)."""
         f = self.fold(match_id)
         spec = getattr(f.module, "ACTIONS", {}).get(action)
         if spec is None:
@@ -387,7 +390,7 @@ class MatchService:
             owner = policy.secret_refused_for(f.module, f.players, by, type_, data)
             if owner is not None:
                 try:
-                    return self.act(match_id, action, data, expected_seq, rng)
+                    return self.act(match_id, action, data, expected_seq, rng, rolled_by=rolled_by)
                 except RuleError as exc:
                     if not policy.tells_secret(f.module, type_, exc):
                         raise
@@ -402,6 +405,8 @@ class MatchService:
             event_data, more = fn(fold.game_state, fold.players, dict(data or {}), counted, lambda: fold.effective)
             if counted.calls:
                 event_data = {**event_data, PI_ROLL: "pi"}  # the Pi drew (some of) it at random
+            elif rolled_by == "dice":
+                event_data = {**event_data, PI_ROLL: "dice"}  # the table's smart dice, read by the box
             extra.clear()
             extra.update(more or {})
             return event_data

@@ -15,8 +15,10 @@ the clock runner and imports write as :data:`ORGANISER`. The rules:
 - **A refusal that could tell a secret** (``SECRET_REFUSAL_EVENT_TYPES``; of those, the refusals of
   ``SECRET_REFUSAL_ALWAYS`` and the sentences of ``SECRET_REFUSAL_TEMPLATES`` when the game names them):
   another player's event about an owner's secret is refused without its reason.
-- **The Pi's draws** (an event marked ``rolled_by: "pi"``: dice, a deal, a turn's card): undone only by an
-  organiser (a player who dislikes a draw may not draw again).
+- **The Pi's draws** (an event marked ``rolled_by: "pi"``: dice, a deal, a turn's card; ``"dice"``: faces
+  the box read from the table's smart dice): undone only by an organiser (a player who dislikes a draw may
+  not draw again).
+- **A new match's options from a player's phone**: at most 4 KiB (a whole board or map is an organiser's).
 - **What a phone sees**: organisers everything; others the game's ``public_view``/``public_summary``/
   ``public_event`` until the end turns every secret face up (docs/rulings.md, "Secrets").
 - **Exports** of a game with secrets: an organiser's while the match is open.
@@ -26,8 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from companion.base.errors import ForbiddenError, RuleError
-from companion.core.match import PI_MARK
+from companion.base.errors import ForbiddenError, InputError, RuleError
+from companion.core.match import MARKS, PI_MARK
 
 ROLES = ("viewer", "player", "organiser")
 
@@ -54,8 +56,9 @@ ORGANISER = Caller("organiser")
 
 # -- writing --------------------------------------------------------------------------------------
 def is_pi_roll(event: dict) -> bool:
-    """An event the Pi drew at random (the service's mark)."""
-    return (event.get("data") or {}).get(PI_MARK) == "pi"
+    """An event the Pi drew at random, or whose faces the box read from the table's smart dice (the
+    service's mark, ``"pi"`` or ``"dice"``)."""
+    return (event.get("data") or {}).get(PI_MARK) in MARKS
 
 
 def organiser_field(module, type_: str, data) -> str | None:
@@ -144,8 +147,29 @@ def check_undo(module, caller: Caller, last: dict | None) -> None:
         raise ForbiddenError("the undo would take back {owner}'s secret: only {owner}'s own phone or an "
                              "organiser may", "expected_seq", owner=owner)
     if is_pi_roll(last):
+        if last["data"][PI_MARK] == "dice":
+            raise ForbiddenError("the box read these dice from the table: only an organiser may undo "
+                                 "them (and so roll them again)", "type")
         raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
                              "may undo it (and so draw again)", "type")
+
+
+PLAYER_OPTIONS_MAX = 4 * 1024
+
+
+def check_options_size(options, organiser: bool) -> None:
+    """A new match's options from a player's phone (the clock, the variants, a board named by its id, the
+    season): at most ``PLAYER_OPTIONS_MAX`` bytes of JSON. A board or a map document given whole is an
+    organiser's."""
+    import json
+
+    if organiser or not options:
+        return
+    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    if size > PLAYER_OPTIONS_MAX:
+        raise InputError("a match's options from a player's phone are at most {kib} KiB (these: {size} bytes): "
+                         "an organiser gives a whole board or map", "$.options", kib=PLAYER_OPTIONS_MAX // 1024,
+                         size=size)
 
 
 # -- seeing ---------------------------------------------------------------------------------------

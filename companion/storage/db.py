@@ -376,6 +376,25 @@ class Database:
         return backup_database(self.path, dest, self.clock)["backup"]
 
 
+def read_setting_readonly(path: str | Path, key: str, default=None):
+    """One setting of the database at ``path``, read through a read-only connection (a command run beside
+    the server: ``companion backup``); ``default`` when the file, the table or the key is missing."""
+    path = Path(path)
+    if not path.is_file():
+        return default
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    except sqlite3.Error:
+        return default
+    try:
+        row = conn.execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+    except (sqlite3.Error, ValueError):
+        return default
+    finally:
+        conn.close()
+
+
 # -- backups -------------------------------------------------------------------------------------
 BACKUP_STATUS = "last-backup.json"  # beside companion.db: the last backup's result, for the home page
 

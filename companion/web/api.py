@@ -93,6 +93,7 @@ def create_match():
     for name in colours:
         if name not in players:
             raise InputError("{name!r} is not one of the players", json_path(["colours", name]), name=name)
+    policy.check_options_size(doc.get("options"), organiser=role() == "organiser")
     options, roster = season_and_roster(c.store, doc)
     try:
         from companion.services.boards import match_options  # Web of Power: the board (and version) it starts on

@@ -16,7 +16,7 @@ field; a bug is a 500 ``{"error": "internal error", "id"}`` with the traceback l
 Config keys of the web (all optional): ``ALLOWED_HOSTS``; ``SSE_HEARTBEAT`` (seconds); ``BLUEPRINTS``;
 ``TESTING``. Without a runtime, the keys of ``Runtime.from_config`` too: ``STORE`` (an open Store) or
 ``DATA_DIR``/``DB_PATH``; ``CLOCK``; ``RNG``; ``CLOCK_RUNNER`` ("auto", None or a runner); ``GPIO`` (None,
-or auto|mock|off); ``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``PUBLIC_URL``
+or auto|mock|off); ``DICE`` (the smart dice radio: auto|mock|off, default off); ``BOX_TIME``; ``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``PUBLIC_URL``
 (the base of join links). This module starts nothing and imports neither the CLI nor the GPIO box, the
 clock runner or the announcer (``tests/test_layers.py``).
 """
@@ -50,6 +50,7 @@ BLUEPRINTS = [
     "companion.web.api",
     "companion.web.auth",
     "companion.web.boards",
+    "companion.web.dice",
     "companion.web.live",
     "companion.web.openapi",
     "companion.web.pages",
@@ -64,6 +65,7 @@ BLUEPRINTS = [
     "companion.web.trackers.rome",
     "companion.web.trackers.wop",
     "companion.web.tv",
+    "companion.web.wifi",
 ]
 
 SESSION_COOKIE = "companion_sid"
@@ -72,7 +74,12 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # What a viewer may still reach when the club turned viewers off.
 OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
                   "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page",
-                  "players.me_landing"}
+                  "players.me_landing", "wifi.android_probe", "wifi.apple_probe", "wifi.windows_probe",
+                  "wifi.windows_redirect"}
+# the phones' connectivity checks (companion/web/wifi.py): answered whatever the Host, since they come with
+# the phone maker's host name (the box's own Wi-Fi sends it to the box); fixed bodies, no state
+PROBE_PATHS = frozenset({"/generate_204", "/gen_204", "/hotspot-detect.html", "/library/test/success.html",
+                         "/connecttest.txt", "/ncsi.txt", "/redirect"})
 
 
 class _Rule(WerkzeugRule):
@@ -115,6 +122,21 @@ class TooManyConnections(CompanionError):
             super().__init__("the box is serving as many connections as it can: try again in a moment", "address")
 
 
+class TooManyWrites(CompanionError):
+    """A phone (or an address) wrote faster than the box lets one phone write (services/access.py,
+    WriteRates: docs/limits.md)."""
+
+    status = 429
+
+    def __init__(self, seconds: int, which: str):
+        if which == "session":
+            super().__init__("this phone is writing too fast: try again in {seconds} s", "session", seconds=seconds)
+        else:
+            super().__init__("too many writes from this address: try again in {seconds} s", "address",
+                             seconds=seconds)
+        self.retry_after = seconds
+
+
 class BodyTooLarge(CompanionError):
     status = 413
 
@@ -152,7 +174,7 @@ def create_app(config: dict | None = None, runtime: Runtime | None = None) -> Fl
     c = Ctx(runtime=runtime, hub=hub, hosts=HostList(config.get("ALLOWED_HOSTS")),
             sse_heartbeat=float(config.get("SSE_HEARTBEAT", 10)))
     app.extensions["companion"] = c
-    runtime.subscribe(lambda notice: hub.on_notice(c, notice))  # events, new matches, clock ticks and alerts
+    runtime.subscribe(lambda notice: hub.on_notice(c, notice))  # events, matches, clock, smart dice
 
     for modname in config.get("BLUEPRINTS", BLUEPRINTS):
         app.register_blueprint(importlib.import_module(modname).bp)
@@ -175,7 +197,8 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         g.set_lang = lang_arg if lang_arg in i18n.LANGUAGES else None
         g.lang = i18n.choose(g.set_lang or request.cookies.get(LANG_COOKIE),
                              request.headers.get("Accept-Language"))
-        if not c.hosts.allowed(request.host):
+        if not c.hosts.allowed(request.host) and not (
+                request.path in PROBE_PATHS and request.method in ("GET", "HEAD")):
             raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
         length = request.content_length  # refused before anything reads the body
         if length is not None and length > body_limit(request.endpoint):
@@ -203,6 +226,13 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         if over and trust < shares.ORGANISER:
             raise TooManyConnections(over)
         if request.method not in SAFE_METHODS:
+            if trust < shares.ORGANISER and g.via != "bearer" and not shares.is_loopback(request.remote_addr or ""):
+                keys = [("address", request.remote_addr or "?")]
+                if g.session is not None:
+                    keys.insert(0, ("session", g.session["key"]))
+                wait, which = c.access.write_rates.charge(keys, request.content_length or 0)
+                if wait:
+                    raise TooManyWrites(wait, which)
             _check_origin()
         if g.role == "viewer" and g.session is None and request.endpoint not in OPEN_ENDPOINTS \
                 and not c.access.settings()["viewers_allowed"]:
@@ -305,6 +335,11 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             return jsonify(body), status
         return _page_error(status, f"{message} ({error_id})", headline=f"error.{code}" if code else None)
 
+    def _wifi_code():
+        from companion.web.wifi import wifi_code
+
+        return wifi_code()
+
     @app.context_processor
     def template_globals():
         lang = g.get("lang", i18n.DEFAULT)
@@ -316,6 +351,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
                 box_status = None
         return {
             "t": lambda key, **kw: i18n.translate(lang, key, **kw),
+            # a counted string and a number in the page's language ("1 turno", "-1,5"): every page has them
+            "plural": lambda key, n, **kw: i18n.plural(lang, key, n, **kw),
+            "num": lambda x, digits=None: i18n.number(lang, x, digits),
             "lang": lang,
             "languages": i18n.LANGUAGES,
             "catalogue": i18n.catalogue(lang),
@@ -324,4 +362,5 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             "gpio_status": box_status,
             "pin_set": c.access.pin_is_set(),
             "heartbeat": c.sse_heartbeat,  # the live pages' watchdog waits 3 heartbeats
+            "wifi_code": _wifi_code,  # the box's own Wi-Fi's QR code (first of the two), while it is on
         }

@@ -61,7 +61,10 @@ def _check_lock(scope: str, field: str):
 def me():
     c = ctx()
     sess = g.get("session")
-    return jsonify({"role": sess["role"] if sess else role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
+    out = {}
+    if role() == "organiser" and c.box_time is not None:
+        out["box_time"] = c.box_time.notice()
+    return jsonify({**out, "role": sess["role"] if sess else role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
                     "seats": (sess["data"].get("seats") or {}) if sess else {},
                     "match_id": sess.get("match_id") if sess else None,
                     "viewers_allowed": c.access.settings()["viewers_allowed"]})
@@ -78,7 +81,27 @@ def login():
         c.access.record_failure("pin", client_address())
         raise AuthError("wrong PIN", "$.pin")
     c.access.clear_failures("pin", client_address())
-    return _set_session(make_response(jsonify({"role": "organiser"})), "organiser")
+    return _set_session(make_response(jsonify({"role": "organiser", "time": offer_time(doc.get("now"))})),
+                        "organiser")
+
+
+def offer_time(phone_time) -> dict | None:
+    """An organiser's phone's time, adopted by the box when its own clock has no source (companion/boxtime.py)."""
+    box_time = ctx().box_time
+    if box_time is None or phone_time is None:
+        return None
+    return box_time.offer(phone_time)
+
+
+@bp.post("/api/box/time")
+@require("organiser")
+def box_time():
+    """``{"now"}``: an organiser's phone's time (its pages send it when the box says its clock has no
+    source); the box adopts it when it is more than 2 minutes away. Answers what the box did."""
+    doc = json_body("api.box-time")
+    adopted = offer_time(doc["now"])
+    bt = ctx().box_time
+    return jsonify({"adopted": adopted, **(bt.notice() if bt is not None else {"synchronised": None})})
 
 
 @bp.post("/api/auth/pin")
@@ -135,9 +158,12 @@ def logout():
 def public_base() -> str:
     """The base URL phones use: the configured LAN URL, else the address this request came to."""
     base = ctx().runtime.public_url
-    if base:
-        return base.rstrip("/")
-    return request.host_url.rstrip("/")
+    base = base.rstrip("/") if base else request.host_url.rstrip("/")
+    from companion.web.wifi import hotspot_base, hotspot_on
+
+    if hotspot_on():  # on the box's own Wi-Fi: its fixed address (phones there know no other)
+        return hotspot_base(base)
+    return base
 
 
 def current_join(base: str | None = None) -> dict:
@@ -294,3 +320,16 @@ def get_settings():
 def put_settings():
     doc = json_body("api.access-settings")
     return jsonify(ctx().access.update_settings(doc))
+
+
+from companion.web import apidoc as _doc  # noqa: E402
+
+OPENAPI_PATHS = {
+    "/api/box/time": {"post": {
+        "summary": "An organiser's phone's time: adopted when the box's clock has no source and is more than 2 "
+                   "minutes away (docs/offline.md)",
+        "security": [{"bearer": []}, {"session": []}],
+        "requestBody": _doc.body("api.box-time"),
+        "responses": {"200": {"description": "what the box did: adopted (from, to, shift_s) or null, "
+                                             "synchronised"}, **_doc.err(400, 401, 403)}}},
+}

@@ -23,7 +23,9 @@ from companion.services.policy import Caller
 if TYPE_CHECKING:
     from companion.gpio import Box
     from companion.runtime import Runtime
+    from companion.services.boxtime import BoxTime
     from companion.services.clockrunner import ClockRunner
+    from companion.services.dice import DiceTables
     from companion.services.matches import MatchService
     from companion.storage import Store
     from companion.web.live import Hub
@@ -43,6 +45,8 @@ class Ctx:
     join_lock: threading.Lock = field(default_factory=threading.Lock)  # guards join and table_links
     join: dict | None = None  # the club-wide join link shown now ({"token", "expires_at", ...})
     table_links: dict[str, dict] = field(default_factory=dict)  # match id -> its table link shown now
+    wifi_switch: dict | None = None  # the organiser's last switch of it: {"thread", "error"}
+    wifi_switch_delay: float = 1.0  # seconds between the switch's answer and the switch (web/wifi.py SWITCH_DELAY_S; tests: 0)
 
     @property
     def store(self) -> Store:
@@ -63,6 +67,14 @@ class Ctx:
     @property
     def box(self) -> Box | None:
         return self.runtime.box
+
+    @property
+    def dice(self) -> DiceTables | None:
+        return self.runtime.dice
+
+    @property
+    def box_time(self) -> BoxTime | None:
+        return self.runtime.box_time
 
 
 def ctx() -> Ctx:
@@ -194,6 +206,47 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
     if who == "organiser" or ended:
         return event
     return policy.event_for(game_module(game), event, Caller(who, seat), ended)
+
+
+# -- CSV downloads ------------------------------------------------------------------------------------
+CSV_DIALECTS = ("excel-it", "excel-en", "plain")
+# the OpenAPI parameter of every CSV download
+CSV_DIALECT_PARAM = {"name": "dialect", "in": "query", "description": "excel-it (\";\", \"1,5\", a UTF-8 BOM), "
+                     "excel-en (\",\", \"1.5\", the BOM) or plain (no BOM); default: by the page's language",
+                     "schema": {"enum": list(CSV_DIALECTS)}}
+
+
+def csv_dialect():
+    """The CSV a caller gets (``?dialect=``): ``excel-it`` (";", "1,5", a UTF-8 BOM: what an Italian
+    spreadsheet opens right), ``excel-en`` (",", "1.5", the BOM) or ``plain`` (no BOM: scripts). Without it,
+    the page's language chooses: Italian gets ``excel-it``, others ``excel-en``."""
+    from companion.core import season
+
+    asked = request.args.get("dialect")
+    if asked is not None and asked not in CSV_DIALECTS:
+        raise InputError("must be one of {names}", "dialect", names=", ".join(CSV_DIALECTS))
+    if asked is None:
+        asked = "excel-it" if g.get("lang") == "it" else "excel-en"
+    return {"excel-it": season.EXCEL_IT, "excel-en": season.EXCEL_EN, "plain": season.PLAIN}[asked]
+
+
+def download(text: str, name: str, ext: str, mimetype: str = "text/csv"):
+    """A download named after what it holds (a tournament's or a season's name): an ASCII ``filename`` for
+    every browser and the name as it is in ``filename*`` (RFC 6266)."""
+    import unicodedata
+    from urllib.parse import quote
+
+    from flask import Response
+
+    base = " ".join(str(name).split())[:80] or "export"
+    ascii_name = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()
+    ascii_name = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in ascii_name).strip("-.") or "export"
+    while "--" in ascii_name:
+        ascii_name = ascii_name.replace("--", "-")
+    full = "".join(ch for ch in base if ch.isprintable() and ch not in '\\/"') or ascii_name
+    disposition = f'attachment; filename="{ascii_name}.{ext}"; filename*=UTF-8\'\'{quote(full + "." + ext)}'
+    mime = f"{mimetype}; charset=utf-8" if mimetype.startswith("text/") else mimetype
+    return Response(text, content_type=mime, headers={"Content-Disposition": disposition})
 
 
 def brief(view: dict) -> dict:

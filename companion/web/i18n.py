@@ -73,6 +73,11 @@ PLURAL_RULES = {
 }
 
 
+def decimal_text(lang: str, text: str) -> str:
+    """A number already written as text ("-1.5", "0.67") with the language's decimal mark ("-1,5")."""
+    return text.replace(".", ",") if lang == "it" else text
+
+
 def number(lang: str, x, digits: int | None = None) -> str:
     """A number as the language writes it: Italian "-1,5", "2,00"; English "-1.5", "2.00" (no grouping).
     ``digits``: the decimals shown; without it, whole numbers as they are and others with up to 2 decimals

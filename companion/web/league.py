@@ -99,6 +99,7 @@ def create_app(state: League) -> Flask:
     def page():
         from companion.web.seasons import _chart, _percent, min_matches
 
+        lang = g.get("lang", i18n.DEFAULT)
         result, latest = _result()
         ctx = {"latest": latest, "title": latest["title"], "every": int(state.every), "boxes": [], "rows": [],
                "matches": [], "chart": "", "when": _when(latest["at"])}
@@ -106,12 +107,12 @@ def create_app(state: League) -> Flask:
             rules = result["rules"]
             rows = league.standings(result)
             for r in rows:
-                r["points_text"] = core.text(r["points"])
+                r["points_text"] = i18n.decimal_text(lang, core.text(r["points"]))
             listed = []
             for m in core.chronological(result["matches"])[::-1]:
                 places = [r["place"] for r in m["results"]]
-                res = [{**r, "points_text": core.text(rules.value(len(places), r["place"], places.count(r["place"]),
-                                                                   r["objective"], r["eliminated"]))}
+                res = [{**r, "points_text": i18n.decimal_text(lang, core.text(rules.value(
+                    len(places), r["place"], places.count(r["place"]), r["objective"], r["eliminated"])))}
                        for r in m["results"]]
                 listed.append({**m, "results": res})
             boxes = []
@@ -138,15 +139,19 @@ def create_app(state: League) -> Flask:
 
     @app.get("/standings.csv")
     def standings_csv():
-        result, _ = _need()
-        return Response(core.standings_csv(league.standings(result), core.ratings(result["matches"])),
-                        mimetype="text/csv", headers={"Content-Disposition": 'attachment; filename="league.csv"'})
+        from companion.web.core import csv_dialect, download
+
+        result, latest = _need()
+        text = core.standings_csv(league.standings(result), core.ratings(result["matches"]), csv_dialect())
+        return download(text, f"{latest['title']} · {i18n.translate(g.get('lang', i18n.DEFAULT), 'season.standings_file')}", "csv")
 
     @app.get("/results.csv")
     def results_csv():
-        result, _ = _need()
-        return Response(league.results_csv(result), mimetype="text/csv",
-                        headers={"Content-Disposition": 'attachment; filename="league-results.csv"'})
+        from companion.web.core import csv_dialect, download
+
+        result, latest = _need()
+        return download(league.results_csv(result, csv_dialect()),
+                        f"{latest['title']} · {i18n.translate(g.get('lang', i18n.DEFAULT), 'season.results_file')}", "csv")
 
     @app.get("/chart.svg")
     def chart():

@@ -262,14 +262,17 @@ class Hub:
 
     # -- sources -------------------------------------------------------------
     def on_notice(self, c, notice) -> None:
-        """The listener of the match service and the clock runner (``Runtime.subscribe``): a committed event
-        (in the writer's thread, after the commit), a match created or imported, a clock's tick or alert."""
+        """The listener of the match service, the clock runner and the dice tables (``Runtime.subscribe``): a
+        committed event (in the writer's thread, after the commit), a match created or imported, a clock's
+        tick or alert, a roll's smart dice."""
         if notice.kind == "event":
             self._on_event(c, notice.match_id, notice.event, notice.fold)
         elif notice.kind == "match":  # the club-wide stream shows its card
             self.publish(ALL, "match", match_card(c, c.store.get_match(notice.match_id), "viewer", None))
         elif notice.kind in ("tick", "alert"):
             self._on_clock(notice.match_id, notice.kind, notice.payload)
+        elif notice.kind == "dice":  # a roll's smart dice as they land: the match's pages
+            self.publish(notice.match_id, "dice", notice.payload)
 
     def _on_event(self, c, match_id: str, event: dict, fold) -> None:
         """The view and the match card are made only for the streams open now (none: no work at all)."""

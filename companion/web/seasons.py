@@ -18,7 +18,7 @@ from companion.base import lazy
 from companion.base.errors import CompanionError, InputError, NotFoundError, join_path
 from companion.games import GAMES
 from companion.web import i18n
-from companion.web.core import ctx, json_body, require
+from companion.web.core import CSV_DIALECT_PARAM, ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 core = lazy.module("companion.core.season")  # imported at the first request that needs them
@@ -66,7 +66,8 @@ def min_matches(total: int, threshold) -> int:
 
 
 def _percent(threshold) -> str:
-    return _pct_number(threshold) + "%"
+    """The threshold as the page's language writes it ("33,33%" in Italian)."""
+    return i18n.decimal_text(g.get("lang", i18n.DEFAULT), _pct_number(threshold)) + "%"
 
 
 def _pct_number(threshold) -> str:
@@ -95,6 +96,7 @@ def standings_out(season: dict, rules: core.Rules, matches: list[dict]) -> dict:
 
 
 def _matches_out(rules: core.Rules, matches: list[dict]) -> list[dict]:
+    labels = ctx().store.labels()  # a match is listed by its table label ("Turno 2 · Tavolo 1"), never its id
     out = []
     for m in core.chronological(matches):
         places = [r["place"] for r in m["results"]]
@@ -102,7 +104,7 @@ def _matches_out(rules: core.Rules, matches: list[dict]) -> list[dict]:
         results = [{**r, "points": core.num(rules.value(n, r["place"], places.count(r["place"]),
                                                          r["objective"], r["eliminated"]))} for r in m["results"]]
         out.append({"id": m["id"], "date": m["date"], "source": m.get("source"), "match_id": m.get("match_id"),
-                    "results": results})
+                    "label": labels.get(m.get("match_id") or "", "") or m.get("label") or "", "results": results})
     return out
 
 
@@ -213,13 +215,17 @@ def api_export_csv(season_id):
     table = request.args.get("table", "standings")
     if table not in ("standings", "results"):
         raise InputError("must be standings or results", "table")
+    from companion.web.core import csv_dialect, download
+
+    dialect = csv_dialect()
     season, rules, matches = ss.season_data(ctx().store, season_id)
     if table == "results":
-        text = core.results_csv(matches, rules)
+        text = core.results_csv(matches, rules, dialect, labels=ctx().store.labels())
+        name = f"{season['name']} · {ts('season.results_file')}"
     else:
-        text = core.standings_csv(core.standings(matches, rules), core.ratings(matches))
-    name = _filename(season, "csv" if table == "standings" else "results.csv")
-    return Response(text, mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        text = core.standings_csv(core.standings(matches, rules), core.ratings(matches), dialect)
+        name = f"{season['name']} · {ts('season.standings_file')}"
+    return download(text, name, "csv")
 
 
 @bp.get("/api/seasons/<season_id>/export.json")
@@ -258,17 +264,22 @@ def page_list():
                            games=sorted(GAMES))
 
 
+def _text(value) -> str:
+    """Points as the page's language writes them ("-1,5" in Italian)."""
+    return i18n.decimal_text(g.get("lang", i18n.DEFAULT), core.text(value))
+
+
 @bp.get("/seasons/<season_id>")
 def page_season(season_id):
     season, rules, matches = _page_season(season_id)
     rows = core.standings(matches, rules)
     for r in rows:
-        r["points_text"] = core.text(r["points"])
+        r["points_text"] = _text(r["points"])
     total = len(matches)
     listed = _matches_out(rules, matches)
     for m in listed:
         for r in m["results"]:
-            r["points_text"] = core.text(core.exact(r["points"]))
+            r["points_text"] = _text(core.exact(r["points"]))
     club = ss.get_club(ctx().store, season["club_id"])
     return render_template(
         "season.html", page="season", season=season, rows=rows, ratings=core.ratings(matches),
@@ -278,9 +289,24 @@ def page_season(season_id):
 
 
 def _chart(matches, rules, title, players=None) -> str:
-    """The page's chart: narrower than the export, so its text stays legible on a phone."""
-    return core.chart_svg(matches, rules, title=title, players=players, width=560, height=360,
-                          x_label=ts("season.chart_x"), y_label=ts("season.points"))
+    """The page's chart: narrower than the export and without its legend, which the page writes below it in
+    HTML (each line's colour, name and points, at the page's own size: legible on a phone, where the drawing
+    is scaled down), numbers in the page's language."""
+    from markupsafe import Markup, escape
+
+    lang = g.get("lang", i18n.DEFAULT)
+    svg = core.chart_svg(matches, rules, title=title, players=players, width=420, height=300, legend=False,
+                         x_label=ts("season.chart_x"), y_label=ts("season.points"),
+                         decimal=lambda s: i18n.decimal_text(lang, s))
+    items = []
+    for x in core.chart_legend(matches, rules, players):
+        dash = f' stroke-dasharray="{x["dash"]}"' if x["dash"] else ""
+        items.append(f'<li data-player="{escape(x["player"])}"><svg width="28" height="10" aria-hidden="true">'
+                     f'<line x1="0" y1="5" x2="28" y2="5" stroke="{x["colour"]}" stroke-width="3"{dash}/></svg> '
+                     f'<span class="name">{escape(x["player"])}</span> '
+                     f'<span class="num">{escape(i18n.decimal_text(lang, core.text(x["points"])))}</span></li>')
+    legend = f'<ul class="chart-legend" id="chart-legend">{"".join(items)}</ul>' if items else ""
+    return Markup(svg) + Markup(legend)
 
 
 def _table_sizes(rules: core.Rules) -> list[int]:
@@ -295,13 +321,13 @@ def page_history(season_id, player):
     except InputError:
         abort(404)
     for x in h["history"]:
-        x["points_text"] = core.text(core.exact(x["points"]))
-        x["cumulative_text"] = core.text(core.exact(x["cumulative"]))
+        x["points_text"] = _text(core.exact(x["points"]))
+        x["cumulative_text"] = _text(core.exact(x["cumulative"]))
     from companion.storage import players as roster
 
     on_roster = roster.find_by_name(ctx().store, season["club_id"], player)  # the player page: every game, season
     return render_template("season_player.html", page="season-player", season=season, h=h, on_roster=on_roster,
-                           total_text=core.text(core.exact(h["points"])),
+                           total_text=_text(core.exact(h["points"])),
                            chart=_chart(matches, rules, f"{season['name']}: {player}", [player]))
 
 
@@ -436,7 +462,8 @@ OPENAPI_PATHS = {
         "responses": {"200": _ok("History"), **_err(400, 401, 404)}}},
     "/api/seasons/{season_id}/export.csv": {"get": {
         "summary": "The standings (with ratings) or every result as CSV",
-        "parameters": [_SEASON, {"name": "table", "in": "query", "schema": {"enum": ["standings", "results"]}}],
+        "parameters": [_SEASON, {"name": "table", "in": "query", "schema": {"enum": ["standings", "results"]}},
+                       CSV_DIALECT_PARAM],
         "responses": {"200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
                       **_err(400, 401, 404)}}},
     "/api/seasons/{season_id}/export.json": {"get": {

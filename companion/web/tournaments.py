@@ -7,13 +7,13 @@ clock runner, as the tables page does."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, jsonify, render_template, request
 
 from companion.base import lazy
 from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
 from companion.core.match import uses_clock
 from companion.storage import tournaments as rows
-from companion.web.core import ctx, json_body, require
+from companion.web.core import CSV_DIALECT_PARAM, ctx, json_body, require
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 season_core = lazy.module("companion.core.season")  # imported at the first request that needs them
@@ -187,7 +187,7 @@ def set_seats(tid, number):
 @bp.post("/api/tournaments/<tid>/rounds/<int:number>/start")
 @require("organiser")
 def start_round(tid, number):
-    """Create the round's matches (label "Round N · Table K") and start every clock together, or, at a table
+    """Create the round's matches (labelled "Round N · Table K" in the organiser's language) and start every clock together, or, at a table
     still setting up, arm it to start when its set-up is done (``armed``); a game played without the clock
     is listed as skipped, as the tables page's start of the round does."""
     json_body(optional=True)
@@ -208,9 +208,14 @@ def start_round(tid, number):
 
     options = match_options(c.store, t["game"], options)
     ids = []
+    from flask import g
+
+    from companion.web import i18n
+
+    lang = g.get("lang", i18n.DEFAULT)  # the label is stored: in the organiser's language ("Turno 2 · Tavolo 1")
     for k, table in enumerate(r["tables"]):
-        m = c.service.create(t["game"], table, options, label=f"Round {number} · Table {k + 1}",
-                             roster=days.table_roster(t, table))
+        label = i18n.translate(lang, "tday.match_label", round=number, table=k + 1)
+        m = c.service.create(t["game"], table, options, label=label, roster=days.table_roster(t, table))
         ids.append(m["id"])
     rows.start_round(c.store, tid, number, ids)
     skipped, started, armed = [], [], []
@@ -226,23 +231,20 @@ def start_round(tid, number):
     return jsonify({**_doc(tid), "started": started, "armed": armed, "skipped": skipped}), 201
 
 
-def _csv(name: str, text: str) -> Response:
-    return Response(text, mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="{name}.csv"'})
-
-
 @bp.get("/api/tournaments/<tid>/standings.csv")
 def standings_csv(tid):
-    import csv
-    import io
+    """The standings as CSV for a spreadsheet (``?dialect=``: see ``core.csv_dialect``), named after the
+    tournament."""
+    from flask import g
 
+    from companion.web import i18n
+    from companion.web.core import csv_dialect, download
+
+    dialect = csv_dialect()
     t = _doc(tid)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(core.STANDINGS_CSV_COLUMNS)
-    for r in t["standings"]:
-        w.writerow(["" if r[k] is None else r[k] for k in core.STANDINGS_CSV_COLUMNS])
-    return _csv(f"tournament-{tid}-standings", buf.getvalue())
+    lang = g.get("lang", i18n.DEFAULT)
+    return download(core.standings_csv(t["standings"], dialect, as_json=True),
+                    f"{t['name']} · {i18n.translate(lang, 'tday.standings')}", "csv")
 
 
 @bp.get("/api/matches/<match_id>/result")
@@ -410,7 +412,7 @@ OPENAPI_PATHS = {
         "parameters": [_TID, _ROUND],
         "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/standings.csv": {"get": {
-        "summary": "The standings as CSV", "parameters": [_TID],
+        "summary": "The standings as CSV, named after the tournament", "parameters": [_TID, CSV_DIALECT_PARAM],
         "responses": {"200": {"description": "CSV", "content": {"text/csv": {"schema": {"type": "string"}}}},
                       **_err(400, 401, 404)}}},
     "/api/matches/{match_id}/result": {"get": {

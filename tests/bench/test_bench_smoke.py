@@ -42,6 +42,7 @@ def test_the_pi_mode_at_a_tiny_size_gives_every_server_row_with_its_floor():
                  "room: fan-out to all 1,000 streams p95"):
         assert "(bare uvicorn + h11, same run), ratio" in rows[name]["note"], rows[name]
     assert "cgroup" in rows[START_NAME]["note"]
+    assert not any(name.startswith("the installed case") for name in rows), rows  # it was made and used
     assert not list(_stale_cgroups())  # the module removed its cgroup
 
 
@@ -82,3 +83,19 @@ def test_without_root_or_cgroups_the_budget_says_why(monkeypatch):
         raise AssertionError("a budget without root")
     rows = list(pi.calibrate(tiny=True))
     assert rows[-1]["verdict"] == "SKIP" and rows[-1]["pi"]["unavailable"]
+
+
+def test_the_installed_case_imports_its_own_copy_without_the_editable_finder(tmp_path):
+    """The start rows run companion as its wheel lays it out: its own copy, compiled, the data packages
+    beside it, no setuptools editable finder at interpreter start."""
+    from bench import installed
+
+    exe = installed.make(tmp_path)
+    code = ("import sys, companion; from companion.base import resources; "
+            "print(companion.__file__); print(resources.web_dir()); "
+            "print(any('editable' in m for m in sys.modules))")
+    p = subprocess.run([exe, "-c", code], capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    where, web, editable = p.stdout.split()
+    assert where.startswith(str(tmp_path)) and web.endswith("companion/web_files") and editable == "False"
+    assert list((tmp_path / "venv").rglob("companion/base/__pycache__/*.pyc"))  # compiled, as pip does

@@ -267,6 +267,7 @@ def test_transcribe_save_export_import_and_play_on_it(new_context, server, token
     phone.locator("#wop-photo").screenshot(path=str(artifacts_dir / "boards-match-photo-390.png"))
     for _ in range(2):
         n = seq(phone)
+        phone.once("dialog", lambda d: d.accept())  # a scoring asks first
         phone.click("#wop-deck-out")
         wait_seq(phone, n + 1)
     expect(phone.locator("#wop-status")).to_contain_text("Game over")

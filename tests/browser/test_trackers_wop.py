@@ -71,6 +71,7 @@ def test_a_match_on_a_board_with_roads(new_context, server, tokens, artifacts_di
     api, org = Api(server, tokens["player"]), Api(server, tokens["organiser"])
     mid = create(api, board=board)
     page = open_match(joined_page(new_context, server), mid, seat="Anna")
+    page.on("dialog", lambda d: d.accept())  # the deck-out scorings ask first
 
     # a row of sites for Anna (a chain along roads for the engine to find), a few for the others
     anna_sites = ["s000", "s001", "s002", "s003", "s004"]
@@ -128,6 +129,7 @@ def test_a_match_on_the_template_board_with_chains_by_hand(new_context, server, 
     api, org = Api(server, tokens["player"]), Api(server, tokens["organiser"])
     mid = create(api)
     page = open_match(joined_page(new_context, server, locale="it-IT"), mid, seat="Bruno")
+    page.on("dialog", lambda d: d.accept())  # the deck-out scorings ask first
     expect(page.locator("#wop-board-note")).to_be_visible()
     for player, country, count in (("Anna", "England", 1), ("Bruno", "Bayern", 1), ("Carla", "England", 1),
                                    ("Anna", "England", 2), ("Bruno", "Bayern", 2), ("Carla", "Italien", 1),

@@ -45,6 +45,7 @@ def test_no_winner_until_the_missing_parts_are_entered_by_hand(new_context, serv
     api.event(mid, "deck.out", {})
     page = open_match(phone(new_context, server), mid, seat="Anna")
     n = seq(page)
+    page.once("dialog", lambda d: d.accept())  # it asks first
     page.click("#wop-deck-out")  # the deck runs out again: the final scoring
     wait_seq(page, n + 1)
 

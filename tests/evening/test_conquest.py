@@ -23,14 +23,14 @@ def owned(page, player: str) -> list[str]:
     return [c for c, p in state["owner"].items() if p == player]
 
 
-def set_up(ev, table) -> None:
+def set_up(ev, table, minutes: int = MINUTES) -> None:
     """The table's set-up on its phones: the Pi deals from the first phone, then each player places their
     units on their own phone, 5 at a time, as the status line says; the clock waits, then starts by itself."""
     first = table.players[0]
     page = table[first]
     for p in table.players:
         expect(table[p].locator("#ci-status")).to_have_text(
-            text(EN, "ci.phase_deal") + " · " + text(EN, "ci.clock_armed", n=MINUTES))
+            text(EN, "ci.phase_deal") + " · " + text(EN, "ci.clock_armed", n=minutes))
     table.act(first, "#ci-deal-pi")
     while True:
         v = page.evaluate("window.companionMatch.view")
@@ -40,16 +40,16 @@ def set_up(ev, table) -> None:
         phone = table[placer]
         wait_seq(phone, v["seq"])
         want = EN[f"ci.phase_place.{'one' if due == 1 else 'other'}"].replace("{player}", placer).replace("{n}", str(due))
-        expect(phone.locator("#ci-status")).to_have_text(want + " · " + text(EN, "ci.clock_armed", n=MINUTES))
+        expect(phone.locator("#ci-status")).to_have_text(want + " · " + text(EN, "ci.clock_armed", n=minutes))
         phone.locator("#ci-place-list .ci-place-row .ci-rest").first.click()
         wait_seq(phone, v["seq"] + 1)
         wait_seq(page, v["seq"] + 1)
     # the last placement started this table's clock: the first seat's turn, the tournament's minutes
     for p in table.players:
         expect(table[p].locator("#ci-status")).to_have_text(text(EN, "clock.turn", player=first))
-        expect(table[p].locator("#history li").first).to_contain_text(text(EN, "ci.ev_clock_start", n=MINUTES))
+        expect(table[p].locator("#history li").first).to_contain_text(text(EN, "ci.ev_clock_start", n=minutes))
     v = table.view()
-    assert v["phase"] == "regular" and v["clock"]["running"] and v["clock"]["limit_seconds"] == MINUTES * 60
+    assert v["phase"] == "regular" and v["clock"]["running"] and v["clock"]["limit_seconds"] == minutes * 60
 
 
 def turn(table, player: str, conquered_note: bool = False) -> None:
@@ -58,8 +58,8 @@ def turn(table, player: str, conquered_note: bool = False) -> None:
     wait_seq(page, seq(table[table.players[0]]))
     expect(page.locator("#ci-step")).to_have_text(text(EN, "ci.step_reinforce", player=player))
     page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
-    act(page, "#ci-reinforce-send")
-    act(page, "#ci-turn-end")
+    table.act(player, "#ci-reinforce-send")
+    table.act(player, "#ci-turn-end")
 
 
 def final_roll(table, player: str, dice: tuple[int, int]) -> None:
@@ -69,7 +69,7 @@ def final_roll(table, player: str, dice: tuple[int, int]) -> None:
     expect(page.locator("#ci-final-text")).to_contain_text(player)
     page.fill("#ci-final-d1", str(dice[0]))
     page.fill("#ci-final-d2", str(dice[1]))
-    act(page, "#ci-final-send")
+    table.act(player, "#ci-final-send")
 
 
 def ranking(page) -> list[dict]:
@@ -89,8 +89,8 @@ def play_to_the_final_rolls(ev, table) -> list[dict]:
     if tv is not None:
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.regular"])
     ev.server.advance(MINUTES * 60)  # the 2 minutes are up during b's turn
-    for p in table.players:
-        expect(table[p].locator("#clock-note")).to_have_text(text(EN, "clock.time_up", player=a))
+    for p in table.players:  # (the clock runner's next tick, once a second, brings it: no event does)
+        expect(table[p].locator("#clock-note")).to_have_text(text(EN, "clock.time_up", player=a), timeout=10_000)
     if tv is not None:
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"])
         expect(tv.locator("#clock-remaining")).to_have_text("0:00")

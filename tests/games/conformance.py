@@ -99,6 +99,7 @@ class Playthrough:
         event = self._event(type_, data)
         game0, clock0 = self.fold.game_state, self.fold.clock_state
         game_copy, clock_copy = copy.deepcopy(game0), copy.deepcopy(clock0)
+        self._check_fields(type_, data)
         try:
             self.fold.apply(copy.deepcopy(event))
         except CompanionError as exc:
@@ -132,6 +133,21 @@ class Playthrough:
         event = self._event(type_, data)
         self.fold.apply(copy.deepcopy(event))  # the same event, a little later: accepted again
         self.events.append(event)
+
+    def _check_fields(self, type_: str, data: dict) -> None:
+        """A writer's event names only the fields its schema does: the proposal passes the write path's check
+        (``Fold.check_new``), the same with an unknown field does not."""
+        try:
+            self.fold.check_new(type_, data)
+        except CompanionError as exc:
+            raise AssertionError(f"{type_} {data!r}: a proposal the rules may take is refused by its fields "
+                                 f"({exc.message})") from None
+        try:
+            self.fold.check_new(type_, {**data, "note": "x"})
+        except CompanionError as exc:
+            assert exc.field == "note", (type_, exc.field)
+        else:
+            raise AssertionError(f"{type_}: an unknown field would be stored")
 
     def _check_refusal(self, exc: CompanionError, event: dict) -> None:
         assert isinstance(exc.field, str) and exc.field, \

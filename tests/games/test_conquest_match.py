@@ -635,7 +635,7 @@ def test_the_turn_s_steps_and_what_each_allows():
     s = started()
     with pytest.raises(RuleError) as err:  # before clock.start nobody's turn has begun
         ci.apply(s, ev("reinforce", player="Anna", placements={}))
-    assert err.value.field == "type" and "clock.start" in err.value.message
+    assert err.value.field == "type" and "when the clock starts" in err.value.message
     assert ci.current_turn(s) is None
     s = playing(s)
     assert ci.current_turn(s) == {"player": "Anna", "step": "reinforce", "conquests": 0, "card": None,
@@ -695,7 +695,7 @@ def test_clock_start_waits_for_the_set_up_unless_overridden():
     s = dealt()
     with pytest.raises(RuleError) as err:
         ci.apply(s, ev("clock.start"))
-    assert err.value.field == "type" and "override" in err.value.message
+    assert err.value.field == "type" and "on purpose" in err.value.message
     with pytest.raises(InputError) as err:
         ci.apply(s, ev("clock.start", override="yes"))
     assert err.value.field == "override"
@@ -710,7 +710,7 @@ def test_clock_start_waits_for_the_set_up_unless_overridden():
     owner, _ = ci.deal(PLAYERS, GM, random.Random(1))
     with pytest.raises(RuleError) as err:
         ci.apply(s3, ev("setup.deal", owner=owner))
-    assert "before clock.start" in err.value.message
+    assert "before the clock starts" in err.value.message
 
 
 # -- a turn with nothing to place (docs/rulings.md#conquest-the-turn) -------------------------------------

@@ -43,6 +43,51 @@ def test_cli_start_loads_nothing_heavy(argv):
     assert out["modules"] == [], f"a CLI start imported {out['modules']}"
 
 
+# stdlib modules a CLI start does without (about a quarter of its imports' time): argparse asks shutil for the
+# terminal's width (shutil brings bz2, lzma, zlib and fnmatch), pathlib brings urllib.parse and ipaddress
+LIGHT = ("shutil", "pathlib", "datetime", "bz2", "lzma", "fnmatch", "urllib", "ipaddress")
+BARE = """
+import io, json, sys
+sys.path.insert(0, %r)
+from contextlib import redirect_stdout
+from companion.cli import main
+with redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(m for m in sys.modules if m.split(".")[0] in %r)}))
+""" % (str(REPO), LIGHT)
+
+
+@pytest.mark.parametrize("argv", [
+    ["score", "richelieu", str(REPO / "schemas/examples/richelieu.score/rule-book-bonus-example.json")],
+    ["score", "web-of-power", str(REPO / "schemas/examples/web-of-power.score/rulebook-franken-lothringen.json")],
+    ["score", "conquest-italy", str(REPO / "schemas/examples/conquest-italy.score/end-of-match-4-players.json")],
+    ["odds", "125", "125"],
+])
+def test_cli_start_needs_no_shutil_pathlib_or_datetime(argv):
+    # -S: without site (the development venv's editable finder imports pathlib itself; a wheel install does not)
+    p = subprocess.run([sys.executable, "-S", "-c", BARE, *argv], capture_output=True, text=True, timeout=60,
+                       cwd=str(REPO))
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["code"] == 0
+    assert out["modules"] == [], f"a CLI start imported {out['modules']}"
+
+
+def test_help_is_as_wide_as_the_terminal_says():
+    # the width argparse would take from shutil.get_terminal_size(): $COLUMNS here
+    import os
+
+    env = {**os.environ, "COLUMNS": "60"}
+    p = subprocess.run([sys.executable, "-m", "companion", "score", "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=str(REPO), env=env)
+    assert p.returncode == 0, p.stderr
+    assert max(len(line) for line in p.stdout.splitlines()) <= 58
+    env["COLUMNS"] = "200"
+    wide = subprocess.run([sys.executable, "-m", "companion", "score", "--help"], capture_output=True, text=True,
+                          timeout=60, cwd=str(REPO), env=env).stdout
+    assert max(len(line) for line in wide.splitlines()) > 58
+
+
 def test_date_time_format_is_still_checked():
     """Dropping the format-nongpl extra must keep date-time checking (companion/base/schemas.py checks it)."""
     from companion.base.errors import InputError

@@ -451,3 +451,57 @@ def test_a_request_head_over_16_kib_in_one_piece_is_refused(tmp_path):
         s.close()
     finally:
         server.stop()
+
+
+CARD_WRITES = examples(200, 2000)
+
+
+def db_bytes(data_dir) -> int:
+    return sum(p.stat().st_size for p in data_dir.glob("companion.db*"))
+
+
+def test_a_seated_phone_cannot_fill_the_box_s_card(tmp_path):
+    """A phone seated by the club's link alternates a Web of Power event carrying a 60 KB field and its
+    undo, as fast as it can (that wrote 77-144 MB a minute): the field is refused, the phone is slowed to a
+    steady pace, and the database grows by kilobytes. Bounded: CARD_WRITES requests."""
+    server = start(tmp_path)
+    try:
+        join = server.join_url.split(server.host, 1)[1]
+        conn = http.client.HTTPConnection(server.host, timeout=10, source_address=("127.0.7.1", 0))
+        conn.request("GET", join)
+        r = conn.getresponse()
+        r.read()
+        cookie = r.getheader("Set-Cookie").split(";", 1)[0]
+        head = {"Cookie": cookie, "Origin": f"http://{server.host}", "Content-Type": "application/json"}
+
+        def post(path, body):
+            conn.request("POST", path, body=json.dumps(body), headers=head)
+            resp = conn.getresponse()
+            return resp.status, json.loads(resp.read() or b"null")
+
+        status, m = post("/api/matches", {"game": "web-of-power", "players": ["Ada", "Bo", "Cy"]})
+        assert status == 201, m
+        mid, seq = m["id"], 0
+        before = db_bytes(tmp_path / "data")
+        answers = []
+        for i in range(CARD_WRITES):
+            if i % 2 == 0:
+                data = {"player": "Ada", "piece": "councillor", "country": "England", "count": 1}
+                if i % 4 == 0:
+                    data["note"] = "x" * 60_000
+                status, body = post(f"/api/matches/{mid}/events", {"type": "place", "expected_seq": seq, "data": data})
+            else:
+                status, body = post(f"/api/matches/{mid}/undo", {"expected_seq": seq})
+            answers.append(status)
+            if status == 201:
+                seq += 1
+        grown = db_bytes(tmp_path / "data") - before
+        print(f"{CARD_WRITES} writes of a seated phone: {sorted((a, answers.count(a)) for a in set(answers))}; "
+              f"the database grew by {grown / 1024:.0f} KiB")
+        assert 400 in answers and 429 in answers and 201 in answers
+        assert grown < 2 * 1024 * 1024, grown
+        assert call(server, "GET", "/healthz")[0] == 200
+        conn.close()
+    finally:
+        err = server.stop()
+    assert "Traceback" not in err, err

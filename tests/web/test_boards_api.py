@@ -228,3 +228,16 @@ def test_the_openapi_document_lists_the_board_paths(api):
     text = json.dumps(doc["components"]["schemas"]["web-of-power.map"])
     assert "$defs" not in text and "$ref" not in text
     assert len(PAIRS) == 13
+
+
+def test_a_clubs_match_without_a_club_default_plays_on_the_boxs_default(organiser, player):
+    """A club that chose no default board plays on the box's default (a tournament's matches carry the
+    club of its roster players), not on the installed template."""
+    bid = create(organiser)["id"]
+    organiser.post(f"/api/boards/{bid}/versions", {"board": complete_board()})
+    assert organiser.put("/api/boards/default", {"board_id": bid}).status_code == 200
+    club = organiser.post("/api/clubs", {"name": "Boardless club"}).json["id"]
+    r = player.post("/api/matches", {"game": "web-of-power", "players": ["Anna", "Bruno", "Carla"],
+                                     "options": {"club": club}})
+    assert r.status_code == 201, r.json
+    assert r.json["options"]["board_ref"] == {"id": bid, "version": 2}

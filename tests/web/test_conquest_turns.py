@@ -274,7 +274,7 @@ def test_elimination_skips_the_seat_passes_the_cards_and_the_season_records_it(s
 
 def test_the_clock_waits_for_the_set_up_unless_overridden(seeded, player, organiser):
     mid = dealt(seeded, player)
-    err = refused(seeded, player, mid, "clock.start", {}, "type", "set-up is not over", "override")
+    err = refused(seeded, player, mid, "clock.start", {}, "type", "set-up is not over", "on purpose")
     assert "units are still to place" in err
     mid2 = dealt(seeded, player)
     r = organiser.post(f"/api/matches/{mid2}/events", {"type": "clock.start", "data": {"override": True},

@@ -74,6 +74,7 @@ def _data_fields(schema: dict) -> set[str]:
 def dynamic_values() -> dict[str, set[str] | None]:
     """Each run-time prefix and the values it is joined with (None: the code falls back to a readable
     text when the key is missing, e.g. an unknown summary column)."""
+    from companion import dice
     from companion.core import clock
     from companion.services import clockrunner
     from companion.games import GAMES, game_module
@@ -112,14 +113,22 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "wop.scoring_": {"intermediate", "final"},
         "ci.symbol_": symbols,
         "ci.set_": set(SET_KINDS),
-        "ci.step_": {ci.REINFORCE, ci.ATTACK, ci.MOVED, ci.CARD},
+        # (the attack step names its count of conquests: ci.step_attack.one/.other, a counted string)
+        "ci.step_": {ci.REINFORCE, ci.MOVED, ci.CARD},
         "breakdown.": None,
+        # the smart dice (companion/dice.py, companion/core/dice_roll.py; js/dice.js, js/dice-live.js)
+        "dice.state_": set(dice.ROLL_STATES.values()),
+        "dice.side_": {"attack", "defend", "any"},
+        "dice.status_": {"waiting", "rolling", "settled", "crooked", "wrong_side", "moved_after"},
+        "dice.note.": {"crooked", "wrong_side", "moved_after", "not_d6", "timeout"},
         "boards.status_": {"template", "partial", "complete"},
         "boards.hint_": {"site", "road", "sea"},
         # the board checker's sentences the editor words (the others stay as the checker wrote them)
-        "boards.p_": {"book_sites", "alliances_unknown", "roads_unknown", "lonely", "count_unknown", "unknown_site",
+        # (those with a count have its plural forms: "1 site", "2 sites")
+        "boards.p_": {"alliances_unknown", "roads_unknown", "count_unknown", "unknown_site",
                       "site_twice", "road_twice", "road_self", "book_alliance", "book_sea", "book_not_sea",
-                      "unplaced", "parts", "alliance_same", "book_cards", "unnamed"},
+                      "parts", "alliance_same", "book_cards"} |
+                     {f"{k}.{form}" for k in ("book_sites", "lonely", "unplaced", "unnamed") for form in ("one", "other")},
     }
 
 

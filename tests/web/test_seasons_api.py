@@ -136,12 +136,12 @@ def test_history_exports_and_chart(organiser, season):
     assert [(x["match"], x["points"], x["cumulative"]) for x in h["history"]] == [("t1", 2, 2), ("t2", -0.5, 1.5)]
     r = organiser.get(f"/api/seasons/{season['id']}/players/Zed")
     assert r.status_code == 400 and r.json["field"] == "player"
-    r = organiser.get(f"/api/seasons/{season['id']}/export.csv")
+    r = organiser.get(f"/api/seasons/{season['id']}/export.csv?dialect=plain")  # a script's CSV: no BOM
     assert r.status_code == 200 and r.mimetype == "text/csv" and "attachment" in r.headers["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))
     assert [(x["rank"], x["player"], x["points"]) for x in rows] == \
         [("1", "Anna", "1.5"), ("2", "Bruno", "1"), ("3", "Carla", "-1.5")]
-    r = organiser.get(f"/api/seasons/{season['id']}/export.csv?table=results")
+    r = organiser.get(f"/api/seasons/{season['id']}/export.csv?table=results&dialect=plain")
     assert len(list(csv.DictReader(io.StringIO(r.get_data(as_text=True))))) == 6
     assert organiser.get(f"/api/seasons/{season['id']}/export.csv?table=x").json["field"] == "table"
     doc = organiser.get(f"/api/seasons/{season['id']}/export.json").json
@@ -209,7 +209,7 @@ def test_pages(organiser, api, season):
     r = api.get("/seasons")
     assert r.status_code == 200 and season["name"] in r.get_data(as_text=True)
     html = api.get(f"/seasons/{season['id']}").get_data(as_text=True)
-    assert 'id="eligibility"' in html and "30%" in html and "5 matches" in html and "(2 or more)" in html
+    assert 'id="eligibility"' in html and "30%" in html and "(5 matches so far; 2 or more)" in html
     assert "Zoe &lt;b&gt;" in html and "Zoe <b>" not in html  # escaped in the table and in the chart
     assert "Not ranked yet" in html and "1 more" in html
     assert "<svg" in html and "export.csv" in html
@@ -235,3 +235,33 @@ def test_openapi_lists_the_season_paths(api):
     assert "season.result" in doc["components"]["schemas"]
     import json
     assert "#/$defs/" not in json.dumps(doc["components"]["schemas"]["season.result"])
+
+
+def test_pages_in_italian_write_numbers_and_counts_as_italian_does(api, organiser, season):
+    """-2,5 with the decimal comma, "dell'unica partita" for one match, matches listed by their label."""
+    add(organiser, season, [R("Anna", 1), R("Bruno", 2), R("Carla", 3), R("Dario", 4, False, True)], id="t1")
+    html = api.get(f"/seasons/{season['id']}?lang=it").get_data(as_text=True)
+    assert "-2,5" in html and "-2.5" not in html
+    assert "(1 partita finora;" in html and "1 partite" not in html
+    en = api.get(f"/seasons/{season['id']}?lang=en").get_data(as_text=True)
+    assert "-2.5" in en and "(1 match so far;" in en and "1 matches" not in en
+    h = api.get(f"/seasons/{season['id']}/players/Dario?lang=it").get_data(as_text=True)
+    assert "-2,5" in h and "-2.5" not in h
+
+
+def test_the_season_page_lists_app_matches_by_their_label(app, organiser, season, monkeypatch):
+    from companion import games
+
+    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.services.test_seasons")
+    r = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["ada", "bo", "cy"],
+                                        "label": "Turno 2 · Tavolo 1"})
+    mid = r.json["id"]
+    r = organiser.post(f"/api/matches/{mid}/events",
+                       {"type": "finish", "data": {"ranking": ["bo", "ada", "cy"]}, "expected_seq": 0})
+    assert r.status_code == 201, r.json
+    html = organiser.get(f"/seasons/{season['id']}").get_data(as_text=True)
+    item = html[html.index('id="season-matches"'):]
+    item = item[:item.index("</ul>")]
+    assert f'<a href="/m/{mid}">Turno 2 · Tavolo 1</a>' in item
+    rid = organiser.get(f"/api/seasons/{season['id']}/matches").json["matches"][0]["id"]
+    assert rid not in item.replace(f"data-match=\"{rid}\"", "").replace(f"data-remove=\"{rid}\"", "").replace(f"/m/{mid}", "")

@@ -68,7 +68,7 @@
       if (node.children.length) return; // a city's name with its card mark
       var s = node.textContent, m;
       if (LEGEND[s]) { node.textContent = t(LEGEND[s]); return; }
-      if ((m = /^(.+): \+(-?\d+) \((\d+) cities\)$/.exec(s))) { node.textContent = t("ci.legend_region", { name: m[1], bonus: m[2], n: m[3] }); return; }
+      if ((m = /^(.+): \+(-?\d+) \((\d+) cities\)$/.exec(s))) { node.textContent = C.plural("ci.legend_region", Number(m[3]), { name: m[1], bonus: m[2] }); return; }
       if ((m = /^([a-z ]+) = (-?\d+)$/.exec(s)) && SETS.indexOf(m[1].replace(/ /g, "_")) >= 0)
         node.textContent = t("ci.legend_set", { kind: t("ci.set_" + m[1].replace(/ /g, "_")), n: m[2] });
     });
@@ -254,7 +254,8 @@
     fill(sel, players.map(function (p) { return { value: p, label: p }; }), want);
     var hint = $("ci-step");
     hint.hidden = !tn;
-    if (tn) hint.textContent = t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests }) +
+    if (tn) hint.textContent = (tn.step === "attack" ? C.plural("ci.step_attack", tn.conquests, { player: tn.player }) :
+      t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests })) +
       (tn.card_owed ? " · " + t("ci.card_owed") : "");
   }
   function started() { return usesClock() ? client.view.phase !== "setup" : !!st().started; }
@@ -311,13 +312,13 @@
     lastCalcKey = key;
     var q = "?player=" + encodeURIComponent(p) + (trade.length === 3 ? trade.map(function (c) { return "&trade=" + encodeURIComponent(c); }).join("") : "");
     C.api("GET", base() + "/conquest/reinforcements" + q).then(function (r) {
-      var parts = [t("ci.calc_base", { n: r.territories, base: r.base })];
+      var parts = [C.plural("ci.calc_base", r.territories, { base: r.base })];
       r.regions.forEach(function (g) { parts.push(g.name + " +" + g.bonus); });
       if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
       var calc = $("ci-reinforce-calc");
       calc.textContent = "";
       calc.appendChild(el("p", null, el("strong", { text: C.plural("ci.calc_total", r.placeable) }), " = " + parts.join(" + ") +
-        (r.not_placed ? " · " + t("ci.calc_cap", { n: r.not_placed }) : "")));
+        (r.not_placed ? " · " + C.plural("ci.calc_cap", r.not_placed) : "")));
       var due = r.placeable;
       var draw = function () {
         var total = steppers($("ci-reinforce-list"), owned(p), reinforceDraft, due, draw);
@@ -357,10 +358,38 @@
     var defend = to.value ? Math.min(3, s.units[to.value]) : 0;
     tableDice($("ci-adice"), parseInt(nd.value, 10) || 0, "ci-a");
     tableDice($("ci-ddice"), defend, "ci-d");
-    var table = document.querySelector("input[name=ci-dice-mode]:checked").value === "table";
+    smartDefault();
+    var table = diceMode() === "table";
     $("ci-table-dice").hidden = !table;
     odds(from.value, to.value);
     renderLastCombat();
+  }
+  // the table's smart dice (js/dice-live.js): a third way to roll, the one chosen when the match's dice are smart
+  var Dice = function () { return window.CompanionDice; };
+  function diceMode() { return document.querySelector("input[name=ci-dice-mode]:checked").value; }
+  function smartDefault() {
+    var smart = !!(Dice() && Dice().smart());
+    $("ci-dice-smart-label").hidden = !smart;
+    var box = document.querySelector("input[name=ci-dice-mode][value=smart]");
+    if (smart && !box.dataset.chosen) { box.dataset.chosen = "1"; box.checked = true; }
+    if (!smart && box.checked) document.querySelector("input[name=ci-dice-mode][value=pi]").checked = true;
+    $("ci-final-pi").textContent = t(smart ? "ci.final_dice" : "ci.final_pi");
+  }
+  // the roll the dice could not finish: the faces read so far go in the fields, the table types the rest
+  function byHand(w) {
+    if (!w || (w.state !== "timeout" && w.state !== "refused")) return;
+    if (w.what === "combat") {
+      document.querySelector("input[name=ci-dice-mode][value=table]").checked = true;
+      renderCombat();
+      var fillIn = function (box, faces) {
+        Array.prototype.forEach.call(box.querySelectorAll("input"), function (i, k) { i.value = faces && faces[k] ? faces[k] : ""; });
+      };
+      fillIn($("ci-adice"), (w.faces || {}).attack);
+      fillIn($("ci-ddice"), (w.faces || {}).defend);
+    } else if (w.what === "final-roll") {
+      var f = (w.faces || {}).any || [];
+      $("ci-final-d1").value = f[0] || ""; $("ci-final-d2").value = f[1] || "";
+    }
   }
   // every attack the player can make, as big buttons (most units against fewest first): one tap chooses it
   function renderTargets(p, src, dst) {
@@ -524,7 +553,7 @@
       var held = progress.held.indexOf(c) >= 0;
       return el("li", { class: held ? "held" : null, "data-city": c }, (held ? "✓ " : "○ ") + c);
     })));
-    box.appendChild(el("p", { text: t("ci.secret_progress", { held: progress.held.length, n: cities.length, points: progress.points }) }));
+    box.appendChild(el("p", { text: C.plural("ci.secret_progress", cities.length, { held: progress.held.length, points: C.plural("tv.points", progress.points) }) }));
     if (progress.complete && !client.view.ended) {
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {
@@ -628,8 +657,16 @@
       post("turn-end", { player: p }).then(function (m) { if (m) { $("ci-player").dataset.touched = ""; clear(reinforceDraft); trade = []; } });
     });
     $("ci-final-pi").addEventListener("click", function () {
+      if (Dice() && Dice().smart()) {
+        Dice().roll("final-roll", { player: client.view.awaiting_roll }).then(null, function (e) { C.toast(C.errorText(e), true); });
+        return;
+      }
       done(client._write(base() + "/final-roll", { expected_seq: client.seq, player: client.view.awaiting_roll }));
     });
+    if (Dice()) {
+      Dice().on(byHand);
+      Dice().ready.then(function () { if (client.view) update(client.view, client); });
+    }
     $("ci-final-send").addEventListener("click", function () {
       var a = parseInt($("ci-final-d1").value, 10), b = parseInt($("ci-final-d2").value, 10);
       if (!(a >= 1 && a <= 6 && b >= 1 && b <= 6)) { C.toast(t("ci.bad_dice"), true); return; }
@@ -650,7 +687,12 @@
       var data = { player: currentPlayer(), from: $("ci-from").value, to: $("ci-to").value };
       var mv = parseInt($("ci-move-in").value, 10);
       if (mv >= 1) data.move = mv;
-      if (document.querySelector("input[name=ci-dice-mode]:checked").value === "table") {
+      if (diceMode() === "smart") {
+        data.dice = parseInt($("ci-ndice").value, 10);
+        Dice().roll("combat", data).then(null, function (e) { C.toast(C.errorText(e), true); });
+        return;
+      }
+      if (diceMode() === "table") {
         var read = function (box) { return Array.prototype.map.call(box.querySelectorAll("input"), function (i) { return parseInt(i.value, 10); }); };
         var a = read($("ci-adice")), d = read($("ci-ddice"));
         if (a.concat(d).some(function (x) { return !(x >= 1 && x <= 6); })) { C.toast(t("ci.bad_dice"), true); return; }
@@ -684,7 +726,8 @@
         return t(e.type === "reinforce" ? "ci.ev_reinforce" : "ci.ev_place", { player: d.player }) + ": " +
           Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
-      case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) });
+      case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) }) +
+        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "");
       case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
       case "card.draw": return d.card === undefined ? t("ci.ev_card_hidden", { player: d.player }) : t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });
@@ -692,7 +735,8 @@
       case "objective.completed": return t("ci.ev_objective_done", { player: d.player });
       case "turn.end": return C.plural("ci.ev_turn_end", d.conquered === undefined ? "?" : d.conquered, { player: d.player }) +
         (d.card ? " · " + t("ci.ev_turn_card", { card: d.card }) : Array.isArray(e.hidden) && e.hidden.indexOf("card") >= 0 ? " · " + t("ci.ev_turn_card_hidden") : "");
-      case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) });
+      case "final.roll": return t("ci.ev_final_roll", { player: d.player, dice: dieFaces(d.dice) }) +
+        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "");
       case "clock.start": return t(d.override ? "ci.ev_clock_start_override" : "ci.ev_clock_start", { n: d.limit_minutes || 120 });
       case "clock.arm": return t("ci.ev_clock_arm", { n: d.limit_minutes || 120 });
       case "undo": return e.undid ? t("ci.ev_undo_of", { what: C.describeEvent(GAME, e.undid) }) : t("ci.ev_undo");

@@ -53,7 +53,7 @@
   function renderStatus() {
     var s = sm(), text;
     if (s.final) text = t("rl.ended", { players: s.standings.winners.join(", ") });
-    else text = t("rl.status", { player: s.turn.player, n: s.turn.allowed, left: s.turn.left, cardinal: s.cardinal,
+    else text = C.plural("rl.status", s.turn.allowed, { player: s.turn.player, left: s.turn.left, cardinal: s.cardinal,
       done: s.intrigues_resolved, of: s.intrigues_resolved + s.intrigues_left });
     $("rl-status").textContent = text;
   }
@@ -63,7 +63,7 @@
     box.hidden = !!s.final;
     if (s.final) return;
     var m = s.markers[turn.player];
-    $("rl-turn-title").textContent = t("rl.turn_title", { player: turn.player, n: turn.allowed });
+    $("rl-turn-title").textContent = C.plural("rl.turn_title", turn.allowed, { player: turn.player });
     $("rl-turn-info").textContent = (m.behind_cardinal ? t("rl.behind") : t("rl.level_or_ahead")) + " · " +
       t("rl.actions_left", { n: turn.left }) + (turn.done.length ? " · " + t("rl.done", { list: turn.done.map(function (a) { return t("rl.action_" + a); }).join(", ") }) : "");
     var next = turn.next || {};
@@ -102,7 +102,7 @@
       var sheets = ["richelieu"].concat(FACTIONS).filter(function (k) { return x.cards[k]; }).map(function (k) { return t("rl.sheet_" + k) + "×" + x.cards[k]; }).join(" ");
       return el("tr", { "data-player": p, class: p === sm().turn.player && !sm().final ? "leader" : null },
         el("td", null, who(p)),
-        el("td", { class: "num", "data-track": "prestige", title: t("rl.marker", { n: mk.track, tiles: mk.tiles_30 }), text: String(x.prestige) + (mk.behind_cardinal ? " ◂" : "") }),
+        el("td", { class: "num", "data-track": "prestige", title: C.plural("rl.marker", mk.tiles_30, { track: mk.track }), text: String(x.prestige) + (mk.behind_cardinal ? " ◂" : "") }),
         TRACKS.slice(1).map(function (k) {
           var hidden = x[k] === null || x[k] === undefined;
           return el("td", { class: "num" + (hidden ? " muted" : ""), "data-track": k, title: hidden ? t("rl.behind_screen") : null, text: hidden ? "—" : String(x[k]) });

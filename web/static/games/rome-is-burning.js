@@ -154,7 +154,7 @@
       });
       box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
         el("thead", null, head), el("tbody", null, rows))));
-      if (r.new_emperor) box.appendChild(el("p", { class: "small", text: t("rb.would_elect", { player: r.new_emperor, n: r.emperor_points }) }));
+      if (r.new_emperor) box.appendChild(el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }));
     }, function () {});
   }
 
@@ -232,7 +232,16 @@
         if (m) { $("rb-deal-rows").textContent = ""; $("rb-first").dataset.touched = ""; }
       });
     });
-    function roll(dir) { return function () { post("move", { player: sm().to_move, direction: dir }); }; }
+    function roll(dir) {
+      return function () {
+        var D = window.CompanionDice;
+        if (D && D.smart()) {  // the table's smart die (js/dice-live.js): the box records the move when it lands
+          D.roll("move", { player: sm().to_move, direction: dir }).then(null, function (e) { C.toast(C.errorText(e), true); });
+          return;
+        }
+        post("move", { player: sm().to_move, direction: dir });
+      };
+    }
     function table(dir) {
       return function () {
         var d = parseInt($("rb-die").value, 10);
@@ -256,7 +265,8 @@
     var d = e.data || {};
     switch (e.type) {
       case "turn.setup": return C.plural("rb.ev_setup", Object.keys(d.spaces || {}).length * 2) + (d.first ? " · " + t("rb.ev_first", { player: d.first }) : "");
-      case "move": return t("rb.ev_move", { player: d.player, die: d.die, dir: d.direction === "cw" ? "↻" : "↺" });
+      case "move": return t("rb.ev_move", { player: d.player, die: d.die, dir: d.direction === "cw" ? "↻" : "↺" }) +
+        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "");
       case "steal": return t("rb.ev_steal", { player: d.player, from: d.from, card: d.card });
       case "turn.score": return t("rb.ev_score") + (d.emperor_choice ? " (" + d.emperor_choice + ")" : "");
       case "emperor.choose": return t("rb.ev_choose", { player: d.emperor });

@@ -507,6 +507,8 @@
     $("wop-deck-out").addEventListener("click", function () {
       var data = {};
       if (!$("wop-chains").hidden) { var ch = readChains(); if (!ch) return; if (Object.keys(ch).length) data.chains = ch; }
+      // a scoring for the whole table (the second one ends the match): asked first
+      if (!window.confirm(t(sm().next_scoring === "intermediate" ? "wop.deck_out_1_confirm" : "wop.deck_out_2_confirm"))) return;
       send("deck.out", data);
     });
     $("wop-hand-finish").addEventListener("click", function () {

@@ -270,7 +270,7 @@
     ul.textContent = "";
     if (!b) return;
     ul.appendChild(el("li", { text: t("boards.book_countries", { list: b.countries.join(", ") }) }));
-    Object.keys(b.site_counts).forEach(function (c) { ul.appendChild(el("li", { text: t("boards.book_sites", { country: c, n: b.site_counts[c] }) })); });
+    Object.keys(b.site_counts).forEach(function (c) { ul.appendChild(el("li", { text: C.plural("boards.book_sites", b.site_counts[c], { country: c }) })); });
     Object.keys(b.alliances).forEach(function (n) { ul.appendChild(el("li", { text: t("boards.book_alliance", { number: n, a: b.alliances[n][0], b: b.alliances[n][1] }) })); });
     ul.appendChild(el("li", { text: t("boards.book_sea", { list: b.sea_routes.join(", ") }) }));
     ul.appendChild(el("li", { text: t("boards.book_cards", { list: b.card_colours.map(function (k) { return k.countries.join("/") + " " + k.cards; }).join("; ") }) }));
@@ -331,10 +331,10 @@
   // the checker's sentences (English, companion/games/wop_board.py) in the page's language; one it does not
   // know stays as the checker wrote it
   var PROBLEMS = [
-    [/^the rule book says (.+) has (\d+) sites, not (\d+)$/, "book_sites", ["country", "book", "n"]],
+    [/^the rule book says (.+) has (\d+) sites, not (\d+)$/, "book_sites", ["country", "book", "n"], "book"],
     [/^countries unknown for alliance\(s\) (.+): they score nothing until transcribed$/, "alliances_unknown", ["list"]],
     [/^roads unknown: chains are entered by hand$/, "roads_unknown", []],
-    [/^(\d+) site\(s\) on no road: (.+)$/, "lonely", ["n", "list"]],
+    [/^(\d+) site\(s\) on no road: (.+)$/, "lonely", ["n", "list"], "n"],
     [/^site count unknown for (.+)$/, "count_unknown", ["list"]],
     [/^unknown site '(.+)'$/, "unknown_site", ["site"]],
     [/^site '(.+)' is listed twice$/, "site_twice", ["site"]],
@@ -343,11 +343,11 @@
     [/^the rule book says alliance (\d+) is (.+)-(.+)$/, "book_alliance", ["number", "a", "b"]],
     [/^the rule book says alliance (\d+) crosses water \(a sea route\)$/, "book_sea", ["number"]],
     [/^the rule book says alliance (\d+) is not a sea route$/, "book_not_sea", ["number"]],
-    [/^(\d+) site\(s\) not placed on the drawing yet: (.+)$/, "unplaced", ["n", "list"]],
+    [/^(\d+) site\(s\) not placed on the drawing yet: (.+)$/, "unplaced", ["n", "list"], "n"],
     [/^the road network falls into (\d+) separate parts$/, "parts", ["n"]],
     [/^alliance (\d+) joins the same countries as alliance (\d+)$/, "alliance_same", ["number", "other"]],
     [/^the rule book's card colours are: (.+)$/, "book_cards", ["list"]],
-    [/^(.+): (\d+) of (\d+) sites are not named yet$/, "unnamed", ["country", "n", "count"]]
+    [/^(.+): (\d+) of (\d+) sites are not named yet$/, "unnamed", ["country", "n", "count"], "count"]
   ];
   function problemText(pr) {
     for (var i = 0; i < PROBLEMS.length; i++) {
@@ -355,6 +355,8 @@
       if (!m) continue;
       var vars = {};
       PROBLEMS[i][2].forEach(function (k, j) { vars[k] = m[j + 1]; });
+      var counted = PROBLEMS[i][3];  // the count the sentence's noun agrees with ("1 site", "2 sites")
+      if (counted) return t("boards.p_" + PROBLEMS[i][1] + "." + C.pluralForm(Number(vars[counted])), vars);
       return t("boards.p_" + PROBLEMS[i][1], vars);
     }
     return pr.message;
@@ -368,8 +370,9 @@
     r.warnings.forEach(function (pr) { warns.appendChild(el("li", { class: "bd-warning", "data-path": pr.path, text: "⚠ " + problemText(pr) })); });
     if (!r.errors.length && !r.warnings.length) warns.appendChild(el("li", { text: t("boards.no_problems") }));
     var k = r.counts || {};
-    $("bd-counts").textContent = t("boards.counts", { sites: k.sites || 0, roads: k.roads === null || k.roads === undefined ? "?" : k.roads,
-      alliances: k.alliances_known || 0, total: k.alliances || 0 });
+    $("bd-counts").textContent = t("boards.counts", { sites: C.plural("boards.n_sites", k.sites || 0),
+      roads: k.roads === null || k.roads === undefined ? t("boards.roads_unknown") : C.plural("boards.n_roads", k.roads),
+      alliances: C.plural("boards.n_alliances", k.alliances || 0, { known: k.alliances_known || 0 }) });
     highlightProblems();
   }
   function highlightProblems() {

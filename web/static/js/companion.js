@@ -246,7 +246,7 @@
         setOnline(false);
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
       };
-      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound"].forEach(on);
+      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice"].forEach(on);
       kick();
     }
     open();
@@ -376,6 +376,8 @@
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },
       "tv-sound": function (d) { if (handlers.tvSound) handlers.tvSound(d); },
+      // the table's smart dice (js/dice-live.js follows them)
+      dice: function (d) { document.dispatchEvent(new CustomEvent("companion:dice", { detail: d })); },
       open: function () { if (handlers.open) handlers.open(); }
     });
   };

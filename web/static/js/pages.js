@@ -70,8 +70,8 @@
         var b = breakdown && breakdown[n] || {};
         return el("tr", { class: scores[n] === top && names.length > 1 ? "leader" : null, "data-player": n },
           el("td", null, swatch(colourOf(match || {}, n)), n),
-          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : String(b[k]) }); }),
-          el("td", { class: "num score", text: String(scores[n]) }));
+          cols.map(function (k) { return el("td", { class: "num", text: b[k] === undefined ? "" : typeof b[k] === "number" ? C.num(b[k]) : String(b[k]) }); }),
+          el("td", { class: "num score", text: typeof scores[n] === "number" ? C.num(scores[n]) : String(scores[n]) }));
       });
       box.appendChild(el("div", { class: "table-wrap" }, el("table", { class: "scores" }, el("thead", null, head), el("tbody", null, rows))));
       var extra = Object.keys(summary).filter(function (k) { return ["scores", "points", "breakdown"].indexOf(k) < 0; });
@@ -106,6 +106,7 @@
   function scalar(v) {
     if (v === null || v === undefined) return "–";
     if (typeof v === "boolean") return v ? "✓" : "–";
+    if (typeof v === "number") return C.num(v);
     return String(v);
   }
   function compact(v) {
@@ -343,6 +344,8 @@
       else if (clock.checked !== (game.value === "conquest-italy") || options.clock !== undefined) {
         if (options.clock === undefined) options.clock = clock.checked;
       }
+      var diceSel = document.getElementById("opt-dice");  // where the dice come from (docs/dice.md)
+      if (diceSel && diceSel.value !== "pi" && options.dice === undefined && !options.tracking) options.dice = diceSel.value;
       if (!boardField.hidden && options.board === undefined && options.board_id === undefined) options.board_id = boardSel.value || null;
       var doc = { game: game.value, players: players, colours: colours, options: options };
       if (window.CompanionRoster) window.CompanionRoster.extend(doc, list);  // club, season, roster ids (roster.js)
@@ -416,6 +419,8 @@
       return client.send("turn.end", data);
     });
     clockAction("final-roll", function () {
+      var D = window.CompanionDice;
+      if (D && D.smart()) return D.roll("final-roll", {});  // the table's smart dice (js/dice-live.js)
       return client._write("/api/matches/" + encodeURIComponent(id) + "/final-roll", { expected_seq: client.seq });
     });
     window.companionMatch = client; // for game trackers and tests
@@ -424,7 +429,8 @@
     // event the match's last event, an undo, took back)
     var inEffect = null, redoable = null;
     var role = body.dataset.role || "viewer";
-    function isPiRoll(e) { return !!(e && e.data && e.data.rolled_by === "pi"); }
+    // the box rolled these dice, or read them from the table's smart dice: undoing them is the organiser's
+    function isPiRoll(e) { return !!(e && e.data && (e.data.rolled_by === "pi" || e.data.rolled_by === "dice")); }
     function drawHistory() {
       historyBox.textContent = "";
       // which events an undo took back: walk forward keeping a stack of events in effect
@@ -740,10 +746,9 @@
       C.api("POST", "/api/tournament/round", { match_ids: ready }).then(function (d) {
         // a table still setting up has its clock armed: it starts when that table's set-up is done
         var rows = (d && d.result) || [], armed = rows.filter(function (r) { return r.armed; }).length;
-        var words = [];
-        if (ready.length - armed) words.push(C.plural("tournament.started_n", ready.length - armed));
-        if (armed) words.push(C.plural("tournament.armed_n", armed));
-        C.toast(words.join(" ") + said); load();
+        var words = ready.length - armed ? C.plural("tournament.started_n", ready.length - armed) : t("tournament.started") + ":";
+        if (armed) words += " " + C.plural("tournament.armed_n", armed);
+        C.toast(words + said); load();
       }, function (e) { C.toast(C.errorText(e), true); });
     });
   }
@@ -787,17 +792,19 @@
       }, function (e) { list.textContent = C.errorText(e); });
     }
     if (list) loadSessions();
+    initWifi();
   }
 
   // -- sign-in / PIN --------------------------------------------------------------------------------------
   function initLogin() {
     var errBox = document.getElementById("form-error");
-    function fail(e) { errBox.textContent = e.status === 429 ? t("login.locked", { error: e.error }) : C.errorText(e); errBox.hidden = false; C.markField(e); }
+    // a 429's sentence says it all ("too many failed attempts: try again in 60 s"), in the page's language
+    function fail(e) { errBox.textContent = C.errorText(e); errBox.hidden = false; C.markField(e); }
     function val(id) { var x = document.getElementById(id); return x ? x.value.trim() : undefined; }
     var login = document.getElementById("login-form");
     if (login) login.addEventListener("submit", function (ev) {
       ev.preventDefault(); errBox.hidden = true;
-      C.api("POST", "/api/auth/login", { pin: val("pin") }).then(function () { location.href = "/"; }, fail);
+      C.api("POST", "/api/auth/login", { pin: val("pin"), now: new Date().toISOString() }).then(function () { location.href = "/"; }, fail);
     });
     var setup = document.getElementById("setup-form");
     if (setup) setup.addEventListener("submit", function (ev) {
@@ -809,6 +816,56 @@
       ev.preventDefault(); errBox.hidden = true;
       C.api("POST", "/api/auth/pin", { pin: val("new-pin"), current_pin: val("current-pin") }).then(function () { C.toast(t("common.saved")); }, fail);
     });
+  }
+
+  // -- the box's time from an organiser's phone (the box's clock may have no source at a table offline) ----
+  function boxTime() {
+    if (body.dataset.role !== "organiser" || body.dataset.page === "display") return;
+    var note = document.getElementById("box-time");
+    // asked once per browser session, and on the pages that say it (home, /join)
+    try { if (!note && sessionStorage.getItem("companion.box_time")) return; sessionStorage.setItem("companion.box_time", "1"); } catch (e) {}
+    function say(bt) {
+      if (!note || !bt) return;
+      if (bt.adopted) { note.textContent = t("time.adopted", { when: when(bt.adopted.at) }); note.hidden = false; }
+      else if (bt.synchronised === false) { note.textContent = t("time.unsynced"); note.hidden = false; }
+    }
+    C.api("GET", "/api/auth/me").then(function (me) {
+      var bt = me.box_time;
+      if (!bt || bt.synchronised !== false || bt.adopted) { say(bt); return; }
+      C.api("POST", "/api/box/time", { now: new Date().toISOString() }).then(function (r) {
+        say(r);
+        if (r.adopted) C.toast(t("time.adopted", { when: when(r.adopted.to) }));
+      }, function () { say(bt); });
+    }, function () {});
+  }
+  boxTime();
+
+  // -- the box's own Wi-Fi (the organiser's switch on /join) ---------------------------------------------
+  function initWifi() {
+    var box = document.getElementById("wifi-status"), btn = document.getElementById("wifi-toggle");
+    if (!box || !btn) return;
+    var on = false;
+    function show(s) {
+      var words = [];
+      if (!s.available) { words.push(t("wifi.unavailable", { reason: s.reason })); btn.hidden = true; }
+      else {
+        words.push(t({ hotspot: "wifi.mode_hotspot", venue: "wifi.mode_venue", none: "wifi.mode_none" }[s.mode] || "wifi.mode_none", { network: s.network || "" }));
+        if (s.mode === "hotspot" && s.phones != null) words.push(C.plural("wifi.phones", s.phones));
+        if (s.last_error) words.push(s.last_error);
+        on = s.enabled; btn.textContent = t(on ? "wifi.turn_off" : "wifi.turn_on"); btn.hidden = false;
+      }
+      box.textContent = words.join(" ");
+    }
+    function load() { C.api("GET", "/api/wifi").then(show, function (e) { box.textContent = C.errorText(e); }); }
+    btn.addEventListener("click", function () {
+      btn.disabled = true;
+      C.api("PUT", "/api/wifi", { hotspot: !on }).then(function (r) {
+        box.textContent = r.hotspot ? t("wifi.switching_on", { ssid: r.ssid, password: r.password,
+          url: "http://" + r.address + (location.port ? ":" + location.port : "") + "/" }) : t("wifi.switching_off");
+        on = r.hotspot; btn.textContent = t(on ? "wifi.turn_off" : "wifi.turn_on");
+      }, function (e) { C.toast(C.errorText(e), true); }).then(function () { btn.disabled = false; });
+    });
+    load();
   }
 
   var init = { home: initHome, "new": initNew, match: initMatch, display: initDisplay, tournament: initTournament,

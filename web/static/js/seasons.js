@@ -13,7 +13,7 @@
     var m = /^\$\.results\[(\d+)\](?:\.(\w+))?/.exec(path || "");
     if (m) return t("season.row", { n: Number(m[1]) + 1 }) + (m[2] && FIELDS[m[2]] ? " · " + t(FIELDS[m[2]]) : "");
     m = /^\$\.points(?:\[?"?(\d+)"?\]?)?/.exec(path || "");
-    if (m) return m[1] ? t("season.table_for", { n: m[1] }) : t("season.table_hint");
+    if (m) return m[1] ? C.plural("season.table_for", Number(m[1])) : t("season.table_hint");
     m = /^\$\.bonus\.(objective|eliminated)/.exec(path || "");
     if (m) return t("season.bonus_" + m[1]);
     m = /^\$\.(\w+)/.exec(path || "");
@@ -129,7 +129,7 @@
       var text = input.value.trim();
       if (!text) return;
       points[input.dataset.players] = text.split(/[;,\s]+/).filter(Boolean).map(function (x) {
-        return number(x, t("season.table_for", { n: input.dataset.players }));
+        return number(x, C.plural("season.table_for", Number(input.dataset.players)));
       });
     });
     if (Object.keys(points).length) body.points = points;

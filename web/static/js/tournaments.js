@@ -160,8 +160,8 @@
       doc.standings.forEach(function (r) {
         tb.appendChild(el("tr", { "data-player": r.player, class: r.rank === 1 && doc.round_list.length ? "leader" : null },
           el("td", { class: "num", text: String(r.rank) }), el("td", { text: r.player }),
-          el("td", { class: "num", text: String(r.points) }),
-          el("td", { class: "num", text: r.game_points === null ? "–" : String(r.game_points) }),
+          el("td", { class: "num", text: C.num(r.points) }),
+          el("td", { class: "num", text: r.game_points === null ? "–" : C.num(r.game_points) }),
           el("td", { class: "num", text: String(r.head_to_head) }),
           el("td", { class: "num", text: String(r.matches) }), el("td", { class: "num", text: String(r.wins) })));
       });
