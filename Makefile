@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # servers and browsers more than they compute (3 workers used 1.1 of the 2 cores), so 5 keep it busy
 JOBS ?= 5
 
-.PHONY: run test bench soak wheel clean
+.PHONY: run test bench soak wheel clean systemd-check
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,11 @@ bench: $(VENV)/.installed-dev
 
 soak: $(VENV)/.installed-dev
 	COMPANION_SOAK=1 $(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+# install.sh under a real systemd: a Debian 12 root (mmdebstrap) booted with systemd-nspawn; needs root,
+# systemd-container and mmdebstrap (.ci/run installs them) and Debian's mirror (tests/test_systemd_container.py)
+systemd-check: $(VENV)/.installed-dev
+	COMPANION_SYSTEMD_CONTAINER=1 $(BIN)/python -m pytest -n 0 -p no:cacheprovider tests/test_systemd_container.py
 
 wheel: $(VENV)/.installed-dev
 	systemd/build-wheel.sh . dist "$(BIN)/python -m pip"

@@ -647,8 +647,8 @@ def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, l
     else:
         factory, mock, reason = make_factory(mode)
     effective = "off" if factory is None else ("mock" if mock else "pins")
-    if factory is None:
-        (log.warning if mode == "auto" else log.info)("GPIO box off: %s", reason)
+    if factory is None:  # (a machine without pins, in auto mode: no warning; `serve` says it after the address)
+        log.info("GPIO box off: %s", reason)
     else:
         log.info("GPIO box on: %s", reason)
     try:

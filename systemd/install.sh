@@ -92,9 +92,11 @@ state_add() {  # state_add KEY WORD...: remember the words under KEY (a space-se
     { grep -v "^$key=" "$INSTALL_STATE" 2>/dev/null || true; printf '%s=%s\n' "$key" "$cur"; } >"$INSTALL_STATE.new"
     mv "$INSTALL_STATE.new" "$INSTALL_STATE"
 }
-is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+is_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep "install ok installed" >/dev/null; }
 installed_pkgs() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' 2>/dev/null | awk '$1 ~ /^.i/ {print $2}' | sort -u; }
-apt_has() { apt-cache policy "$1" 2>/dev/null | grep -q '^ *Candidate: [^(]'; }
+# grep reads the whole answer: with pipefail, `grep -q` stopping at the first match would make apt-cache die
+# of SIGPIPE on a long version table and the package look missing
+apt_has() { apt-cache policy "$1" 2>/dev/null | grep '^ *Candidate: [^(]' >/dev/null; }
 apt_updated=0
 apt_update_once() {  # stale lists say "no such package" for packages the sources have: refresh them once
     [ "$apt_updated" = 1 ] && return 0
@@ -437,7 +439,18 @@ fi
 [ "$units_changed" = 1 ] && "$SYSTEMCTL" daemon-reload
 enable=(companion.service companion-backup.timer)
 [ "$kiosk" = 1 ] && enable+=("$KIOSK_UNIT")
+# port 80 for the phones on the box's own Wi-Fi (companion-landing.socket): it must listen before the service
+# starts (systemd refuses to start a socket whose service is already running); another program may hold the
+# port, which stops nothing else
+"$SYSTEMCTL" enable companion-landing.socket >/dev/null 2>&1 || true
+landing_up() {
+    [ "$("$SYSTEMCTL" is-active companion-landing.socket 2>/dev/null)" = active ] && return 0
+    "$SYSTEMCTL" stop companion.service >/dev/null 2>&1 || true
+    "$SYSTEMCTL" start companion-landing.socket >/dev/null 2>&1
+}
 if [ "$start" = 1 ]; then
+    landing_up || say "port 80: companion-landing.socket could not start (another program listens there?): phones" \
+                      "use port ${port}; the connectivity checks of phones on the box's own Wi-Fi go unanswered"
     if [ "$code_changed" = 1 ] || [ "$units_changed" = 1 ] || [ "$port_changed" = 1 ]; then
         # new code or new units: (re)start so they run
         "$SYSTEMCTL" enable "${enable[@]}"
@@ -447,14 +460,6 @@ if [ "$start" = 1 ]; then
     fi
 else
     "$SYSTEMCTL" enable "${enable[@]}"
-fi
-# port 80 for the phones on the box's own Wi-Fi: another web server may hold it, which stops nothing else
-if [ "$start" = 1 ]; then
-    "$SYSTEMCTL" enable --now companion-landing.socket >/dev/null 2>&1 \
-        || say "port 80: companion-landing.socket could not start (another program listens there?): phones" \
-               "use port ${port}; the connectivity checks of phones on the box's own Wi-Fi go unanswered"
-else
-    "$SYSTEMCTL" enable companion-landing.socket >/dev/null 2>&1 || true
 fi
 
 # 7. what there is now: where the phones go, the setup code, the pins, the kiosk

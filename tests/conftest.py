@@ -25,7 +25,7 @@ SLOW_FIRST = [  # (Chromium files, the evenings first, and others alternate, so 
     "tests/evening/test_conquest.py", "tests/stress/test_openapi_fuzz.py", "tests/evening/test_rome.py",
     "tests/test_systemd.py", "tests/evening/test_web_of_power.py", "tests/stress/test_cli_fuzz.py",
     "tests/evening/test_mixed.py", "tests/stress/test_crash.py", "tests/evening/test_richelieu.py",
-    "tests/test_gpio.py", "tests/browser/test_ui_review.py", "tests/cli/test_season.py", "tests/browser/test_tv.py",
+    "tests/test_gpio.py", "tests/browser/test_tv_screens.py", "tests/browser/test_ui_review.py", "tests/cli/test_season.py", "tests/browser/test_tv.py",
     "tests/stress/test_replica_e2e.py", "tests/browser/test_table_join.py", "tests/stress/test_security.py",
     "tests/browser/test_viewer_and_undo.py", "tests/stress/test_storage_faults.py", "tests/browser/test_pages.py",
     "tests/games/test_rome_match.py", "tests/browser/test_tournament_day.py", "tests/browser/test_game_night.py",

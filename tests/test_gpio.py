@@ -209,13 +209,15 @@ def test_mock_mode_status_shows_the_banner_flag(table):
 
 def test_auto_mode_off_a_pi_runs_without_pins_and_says_so(store, fake_game, caplog):
     service = MatchService(store)
-    with caplog.at_level(logging.WARNING, logger="companion.gpio"):
+    with caplog.at_level(logging.INFO, logger="companion.gpio"):
         box = attach(service, None, "auto")
     try:
         s = box.status()
         assert s["mode"] == "off" and s["requested"] == "auto" and s["pins_available"] is False
         assert s["mock"] is False and "no GPIO pins" in s["reason"]
-        assert any("GPIO box off" in r.getMessage() for r in caplog.records)
+        # said in the log, not as a warning: a laptop has no pins (`serve` prints it after the address)
+        assert any("GPIO box off" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
+        assert not any(r.levelno >= logging.WARNING for r in caplog.records)
         # the phones still work: an event goes through, the box just shows nothing
         mid = service.create("richelieu", PLAYERS, {"clock": True})["id"]
         service.append(mid, "clock.start", {})

@@ -255,7 +255,9 @@ def run(args):
     if runtime.box is not None:
         try:
             status = runtime.box.status()
-            out.write(f"GPIO: {status.get('mode')}{' (mock pins)' if status.get('mock') else ''}\n")
+            why = " (mock pins)" if status.get("mock") else (f" ({status['reason']})" if status.get("mode") == "off"
+                                                             and status.get("reason") else "")
+            out.write(f"GPIO: {status.get('mode')}{why}\n")
         except Exception:
             pass
     if args.dice != "off":

@@ -294,22 +294,23 @@ def _stamp(s: dict, at: datetime) -> dict:
     return s
 
 
-def end_by_game(state: dict, at_iso: str | None) -> dict:
-    """The game ended by its own rules (e.g. every other player eliminated, a final scoring): the clock
-    stops at that instant and shows the match ended (``ended_by: {"reason": "game", "player": null}``).
+def end_by_game(state: dict, at_iso: str | None, reason: str = "game") -> dict:
+    """The game ended by its own rules (e.g. every other player eliminated, a final scoring), or the
+    organiser entered its result (``reason="result"``): the clock stops at that instant and shows the match
+    ended (``ended_by: {"reason": "game", "player": null}``).
     Pure; an already ended clock is returned as it is."""
     if state["ended"]:
         return state
     at_iso = at_iso or state["last_at"]
     if at_iso is None:  # the clock never saw an event: nothing ran
         s = dict(state)
-        s.update(phase="ended", ended=True, ended_by={"reason": "game", "player": None}, awaiting_roll=None)
+        s.update(phase="ended", ended=True, ended_by={"reason": reason, "player": None}, awaiting_roll=None)
         return s
     at = parse_iso(at_iso, "at")
     if state["last_at"] is not None:
         at = max(at, parse_iso(state["last_at"]))
     s = dict(_settle(state, at))
-    _end(s, "game", None, at)
+    _end(s, reason, None, at)
     return _stamp(s, at)
 
 

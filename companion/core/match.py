@@ -10,6 +10,9 @@ Events are ``{"seq", "type", "data", "at"}``. Four kinds:
 - ``result.entered`` (generic, every game): the final places entered by hand, in a match created with
   ``options.tracking = "result"`` (a table that scored on paper); such a match takes no other event but
   undo, runs no clock, and its final ranking is the entered one (docs/rulings.md, "Final result only").
+  In a match the phones follow it is the organiser's correction (``correction: true``; the match service
+  refuses it from anyone else): it ends the match there with those places, the clock stopped
+  (docs/rulings.md#the-organisers-result).
 
 An event the rules refuse raises ``RuleError``/``InputError``; the server refuses to store it.
 """
@@ -62,7 +65,7 @@ def check_result(module, players: list[str], data) -> list[dict]:
     ranking best first (``companion.games.contract.Placing``); raises InputError naming the field."""
     if not isinstance(data, dict):
         raise InputError("must be an object", "data")
-    unknown = sorted(set(data) - {"places"})
+    unknown = sorted(set(data) - {"places", "correction"})
     if unknown:
         raise InputError("unknown field {unknown!r} (give places)", unknown[0], unknown=unknown[0])
     places = data.get("places")
@@ -178,7 +181,7 @@ def data_fields(game: str, clock_on: bool, type_: str) -> frozenset | None:
     if type_ == UNDO:
         return frozenset()
     if type_ == RESULT:
-        return frozenset({"places"})
+        return frozenset({"places", "correction"})  # (correction: the organiser's, in a match the phones follow)
     mine = _FIELDS[f"{game}.events"].get(type_) if type_ in game_module(game).EVENT_TYPES else None
     if type_ in _clock().EVENT_TYPES and (clock_on or mine is None):
         theirs = _FIELDS["clock.events"].get(type_)  # (a game's own turn.end without the clock: the same fields)
@@ -278,13 +281,15 @@ class Fold:
         return _clock().initial_state(seats(game_state) if seats is not None else self.players, self.options)
 
     def _enter(self, entered, event) -> list[dict]:
-        """A ``result.entered`` event: the checked ranking (the match ends with it)."""
-        if not self.result_only:
-            raise RuleError('a result is entered by hand only in a match created with tracking "result" '
-                            "(this one follows the turns)", "type")
+        """A ``result.entered`` event: the checked ranking (the match ends with it). In a match the phones
+        follow, it is the organiser's correction and says so (``correction: true``)."""
+        data = event.get("data") or {}
         if entered is not None:
             raise RuleError("the result has been entered already (undo it to enter another)", "type")
-        return check_result(self.module, self.players, event.get("data") or {})
+        if isinstance(data, dict) and data.get("correction", False) is not (not self.result_only):
+            raise InputError("true in a match the phones follow (the organiser's correction), absent in a match "
+                             "recorded by its result only", "correction")
+        return check_result(self.module, self.players, data)
 
     def _game_ended(self, game_state) -> bool:
         ended = getattr(self.module, "is_ended", None)
@@ -305,7 +310,14 @@ class Fold:
                                  'read by the box)', PI_MARK)
             event = {**event, "data": {k: v for k, v in data.items() if k != PI_MARK}}
         if t == RESULT:
-            return game_state, clock_state, self._enter(entered, event)
+            if not self.result_only and (self._game_ended(game_state) or (clock_state or {}).get("ended")):
+                raise RuleError("the match has ended", "type")
+            entered = self._enter(entered, event)
+            if clock_state is not None:  # the organiser's result ends the match: its clock stops there
+                clock_state = _clock().end_by_game(clock_state, event.get("at"), reason="result")
+            return game_state, clock_state, entered
+        if entered is not None:
+            raise RuleError("the match has ended", "type")
         if self.result_only:
             if entered is not None:
                 raise RuleError("the match has ended", "type")
@@ -404,7 +416,7 @@ class Fold:
         self._step(self.game_state, self.clock_state, event, self.entered)
 
     def ended(self) -> bool:
-        if self.result_only:
+        if self.result_only or self.entered is not None:
             return self.entered is not None
         ended = getattr(self.module, "is_ended", None)
         if ended is not None and ended(self.game_state):
@@ -415,7 +427,7 @@ class Fold:
     def final_ranking(self) -> list[dict] | None:
         """The match's ranking in the one shape (``companion.games.contract.Placing``): the places entered
         by hand in a result-only match (None until entered), else the game's ``final_ranking``."""
-        if self.result_only:
+        if self.result_only or self.entered is not None:
             return [dict(r) for r in self.entered] if self.entered is not None else None
         return self.module.final_ranking(self.game_state)
 
@@ -434,11 +446,19 @@ class Fold:
             return out
         summary = getattr(self.module, "summary", None)
         if summary is not None:
-            out["summary"] = summary(self.game_state)
+            # the game's summary is a pure function of its state: made once per state (a write's answer,
+            # its streams and the pages of the same state share it; like ``state``, never changed by them)
+            made = self.__dict__.get("_summary")
+            if made is None or made[0] is not self.game_state:
+                made = self._summary = (self.game_state, summary(self.game_state))
+            out["summary"] = made[1]
         if self.clock_on:
             # the clock's view: phase, round, current_player, awaiting_roll, final_threshold,
             # ended, ended_by, clock {limit_seconds, elapsed_seconds, remaining_seconds, running}
             out.update(_clock().view(self.clock_state, now or self.last_at))
+        if self.entered is not None:
+            # the organiser's result ended it: the pages show the places entered, as for a result-only match
+            out.update(tracking="result", corrected=True, result=self.final_ranking(), ended=True)
         return out
 
 

@@ -48,7 +48,7 @@ def table_sizes(n: int, preferred: int, lo: int = MIN_SEATS, hi: int = MAX_SEATS
         raise InputError("the table size must be from {lo} to {hi}", "table_size", lo=lo, hi=hi)
     fits = [t for t in range(1, n + 1) if n // t >= lo and -(-n // t) <= hi]
     if not fits:
-        raise RuleError("{n} players cannot sit at tables of {lo} to {hi}", "players", n=n, lo=lo, hi=hi)
+        raise RuleError("{n} {n|player cannot|players cannot} sit at tables of {lo} to {hi}", "players", n=n, lo=lo, hi=hi)
     t = min(fits, key=lambda t: (abs(t - n / preferred), t))
     base, extra = divmod(n, t)
     return [base + 1] * extra + [base] * (t - extra)
@@ -136,6 +136,35 @@ def _local(order: list[str], sizes: list[int], met: dict, rank: dict) -> list[li
                     else:
                         tables[i][x], tables[j][y] = tables[j][y], tables[i][x]
     return tables
+
+
+def sit_out(players: list[str], preferred: int, lo: int = MIN_SEATS, hi: int = MAX_SEATS,
+            sat_out: dict[str, int] | None = None, standing: list[str] | None = None,
+            rng=None) -> tuple[list[str], list[str]]:
+    """When the numbers don't fit (no split of ``players`` into tables of ``lo``..``hi``): the fewest players
+    sit this round out (docs/tournament.md, "Late arrivals, drop-outs and sitting out"). Those who sat out
+    fewest times (``sat_out``) go first; among them the lowest in ``standing`` (round 1: at random with
+    ``rng``). Returns (the players seated, the players sitting out), ``players``' order kept."""
+    sat_out = sat_out or {}
+    for k in range(len(players) + 1):
+        if len(players) - k < MIN_SEATS:
+            break
+        try:
+            table_sizes(len(players) - k, preferred, lo, hi)
+        except RuleError:
+            continue
+        if k == 0:
+            return list(players), []
+        if standing is None:
+            order = list(players)
+            (rng or random.SystemRandom()).shuffle(order)
+            rank = {p: -i for i, p in enumerate(order)}
+        else:
+            pos = {p: i for i, p in enumerate(standing)}
+            rank = {p: pos.get(p, len(pos)) for p in players}
+        out = sorted(players, key=lambda p: (sat_out.get(p, 0), -rank[p]))[:k]
+        return [p for p in players if p not in out], [p for p in players if p in out]
+    raise RuleError("{n} {n|player cannot|players cannot} sit at tables of {lo} to {hi}", "players", n=len(players), lo=lo, hi=hi)
 
 
 def seat_round(players: list[str], preferred: int, rng=None, standing: list[str] | None = None,

@@ -376,7 +376,7 @@ def reinforcements_doc(doc) -> dict:
             raise InputError("the territories hold {units} units: nobody has more than {MAX_ON_MAP} on the map",
                              "$.territories", units=units, MAX_ON_MAP=MAX_ON_MAP)
         if "units_on_map" in doc and doc["units_on_map"] != units:
-            raise InputError("the territories hold {units} units, not {units_on_map}", "$.units_on_map", units=units, units_on_map=doc['units_on_map'])
+            raise InputError("the territories hold {units} {units|unit|units}, not {units_on_map}", "$.units_on_map", units=units, units_on_map=doc['units_on_map'])
     else:
         cities = _cities(gm, terr, "$.territories")
         if "units_on_map" not in doc:
@@ -384,7 +384,7 @@ def reinforcements_doc(doc) -> dict:
                              "$.units_on_map")
         units = int(doc["units_on_map"])
         if units < len(cities):
-            raise InputError("{n_cities} territories hold at least {n_cities} units", "$.units_on_map", n_cities=len(cities))
+            raise InputError("{n_cities} {n_cities|territory holds|territories hold} at least {n_cities} {n_cities|unit|units}", "$.units_on_map", n_cities=len(cities))
     trade = doc.get("trade") or None
     if trade is not None:
         check_cards(gm, trade, "$.trade")
@@ -513,6 +513,7 @@ def initial_state(players, options) -> dict:
         "objectives": {},
         "objective_completed": None,
         "eliminated": [],
+        "eliminations": [],       # [{"player", "by", "city", "seq"}]: who took each eliminated player's last city
         "conquests": {p: 0 for p in players},
         "last_combat": None,
         "started": False,         # clock.start seen: the turns run
@@ -806,16 +807,20 @@ def apply(state, event) -> dict:
         new["eliminated"] = _eliminations(new)
         if new["eliminated"] != state["eliminated"]:
             gone = [p for p in new["eliminated"] if p not in state["eliminated"]]
+            said = [e for e in state.get("eliminations", []) if e["player"] in new["eliminated"]]
             if gone:
                 hands = dict(new["hands"])
                 for p in gone:
                     # the cards of an eliminated player go to whoever took their last city
-                    taker = next((new["owner"][c] for c, q in state["owner"].items()
-                                  if q == p and new["owner"].get(c) != p), None)
+                    city = next((c for c, q in state["owner"].items() if q == p and new["owner"].get(c) != p), None)
+                    taker = new["owner"][city] if city is not None else None
                     if taker is not None and taker != p:
                         hands[taker] = hands[taker] + hands[p]
                     hands[p] = []
+                    # said on the phones, in the history and on the TV (docs/rulings.md#conquest-elimination)
+                    said.append({"player": p, "by": taker, "city": city, "seq": event.get("seq")})
                 new["hands"] = hands
+            new["eliminations"] = said
             turn = new.get("turn")
             if turn is not None and turn["player"] in new["eliminated"]:
                 _new_turn(new, _seat_after(new, turn["player"]))  # a correction put the current player out
@@ -897,7 +902,7 @@ def _on_reinforce(s, gm, data):
     if total != due["placeable"]:
         if due["not_placed"]:
             raise RuleError("{player} places {placeable} {placeable|unit|units} now ({lost} over the {MAX_ON_MAP}-unit "
-                            "cap are lost), not {total}", "placements", player=player, placeable=due["placeable"],
+                            "cap {lost|is|are} lost), not {total}", "placements", player=player, placeable=due["placeable"],
                             lost=due["not_placed"], MAX_ON_MAP=MAX_ON_MAP, total=total)
         raise RuleError("{player} places {placeable} {placeable|unit|units} now, not {total}", "placements",
                         player=player, placeable=due["placeable"], total=total)

@@ -404,7 +404,7 @@ def score(doc) -> dict:
         cap = board["capacity"][country]
         total = sum(counts[country].values())
         if cap is not None and total > cap:
-            raise InputError("{country} has {cap} sites but {total} monasteries are given", "$.monasteries", country=country, cap=cap, total=total)
+            raise InputError("{country} has {cap} {cap|site|sites} but {total} {total|monastery is|monasteries are} given", "$.monasteries", country=country, cap=cap, total=total)
 
     councillors: dict = {c: {} for c in board["countries"]}
     placed_c = {p: 0 for p in players}

@@ -321,6 +321,25 @@ class Access:
     def join_token_alive(self, token: str | None) -> bool:
         return bool(token) and self.join_token(token) is not None
 
+    # -- the links the screens show (the club's, each table's): the same after a restart -------------
+    SHOWN = "web.join.shown"
+
+    def shown_link(self, match_id: str | None = None) -> dict | None:
+        """The join link the box showed last for the club (``match_id`` None) or a table, while it still works:
+        a restart shows the same QR code and address as before (the printed one keeps matching), not a new
+        link beside an old one that still works."""
+        cur = (self.store.get_setting(self.SHOWN) or {}).get(match_id or "")
+        if not isinstance(cur, dict) or not self.join_token_alive(cur.get("token")):
+            return None
+        return {"token": cur["token"], "expires_at": cur["expires_at"], "match_id": match_id}
+
+    def remember_shown_link(self, match_id: str | None, token: str, info: dict) -> None:
+        """The link the screens show from now on (the others that no longer work are forgotten)."""
+        shown = {k: v for k, v in (self.store.get_setting(self.SHOWN) or {}).items()
+                 if isinstance(v, dict) and self.join_token_alive(v.get("token"))}
+        shown[match_id or ""] = {"token": token, "expires_at": info["expires_at"]}
+        self.store.set_setting(self.SHOWN, shown)
+
     # -- the organiser PIN ---------------------------------------------------------
     def pin_is_set(self) -> bool:
         return self.store.get_setting("web.pin") is not None

@@ -163,9 +163,16 @@ class DiceTables:
                                     die=taken[0], other=s["name"])
                 if match_id is not None and s.get("match_id") == match_id:
                     s["match_id"] = None  # the match takes this set instead
+            before = {x.get("match_id") for x in self.sets()}
             self.store.set_setting(SETS_KEY, sets)
         self._hold_godice()
+        self._bound({m for m in before | {x.get("match_id") for x in sets} if m})
         return new
+
+    def _bound(self, match_ids) -> None:
+        """The matches whose table's dice changed: their live pages read where their dice come from again."""
+        for mid in match_ids:
+            self.publish(mid, "dice", {"match_id": mid, "state": "bound"})
 
     def delete_set(self, set_id: str) -> None:
         with self.store.write():
@@ -175,6 +182,7 @@ class DiceTables:
                 raise NotFoundError("no dice set {set_id!r}", "set", set_id=set_id)
             self.store.set_setting(SETS_KEY, left)
         self._hold_godice()
+        self._bound({s.get("match_id") for s in sets if s["id"] == set_id and s.get("match_id")})
 
     def _default_label(self, die: str) -> str:
         got = self.radio.last(die) if self.radio is not None else None

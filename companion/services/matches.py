@@ -269,7 +269,7 @@ class MatchService:
             policy.check_sent_data(data)
         if not by.organiser:
             f = self.fold(match_id)
-            policy.check_write(f.module, f.players, by, type, data)
+            policy.check_write(f.module, f.players, by, type, data, result_only=f.result_only)
             owner = policy.secret_refused_for(f.module, f.players, by, type, data)
             if owner is not None:
                 try:
@@ -355,9 +355,15 @@ class MatchService:
 
     def enter_result(self, match_id: str, places: list, expected_seq: int | None = None,
                      by: Caller = ORGANISER) -> dict:
-        """The final places entered by hand (``result.entered``), in a match created with
-        ``options.tracking = "result"``: the match ends with them and its season takes them."""
-        return self.append(match_id, RESULT, {"places": places}, expected_seq=expected_seq, by=by)
+        """The final places entered by hand (``result.entered``): the match ends with them and its season
+        (and tournament) takes them. In a match created with ``options.tracking = "result"`` anyone of the
+        table enters them; in a match the phones follow it is the organiser's correction (a table whose
+        phones died, or that went on on paper: docs/rulings.md#the-organisers-result), marked so in its
+        history (the policy refuses it from anyone else)."""
+        data = {"places": places}
+        if not self.fold(match_id).result_only:
+            data["correction"] = True
+        return self.append(match_id, RESULT, data, expected_seq=expected_seq, by=by)
 
     def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
                    rng=None, by: Caller = ORGANISER) -> dict:
@@ -386,7 +392,7 @@ class MatchService:
         policy.check_sent_data(data)
         type_, fn = spec
         if not by.organiser:
-            policy.check_write(f.module, f.players, by, type_, data)
+            policy.check_write(f.module, f.players, by, type_, data, result_only=f.result_only)
             owner = policy.secret_refused_for(f.module, f.players, by, type_, data)
             if owner is not None:
                 try:

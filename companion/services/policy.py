@@ -8,6 +8,9 @@ A caller (:class:`Caller`) is a role and, for a phone seated at the match, its s
 the clock runner and imports write as :data:`ORGANISER`. The rules:
 
 - **The Pi's mark**: nobody sends ``rolled_by``; the service marks what it drew at random itself.
+- **The result entered by hand** (``result.entered``) of a match the phones follow: the organiser's
+  correction alone (docs/rulings.md#the-organisers-result); in a match created to take only its result,
+  anyone's of the table.
 - **Corrections outside the rules** (a game's ``ORGANISER_EVENTS``: ``{type: None}`` for the whole event
   type, ``{type: field}`` when only a truthy ``data[field]`` is): the organiser's alone.
 - **A player's own secret** (a game's ``OWN_SECRET_EVENT_TYPES``: conquest's secret objective): recorded,
@@ -21,6 +24,9 @@ the clock runner and imports write as :data:`ORGANISER`. The rules:
 - **A new match's options from a player's phone**: at most 4 KiB (a whole board or map is an organiser's).
 - **What a phone sees**: organisers everything; others the game's ``public_view``/``public_summary``/
   ``public_event`` until the end turns every secret face up (docs/rulings.md, "Secrets").
+- **A player's secret asked about** (a hand in the reinforcement calculator): told to the owner's seat and the
+  organisers; a refusal that would name it is quiet to the others. **A ranking** that counts secret
+  objectives: an organiser's until the end.
 - **Exports** of a game with secrets: an organiser's while the match is open.
 """
 
@@ -29,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from companion.base.errors import ForbiddenError, InputError, RuleError
-from companion.core.match import MARKS, PI_MARK
+from companion.core.match import MARKS, PI_MARK, RESULT
 
 ROLES = ("viewer", "player", "organiser")
 
@@ -91,11 +97,15 @@ def check_sent_data(data) -> None:
                              field=PI_MARK)
 
 
-def check_write(module, players: list[str], caller: Caller, type_: str, data) -> None:
+def check_write(module, players: list[str], caller: Caller, type_: str, data, result_only: bool = False) -> None:
     """May ``caller`` record an event ``type_`` with ``data`` (what the caller sent) in a match of
-    ``module`` between ``players``? Raises ForbiddenError naming the field; returns None when it may."""
+    ``module`` between ``players`` (``result_only``: a match created to take only its result)? Raises
+    ForbiddenError naming the field; returns None when it may."""
     if caller.organiser:
         return
+    if type_ == RESULT and not result_only:
+        raise ForbiddenError("only an organiser enters the result of a match the phones follow (it ends "
+                             "the match as a correction)", "type")
     field = organiser_field(module, type_, data)
     if field == "type":
         raise ForbiddenError("only an organiser may record this correction of the board (it changes "
@@ -216,6 +226,30 @@ def event_for(module, event: dict, caller: Caller, ended: bool = False) -> dict:
         return {"seq": event["seq"], "type": event["type"], "at": event["at"],
                 "data": {"player": owner} if owner is not None else {}, "hidden": True}
     return shown
+
+
+def sees_secret_of(caller: Caller, owner: str | None, ended: bool = False) -> bool:
+    """Whether ``caller`` may be told ``owner``'s secret (a hand of cards, an objective, a refusal that
+    names one): the owner's own seat, an organiser, or anyone once the match has ended."""
+    return caller.organiser or ended or (owner is not None and caller.seat == owner)
+
+
+def check_secret_refusal(module, caller: Caller, owner: str | None, exc: RuleError, ended: bool = False) -> None:
+    """A refusal of a question about ``owner``'s secret (a trade of cards in the reinforcement calculator):
+    raises it as it is for whom may be told the secret, else :func:`quiet_refusal` when its sentence could
+    tell it (the game's ``SECRET_REFUSAL_TEMPLATES``); else returns (the caller raises ``exc``)."""
+    if sees_secret_of(caller, owner, ended) or owner is None:
+        return
+    if exc.template in getattr(module, "SECRET_REFUSAL_TEMPLATES", frozenset()):
+        raise quiet_refusal(owner) from None
+
+
+def check_ranking(module, caller: Caller, ended: bool) -> None:
+    """A game whose ranking before the end would reveal secrets (its points count the secret objectives:
+    ``has_secrets``) shows it to organisers alone until the match ends."""
+    if caller.organiser or ended or not has_secrets(module):
+        return
+    raise RuleError("the ranking is shown when the match ends (it would reveal the secret objectives)", "$")
 
 
 def may_export(module, caller: Caller, ended: bool) -> bool:

@@ -21,7 +21,10 @@ def club_rules(store) -> season_core.Rules:
 
 def game_points(fold, player: str):
     """What the game itself gave ``player`` at the end (conquest: the values of the cities held; others: the
-    final score), or None when the game gives no number."""
+    final score), or None when the game gives no number, or when the organiser entered the places (the
+    board was not followed to its end: no number is known)."""
+    if fold.entered is not None:
+        return None
     state = fold.game_state
     if fold.game == "conquest-italy":
         for r in fold.module.final_score(state)["players"]:
@@ -73,6 +76,37 @@ def seat_limits(game: str) -> tuple[int, int]:
             min(core.MAX_SEATS, getattr(mod, "MAX_PLAYERS", core.MAX_SEATS)))
 
 
+def active(t: dict) -> list[str]:
+    """The registered players still in (not withdrawn), in registration order."""
+    out = set(t.get("withdrawn") or ())
+    return [p for p in t["players"] if p not in out]
+
+
+def next_seating(t: dict, rng=None) -> tuple[list[list[str]], list[str]]:
+    """The next round's tables and the players sitting it out (docs/tournament.md, "Late arrivals, drop-outs
+    and sitting out"): every player still in is seated, unless the numbers don't fit the game's tables;
+    then the fewest sit out, those who sat out least first, the lowest in the standings among them."""
+    lo, hi = seat_limits(t["game"])
+    players = active(t)
+    sat: dict[str, int] = {}
+    for r in t["round_list"]:
+        for p in r.get("sitting_out") or ():
+            sat[p] = sat.get(p, 0) + 1
+    first = t["next_round"] == 1
+    standing = None if first else [r["player"] for r in t["standings"]]
+    seated, out = core.sit_out(players, t["table_size"], lo, hi, sat, standing, rng)
+    if first:
+        return core.seat_round(seated, t["table_size"], rng=rng, lo=lo, hi=hi), out
+    met = core.meetings([r["tables"] for r in t["round_list"]])
+    order = [p for p in standing if p in seated]
+    return core.seat_round(seated, t["table_size"], rng=rng, standing=order, met=met, lo=lo, hi=hi), out
+
+
+def seated_round(t: dict) -> int | None:
+    """The round seated but not started (its seats may still change), or None."""
+    return next((r["round"] for r in t["round_list"] if r["status"] == "seated"), None)
+
+
 def document(store, service, tid: str) -> dict:
     """The tournament: settings, players, rounds (tables, status seated/playing/ended, matches with their
     results), standings, the next round to seat (or None) and whether it is finished."""
@@ -95,8 +129,12 @@ def document(store, service, tid: str) -> dict:
                 matches.append({"table": k + 1, "match_id": mid, "status": m["status"], "results": res})
             status = "ended" if ended == len(r["match_ids"]) else "playing"
         rounds_out.append({"round": r["round"], "tables": r["tables"], "status": status,
-                           "started_at": r["started_at"], "matches": matches})
+                           "started_at": r["started_at"], "matches": matches,
+                           "sitting_out": r.get("sitting_out") or []})
     table = core.standings(t["players"], finished, club_rules(store))
+    gone = set(t.get("withdrawn") or ())
+    for row in table:
+        row["withdrawn"] = row["player"] in gone
     t["club_id"] = roster_club(store, t["player_ids"])
     t["rounds_played"] = len(rounds_out)
     t["round_list"] = rounds_out

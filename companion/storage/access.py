@@ -145,8 +145,8 @@ class AccessRows:
                       (info["id"], token_hash, info["role"], info["label"], info["created_at"], info["expires_at"]))
 
     def api_token_row(self, token_hash: str) -> dict | None:
-        row = self.conn().execute(
-            "SELECT id, role, expires_at, revoked FROM api_tokens WHERE token_hash=?", (token_hash,)).fetchone()
+        row = self.cached("token", token_hash, lambda c: c.execute(
+            "SELECT id, role, expires_at, revoked FROM api_tokens WHERE token_hash=?", (token_hash,)).fetchone())
         return dict(row) if row is not None else None
 
     def api_token_rows(self) -> list[dict]:
@@ -157,6 +157,7 @@ class AccessRows:
 
     def revoke_api_token(self, token_id: str) -> bool:
         with self.write() as c:
+            self.forget("token")  # (kept by their hash: every one)
             return c.execute("UPDATE api_tokens SET revoked=1 WHERE id=?", (token_id,)).rowcount > 0
 
     # -- join tokens ---------------------------------------------------------

@@ -94,6 +94,7 @@ def is_disk_full(exc: BaseException) -> bool:
 class Database:
     READERS = 4  # read connections shared by all threads
     MAX_GROUP = 4  # writes committed together at most (each waits for the others' parts before its COMMIT)
+    MAX_ROWS = 4096  # cached rows (matches, their labels, tokens, settings) before the cache starts afresh
 
     def __init__(self, path: str | Path, clock=None):
         """Open (or create) the database. A data folder that cannot be made or used, or a database file
@@ -127,6 +128,8 @@ class Database:
         self._batch = None  # the open transaction of a group commit
         self._part_hooks: list = []
         self._all = []
+        self._rows: dict = {}  # committed rows read often (row cache: cached())
+        self._data_version = None  # the writer connection's PRAGMA data_version at its last reading
         try:
             self._writer = connect(self.path)
             self._all.append(self._writer)
@@ -239,6 +242,50 @@ class Database:
         if batch.error is not None:
             raise _again(batch.error)
 
+    # -- rows read often: kept until they change -------------------------------------------------------
+    def _outside_check(self, c) -> None:
+        """Under the writer lock, on the writer's connection: forget every cached row if another connection
+        (another process: a CLI command, a restore) committed since the last look. SQLite's ``PRAGMA
+        data_version`` on a connection changes exactly when another connection committed; this process's
+        own writes go through the writer's connection and drop what they change themselves (``forget``)."""
+        version = c.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._rows.clear()
+            self._data_version = version
+
+    def cached(self, kind: str, key, load):
+        """The committed row ``(kind, key)``: ``load(conn)`` (a tuple, or None for no row, which is not kept)
+        read once and kept until it changes. A row is kept only while no write is under way: one is read
+        and kept with the writer lock held (taken without waiting), so no write's uncommitted rows are ever
+        kept, and every write that changes one forgets it (``forget``) in its transaction, before its
+        COMMIT. While another thread writes, the row is read as before (not cached). Inside a write, a kept
+        row is one that no part of its transaction changed (that one is read on the writer's connection)."""
+        if self._owner == threading.get_ident():
+            row = self._rows.get((kind, key))
+            return row if row is not None else load(self._writer)
+        if not self._write_lock.acquire(blocking=False):
+            return load(self.conn())
+        try:
+            self._outside_check(self._writer)
+            row = self._rows.get((kind, key))
+            if row is None:
+                row = load(self._writer)
+                if row is not None:
+                    if len(self._rows) >= self.MAX_ROWS:
+                        self._rows.clear()
+                    self._rows[(kind, key)] = row
+            return row
+        finally:
+            self._write_lock.release()
+
+    def forget(self, kind: str, key=None) -> None:
+        """Inside the write that changes them: the cached row ``(kind, key)``, or every row of ``kind``."""
+        if key is not None:
+            self._rows.pop((kind, key), None)
+        else:
+            for k in [k for k in self._rows if k[0] == kind]:
+                del self._rows[k]
+
     def on_commit(self, committed, rolled_back=None) -> None:
         """Inside a write: ``committed()`` runs right after the COMMIT holding this write's rows (on the
         committing thread, under the writer lock, in commit order), or ``rolled_back()`` if they are rolled
@@ -254,6 +301,7 @@ class Database:
             batch = None
         if batch is None:
             c.execute("BEGIN IMMEDIATE")
+            self._outside_check(c)  # exact here: nobody else may commit while this transaction is open
             batch = self._batch = _Batch()
         return batch
 
@@ -356,11 +404,13 @@ class Database:
 
     # -- settings ----------------------------------------------------------
     def get_setting(self, key: str, default=None):
-        row = self.conn().execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        row = self.cached("setting", key, lambda c: c.execute("SELECT value FROM settings WHERE key=?",
+                                                              (key,)).fetchone())
         return json.loads(row[0]) if row else default
 
     def set_setting(self, key: str, value) -> None:
         with self.write() as c:
+            self.forget("setting", key)
             c.execute(
                 "INSERT INTO settings(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                 (key, json.dumps(value)),
@@ -368,6 +418,7 @@ class Database:
 
     def delete_setting(self, key: str) -> None:
         with self.write() as c:
+            self.forget("setting", key)
             c.execute("DELETE FROM settings WHERE key=?", (key,))
 
     # -- backup --------------------------------------------------------------

@@ -50,7 +50,8 @@ class MatchRows:
         }
 
     def get_match(self, match_id: str) -> dict:
-        row = self.conn().execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()
+        row = self.cached("match", match_id, lambda c: c.execute("SELECT * FROM matches WHERE id=?",
+                                                                  (match_id,)).fetchone())
         if row is None:
             raise NotFoundError("no match {match_id}", "match_id", match_id=match_id)
         return self._match_row(row)
@@ -69,6 +70,7 @@ class MatchRows:
 
     def set_status(self, match_id: str, status: str) -> None:
         with self.write() as c:
+            self.forget("match", match_id)
             c.execute("UPDATE matches SET status=? WHERE id=?", (status, match_id))
 
     def clock_starts(self, include: str | None = None) -> list[dict]:
@@ -83,14 +85,15 @@ class MatchRows:
 
     # -- meta: table label and colours ---------------------------------------------
     def meta(self, match_id: str) -> dict:
-        row = self.conn().execute("SELECT label, colours FROM match_meta WHERE match_id=?",
-                                  (match_id,)).fetchone()
+        row = self.cached("meta", match_id, lambda c: c.execute(
+            "SELECT label, colours FROM match_meta WHERE match_id=?", (match_id,)).fetchone())
         if row is None:
             return {"label": "", "colours": {}}
         return {"label": row["label"], "colours": json.loads(row["colours"])}
 
     def set_meta(self, match_id: str, label: str, colours: dict) -> None:
         with self.write() as c:
+            self.forget("meta", match_id)
             c.execute("INSERT INTO match_meta(match_id, label, colours) VALUES (?,?,?) "
                       "ON CONFLICT(match_id) DO UPDATE SET label=excluded.label, colours=excluded.colours",
                       (match_id, label, json.dumps(colours)))
@@ -132,8 +135,7 @@ class MatchRows:
         event (match status, season results); both run inside the write transaction, so nothing
         can come between and the derived rows commit (or roll back) with the event."""
         with self.write() as c:
-            if not c.execute("SELECT 1 FROM matches WHERE id=?", (match_id,)).fetchone():
-                raise NotFoundError("no match {match_id}", "match_id", match_id=match_id)
+            self.get_match(match_id)  # (a NotFoundError; the row is most often known: no statement)
             last = self.last_seq(match_id, c)
             if expected_seq is not None and expected_seq != last:
                 raise ConflictError(

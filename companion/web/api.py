@@ -177,7 +177,8 @@ def redo(match_id):
 @bp.post("/api/matches/<match_id>/result")
 @require("player")
 def enter_result(match_id):
-    """The final places of a result-only match (``options.tracking = "result"``), entered by hand."""
+    """The final places entered by hand: of a result-only match (``options.tracking = "result"``, anyone of
+    the table), or of any open match as the organiser's correction (docs/rulings.md#the-organisers-result)."""
     doc = json_body("api.result")
 
     def write():

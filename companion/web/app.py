@@ -189,6 +189,17 @@ def _wants_json() -> bool:
         request.accept_mimetypes.best == "application/json"
 
 
+# what every response carries unless its view set its own
+_SECURITY_HEADERS = tuple((k, k.lower(), v) for k, v in (
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "same-origin"),
+    ("X-Frame-Options", "DENY"),
+    ("Content-Security-Policy",
+     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
+     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+))
+
+
 def _install_hooks(app: Flask, c: Ctx) -> None:
     @app.before_request
     def gatekeeper():
@@ -258,15 +269,12 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             resp.set_cookie(LANG_COOKIE, g.set_lang, max_age=365 * 24 * 3600, samesite="Lax", path="/")
         if g.get("drop_cookie") and not g.get("session_set"):
             resp.delete_cookie(SESSION_COOKIE, path="/")
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
-        resp.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
-            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-        if request.path.startswith("/api/"):
-            resp.headers.setdefault("Cache-Control", "no-store")
+        have = {k.lower() for k in resp.headers.keys()}  # one pass (each setdefault scanned them all again)
+        for key, lower, value in _SECURITY_HEADERS:
+            if lower not in have:
+                resp.headers.add(key, value)
+        if "cache-control" not in have and request.path.startswith("/api/"):
+            resp.headers.add("Cache-Control", "no-store")
         return resp
 
     def _words(template: str, params: dict | None = None) -> str:

@@ -88,19 +88,24 @@ SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS
 
 
 def frame(data: bytes) -> bytes:
-    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter writes for it)."""
+    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter and uvicorn's httptools send write for it)."""
     return b"%x\r\n%b\r\n" % (len(data), data)
 
 
 def _chunked(proto) -> bool:
-    """Whether ``proto`` (the connection's uvicorn h11 protocol) frames its current response's body as
-    HTTP/1.1 chunks: then a stream may write its chunks to the transport itself (``Front._pump``). Any
-    other framing (an HTTP/1.0 client's, a server other than this one's) keeps ASGI ``send``."""
+    """Whether ``proto`` (the connection's uvicorn protocol: httptools or h11) frames its current response's
+    body as HTTP/1.1 chunks: then a stream may write its chunks to the transport itself (``Front._pump``).
+    Any other framing (an HTTP/1.0 client's under h11, a server other than this one's) keeps ASGI ``send``."""
     try:
-        from h11._writers import ChunkedWriter
+        cycle = proto.cycle
+        if cycle is None or not cycle.response_started or cycle.response_complete:
+            return False
+        conn = getattr(proto, "conn", None)
+        if conn is not None:  # h11
+            from h11._writers import ChunkedWriter
 
-        return isinstance(proto.conn._writer, ChunkedWriter) and proto.cycle is not None \
-            and proto.cycle.response_started and not proto.cycle.response_complete
+            return isinstance(conn._writer, ChunkedWriter)
+        return cycle.chunked_encoding is True  # httptools (what its send frames as chunks)
     except (AttributeError, ImportError):
         return False
 

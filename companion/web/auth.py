@@ -172,8 +172,11 @@ def current_join(base: str | None = None) -> dict:
     with c.join_lock:
         cur = c.join
         if cur is None or not c.access.join_token_alive(cur["token"]):
-            token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
-            cur = {"token": token, **info}
+            cur = c.access.shown_link(None)  # the link shown before a restart, while it works
+            if cur is None:
+                token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
+                cur = {"token": token, **info}
+                c.access.remember_shown_link(None, token, info)
             c.join = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
 
@@ -218,9 +221,11 @@ def new_join_token():
     if match_id is None:
         with c.join_lock:
             c.join = {"token": token, **info}
+            c.access.remember_shown_link(None, token, info)
     else:  # the match's table QR code shows the new link
         with c.join_lock:
             c.table_links[match_id] = {"token": token, **info}
+            c.access.remember_shown_link(match_id, token, info)
     return jsonify({"url": f"{public_base()}/j/{token}", "expires_at": info["expires_at"],
                     "match_id": match_id}), 201
 

@@ -2,7 +2,8 @@
 
 ``GET /api/matches/<id>/stream``: every new event of the match (``event: event``, ``id: <seq>``),
 clock ticks and alerts (``event: tick`` / ``event: alert``, no id), a ``snapshot`` of the whole view
-on connect, and ``event: heartbeat`` (data ``{"every": seconds}``) when nothing else was sent for that
+on connect (each with the match's ``status``, ``open`` or ``ended``: a game without the clock has no
+``ended`` in its view), and ``event: heartbeat`` (data ``{"every": seconds}``) when nothing else was sent for that
 long (``SSE_HEARTBEAT``, 10 s by default): a named event, so the page's watchdog sees it (an SSE comment
 fires no browser event) and a dead socket is found by the write. A client that reconnects sends
 ``Last-Event-ID`` (browsers do it by themselves; ``?last_event_id=N`` works too) and first gets
@@ -421,7 +422,8 @@ def match_stream(match_id):
             for e in c.store.events(match_id, after_seq=last):
                 head.append(sse("event", {"event": present_event(e, game, who, seat, ended)}, id=e["seq"]))
         view = c.service.state(match_id)
-        head.append(sse("snapshot", {"view": present_view(view, who, seat)}, id=view["seq"]))
+        status = "ended" if c.service.fold(match_id).ended() else "open"
+        head.append(sse("snapshot", {"view": present_view(view, who, seat), "status": status}, id=view["seq"]))
         if request.args.get("tv") == "1":  # a TV page: its sound as set from another device (web/tv.py)
             from companion.web.tv import sound_state
 
@@ -458,7 +460,8 @@ def match_stream(match_id):
         ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
         return _cached(item, (now_who, now_seat), lambda: sse(
             "event", {"event": present_event(payload["event"], game, now_who, now_seat, ended),
-                      "view": present_view(payload["view"], now_who, now_seat)}, id=seq))
+                      "view": present_view(payload["view"], now_who, now_seat),
+                      "status": payload.get("status", "open")}, id=seq))
 
     blocking = session_key is not None or bearer_hash is not None
     return _response(Plan(c.hub, sub, head, render, heartbeat, blocking=blocking))

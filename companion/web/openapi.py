@@ -191,7 +191,8 @@ def _paths() -> dict:
             "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.undo"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
         "/api/matches/{match_id}/result": {"post": {
-            "summary": "The final places of a result-only match, entered by hand (player)",
+            "summary": "The final places entered by hand: of a result-only match (player), or of any open match "
+                       "as the organiser's correction (organiser)",
             "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.result"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
         "/api/matches/{match_id}/final-roll": {"post": {

@@ -59,9 +59,20 @@ def backup_notice() -> dict | None:
     return None
 
 
+@bp.get("/favicon.ico")
+def favicon():
+    """The box's icon where a browser looks for it by itself (a download, a print page, an SVG opened in a
+    tab): the same drawing as every page's ``<link rel="icon">``, never a 404."""
+    from flask import send_file
+
+    resp = send_file(web_dir() / "static" / "icon.svg", mimetype="image/svg+xml", max_age=7 * 24 * 3600)
+    return resp
+
+
 @bp.get("/")
 def home():
-    return render_template("home.html", page="home", backup=backup_notice())
+    # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs
+    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set())
 
 
 @bp.get("/new")

@@ -35,9 +35,13 @@ def table_link(match_id: str, base: str | None = None) -> dict:
         links = c.table_links
         cur = links.get(match_id)
         if cur is None or not c.access.join_token_alive(cur["token"]):
-            token, info = c.access.create_join_token(c.access.settings()["join_token_hours"], match_id=match_id,
-                                                     short=True)
-            cur = links[match_id] = {"token": token, **info}
+            cur = c.access.shown_link(match_id)  # the table's link before a restart (its printed card), while it works
+            if cur is None:
+                token, info = c.access.create_join_token(c.access.settings()["join_token_hours"], match_id=match_id,
+                                                         short=True)
+                cur = {"token": token, **info}
+                c.access.remember_shown_link(match_id, token, info)
+            links[match_id] = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"],
             "match_id": match_id}
 

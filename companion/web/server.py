@@ -67,50 +67,81 @@ def nodelay(transport) -> bool:
     return True
 
 
-def protocol_class(limits, connections: Connections):
-    """uvicorn's h11 protocol with the per-address caps and the header deadline."""
+def protocol_class(limits, connections: Connections, http: str | None = None):
+    """uvicorn's HTTP/1.1 protocol with the per-address caps, the header deadline and the head limit: on
+    httptools (a C parser: about half the CPU of h11 per request here) where its wheel is installed
+    (x86_64, aarch64), else h11 (pure Python: a 32-bit armv7l Pi has no httptools wheel). ``http``:
+    ``"h11"`` or ``"httptools"`` to choose (tests); both keep every limit the same."""
+    if http is None:
+        try:
+            import httptools  # noqa: F401
+        except ImportError:
+            http = "h11"
+        else:
+            http = "httptools"
+    if http == "httptools":
+        return _httptools_class(limits, connections)
+    return _h11_class(limits, connections)
+
+
+class _Limited:
+    """What both protocols add to uvicorn's: ``connection_made`` admits or refuses the connection
+    (``Connections``), a deadline for a whole request head, ``shed`` and ``is_idle`` for the caps."""
+
+    _deadline = None
+    _admitted = False
+    _limits = None  # (not ``limits``/``connections``: uvicorn's own attributes)
+    _caps = None
+
+    def _admit(self, transport) -> bool:
+        self._admitted = self._caps.admit(self.client, self)
+        if not self._admitted:
+            transport.write(_REFUSED)
+            transport.close()
+            return False
+        self._arm()
+        return True
+
+    def shed(self):
+        """Closed to make room for another connection (the box is full)."""
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.cycle.disconnected = True
+            self.cycle.message_event.set()
+        self.transport.abort()
+
+    def _arm(self):
+        self._disarm()
+        self._deadline = self.loop.call_later(self._limits.header_timeout, self._expired)
+
+    def _disarm(self):
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self):
+        self._deadline = None
+        if self.is_idle() and not self.transport.is_closing():
+            self.transport.close()  # no whole request head in time: a slow or idle client
+
+    def _release(self):
+        self._disarm()
+        if self._admitted:
+            self._caps.release(self.client, self)
+
+
+def _h11_class(limits, connections: Connections):
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class CompanionH11(H11Protocol):
-        _deadline = None
-        _admitted = False
-
+    class CompanionH11(_Limited, H11Protocol):
         def connection_made(self, transport):
             nodelay(transport)
             super().connection_made(transport)
-            self._admitted = connections.admit(self.client, self)
-            if not self._admitted:
-                transport.write(_REFUSED)
-                transport.close()
-                return
-            self._arm()
+            self._admit(transport)
 
         def is_idle(self):
             """No request under way (between requests, or before the first)."""
             return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
-
-        def shed(self):
-            """Closed to make room for another connection (the box is full)."""
-            if self.cycle is not None and not self.cycle.response_complete:
-                self.cycle.disconnected = True
-                self.cycle.message_event.set()
-            self.transport.abort()
-
-        def _arm(self):
-            self._disarm()
-            self._deadline = self.loop.call_later(limits.header_timeout, self._expired)
-
-        def _disarm(self):
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
-        def _expired(self):
-            self._deadline = None
-            if self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete) \
-                    and not self.transport.is_closing():
-                self.transport.close()  # no whole request head in time: a slow or idle client
 
         def data_received(self, data):
             if not self._admitted:
@@ -125,12 +156,83 @@ def protocol_class(limits, connections: Connections):
                 self._arm()
 
         def connection_lost(self, exc):
-            self._disarm()
-            if self._admitted:
-                connections.release(self.client, self)
+            self._release()
             super().connection_lost(exc)
 
+    CompanionH11._limits, CompanionH11._caps = limits, connections
     return CompanionH11
+
+
+_HEAD_BODY = b'{"error": "the request head is too large: at most %d KiB", "field": "headers"}'
+
+
+def _httptools_class(limits, connections: Connections):
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    too_large = _HEAD_BODY % (limits.max_head // 1024)
+    head_refused = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
+                    b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(too_large), too_large))
+
+    class CompanionHttpTools(_Limited, HttpToolsProtocol):
+        _in_head = False  # between a request's first byte and the end of its head
+        _head_bytes = 0
+        _refused = False  # a head refused here: nothing more is read from the connection
+
+        def connection_made(self, transport):
+            nodelay(transport)
+            super().connection_made(transport)
+            self._admit(transport)
+
+        def is_idle(self):
+            """No request under way (between requests, or before the first; a head not yet whole is none)."""
+            return self.cycle is None or self.cycle.response_complete
+
+        def data_received(self, data):
+            if not self._admitted or self.parser is None or self._refused:
+                return
+            if self._in_head or self.cycle is None or self.cycle.response_complete:
+                self._head_bytes += len(data)
+            super().data_received(data)
+            if self._in_head and self._head_bytes > limits.max_head and not self._refused:
+                self._refuse_head()  # a head still incomplete past the limit (h11 refused it at 16 KB: 400)
+
+        def on_message_begin(self):
+            self._in_head = True
+            super().on_message_begin()
+
+        def on_headers_complete(self):
+            self._in_head = False
+            self._head_bytes = 0
+            self._disarm()  # a request head arrived: its body and response have their own limits
+            if len(self.url) > limits.max_head:  # (the front refuses a long head in the caller's language;
+                self._refuse_head()  # a target this long httptools would not even parse)
+                return
+            super().on_headers_complete()
+
+        def _refuse_head(self):
+            self._refused = True
+            self.transport.write(head_refused)
+            self.transport.close()
+
+        def on_body(self, body):
+            if not self._refused:
+                super().on_body(body)
+
+        def on_message_complete(self):
+            if not self._refused:
+                super().on_message_complete()
+
+        def on_response_complete(self):
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.is_idle():
+                self._arm()
+
+        def connection_lost(self, exc):
+            self._release()
+            super().connection_lost(exc)
+
+    CompanionHttpTools._limits, CompanionHttpTools._caps = limits, connections
+    return CompanionHttpTools
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -151,9 +253,9 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def build(app, limits=None, threads: int = 16):
+def build(app, limits=None, threads: int = 16, http: str | None = None):
     """(uvicorn server, front) for the Flask ``app``; ``server.run(sockets=[sock])`` serves until a
-    signal (SIGINT/SIGTERM) or ``server.should_exit = True``."""
+    signal (SIGINT/SIGTERM) or ``server.should_exit = True``. ``http``: the parser (``protocol_class``)."""
     import uvicorn
 
     from companion.web.asgi import Front, Limits
@@ -162,7 +264,7 @@ def build(app, limits=None, threads: int = 16):
     connections = Connections(limits)
     front = Front(app, limits, threads=threads, connections=connections)
     config = uvicorn.Config(
-        front, http=protocol_class(limits, connections), ws="none", lifespan="off", loop="asyncio",
+        front, http=protocol_class(limits, connections, http), ws="none", lifespan="off", loop="asyncio",
         interface="asgi3", log_config=None, access_log=False, proxy_headers=False, server_header=False,
         timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=5, backlog=2048,
         h11_max_incomplete_event_size=16 * 1024)

@@ -92,20 +92,33 @@ def get_tournament(tid):
     return jsonify(_doc(tid))
 
 
-def _not_started(t: dict) -> None:
-    if t["round_list"]:
-        raise RuleError("the players are fixed once round 1 is seated", "$.player")
+def _players_change(tid: str) -> dict:
+    """Before the players change: refused once every round is played; a round seated but not started is
+    seated again afterwards (its seating is dropped). Returns the tournament document as it was."""
+    t = _doc(tid)
+    if t["finished"]:
+        raise RuleError("all {rounds} rounds have been played", "$", rounds=t["rounds"])
+    n = days.seated_round(t)
+    if n is not None:
+        rows.drop_round(ctx().store, tid, n)
+    return t
 
 
 @bp.post("/api/tournaments/<tid>/players")
 @require("organiser")
 def add_player(tid):
+    """Register a player: before round 1, or between rounds (a late arrival, seated from the next round);
+    a player who withdrew is back under the same name."""
     doc = json_body("api.tournament-player")
     c = ctx()
-    _not_started(rows.get(c.store, tid))
     name = doc["player"].strip()
     if not name:
         raise InputError("a player needs a name", "$.player")
+    t = rows.get(c.store, tid)
+    if name in t["withdrawn"]:
+        _players_change(tid)
+        rows.withdraw_player(c.store, tid, name, back=True)
+        return jsonify(_doc(tid)), 201
     pid = doc.get("player_id")
     if pid:
         from companion.storage import players as roster
@@ -117,6 +130,9 @@ def add_player(tid):
         mine = days.roster_club(c.store, rows.get(c.store, tid)["player_ids"])
         if mine is not None and club != mine:
             raise InputError("that roster player is of another club than the tournament's players", "$.player_id")
+    if name in t["players"]:  # (before anything changes)
+        raise ConflictError("{player!r} is registered already", "$.player", player=name)
+    _players_change(tid)
     rows.add_player(c.store, tid, name, pid)
     return jsonify(_doc(tid)), 201
 
@@ -124,9 +140,17 @@ def add_player(tid):
 @bp.delete("/api/tournaments/<tid>/players/<path:player>")
 @require("organiser")
 def remove_player(tid, player):
+    """Before round 1 is seated: unregister. Afterwards: the player withdraws (a drop-out): never seated
+    again, their results kept in the standings."""
     c = ctx()
-    _not_started(rows.get(c.store, tid))
-    rows.remove_player(c.store, tid, player)
+    t = rows.get(c.store, tid)
+    if player not in t["players"]:
+        raise NotFoundError("{player!r} is not registered", "player", player=player)
+    _players_change(tid)
+    if t["round_list"]:
+        rows.withdraw_player(c.store, tid, player)
+    else:
+        rows.remove_player(c.store, tid, player)
     return jsonify(_doc(tid))
 
 
@@ -141,15 +165,9 @@ def seat_next_round(tid):
         if t["finished"]:
             raise RuleError("all {rounds} rounds have been played", "$", rounds=t['rounds'])
         raise RuleError("the round in play has not ended: every table's match must end first", "$")
-    lo, hi = _limits(t["game"])
     rng = c.runner.rng if c.runner is not None else None
-    if t["next_round"] == 1:
-        tables = core.seat_round(t["players"], t["table_size"], rng=rng, lo=lo, hi=hi)
-    else:
-        met = core.meetings([r["tables"] for r in t["round_list"]])
-        standing = [r["player"] for r in t["standings"]]
-        tables = core.seat_round(t["players"], t["table_size"], rng=rng, standing=standing, met=met, lo=lo, hi=hi)
-    rows.put_round(c.store, tid, t["next_round"], tables)
+    tables, out = days.next_seating(t, rng)
+    rows.put_round(c.store, tid, t["next_round"], tables, out)
     return jsonify(_doc(tid)), 201
 
 
@@ -168,9 +186,10 @@ def set_seats(tid, number):
         raise ConflictError("round {number} has started: its seats are fixed", "$.tables", number=number)
     tables = [[p.strip() for p in table] for table in doc["tables"]]
     seen = [p for table in tables for p in table]
-    if sorted(seen) != sorted(t["players"]):
-        missing = sorted(set(t["players"]) - set(seen))
-        extra = sorted(set(seen) - set(t["players"]))
+    want = [p for table in r["tables"] for p in table]  # the round's seated players (not those sitting out)
+    if sorted(seen) != sorted(want):
+        missing = sorted(set(want) - set(seen))
+        extra = sorted(set(seen) - set(want))
         dup = sorted({p for p in seen if seen.count(p) > 1})
         what = "; ".join(x for x in (f"missing: {', '.join(missing)}" if missing else "",
                                       f"not registered: {', '.join(extra)}" if extra else "",

@@ -92,11 +92,18 @@ def state(page):
 def test_transcribe_save_export_import_and_play_on_it(new_context, server, tokens,  # noqa: F811
                                                      artifacts_dir, tmp_path):
     org = organiser_page(new_context, server, viewport={"width": 1000, "height": 1400})
-    org.on("dialog", lambda d: d.accept("Our board"))
+    dialogs = []
+    org.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     org.goto("/boards")
     expect(org.locator("#nav-boards")).to_be_visible()
+    # the new board's name is asked on the page, ready with a name to keep or change
     org.click("#bd-new")
+    expect(org.locator("#bd-new-name")).to_be_focused()
+    expect(org.locator("#bd-new-name")).to_have_value("Our board")
+    org.click("#bd-new-create")
     expect(org.locator("#bd-editor")).to_be_visible()
+    expect(org.locator("#bd-new-form")).to_be_hidden()
+    assert dialogs == []  # no browser prompt
     expect(org.locator("#bd-status")).to_have_attribute("data-status", "template")
     # the rule book's facts are there and shown as such
     expect(org.locator("#bd-alliances li[data-number='14'] .bd-book-badge")).to_have_text("from the rule book")
@@ -117,6 +124,18 @@ def test_transcribe_save_export_import_and_play_on_it(new_context, server, token
                 org.click(f"#bd-unplaced-list [data-place='{site_id(ci, k)}']")
             tap(org, *site_xy(ci, k))
     expect(org.locator("#bd-unplaced")).to_be_hidden()
+    expect(org.locator("#bd-svg circle.bd-site")).to_have_count(18)
+    # two sites close together ("Frankreich1" and a new one 30 px away): no name covers another one
+    org.click("#bd-countries [data-country='Frankreich']")
+    fx, fy = xy("Frankreich1")
+    tap(org, fx + 30, fy)
+    expect(org.locator("#bd-svg circle.bd-site")).to_have_count(19)
+    overlaps = org.evaluate("""() => { const b = Array.from(document.querySelectorAll('#bd-svg text.bd-label')).map(t => t.getBBox());
+        const out = []; for (let i = 0; i < b.length; i++) for (let j = i + 1; j < b.length; j++) {
+          const p = b[i], q = b[j]; if (p.x < q.x + q.width && q.x < p.x + p.width && p.y < q.y + q.height && q.y < p.y + p.height) out.push([i, j]); }
+        return out; }""")
+    assert overlaps == []
+    org.keyboard.press("Delete")
     expect(org.locator("#bd-svg circle.bd-site")).to_have_count(18)
     # a site in the wrong place: Delete removes it, Ctrl+Z brings it back, Ctrl+Y removes it again
     org.click("#bd-countries [data-country='England']")
@@ -303,9 +322,11 @@ def test_transcribe_save_export_import_and_play_on_it(new_context, server, token
 
 def test_the_editor_fits_a_phone_and_speaks_italian(new_context, server, artifacts_dir):
     page = organiser_page(new_context, server, viewport={"width": 360, "height": 780}, locale="it-IT", has_touch=True)
-    page.on("dialog", lambda d: d.accept("Mappa di prova"))
     page.goto("/boards")
     page.click("#bd-new")
+    expect(page.locator("#bd-new-name")).to_have_value("La nostra mappa")
+    page.fill("#bd-new-name", "Mappa di prova")
+    page.press("#bd-new-name", "Enter")
     expect(page.locator("#bd-name")).to_have_value("Mappa di prova")
     expect(page.locator("h1")).to_have_text("Mappe di Web of Power")
     expect(page.locator(".bd-tools [data-mode='sea']")).to_contain_text("Rotta marina")

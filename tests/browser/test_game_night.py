@@ -118,17 +118,21 @@ def test_tv_at_the_end_of_a_conquest_match_shows_ranking_and_winner(browser, ser
     ctx = browser.new_context(base_url=server.url, viewport=TV, locale={"en": "en-GB", "it": "it-IT"}[lang])
     try:
         tv = _watch(ctx.new_page())
-        tv.goto(f"/m/{mid}/display")
-        expect(tv.locator("#scores table")).to_be_visible()
+        tv.goto(f"/m/{mid}/display?reveal=1")
+        expect(tv.locator("#ci-tv-players table")).to_be_visible()
         api["player"].event(mid, "objective.completed", {"player": "Carla"})
-        winner = cat["ci.winner.one"].format(players="Carla")
-        expect(tv.locator("#scores .trk-winner")).to_have_text(winner)
-        expect(tv.locator("#scores table.trk-ranking tbody tr")).to_have_count(3)
-        expect(tv.locator("#scores table.trk-ranking tr.leader")).to_have_attribute("data-player", "Carla")
-        expect(tv.locator("#ci-summary")).to_have_count(0)  # the territory table gave way to the ranking
+        # on the event that ends it, without a reload: the ranking from the last place up, then the winner
+        ranking = tv.locator("#tv-ranking")
+        expect(ranking).to_have_attribute("data-revealed", "1")
+        expect(tv.locator(".tv-winner-name")).to_have_text("Carla")
+        expect(tv.locator(".tv-winner-label")).to_have_text(cat["tv.winner"])
+        expect(ranking.locator("li.tv-rank")).to_have_count(3)
+        expect(ranking.locator("li.tv-rank-first")).to_have_attribute("data-player", "Carla")
+        expect(ranking.locator("li.tv-rank-first .tv-rank-notes")).to_contain_text(cat["tv.objective"])
+        expect(tv.locator("#ci-tv-map")).to_be_hidden()  # the map gave way to the ranking
         tv.screenshot(path=str(artifacts_dir / f"night-tv-ranking-{lang}.png"))
         tv.reload()  # and a TV switched on after the end shows the same
-        expect(tv.locator("#scores .trk-winner")).to_have_text(winner)
+        expect(tv.locator(".tv-winner-name")).to_have_text("Carla")
         assert not tv.errors, tv.errors
     finally:
         ctx.close()
@@ -139,7 +143,7 @@ def test_tv_while_a_final_roll_is_owed_then_the_dice(browser, server, api, artif
     ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
     try:
         tv = _watch(ctx.new_page())
-        tv.goto(f"/m/{mid}/display")
+        tv.goto(f"/m/{mid}/display?reveal=1")
         owed = EN["clock.awaiting_roll"].format(player="Anna", n=4)
         expect(tv.locator("#clock-turn")).to_have_text(owed)
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.final-rounds"])
@@ -155,7 +159,7 @@ def test_tv_while_a_final_roll_is_owed_then_the_dice(browser, server, api, artif
         expect(tv.locator("#final-roll-result")).to_have_text(
             EN["clock.final_roll_ends"].format(player="Bruno", dice="1 + 2", total=3, n=4))
         expect(tv.locator("#clock-turn")).to_have_text(EN["clock.ended_roll"].format(player="Bruno"))
-        expect(tv.locator("#scores .trk-winner")).to_be_visible()
+        expect(tv.locator(".tv-winner-name")).to_be_visible()
         tv.screenshot(path=str(artifacts_dir / "night-tv-final-roll.png"))
         tv.reload()
         expect(tv.locator("#final-roll-result")).to_have_text(
@@ -205,15 +209,19 @@ def test_tv_of_a_game_without_a_clock_shows_the_scoreboard(browser, server, api,
     try:
         tv = _watch(ctx.new_page())
         tv.goto(f"/m/{mid}/display")
-        expect(tv.locator("#scores table")).to_be_visible()
+        table = tv.locator({"richelieu": "#rl-tv-table", "web-of-power": "#wop-tv-totals"}[game])
+        expect(table).to_be_visible()
         expect(tv.locator("#clock-remaining")).to_be_hidden()
         for name in PLAYERS:
-            expect(tv.locator("#scores")).to_contain_text(name)
+            expect(table).to_contain_text(name)
         assert "--:--" not in tv.inner_text("body")
+        # whose turn, said in the side column (a game without a clock has no clock to say it)
+        expect(tv.locator("#clock-turn")).to_have_text(EN["clock.turn"].format(player="Anna"))
         # a scoreboard readable across the room (waited for in the page: the scoreboard is drawn again when
         # the live view arrives, and measures nothing while it is being replaced)
-        tv.wait_for_function("""w => { const t = document.querySelector('#scores table');
-            return !!t && t.getBoundingClientRect().width > w; }""", arg=TV["width"] / 3)
+        tv.wait_for_function("""([sel, w]) => { const t = document.querySelector(sel);
+            return !!t && t.getBoundingClientRect().width > w; }""",
+                             arg=[{"richelieu": "#rl-tv-table", "web-of-power": "#wop-tv-totals"}[game], TV["width"] / 3])
         tv.screenshot(path=str(artifacts_dir / f"night-tv-no-clock-{game}.png"))
         assert not tv.errors, tv.errors
     finally:
@@ -361,6 +369,17 @@ def test_phone_layout_header_tables_dice_map_and_turn_controls(browser, server, 
             page.screenshot(path=str(artifacts_dir / f"night-phone-{name}-{width}.png"), full_page=True)
             if name == "conquest":
                 page.check("input[name=ci-dice-mode][value=table]")
+                # nothing is chosen for the player: no attack, no defender's dice until one is tapped; the
+                # attack tapped is the one with the most dice on both sides (the widest rows of dice)
+                expect(page.locator("#ci-ddice input")).to_have_count(0)
+                pair = page.evaluate("""() => {
+                  const u = window.companionMatch.view.state.units;
+                  const n = b => Math.min(3, u[b.dataset.from] - 1) + Math.min(3, u[b.dataset.to]);
+                  const all = Array.from(document.querySelectorAll('#ci-targets button'));
+                  const b = all.sort((x, y) => n(y) - n(x))[0];
+                  return [b.dataset.from, b.dataset.to];
+                }""")
+                page.click(f"#ci-targets button[data-from='{pair[0]}'][data-to='{pair[1]}']")
                 expect(page.locator("#ci-ddice input")).not_to_have_count(0)
                 for side in ("#ci-adice", "#ci-ddice"):
                     boxes = [page.locator(f"{side} input").nth(i).bounding_box()
@@ -458,8 +477,9 @@ def test_every_page_fits_360_px_with_a_one_row_header(browser, server, api, lang
 
 
 def test_tv_draws_the_game_scoreboard_when_its_script_arrives_late(browser, server, api):
-    """The game's script loads beside the page's: a TV whose first view came before the script still
-    draws the game's own scoreboard once the script is there."""
+    """The game's TV script loads beside the page's: a TV whose first view came before the script still
+    draws the game's own panel (its scoreboard) once the script is there, and the phone's scoreboard gives
+    way to it."""
     import time
 
     mid = api["player"].create("richelieu", PLAYERS)
@@ -469,11 +489,12 @@ def test_tv_draws_the_game_scoreboard_when_its_script_arrives_late(browser, serv
             time.sleep(1.5)
             route.continue_()
 
-        ctx.route("**/static/games/richelieu.js*", late)
+        ctx.route("**/static/games/richelieu.display.js*", late)
         tv = _watch(ctx.new_page())
         tv.goto(f"/m/{mid}/display")
-        expect(tv.locator("#scores table#rl-standings")).to_be_visible()
-        expect(tv.locator("#scores table")).to_have_count(1)
+        expect(tv.locator("#rl-tv-table")).to_be_visible()
+        expect(tv.locator("#rl-tv-table tbody tr")).to_have_count(len(PLAYERS))
+        expect(tv.locator("#scores")).to_be_hidden()
         assert not tv.errors, tv.errors
     finally:
         ctx.close()

@@ -70,7 +70,10 @@ def test_bind_the_dice_and_roll_a_combat_with_them(new_context, server, tokens, 
     expect(org.locator(".toast").last).to_have_text("Saved")
     expect(org.locator("#dice-heard tbody tr[data-die='%s'] td" % BLUE[2].id).last).not_to_have_text("")
     # roll each die once: each face shows beside its die
+    expect(org.locator("#toast")).to_be_hidden(timeout=15000)  # the "Saved" toast lies over the buttons a moment
     org.locator(".dice-set [data-check-set]").click()
+    expect(org.locator(".dice-set [data-check-status]")).to_have_text(
+        "Roll each die once: its face shows beside it when it lands.")  # the box listens from now on
     for i, d in enumerate(RED + BLUE):
         kit.roll(d, i + 1)
     expect(org.locator(".dice-set [data-check='defend2']")).to_have_text("✓ 6")

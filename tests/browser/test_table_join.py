@@ -85,7 +85,7 @@ def test_the_tv_page_shows_the_table_qr_and_no_objective_and_the_table_card_prin
     tv = _watch(ctx.new_page())
     tv.goto(f"/m/{mid}/display")  # the Pi's own screen (localhost): the table QR code is shown
     expect(tv.locator("#table-qr svg")).to_be_visible()
-    expect(tv.locator("#scores table")).to_be_visible()
+    expect(tv.locator("#ci-tv-players table")).to_be_visible()  # the TV's own table of the players
     seen = tv.evaluate(f"fetch('/api/matches/{mid}?as=viewer').then(r => r.json())")
     assert seen["view"]["state"]["objectives"] == {}
     tv.screenshot(path=str(artifacts_dir / "table-tv-qr.png"))

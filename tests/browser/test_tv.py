@@ -142,8 +142,10 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         # the players' table: territories and units as the summary says
         sm = _match(org, mid)["view"]["summary"]
         for r in sm["players"]:
-            row = tv.locator(f'#ci-tv-players tr[data-player="{r["player"]}"] td.num')
-            expect(row).to_have_text([str(r["territories"]), str(r["units"])])
+            row = tv.locator(f'#ci-tv-players tr[data-player="{r["player"]}"]')
+            expect(row.locator("td[data-col=territories]")).to_have_text(str(r["territories"]))
+            expect(row.locator("td[data-col=units]")).to_have_text(str(r["units"]))
+            expect(row.locator("td[data-col=cards]")).to_have_text(str(r["cards"]))  # how many, never which
 
         _event(org, mid, "clock.resume", {})
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.finishing-round"], timeout=15_000)
@@ -160,8 +162,8 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         assert box.locator(".tv-die-attack").first.get_attribute("data-value") == "6"
         assert box.locator(".tv-die-attack .tv-pip").count() == 6 * len(combat["attacker_dice"])
         n = combat["defender_losses"]
-        expect(tv.locator("#ci-tv-losses")).to_contain_text(
-            EN["tv.ci_losses.one" if n == 1 else "tv.ci_losses.other"].format(player=combat["defender"], n=n))
+        expect(tv.locator("#ci-tv-losses [data-side=defend] .ci-tv-lost")).to_have_text(
+            EN["tv.ci_lost.one" if n == 1 else "tv.ci_lost.other"].format(n=n))
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-2-combat.png"))
 
         for p in ["Bruno", "Carla"] + PLAYERS:  # the end of the finishing round, then the last lap
@@ -322,9 +324,11 @@ def test_tv_richelieu_tracks_cardinal_and_the_last_intrigue(browser, server, org
         last = st["resolutions"][-1]
         expect(tv.locator("#rl-tv-cardinal")).to_contain_text(EN["tv.rl_cardinal"].format(n=st["cardinal"]))
         for p in players:
-            for k in ("prestige", "income", "military", "money", "jewels"):
+            for k in ("prestige", "income", "military"):
                 expect(tv.locator(f'#rl-tv-tracks tr[data-player="{p}"] td[data-track="{k}"]')).to_have_text(
                     str(st["players"][p][k]))
+            for k in ("money", "jewels"):  # behind each player's screen until the end: the room sees "—"
+                expect(tv.locator(f'#rl-tv-tracks tr[data-player="{p}"] td[data-track="{k}"]')).to_have_text("—")
         expect(tv.locator("#rl-tv-intrigue")).to_contain_text(EN["tv.rl_places"].format(
             first=last["first"], second=last["second"]))
         tv.screenshot(path=str(artifacts_dir / "tv-richelieu.png"))
@@ -342,7 +346,7 @@ def test_tv_rome_is_burning_emperor_turn_scores(browser, server, org, artifacts_
         sm = _match(org, mid)["view"]["summary"]
         expect(tv.locator("#rome-tv-emperor")).to_have_text(IT["tv.rome_no_emperor"])
         expect(tv.locator("#rome-tv-turn")).to_have_text(IT["tv.rome_turn"].format(turn=sm["turn"], turns=sm["turns"]))
-        expect(tv.locator("#rome-tv-scores tr")).to_have_count(3)
+        expect(tv.locator("#rome-tv-scores tbody tr")).to_have_count(3)
         assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         tv.screenshot(path=str(artifacts_dir / "tv-rome.png"))
         assert not tv.errors, tv.errors
@@ -444,53 +448,6 @@ def test_tv_web_of_power_table_alone_on_the_template_or_without_a_photo(browser,
             expect(tv.locator("#wop-tv-countries table")).to_be_visible()
             expect(tv.locator("#wop-tv-board")).to_be_hidden()
         tv.screenshot(path=str(artifacts_dir / "tv-web-of-power-no-photo.png"))
-        assert not tv.errors, tv.errors
-    finally:
-        ctx.close()
-
-
-OVERLAPS = """() => {
-  const qr = document.getElementById('table-qr');
-  if (!qr) return 'no QR code';
-  const q = qr.getBoundingClientRect();
-  const out = [];
-  for (const node of document.querySelectorAll('#wop-tv-scoring tr, #wop-tv-countries tr, #scores tr, .tv-main .tv-box')) {
-    if (!node.getClientRects().length) continue;
-    const r = node.getBoundingClientRect();
-    if (r.left < q.right && q.left < r.right && r.top < q.bottom && q.top < r.bottom) out.push(node.id || node.className || node.tagName);
-  }
-  return out;
-}"""
-
-
-@pytest.mark.parametrize("viewport", [TV, SMALL_TV], ids=["1920x1080", "1280x720"])
-def test_tv_web_of_power_long_scoring_never_under_the_qr_code(browser, server, org, artifacts_dir, viewport):
-    """A scoring breakdown of every country (five players, both scorings) and the countries' table, scrolled
-    from top to bottom: nothing of them is ever under the table's QR code."""
-    five = PLAYERS + ["Dario", "Elena"]
-    mid = org.ok("POST", "/api/matches", {"game": "web-of-power", "players": five})["id"]
-    countries = _match(org, mid)["view"]["state"]["board"]["countries"]
-    for i, country in enumerate(countries):
-        for p in five[: 2 + i % 3]:  # (Schwaben has 4 sites)
-            org.event(mid, "place", {"player": p, "piece": "monastery", "country": country})
-    org.event(mid, "deck.out", {})  # the intermediate scoring: a row for every country
-    ctx = browser.new_context(base_url=server.url, viewport=viewport, locale="en-GB")
-    try:
-        tv = _watch(ctx.new_page())
-        tv.goto(f"/m/{mid}/display?reveal=1")
-        box = tv.locator("#wop-tv-scoring")
-        expect(box).to_have_attribute("data-revealed", "1", timeout=10_000)
-        expect(box.locator("tr.wop-tv-part")).to_have_count(len(countries))
-        expect(tv.locator("#table-qr svg")).to_be_visible()
-        height = tv.evaluate("document.documentElement.scrollHeight")
-        name = f"{viewport['width']}x{viewport['height']}"
-        for y in range(0, height + viewport["height"], viewport["height"] // 3):
-            tv.evaluate(f"window.scrollTo(0, {y})")
-            assert tv.evaluate(OVERLAPS) == [], (name, y)
-        tv.screenshot(path=str(artifacts_dir / f"tv-web-of-power-long-scoring-{name}.png"))
-        tv.evaluate("window.scrollTo(0, 0)")
-        tv.screenshot(path=str(artifacts_dir / f"tv-web-of-power-long-scoring-{name}-top.png"))
-        assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         assert not tv.errors, tv.errors
     finally:
         ctx.close()

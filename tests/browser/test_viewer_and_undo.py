@@ -53,8 +53,9 @@ def test_a_viewer_sees_no_write_controls_a_player_does(new_context, server, toke
 def test_the_home_page_of_a_viewer_offers_no_new_match(new_context, server):
     viewer = new_context(viewport=PHONE, locale="it-IT").new_page()
     viewer.goto("/?lang=it")
-    expect(viewer.locator("#viewer-note")).to_have_text(
-        "Stai guardando. Per giocare, inquadra il codice QR di questo tavolo.")
+    # no organiser PIN chosen on this box yet: the home page says how to become its organiser
+    expect(viewer.locator("#first-steps h2")).to_have_text("Un box nuovo: diventane l'organizzatore")
+    expect(viewer.locator("#first-login")).to_have_attribute("href", "/login")
     expect(viewer.locator("#new-match")).to_be_hidden()
     expect(viewer.locator("#top-nav a[href='/new']")).to_be_hidden()
     player = joined_page(new_context, server, viewport=PHONE)

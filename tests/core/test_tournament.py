@@ -240,3 +240,23 @@ def test_standings_csv():
     assert text.splitlines()[0] == "rank,player,points,game_points,head_to_head,matches,wins"
     assert text.splitlines()[1] == "1,A,1,,0,1,1"
     assert text.splitlines()[2] == "2,B,-0.5,,0,1,0"
+
+
+def test_the_fewest_sit_out_when_the_numbers_dont_fit():
+    """docs/tournament.md, "Late arrivals, drop-outs and sitting out": everyone plays when a split fits; else
+    the fewest sit out, those who sat out least first, the lowest in the standings among them."""
+    import random
+
+    from companion.core.tournament import sit_out
+
+    p = ["A", "B", "C", "D", "E", "F", "G"]
+    assert sit_out(p[:6], 3, 3, 4) == (p[:6], [])
+    assert sit_out(p[:5], 3, 3, 4, standing=p[:5]) == (p[:4], ["E"])  # 5 at tables of 3-4: one out, the last
+    seated, out = sit_out(p, 4, 4, 4, standing=p)  # 7 at tables of exactly 4: three out
+    assert out == ["E", "F", "G"] and seated == ["A", "B", "C", "D"]
+    assert sit_out(p[:5], 3, 3, 4, sat_out={"E": 1}, standing=p[:5])[1] == ["D"]  # E sat out already
+    seated, out = sit_out(p[:5], 3, 3, 4, rng=random.Random(1))  # round 1: at random, reproducibly
+    assert len(out) == 1 and sorted(seated + out) == p[:5]
+    assert sit_out(p[:5], 3, 3, 4, rng=random.Random(1)) == (seated, out)
+    with pytest.raises(RuleError):
+        sit_out(p[:2], 3, 3, 4)

@@ -1,15 +1,17 @@
 """A conquest tournament evening: 6 roster players, 2 tables of 3, 2 rounds with a 2-minute clock, played
 through the organiser's pages and the seated phones. Each table sets up on its phones (the Pi deals, every
 unit placed) and its clock starts when its own set-up is done
-(docs/rulings.md#the-clock-of-a-tournament-round); round 1's table 1 plays to the time-up, the finishing round, the last lap and the final rolls (one
-roll goes on, one ends the match), table 2 ends by an objective declared on a phone (it asks first); the
-TV of table 1 is open the whole time; round 2 is seated by the standings and played; the standings are
-checked against the places the phones showed."""
+(docs/rulings.md#the-clock-of-a-tournament-round); round 1's table 1 binds its smart dice on the dice page and rolls a combat with them (MockDice: the
+phone and the TV show each face, the box records it), then plays to the time-up, the finishing round, the
+last lap and the final rolls (one roll goes on, one ends the match), table 2 ends by an objective declared on a phone (it asks first); the
+TV of table 1 is open the whole time; round 2 is seated by the standings and played: table 1 to an
+objective, table 2's phones die after a turn and the organiser enters its places (the objective and an
+elimination among them); the standings are checked against the places the phones showed."""
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, act, check_standings, seq, text, tv_end, wait_seq
+from tests.evening.kit import EN, Evening, Table, act, check_standings, seq, text, tv_end, tv_fits, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -52,14 +54,79 @@ def set_up(ev, table, minutes: int = MINUTES) -> None:
     assert v["phase"] == "regular" and v["clock"]["running"] and v["clock"]["limit_seconds"] == minutes * 60
 
 
-def turn(table, player: str, conquered_note: bool = False) -> None:
-    """``player``'s turn on their phone: every reinforcement on their first city, then the end of the turn."""
+def turn(table, player: str, conquered_note: bool = False, dice=None) -> None:
+    """``player``'s turn on their phone: every reinforcement on their first city, then the end of the turn;
+    with ``dice`` (the table's smart dice bound), a combat rolled with them in between."""
     page = table[player]
     wait_seq(page, seq(table[table.players[0]]))
     expect(page.locator("#ci-step")).to_have_text(text(EN, "ci.step_reinforce", player=player))
-    page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
+    if dice is None:
+        page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
+    else:  # the reinforcements on a city that borders a rival's: the combat comes from there
+        page.locator(f"#ci-reinforce-list .trk-step[data-city='{front(page, player)}'] button[title]").click()
     table.act(player, "#ci-reinforce-send")
+    if dice is not None:
+        smart_combat(table, player, dice)
     table.act(player, "#ci-turn-end")
+
+
+def front(page, player: str) -> str:
+    """A city of ``player`` with a land border to a rival's (the match's map, as the phone reads it)."""
+    mid = page.evaluate("window.companionMatch.id")
+    cities = page.request.get(f"/api/matches/{mid}/conquest/map").json()["cities"]
+    owner = page.evaluate("window.companionMatch.view.state.owner")
+    return next(c["name"] for c in cities if owner[c["name"]] == player and any(owner[n] != player for n in c["land"]))
+
+
+def bind_dice(ev, table):
+    """The organiser binds the table's smart dice on the dice page: three for the attacker (Rosso), three for
+    the defender (Blu), the set serving the table's match (docs/dice.md). Returns the dice."""
+    from tests.dicekit import MockDie
+
+    red = [MockDie(0x501 + i, f"Rosso {i + 1}") for i in range(3)]
+    blue = [MockDie(0x601 + i, f"Blu {i + 1}", colorway=4) for i in range(3)]
+    for d in red + blue:
+        ev.server.dice.lie(d, 1)
+    org = ev.org
+    org.goto("/dice")
+    expect(org.locator("#dice-heard tbody tr")).to_have_count(6)
+    org.click("#dice-new")
+    card = org.locator(".dice-set").first
+    expect(card).to_be_visible()
+    for side, dice in (("attack", red), ("defend", blue)):
+        for i, d in enumerate(dice):
+            card.locator(f"select[data-slot='{side}{i}']").select_option(d.id)
+    card.locator(".dice-set-match").select_option(table.match_id)
+    card.locator("[data-save]").click()
+    expect(org.locator(f"#dice-heard tbody tr[data-die='{blue[2].id}'] td").last).not_to_have_text("")
+    return red, blue
+
+
+def smart_combat(table, player: str, dice) -> None:
+    """A combat rolled with the table's smart dice: the attack tapped on the phone, the dice (MockDice) roll
+    and land, the phone and the TV show each face, the box records the combat with those faces (the attacker
+    rolls ones, the defender sixes: no city changes hands)."""
+    red, blue, kit = dice
+    page = table[player]
+    expect(page.locator("input[name=ci-dice-mode][value=smart]")).to_be_checked()
+    src = front(page, player)
+    page.locator(f"#ci-targets button[data-from='{src}']").first.click()
+    n = seq(page)
+    page.click("#ci-attack")
+    expect(page.locator("#dice-live .dice-live-title")).to_have_text(EN["dice.waiting"])
+    need = page.evaluate("window.CompanionDice.wait().need")
+    for d in red[:need["attack"]]:
+        kit.roll(d, 1)
+    if table.tv is not None:
+        expect(table.tv.locator(f"#dice-live .dice-chip[data-die='{red[0].id}'] .dice-chip-face")).to_have_text("1")
+    for d in blue[:need["defend"]]:
+        kit.roll(d, 6)
+    wait_seq(page, n + 1)
+    last = page.evaluate("window.companionMatch.view.state.last_combat")
+    assert last["attacker_dice"] == [1] * need["attack"] and last["defender_dice"] == [6] * need["defend"]
+    assert not last["conquered"]
+    expect(page.locator("#history li").first).to_contain_text(EN["dice.ev_read"])
+    expect(page.locator("#dice-live .dice-live-title")).to_have_text(EN["dice.recorded"])
 
 
 def final_roll(table, player: str, dice: tuple[int, int]) -> None:
@@ -85,7 +152,8 @@ def play_to_the_final_rolls(ev, table) -> list[dict]:
     last lap played, then the final rounds: a roll of 12 goes on, a roll of 3 ends the match."""
     a, b, c = table.players
     tv = table.tv
-    turn(table, a)
+    red, blue = bind_dice(ev, table)
+    turn(table, a, dice=(red, blue, ev.server.dice))  # one combat rolled with the table's smart dice
     if tv is not None:
         expect(tv.locator("#clock-phase")).to_have_text(EN["phase.regular"])
     ev.server.advance(MINUTES * 60)  # the 2 minutes are up during b's turn
@@ -103,6 +171,10 @@ def play_to_the_final_rolls(ev, table) -> list[dict]:
     turn(table, a)  # no conquest in a final round: a roll is owed
     for p in table.players:
         expect(table[p].locator("#ci-status")).to_have_text(text(EN, "ci.awaiting_roll", player=a, n=4))
+    if tv is not None:  # the roll owed on the TV, with the code to sit still within its screen
+        expect(tv.locator("#tv-roll")).to_have_attribute("data-state", "owed")
+        expect(tv.locator("#table-qr svg")).to_be_visible()
+        tv_fits(table, "final rolls")
     final_roll(table, a, (6, 6))
     if tv is not None:
         expect(tv.locator("#final-roll-result")).to_have_text(
@@ -127,6 +199,14 @@ def play_to_an_objective(ev, table, who: int = 1) -> list[dict]:
         page.check(f"#ci-obj-grid input[value='{c}']")
     act(page, "#ci-obj-send")
     expect(page.locator("#ci-objective li.held")).to_have_count(2)
+    # the other phones see that the objective is recorded, in words (not a tick that reads as "completed"),
+    # and never its cities
+    for p in players:
+        if p != declarer:
+            wait_seq(table[p], seq(page))
+            expect(table[p].locator(f"#ci-summary tr[data-player='{declarer}'] td[data-objective]")).to_have_text(
+                EN["ci.objective_recorded"])
+            assert declarer not in table[p].evaluate("Object.keys(window.companionMatch.view.state.objectives)")
     for p in players[:who]:
         turn(table, p)
     expect(page.locator("#ci-objective-done")).to_be_visible()
@@ -139,6 +219,38 @@ def play_to_an_objective(ev, table, who: int = 1) -> list[dict]:
     places = ranking(page)
     assert places[0] == {"player": declarer, "place": 1, "objective": True}
     return places
+
+
+def organiser_result(ev, table) -> list[dict]:
+    """The table's phones die after a turn: the organiser enters its final places from the tournament page
+    ("Enter the result", then the places with the objective and an elimination, saved after asking): the
+    match ends as a correction marked in its history, on every phone (docs/rulings.md#the-organisers-result)."""
+    a, b, c = table.players
+    turn(table, a)
+    org = ev.org
+    ev.goto_tournament()
+    org.click(f".tday-table a.tday-enter-result[href^='/m/{table.match_id}']")
+    org.wait_for_url(f"**/m/{table.match_id}#result-correction")
+    card = org.locator("#result-correction")
+    expect(card).to_have_attribute("open", "")
+    for p, place in ((a, 2), (b, 1), (c, 3)):
+        card.locator(f"[data-player='{p}'][data-place='{place}']").click()
+    card.locator(f"[data-player='{b}'][data-flag='objective']").click()
+    card.locator(f"[data-player='{c}'][data-flag='eliminated']").click()
+    n = seq(org)
+    org.once("dialog", lambda d: d.accept())
+    card.locator("#result-save").click()
+    wait_seq(org, n + 1)
+    expect(card).to_be_hidden()
+    for p in table.players:
+        page = table[p]
+        wait_seq(page, n + 1)
+        expect(page.locator("#result-by-hand")).to_have_text(EN["result.by_organiser"])
+        expect(page.locator("#result-ranking tbody tr").first).to_contain_text(b)
+        expect(page.locator("#history li").first).to_contain_text(EN["event.result.corrected"])
+        expect(page.locator("#match-status")).to_have_text(EN["status.ended"])
+    return [{"player": b, "place": 1, "objective": True}, {"player": a, "place": 2},
+            {"player": c, "place": 3, "eliminated": True}]
 
 
 def test_a_conquest_tournament_evening(browser, server, artifacts_dir):
@@ -174,11 +286,72 @@ def test_a_conquest_tournament_evening(browser, server, artifacts_dir):
             played.append(play_to_an_objective(ev, tables[1]))
         else:
             played.append(play_to_an_objective(ev, tables[0], who=2))
-            played.append(play_to_an_objective(ev, tables[1], who=0))
+            played.append(organiser_result(ev, tables[1]))
         ev.lap(f"round {n} played")
         tv_end(ev, tables[0], "conquest-italy", played[-2])
         ev.shot(tv, f"conquest-tv-end-{n}")
         check_standings(ev, played)
         ev.lap(f"round {n} standings")
     ev.shot(ev.org, "conquest-standings", full_page=True)
+    assert ev.errors() == []
+
+
+def test_an_elimination_is_said_on_the_phone_in_the_history_and_on_the_tv(browser, server, artifacts_dir):
+    """Carla loses her last city to Anna's attack (a match set up through the API, then corrected by the
+    organiser to one city left): her phone says she is out and who took it, every phone and the history
+    say "Carla is eliminated", and so does the TV (docs/rulings.md#conquest-elimination)."""
+    from companion.games.conquest_map import default_map
+
+    ev = Evening(browser, server, artifacts=artifacts_dir)
+    org, h = ev.org, {"Origin": server.url}
+
+    def post(path, body):
+        r = org.request.post(path, data=body, headers=h)
+        assert r.status < 300, r.text()
+        return r.json()
+
+    players = ["Anna", "Bruno", "Carla"]
+    mid = post("/api/matches", {"game": "conquest-italy", "players": players, "label": "Elimination"})["id"]
+    m = post(f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    while m["view"]["state"]["phase"] == "place":
+        s = m["view"]["state"]
+        p = s["next_placer"]
+        city = next(c for c, q in s["owner"].items() if q == p)
+        m = post(f"/api/matches/{mid}/events", {"type": "setup.place", "expected_seq": m["seq"],
+                                                "data": {"player": p, "placements": {city: min(5, s["reserve"][p])}}})
+    m = post(f"/api/matches/{mid}/events", {"type": "clock.start", "expected_seq": m["seq"], "data": {"limit_minutes": 60}})
+    # the organiser's corrections: Carla keeps one city, next to a city of Anna's with 10 units
+    gm, owner = default_map(), m["view"]["state"]["owner"]
+    last, front = next((c, n) for c in gm.cities if owner[c] == "Carla" for n in sorted(gm.neighbours[c])
+                       if owner[n] == "Anna")
+    fixes = [{"city": c, "player": "Bruno", "units": 1} for c in gm.cities if owner[c] == "Carla" and c != last]
+    fixes += [{"city": front, "player": "Anna", "units": 10}, {"city": last, "player": "Carla", "units": 1}]
+    for f in fixes:
+        m = post(f"/api/matches/{mid}/events", {"type": "territory.set", "expected_seq": m["seq"], "data": f})
+    table = Table(ev, 0, 1, players, mid, org.request.get(f"/api/matches/{mid}/join").json()["url"])
+    ev.sit(table)
+    tv = ev.tv(table)
+    anna = table["Anna"]
+    turn_view = anna.evaluate("window.companionMatch.view")
+    assert turn_view["summary"]["turn"]["player"] == "Anna"
+    anna.locator("#ci-reinforce-list .trk-step button[title]").first.click()
+    table.act("Anna", "#ci-reinforce-send")
+    # the attack with the table's dice: three sixes against a one
+    anna.locator(f"#ci-targets button[data-from='{front}'][data-to='{last}']").click()
+    anna.check("input[name=ci-dice-mode][value=table]")
+    for box, face in (("#ci-adice input", "6"), ("#ci-ddice input", "1")):
+        for i in range(anna.locator(box).count()):
+            anna.locator(box).nth(i).fill(face)
+    n = table.act("Anna", "#ci-attack")
+    table.wait_all(n)
+    carla = table["Carla"]
+    expect(carla.locator("#ci-out")).to_have_text(text(EN, "ci.you_are_out", player="Carla", by="Anna", city=last))
+    expect(anna.locator("#ci-out")).to_be_hidden()
+    for p in players:
+        expect(table[p].locator("#history li").first).to_contain_text(text(EN, "ci.is_eliminated", player="Carla"))
+        expect(table[p].locator(f"#ci-summary tr[data-player='Carla']")).to_contain_text(EN["ci.eliminated"])
+    expect(tv.locator("#ci-tv-eliminated")).to_have_text(text(EN, "tv.ci_eliminated", player="Carla"))
+    expect(tv.locator("#ci-tv-players tr.ci-tv-out[data-player='Carla']")).to_have_count(1)
+    ev.shot(carla, "conquest-eliminated-phone", full_page=True)
+    ev.shot(tv, "conquest-eliminated-tv")
     assert ev.errors() == []

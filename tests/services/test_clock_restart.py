@@ -63,8 +63,11 @@ def test_sigkill_mid_match_then_restart_resumes_paused_at_the_last_checkpoint(tm
 
     server = Server(data, ENV)
     try:
+        # a game with no set-up before its clock (a conquest table's clock would wait for its deal and
+        # placements: docs/rulings.md#the-clock-of-a-tournament-round)
         status, m = call(server, "POST", "/api/matches", token,
-                         {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"], "label": "Table 1"})
+                         {"game": "rome-is-burning", "players": ["Anna", "Bruno", "Carla"], "label": "Table 1",
+                          "options": {"clock": True}})
         assert status == 201, m
         mid = m["id"]
         status, body = call(server, "POST", f"/api/tournament/round", token, {"match_ids": [mid]})

@@ -103,7 +103,8 @@ def test_a_combat_read_from_the_dice(table, store):
     assert t["tables"].wait_view(mid)["state"] == "recorded"
     # every change went to the live pages: the rolling dice, each face
     states = [p[2]["state"] for p in t["published"] if p[0] == mid]
-    assert states[0] == "waiting" and states.count("waiting") >= 6
+    assert states[0] == "bound"  # binding the set told the table's pages
+    assert states[1] == "waiting" and states.count("waiting") >= 6
     # a physical roll is undone by an organiser only, like the Pi's
     with pytest.raises(ForbiddenError):
         t["svc"].undo(mid, by=Caller("player"))

@@ -39,6 +39,16 @@ def test_corrections_outside_the_rules_are_the_organisers():
     assert policy.organiser_field(PLAIN, "territory.set", {}) is None  # a game without corrections
 
 
+def test_the_result_of_a_match_the_phones_follow_is_the_organisers_correction():
+    places = {"places": [{"player": "Anna", "place": 1}, {"player": "Bruno", "place": 2}]}
+    for caller in (ANNA, VIEWER):
+        with pytest.raises(ForbiddenError) as exc:
+            policy.check_write(PLAIN, PLAYERS, caller, "result.entered", places)
+        assert exc.value.field == "type"
+        policy.check_write(PLAIN, PLAYERS, caller, "result.entered", places, result_only=True)  # the table's
+    policy.check_write(PLAIN, PLAYERS, ORGANISER, "result.entered", places)
+
+
 def test_a_players_own_secret_is_recorded_by_that_phone_or_an_organiser():
     policy.check_write(SECRETS, PLAYERS, ANNA, "objective.set", {"player": "Anna"})
     policy.check_write(SECRETS, PLAYERS, ORGANISER, "objective.set", {"player": "Anna"})
@@ -134,3 +144,26 @@ def test_every_write_path_of_the_service_asks_the_policy(conquest, store):
     svc.undo(mid, expected_seq=1)  # the CLI, the box: the organiser's
     again = svc.redo(mid, expected_seq=2, by=BRUNO)  # a redo is the same draw again, not a new one
     assert again["data"] == event["data"] and again["type"] == "setup.deal"
+
+
+def test_a_players_secret_asked_about_is_told_to_that_seat_and_the_organisers():
+    assert policy.sees_secret_of(ANNA, "Anna") and policy.sees_secret_of(ORGANISER, "Anna")
+    assert not policy.sees_secret_of(BRUNO, "Anna") and not policy.sees_secret_of(VIEWER, "Anna")
+    assert policy.sees_secret_of(BRUNO, "Anna", ended=True)  # the end turns every secret face up
+    game = SimpleNamespace(SECRET_REFUSAL_TEMPLATES=frozenset({"{player} holds no {card}"}))
+    naming = RuleError("{player} holds no {card}", "trade", player="Anna", card="Roma")
+    plain = RuleError("must be three cards", "trade")
+    with pytest.raises(RuleError) as exc:
+        policy.check_secret_refusal(game, BRUNO, "Anna", naming)
+    assert "Roma" not in exc.value.message and exc.value.field == "player"
+    for who, exc_ in ((ANNA, naming), (ORGANISER, naming), (BRUNO, plain)):
+        assert policy.check_secret_refusal(game, who, "Anna", exc_) is None  # told as it is
+
+
+def test_a_ranking_that_counts_secret_objectives_waits_for_the_end_but_for_organisers():
+    game = SimpleNamespace(public_view=lambda state, seat: state)
+    with pytest.raises(RuleError):
+        policy.check_ranking(game, ANNA, ended=False)
+    policy.check_ranking(game, ANNA, ended=True)
+    policy.check_ranking(game, ORGANISER, ended=False)
+    policy.check_ranking(PLAIN, VIEWER, ended=False)  # a game without secrets

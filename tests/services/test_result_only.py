@@ -106,12 +106,35 @@ def test_a_result_only_match_takes_nothing_else_and_undo_reopens_it():
     assert [r["player"] for r in f.final_ranking()] == ["Dario", "Carla", "Bruno", "Anna"]
 
 
-def test_a_tracked_match_refuses_a_result_by_hand():
+def test_a_tracked_match_takes_a_result_by_hand_only_as_a_correction():
+    """In a match the phones follow, the places entered by hand are the organiser's correction
+    (``correction: true``): they end the match with that ranking; nothing is taken after it."""
     f = Fold("richelieu", PLAYERS[:3], {})
+    data = places(("Anna", 2), ("Bruno", 1), ("Carla", 3))
+    with pytest.raises(InputError) as err:
+        f.apply({"seq": 1, "type": RESULT, "data": data, "at": "2026-03-01T20:00:00Z"})
+    assert err.value.field == "correction"
+    f.apply({"seq": 1, "type": RESULT, "data": {**data, "correction": True}, "at": "2026-03-01T20:00:00Z"})
+    assert f.ended() and [r["player"] for r in f.final_ranking()] == ["Bruno", "Anna", "Carla"]
+    assert f.view()["corrected"] is True and f.view()["ended"] is True
     with pytest.raises(RuleError) as err:
-        f.apply({"seq": 1, "type": RESULT, "data": places(("Anna", 1), ("Bruno", 2), ("Carla", 3)),
-                 "at": "2026-03-01T20:00:00Z"})
+        f.apply({"seq": 2, "type": "turn.end", "data": {"player": "Bruno"}, "at": "2026-03-01T20:01:00Z"})
     assert err.value.field == "type"
+    result_only = Fold("richelieu", PLAYERS[:3], {"tracking": "result"})
+    with pytest.raises(InputError):  # a result-only match is not corrected: it has nothing else
+        result_only.apply({"seq": 1, "type": RESULT, "data": {**data, "correction": True}, "at": "2026-03-01T20:00:00Z"})
+
+
+def test_the_organisers_result_stops_a_running_clock():
+    f = Fold("conquest-italy", PLAYERS[:3], {})
+    f.apply({"seq": 1, "type": "clock.start", "data": {"limit_minutes": 60}, "at": "2026-03-01T20:00:00Z"})
+    f.apply({"seq": 2, "type": RESULT, "at": "2026-03-01T20:10:00Z", "data": {"correction": True, "places": [
+        {"player": "Anna", "place": 1, "objective": True}, {"player": "Bruno", "place": 2},
+        {"player": "Carla", "place": 3, "eliminated": True}]}})
+    v = f.view("2026-03-01T20:30:00Z")
+    assert v["ended"] and v["ended_by"] == {"reason": "result", "player": None}
+    assert v["clock"]["running"] is False and v["clock"]["elapsed_seconds"] == 600
+    assert f.final_ranking()[0] == {"player": "Anna", "place": 1, "objective": True, "eliminated": False}
 
 
 @pytest.mark.parametrize("options, field", [({"tracking": "paper"}, "tracking"),

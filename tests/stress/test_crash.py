@@ -57,6 +57,9 @@ def check_log(db, match_id, acked: dict, sent: set, in_flight_bound: int) -> lis
 def run_cycles(data_dir, cycles: int, seed: int, max_acks: int = 40):
     rng = random.Random(seed)
     token = make_token(data_dir)
+    # the state is read as an organiser: a player's token sees everyone's money behind the screens as null
+    # (docs/rulings.md, "Behind the screens"), and this compares every track with the fold
+    organiser = make_token(data_dir, "organiser")
     db = data_dir / "companion.db"
     payloads = Payloads()
     acked: dict = {}
@@ -68,7 +71,7 @@ def run_cycles(data_dir, cycles: int, seed: int, max_acks: int = 40):
     for cycle in range(cycles):
         server = Server(data_dir)
         try:
-            main = Client(server.host, token)
+            main = Client(server.host, organiser)
             if match_id is None:
                 match_id = create_match(main)
             # the restarted server folds what is stored, and agrees with an independent fold

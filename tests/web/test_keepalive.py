@@ -17,10 +17,15 @@ from companion.web import server as http_server
 from companion.web.asgi import Limits
 
 
-@pytest.fixture
-def running(app):
+PARSERS = ["h11", pytest.param("httptools", marks=pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("httptools") is None, reason="no httptools wheel here"))]
+
+
+@pytest.fixture(params=PARSERS)
+def running(app, request):
     sock = http_server.bind("127.0.0.1", 0)
-    server, front = http_server.build(app, Limits(), threads=2)
+    server, front = http_server.build(app, getattr(request, "limits", None) or Limits(), threads=2,
+                                      http=request.param)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
@@ -144,3 +149,58 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
         assert _dechunk(raw)[1]
     finally:
         sock.close()
+
+
+@pytest.fixture(params=PARSERS)
+def strict(app, request):
+    """A server whose header deadline is short: 0.3 s."""
+    sock = http_server.bind("127.0.0.1", 0)
+    server, front = http_server.build(app, Limits(header_timeout=0.3), threads=2, http=request.param)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(1000):
+        if server.started:
+            break
+        thread.join(0.01)
+    assert server.started
+    yield sock.getsockname()[1]
+    server.should_exit = True
+    thread.join(15)
+    sock.close()
+
+
+def _read_all(sock) -> bytes:
+    out = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            return out
+        if not chunk:
+            return out
+        out += chunk
+
+
+def test_either_parser_refuses_a_head_over_16_kib_and_closes(strict):
+    for tail in (b"", b"\r\n\r\n"):  # still arriving, or whole (then the front's own 431)
+        sock = socket.create_connection(("127.0.0.1", strict), timeout=20)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Pad: " + b"a" * 20000 + tail)
+        got = _read_all(sock)
+        sock.close()
+        assert got.startswith((b"HTTP/1.1 431", b"HTTP/1.1 400")), got[:200]
+    sock = socket.create_connection(("127.0.0.1", strict), timeout=20)
+    sock.sendall(b"GET /healthz?x=" + b"a" * 70000 + b" HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    got = _read_all(sock)
+    sock.close()
+    assert got.startswith(b"HTTP/1.1 431") and b'"field": "headers"' in got, got[:200]
+
+
+def test_either_parser_closes_a_connection_whose_head_is_not_whole_in_time(strict):
+    sock = socket.create_connection(("127.0.0.1", strict), timeout=20)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: loc")  # and nothing more
+    assert _read_all(sock) == b""  # closed by the server at its deadline, with no answer
+    sock.close()
+    ok = socket.create_connection(("127.0.0.1", strict), timeout=20)  # a whole head is answered
+    ok.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    assert _read_all(ok).startswith(b"HTTP/1.1 200")
+    ok.close()

@@ -66,11 +66,20 @@ def test_conquest_flags_and_refusals(player):
     assert stale.status_code == 409 and stale.json["field"] == "expected_seq"
 
 
-def test_tracked_match_and_game_events_refused(player):
+def test_a_tracked_match_takes_the_result_from_an_organiser_only(player, organiser):
+    """In a match the phones follow, the result by hand is the organiser's correction
+    (docs/rulings.md#the-organisers-result): a player's is refused; the organiser's ends the match, marked so."""
     tracked = player.post("/api/matches", {"game": "richelieu", "players": PLAYERS[:3]}).json
-    r = player.post(f"/api/matches/{tracked['id']}/result", {"expected_seq": 0, "places": [
-        {"player": "Anna", "place": 1}, {"player": "Bruno", "place": 2}, {"player": "Carla", "place": 3}]})
-    assert r.status_code == 409 and r.json["field"] == "$.type"
+    places = [{"player": "Anna", "place": 1}, {"player": "Bruno", "place": 2}, {"player": "Carla", "place": 3}]
+    r = player.post(f"/api/matches/{tracked['id']}/result", {"expected_seq": 0, "places": places})
+    assert r.status_code == 403 and r.json["field"] == "$.type"
+    r = player.post(f"/api/matches/{tracked['id']}/events", {"type": "result.entered", "expected_seq": 0,
+                                                             "data": {"places": places, "correction": True}})
+    assert r.status_code == 403  # not by the events endpoint either
+    r = organiser.post(f"/api/matches/{tracked['id']}/result", {"expected_seq": 0, "places": places})
+    assert r.status_code == 201, r.json
+    assert r.json["status"] == "ended" and r.json["event"]["data"]["correction"] is True
+    assert r.json["view"]["corrected"] is True and r.json["view"]["result"][0]["player"] == "Anna"
     m = new(player, "richelieu", PLAYERS[:3])
     r = player.post(f"/api/matches/{m['id']}/events", {"type": "turn.end", "data": {}, "expected_seq": 0})
     assert r.status_code == 409 and r.json["field"] == "$.type"

@@ -93,3 +93,20 @@ def test_join_link_on_the_wire(server):
     r, body = request(server, "POST", "/api/matches", {"game": "richelieu", "players": ["A", "B"]},
                       {"Cookie": cookie, "Origin": server.url})
     assert r.status == 201, body
+
+
+def test_a_box_without_pins_says_so_after_the_address_not_as_a_warning_before_it(tmp_path):
+    """`make run` on a laptop (GPIO auto, no pins): the first thing shown is the address; the GPIO line
+    comes with the others, saying why the box's buttons are off, and stderr holds no warning."""
+    from tests.web.serverproc import Server
+
+    s = Server(tmp_path / "data", args=("--gpio", "auto"))
+    try:
+        lines = s.lines
+    finally:
+        err = s.stop()
+    at = next(i for i, line in enumerate(lines) if line.startswith("Open on the LAN"))
+    gpio = [line for line in lines if line.startswith("GPIO: ")]
+    assert gpio and lines.index(gpio[0]) > at
+    assert gpio[0].startswith("GPIO: off (no GPIO pins here") or gpio[0].startswith("GPIO: pins")
+    assert "WARNING" not in err, err

@@ -135,7 +135,11 @@ def test_registration_and_refusals(org, clocked_app):
     for p in ("Dario", "Elena", "Franco", "Gina"):
         org.post(f"/api/tournaments/{tid}/players", {"player": p})
     assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 201
-    assert org.post(f"/api/tournaments/{tid}/players", {"player": "Late"}).status_code == 409
+    # a late arrival before the round starts: registered, and round 1 is to be seated again with them
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Late"})
+    assert r.status_code == 201 and r.json["round_list"] == [] and r.json["next_round"] == 1
+    assert org.delete(f"/api/tournaments/{tid}/players/Late").json["players"][-1] == "Gina"  # (no round yet)
+    assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 201
     # seats by hand: every player once, tables of 3-6
     r = org.put(f"/api/tournaments/{tid}/rounds/1", {"tables": [["Anna", "Carla", "Dario", "Elena", "Franco"]]})
     assert r.status_code == 400 and r.json["field"] == "$.tables" and "Gina" in r.json["error"]
@@ -362,3 +366,53 @@ def test_a_conquest_round_starts_each_tables_clock_when_its_set_up_is_done(org, 
     assert v["phase"] == "setup" and v["state"]["phase"] == "play" and v["clock"]["limit_seconds"] == 90 * 60
     _event(org, a, "clock.start", {})
     assert org.get(f"/api/matches/{a}").json["view"]["clock"]["limit_seconds"] == 90 * 60
+
+
+def test_late_arrivals_withdrawals_and_a_player_sitting_out(org, store):
+    """Between rounds: a player withdraws (their results stay, never seated again), a late arrival joins,
+    and when the numbers don't fit the game's tables the fewest sit out, those who sat out least first, the
+    lowest in the standings among them (docs/tournament.md, "Late arrivals, drop-outs and sitting out")."""
+    players = ["Anna", "Bruno", "Carla", "Dario", "Elena", "Franco"]
+    t = _create(org, "richelieu", players=players, table_size=3, rounds=3)
+    tid = t["id"]
+
+    def play_round(n):
+        doc = org.get(f"/api/tournaments/{tid}").json
+        r = doc["round_list"][n - 1]
+        for m, table in zip(r["matches"], r["tables"]):
+            seq = org.get(f"/api/matches/{m['match_id']}").json["seq"]
+            places = [{"player": p, "place": k + 1} for k, p in enumerate(table)]
+            assert org.post(f"/api/matches/{m['match_id']}/result", {"expected_seq": seq, "places": places}).status_code == 201
+        return org.get(f"/api/tournaments/{tid}").json
+
+    assert org.post(f"/api/tournaments/{tid}/rounds", {}).status_code == 201
+    org.post(f"/api/tournaments/{tid}/rounds/1/start", {})
+    doc = play_round(1)
+    gone = doc["round_list"][0]["tables"][0][0]  # a winner of round 1 withdraws
+    r = org.delete(f"/api/tournaments/{tid}/players/{gone}")
+    assert r.status_code == 200 and r.json["withdrawn"] == [gone] and gone in r.json["players"]
+    row = next(x for x in r.json["standings"] if x["player"] == gone)
+    assert row["withdrawn"] is True and row["points"] == 1 and row["matches"] == 1  # results kept
+    # 5 players of a game of 3-4 at a table: one sits out, the lowest in the standings
+    r = org.post(f"/api/tournaments/{tid}/rounds", {})
+    assert r.status_code == 201, r.json
+    rnd = r.json["round_list"][1]
+    seated = [p for table in rnd["tables"] for p in table]
+    assert len(rnd["sitting_out"]) == 1 and gone not in seated + rnd["sitting_out"]
+    lowest = [x["player"] for x in r.json["standings"] if x["player"] != gone][-1]
+    assert rnd["sitting_out"] == [lowest] and sorted(seated + [lowest]) == sorted(set(players) - {gone})
+    org.post(f"/api/tournaments/{tid}/rounds/2/start", {})
+    doc = play_round(2)
+    bye = next(x for x in doc["standings"] if x["player"] == lowest)
+    assert bye["matches"] == 1  # the round sat out counts no match and no points
+    # a late arrival: six again, two tables; the one who sat out is seated
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": "Late"})
+    assert r.status_code == 201 and r.json["players"][-1] == "Late"
+    r = org.post(f"/api/tournaments/{tid}/rounds", {})
+    rnd = r.json["round_list"][2]
+    assert rnd["sitting_out"] == [] and len(rnd["tables"]) == 2
+    seated = sorted(p for table in rnd["tables"] for p in table)
+    assert seated == sorted((set(players) - {gone}) | {"Late"})
+    # the one who withdrew comes back under the same name (before the round starts: seated again)
+    r = org.post(f"/api/tournaments/{tid}/players", {"player": gone})
+    assert r.status_code == 201 and r.json["withdrawn"] == [] and r.json["next_round"] == 3

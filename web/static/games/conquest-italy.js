@@ -114,6 +114,15 @@
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
     else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
     else text = t("ci.phase_play");
+    // this phone's player is out: said first, in words (docs/rulings.md#conquest-elimination)
+    var seat = client.match && client.match.seat, out = (s.eliminations || []).filter(function (e) { return e.player === seat; })[0];
+    var banner = $("ci-out");
+    if (!banner) {
+      banner = el("p", { class: "banner banner-warn", id: "ci-out", role: "alert", hidden: true });
+      $("ci-status").parentNode.insertBefore(banner, $("ci-status"));
+    }
+    banner.hidden = !out || !!(v.ended || sm.ended);
+    if (out) banner.textContent = t("ci.you_are_out", { player: out.player, by: out.by || "—", city: out.city || "—" });
     // a tournament round started at this table before its set-up: the clock starts by itself when it is done
     if (v.armed && (s.phase === "deal" || s.phase === "place") && !(v.ended || sm.ended))
       text += " · " + t("ci.clock_armed", { n: Math.round(v.clock.limit_seconds / 60) });
@@ -507,6 +516,10 @@
 
   function renderSecret() {
     var box = $("ci-secret-body"), seat = client.match.seat, s = st();
+    // the match has ended: no objective to enter any more (one recorded stays shown, now public)
+    var recorded = seat && ((summary().players || []).filter(function (r) { return r.player === seat; })[0] || {}).objective_set;
+    $("ci-secret").hidden = !!(client.ended() && !recorded);
+    if (client.ended() && !recorded) return;
     if (!seat) {
       box.textContent = "";
       box.appendChild(el("p", { class: "muted", text: t("ci.secret_need_seat") }));
@@ -597,9 +610,19 @@
     if (r.note) box.appendChild(el("p", { class: "small muted", text: r.note }));
   }
 
+  var knownOut = null;  // the eliminations this page has said (a new one is said once, as it happens)
+  function sayEliminations(s) {
+    var list = s.eliminations || [];
+    if (knownOut !== null) list.forEach(function (e) {
+      if (knownOut.indexOf(e.player + "|" + e.seq) < 0)
+        C.toast(t("ci.is_eliminated_by", { player: e.player, by: e.by || "—", city: e.city || "—" }), true);
+    });
+    knownOut = list.map(function (e) { return e.player + "|" + e.seq; });
+  }
   function update(view, cl) {
     client = cl;
     if (!view || !view.state) return;
+    if (root) sayEliminations(view.state);
     renderScores();
     if (!root) { renderRanking(); return; } // the display page shows scores (the ranking at the end) only
     if (!map) { loadMap().then(function () { if (client.view) update(client.view, client); }); }
@@ -664,7 +687,7 @@
       done(client._write(base() + "/final-roll", { expected_seq: client.seq, player: client.view.awaiting_roll }));
     });
     if (Dice()) {
-      Dice().on(byHand);
+      Dice().on(function (w) { byHand(w); if (client.view && (!w || w.state !== "waiting")) update(client.view, client); });
       Dice().ready.then(function () { if (client.view) update(client.view, client); });
     }
     $("ci-final-send").addEventListener("click", function () {
@@ -718,6 +741,12 @@
     loadMap();
   }
 
+  // " · Carla is eliminated" after the event that took a player's last city (the state's eliminations)
+  function outBy(seq) {
+    var s = client && client.view && client.view.state;
+    return ((s && s.eliminations) || []).filter(function (x) { return x.seq === seq; })
+      .map(function (x) { return " · " + t("ci.is_eliminated", { player: x.player }); }).join("");
+  }
   function describe(e) {
     var d = e.data || {};
     switch (e.type) {
@@ -727,7 +756,7 @@
           Object.keys(d.placements || {}).map(function (c) { return c + " +" + d.placements[c]; }).join(", ") +
           (d.trade ? " · " + t("ci.ev_trade", { cards: d.trade.join(", ") }) : "");
       case "combat": return t("ci.ev_combat", { from: d.from, to: d.to, a: dieFaces(d.attack_dice), d: dieFaces(d.defend_dice) }) +
-        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "");
+        (d.rolled_by === "dice" ? " · " + t("dice.ev_read") : "") + outBy(e.seq);
       case "move": return C.plural("ci.ev_move", d.units, { from: d.from, to: d.to });
       case "card.draw": return d.card === undefined ? t("ci.ev_card_hidden", { player: d.player }) : t("ci.ev_card", { player: d.player, card: d.card });
       case "territory.set": return t("ci.ev_fix", { city: d.city, player: d.player, n: d.units });

@@ -85,10 +85,13 @@
   // the chains each player has now, drawn in their colour under the sites (fetched once per new event)
   var followChains = B.follower(base, function () { return board; }, function () { return $("wop-chain-layer"); }, colour);
   function liveChains() { followChains(client); }
+  // a tap within 24 px of a site (a 48 px target, whatever the photo's scale) means that site
+  var TAP_REACH = 24;
   function tapSite(ev) {
+    if (!playing()) return;
     var mark = ev.target.closest ? ev.target.closest("circle[data-site]") : null;
-    if (!mark || !playing()) return;
-    var site = mark.getAttribute("data-site");
+    var site = mark ? mark.getAttribute("data-site") : B.siteAt($("wop-photo-svg"), board, ev, TAP_REACH);
+    if (!site) return;
     if (st().sites[site]) { C.toast(t("wop.site_taken", { site: site }), true); return; }
     send("place", { player: $("wop-player").value, piece: "monastery", site: site });
   }
@@ -219,44 +222,57 @@
     $("wop-place").disabled = (piece === "monastery" ? sup.monasteries : sup.councillors) < 1 || (bySite && !sites.length);
     $("wop-turn-info").textContent = s.turn ? t("wop.turn_so_far", { player: s.turn.player,
       list: s.turn.placements.map(function (pl) { return pieces(pl.piece, pl.count) + " " + (pl.site || pl.country); }).join(", ") }) : "";
-    $("wop-turn-end").hidden = !s.turn;
+    $("wop-turn-end").hidden = !s.turn;  // the bar at the bottom: the end of a turn with a placement, nothing before
     $("wop-turn-end").textContent = s.turn ? t("wop.turn_end", { player: s.turn.player }) : "";
-    $("wop-swap").hidden = !!s.turn;
+    $("wop-swap").hidden = !!s.turn;  // a turn without a placement: asked in the turn box, never the bar's one button
     $("wop-swap").textContent = t("wop.swap", { player: s.next_player });
     renderQuick();
     renderWarnings(s);
   }
 
-  // -- the quick placement: a country, then a free site (or how many monasteries): two taps, the second sends --
+  // -- the quick placement: a country, then a free site, how many monasteries, or a councillor: two taps, the
+  // second sends (no switching between monastery and councillor, and nothing to switch back) --
   var quickCountry = null;
   function renderQuick() {
     var s = sm(), v = st(), box = $("wop-quick-countries"), where = $("wop-quick-where");
     var player = s.turn ? s.turn.player : s.next_player, sup = s.supply[player] || {};
-    $("wop-quick").hidden = piece !== "monastery" || !(sup.monasteries > 0);
+    $("wop-quick").hidden = !(sup.monasteries > 0 || sup.councillors > 0);
     $("wop-quick-hint").textContent = t("wop.quick_hint", { player: player });
     box.textContent = "";
     s.countries.forEach(function (c) {
       var sites = (board.sites[c.country] || []).filter(function (id) { return !v.sites[id]; });
-      var full = (board.sites[c.country] || []).length > 0 && !sites.length;
-      box.appendChild(el("button", { type: "button", class: "btn", "data-country": c.country, disabled: full ? "disabled" : null,
+      var noMonastery = !(sup.monasteries > 0) || ((board.sites[c.country] || []).length > 0 && !sites.length);
+      var noCouncillor = !(sup.councillors > 0) || !(c.councillor_room > 0);
+      // the country's name on its own line, what it has room for below: nothing runs out of the button
+      box.appendChild(el("button", { type: "button", class: "btn wop-pick", "data-country": c.country,
+        disabled: noMonastery && noCouncillor ? "disabled" : null,
         "aria-pressed": String(c.country === quickCountry), onclick: function () { quickCountry = c.country === quickCountry ? null : c.country; renderQuick(); } },
-        el("span", { text: c.country }), el("span", { class: "small", text: c.free_sites === null ? c.monasteries_total + " ⌂" : C.plural("wop.free", c.free_sites) })));
+        el("span", { class: "wop-pick-name", text: c.country }),
+        el("span", { class: "small wop-pick-room", text: (c.free_sites === null ? c.monasteries_total + " ⌂" : C.plural("wop.free", c.free_sites)) +
+          " · " + C.plural("wop.room", c.councillor_room) })));
     });
     where.textContent = "";
     where.hidden = !quickCountry;
     if (!quickCountry) return;
+    var c = s.countries.filter(function (x) { return x.country === quickCountry; })[0] || {};
     var all = board.sites[quickCountry] || [];
-    function place(extra) { send("place", Object.assign({ player: player, piece: "monastery" }, extra)).then(function (m) { if (m) { quickCountry = null; renderQuick(); } }); }
-    if (all.length) {
-      all.filter(function (id) { return !v.sites[id]; }).forEach(function (id) {
-        where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-site": id, onclick: function () { place({ site: id }); } },
-          t("wop.quick_site", { site: id })));
-      });
-    } else {
-      [1, 2].forEach(function (n) {
-        where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-count": String(n),
-          onclick: function () { place({ country: quickCountry, count: n }); } }, mons(n) + " · " + quickCountry));
-      });
+    function place(extra) { send("place", Object.assign({ player: player }, extra)).then(function (m) { if (m) { quickCountry = null; renderQuick(); } }); }
+    if (sup.monasteries > 0) {
+      if (all.length) {
+        all.filter(function (id) { return !v.sites[id]; }).forEach(function (id) {
+          where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-site": id, onclick: function () { place({ piece: "monastery", site: id }); } },
+            t("wop.quick_site", { site: id })));
+        });
+      } else {
+        [1, 2].forEach(function (n) {
+          where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-count": String(n),
+            onclick: function () { place({ piece: "monastery", country: quickCountry, count: n }); } }, mons(n) + " · " + quickCountry));
+        });
+      }
+    }
+    if (sup.councillors > 0 && c.councillor_room > 0) {
+      where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-piece": "councillor",
+        onclick: function () { place({ piece: "councillor", country: quickCountry }); } }, t("wop.quick_councillor", { country: quickCountry })));
     }
   }
 

@@ -75,6 +75,23 @@
     };
   }
 
+  // the site a tap on the photo means: the nearest one within `px` screen pixels of the finger (a dot is a
+  // few pixels wide on a phone; a finger is not), or null. The whole photo takes taps, not only the dots.
+  function siteAt(svg, board, ev, px) {
+    if (!onPhoto(board) || !svg.getScreenCTM) return null;
+    var m = svg.getScreenCTM();
+    if (!m) return null;
+    var pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    var p = pt.matrixTransform(m.inverse());
+    var reach = px / (m.a || 1), best = null, bestD = Infinity;  // screen pixels in the photo's units
+    Object.keys(board.coords).forEach(function (id) {
+      var d = Math.hypot(board.coords[id][0] - p.x, board.coords[id][1] - p.y);
+      if (d < bestD) { bestD = d; best = id; }
+    });
+    return best !== null && bestD <= Math.max(reach, 1.7 * unit(board)) ? best : null;
+  }
+
   window.WopBoard = { el: svgEl, onPhoto: onPhoto, unit: unit, draw: draw, paint: paint, drawChains: drawChains,
-                      follower: follower };
+                      follower: follower, siteAt: siteAt };
 })();

@@ -182,17 +182,51 @@
           class: "bd-" + kv[1] + (sel ? " selected" : ""), "data-kind": kv[1], "data-k": k, "data-a": r[0], "data-b": r[1] }));
       });
     });
-    sites().forEach(function (s) {
-      if (s.site.x === undefined) return;
+    var placed = sites().filter(function (s) { return s.site.x !== undefined; });
+    placed.forEach(function (s) {
       var sel = S.selected && S.selected.kind === "site" && S.selected.id === s.site.id;
       svg.appendChild(svgEl("circle", { cx: s.site.x, cy: s.site.y, r: 1.4 * u, fill: colourOf(s.country), "stroke-width": 0.3 * u,
         class: "bd-site" + (sel ? " selected" : ""), "data-site": s.site.id, "data-ci": s.ci, "data-j": s.j }));
-      svg.appendChild(svgEl("text", { x: s.site.x, y: s.site.y - 2 * u, "text-anchor": "middle", "font-size": 1.6 * u, class: "bd-label" }))
-        .textContent = s.site.name || s.site.id;
+    });
+    // each site's name where it covers no other name and no other site (above, below, right, left, then
+    // further out): two sites side by side ("Frankreich1", "Frankreich2") keep both names legible
+    labelPlaces(placed, u).forEach(function (p) {
+      svg.appendChild(svgEl("text", { x: p.x, y: p.y, "text-anchor": p.anchor, "font-size": 1.6 * u, class: "bd-label",
+        "data-label": p.id })).textContent = p.text;
     });
     if (S.rubber) svg.appendChild(svgEl("line", { x1: S.rubber.x1, y1: S.rubber.y1, x2: S.rubber.x2, y2: S.rubber.y2, class: "bd-rubber", "stroke-width": 0.4 * u }));
     setView();
     highlightProblems();
+  }
+  // where each site's name goes: boxes estimated from the text's length (a sans-serif letter is about 0.6 of
+  // the font size wide), the first candidate spot that overlaps no name placed before and no site's dot
+  function labelPlaces(list, u) {
+    var fs = 1.6 * u, h = fs, dot = 1.6 * u, boxes = [], out = [];
+    var dots = list.map(function (s) { return { x0: s.site.x - dot, y0: s.site.y - dot, x1: s.site.x + dot, y1: s.site.y + dot }; });
+    function hits(b) {
+      return boxes.concat(dots).some(function (o) { return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1; });
+    }
+    list.forEach(function (s) {
+      var text = s.site.name || s.site.id, w = 0.6 * fs * text.length, x = s.site.x, y = s.site.y, best = null;
+      [1, 1.8, 2.6].some(function (k) {
+        var d = 2 * u * k;
+        var spots = [["middle", x, y - d], ["middle", x, y + d + 0.8 * h], ["start", x + d, y + 0.35 * h], ["end", x - d, y + 0.35 * h]];
+        return spots.some(function (sp) {
+          var x0 = sp[0] === "middle" ? sp[1] - w / 2 : sp[0] === "start" ? sp[1] : sp[1] - w;
+          var b = { x0: x0, y0: sp[2] - h, x1: x0 + w, y1: sp[2] + 0.2 * h };
+          if (hits(b)) return false;
+          best = { anchor: sp[0], x: sp[1], y: sp[2], box: b };
+          return true;
+        });
+      });
+      if (!best) {  // crowded all round: above, as before
+        var x0 = x - w / 2;
+        best = { anchor: "middle", x: x, y: y - 2 * u, box: { x0: x0, y0: y - 2 * u - h, x1: x0 + w, y1: y - 2 * u } };
+      }
+      boxes.push(best.box);
+      out.push({ id: s.site.id, text: text, anchor: best.anchor, x: best.x, y: best.y });
+    });
+    return out;
   }
   function renderCountries() {
     var box = $("bd-countries");
@@ -586,10 +620,21 @@
       return true;
     }, function (e) { fail(e); return false; });
   }
-  function create() {
-    var name = window.prompt(t("boards.new_name"), t("boards.default_name"));
-    if (!name || !name.trim()) return;
-    C.api("POST", "/api/boards", { name: name.trim() }).then(function (b) { loadList(b.id).then(function () { show(b, true); }); }, fail);
+  // "+ New board" opens the form on the page, its name ready to change; Create makes the board
+  function askName(open) {
+    var form = $("bd-new-form");
+    form.hidden = !open;
+    $("bd-new").setAttribute("aria-expanded", String(open));
+    if (open) { var input = $("bd-new-name"); input.focus(); input.select(); }
+  }
+  function create(ev) {
+    if (ev) ev.preventDefault();
+    var name = $("bd-new-name").value.trim();
+    if (!name) { C.toast(t("boards.new_name_needed"), true); $("bd-new-name").focus(); return; }
+    C.api("POST", "/api/boards", { name: name }).then(function (b) {
+      askName(false);
+      loadList(b.id).then(function () { show(b, true); });
+    }, fail);
   }
   function makeDefault() {
     var body = { board_id: S.board.id };
@@ -624,7 +669,9 @@
       if (S.dirty && !window.confirm(t("boards.discard"))) { ev.target.value = S.board.id; return; }
       open(ev.target.value);
     });
-    $("bd-new").addEventListener("click", create);
+    $("bd-new").addEventListener("click", function () { askName($("bd-new-form").hidden); });
+    $("bd-new-form").addEventListener("submit", create);
+    $("bd-new-cancel").addEventListener("click", function () { askName(false); });
     $("bd-save").addEventListener("click", save);
     $("bd-make-default").addEventListener("click", makeDefault);
     $("bd-undo").addEventListener("click", undo);

@@ -105,6 +105,7 @@
   function setOnline(ok) {
     var b = document.getElementById("offline");
     var changed = lost === !!ok;
+    if (!changed && b && b.hidden === !!ok) return;
     lost = !ok;
     if (changed) document.dispatchEvent(new CustomEvent("companion:online", { detail: !!ok }));
     if (b) b.hidden = ok;
@@ -141,7 +142,9 @@
       opts.body = JSON.stringify(body);
     }
     return fetch(path, opts).then(function (resp) {
+      var was = lost;
       setOnline(true);
+      if (was) reconnectNow();  // the Pi answers: a live stream that was down comes back now
       return resp.text().then(function (text) {
         var data = null;
         try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text.slice(0, 200) }; }
@@ -205,54 +208,71 @@
   // The server sends a named `heartbeat` event when a stream was quiet for its heartbeat period (the
   // page's <body data-heartbeat> seconds, 10 by default; each heartbeat says it again as {every}). Any
   // event feeds the watchdog; three heartbeat periods of silence mean the Pi is gone: banner, new stream.
+  // The banner says what is true: it shows when the stream breaks, goes silent or a request finds no Pi, and
+  // it goes with the first thing the stream delivers again (a stream that delivers is the Pi answering). A
+  // connection that does not open within CONNECT_MS is given up and made again (a phone back on the Wi-Fi
+  // does not wait for a connection attempt begun while it was away); the wait between attempts is at most
+  // RETRY_MAX_MS; and a request the Pi answers while a stream is down reconnects it at once.
+  var CONNECT_MS = 5000, RETRY_MAX_MS = 5000, streams = [];
   function watchdogMs(every) {
     var s = parseFloat(every);
     if (!(s > 0)) s = parseFloat((document.body && document.body.dataset.heartbeat) || "");
     if (!(s > 0)) s = 10;
     return Math.max(300, Math.round(s * 3000));
   }
+  function reconnectNow() { streams.forEach(function (s) { s.reconnectNow(); }); }
   function stream(path, handlers) {
     var lastId = null, es = null, closed = false, watchdog = null, retryTimer = null, delay = 1000;
     var silenceMs = watchdogMs();
 
-    function kick() {
+    function kick(connecting) {
       if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(function () { setOnline(false); restart(); }, silenceMs);
+      watchdog = setTimeout(function () { setOnline(false); restart(); }, connecting ? Math.min(silenceMs, CONNECT_MS) : silenceMs);
     }
     function restart() {
       if (closed) return;
       if (es) { es.close(); es = null; }
       if (retryTimer) clearTimeout(retryTimer);
       retryTimer = setTimeout(open, delay);
-      delay = Math.min(delay * 2, 10000);
+      delay = Math.min(delay * 2, RETRY_MAX_MS);
     }
+    function alive() { kick(false); if (lost) setOnline(true); }
     function on(kind) {
       es.addEventListener(kind, function (ev) {
-        kick();
+        alive();
         if (ev.lastEventId) lastId = ev.lastEventId;
         var data = null;
         try { data = JSON.parse(ev.data); } catch (e) { return; }
-        if (kind === "heartbeat") { if (data && data.every > 0) { silenceMs = watchdogMs(data.every); kick(); } return; }
+        if (kind === "heartbeat") { if (data && data.every > 0) { silenceMs = watchdogMs(data.every); kick(false); } return; }
         if (handlers[kind]) handlers[kind](data, ev.lastEventId);
       });
     }
     function open() {
       if (closed) return;
+      retryTimer = null;
       var url = path + (lastId !== null ? (path.indexOf("?") < 0 ? "?" : "&") + "last_event_id=" + encodeURIComponent(lastId) : "");
       es = new EventSource(url);
-      es.onopen = function () { setOnline(true); delay = 1000; kick(); if (handlers.open) handlers.open(); };
-      es.onmessage = function () { kick(); };
+      es.onopen = function () { setOnline(true); delay = 1000; kick(false); if (handlers.open) handlers.open(); };
+      es.onmessage = function () { alive(); };
       es.onerror = function () {
         setOnline(false);
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
+        else kick(true);  // the browser tries again: that attempt too has CONNECT_MS to open
       };
       ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice"].forEach(on);
-      kick();
+      kick(true);
     }
+    var handle = {
+      close: function () { closed = true; if (es) es.close(); if (watchdog) clearTimeout(watchdog); if (retryTimer) clearTimeout(retryTimer);
+                           streams = streams.filter(function (s) { return s !== handle; }); },
+      lastId: function () { return lastId; }, watchdogMs: function () { return silenceMs; },
+      // the Pi answered a request: a stream that is down (or still connecting) is made again now
+      reconnectNow: function () { if (!closed && (!es || es.readyState !== 1)) { delay = 500; if (retryTimer) clearTimeout(retryTimer); retryTimer = null; if (es) { es.close(); es = null; } open(); } }
+    };
+    streams.push(handle);
     open();
     window.addEventListener("online", function () { if (!es || es.readyState !== 1) { delay = 500; restart(); } });
-    return { close: function () { closed = true; if (es) es.close(); if (watchdog) clearTimeout(watchdog); },
-             lastId: function () { return lastId; }, watchdogMs: function () { return silenceMs; } };
+    return handle;
   }
 
   // -- games --------------------------------------------------------------------------
@@ -272,7 +292,7 @@
       try { var s = p.describe(ev); if (s) return s; } catch (e) { /* fall through */ }
     }
     if (ev.type === "undo") return ev.undid ? t("event.undo_of", { what: describeEvent(game, ev.undid) }) : t("event.undo");
-    if (ev.type === "result.entered") return t("event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
+    if (ev.type === "result.entered") return t((ev.data || {}).correction ? "event.result.corrected" : "event.result.entered") + ": " + ((ev.data || {}).places || []).slice()
       .sort(function (a, b) { return a.place - b.place; }).map(function (r) { return r.place + ". " + r.player; }).join(", ");
     if (ev.hidden) return t("event.hidden", { type: ev.type });
     var name = t("event." + ev.type);
@@ -371,7 +391,7 @@
     var self = this;
     handlers = handlers || {};
     return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
-      snapshot: function (d) { self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
+      snapshot: function (d) { if (d.status) self.status = d.status; self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },

@@ -102,6 +102,10 @@
   function cancel() { return C.api("POST", base + "/cancel").then(set, function () { set(null); }); }
   document.addEventListener("companion:dice", function (ev) {
     var w = ev.detail;
+    if (w && w.state === "bound") {  // the organiser bound (or took away) this table's dice: read again
+      load().then(function () { listeners.forEach(function (cb) { try { cb(wait); } catch (e) { console.error(e); } }); });
+      return;
+    }
     if (w && w.state === "refused" && page === "match") {  // the reason in this phone's language
       C.api("GET", base).then(function (d) { set(d.wait || w); }, function () { set(w); });
       return;

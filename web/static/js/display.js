@@ -57,6 +57,7 @@
   function mount() {
     var p = plugins[game], root = $("tv-game");
     if (!p || mounted || !client || !client.view || !root) return;
+    if (client.view.tracking === "result") return;  // a match recorded by its result only: the places alone
     mounted = true;
     body.classList.add("tv-has-panel");
     root.hidden = false;
@@ -155,10 +156,38 @@
   }
 
   // -- the end: the ranking from last to first -----------------------------------------------------------
-  var ranking = { shown: false, timers: [] };
+  var ranking = { shown: false, timers: [], seq: null };
   function pts(v) {
     if (v === null || v === undefined) return "";
     return (v > 0 ? "+" : "") + C.plural("tv.points", Math.round(v * 100) / 100);
+  }
+  // a text as large as it can be, up to max px, within its box's width and at most `lines` lines
+  // (set in vh: the same on a screen of another size)
+  function fitText(node, max, min, lines) {
+    var size = max, vh = window.innerHeight / 100;
+    node.style.fontSize = (size / vh) + "vh";
+    while (size > min) {
+      var lh = parseFloat(getComputedStyle(node).lineHeight) || size * 1.1;
+      if (node.scrollWidth <= node.clientWidth + 1 && node.getBoundingClientRect().height <= lh * lines + 2) break;
+      size = Math.max(min, Math.floor(size * 0.92));
+      node.style.fontSize = (size / vh) + "vh";
+    }
+  }
+  function fitWinner() {
+    var name = document.querySelector(".tv-winner-name"), list = document.querySelector(".tv-ranking-list");
+    if (!name || !list) return;
+    var room = window.innerHeight - list.getBoundingClientRect().bottom - window.innerHeight * 0.12;
+    fitText(name, Math.max(window.innerHeight * 0.05, Math.min(window.innerHeight * 0.11, room / 2.2)), window.innerHeight * 0.035, 2);
+  }
+  var refit = null;
+  window.addEventListener("resize", function () { if (refit) clearTimeout(refit); refit = setTimeout(fitWinner, 100); });
+  function hideRanking() {
+    ranking.timers.forEach(clearTimeout); ranking.timers = [];
+    ranking.shown = false; ranking.seq = null;
+    var box = $("tv-ranking");
+    if (box) { box.hidden = true; box.textContent = ""; delete box.dataset.revealed; delete box.dataset.order; }
+    body.classList.remove("tv-ended", "tv-ranked");
+    if ($("tv-playlog")) $("tv-playlog").hidden = true;
   }
   // the finished match's play log link as a QR code (docs/playlog.md), in the side column where the table's
   // join code was: every player scans it to save the match in BG Stats
@@ -171,17 +200,32 @@
   function showRanking() {
     if (ranking.shown) return;
     ranking.shown = true;
-    // the dice of the roll that ended the match show first, and stay a moment
-    if (roll.timer) { setTimeout(function () { ranking.shown = false; showRanking(); }, STEP * 3); return; }
+    var p = plugins[game], wait = mounted && p && p.revealing ? p.revealing() : 0;
+    // the dice of the roll that ended the match show first, and stay a moment; a game's own reveal (Web of
+    // Power's final scoring) ends first
+    if (roll.timer || wait > 0) {
+      ranking.timers.push(setTimeout(function () { ranking.shown = false; showRanking(); }, roll.timer ? STEP * 3 : wait));
+      return;
+    }
+    var seq = client ? client.seq : null;
     C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/result").then(function (res) {
       var box = $("tv-ranking");
+      if (!ranking.shown || (client && client.seq !== seq)) return;  // taken back meanwhile, or asked again
       if (!box || !res.ended || !res.results.length) { ranking.shown = false; return; }
+      body.classList.add("tv-ended", "tv-ranked");
+      var plugin = mounted ? plugins[game] : null;
       body.classList.add("tv-ended");
       box.textContent = "";
       box.hidden = false;
       var rows = res.results.slice().sort(function (a, b) { return b.place - a.place; });
       var winners = res.results.filter(function (r) { return r.place === 1; }).map(function (r) { return r.player; });
       box.appendChild(el("h2", { class: "tv-ranking-title", text: t("tv.ranking") }));
+      var scored = !!(plugin && plugin.score && client && rows.some(function (r) { return plugin.score(client.view, r.player); }));
+      box.classList.toggle("tv-no-score", !scored);
+      // what the two numbers of a row are: the game's score, the points it earns in the standings
+      box.appendChild(el("div", { class: "tv-rank-head", "aria-hidden": "true" }, el("span"), el("span"),
+        el("span", { class: "tv-rank-score", text: scored ? t("tv.rank_score") : "" }),
+        el("span", { class: "tv-rank-points", text: t("tv.rank_points") })));
       var list = el("ol", { class: "tv-ranking-list", reversed: true });
       box.appendChild(list);
       var big = el("div", { class: "tv-winner", hidden: true });
@@ -190,8 +234,10 @@
         var li = el("li", { class: "tv-rank" + (r.place === 1 ? " tv-rank-first" : ""), "data-player": r.player,
                             "data-place": String(r.place), hidden: true },
           el("span", { class: "tv-rank-place", text: String(r.place) }),
-          el("span", { class: "tv-rank-name" }, who(r.player)),
-          el("span", { class: "tv-rank-notes", text: [r.objective ? t("tv.objective") : "", r.eliminated ? t("tv.eliminated") : ""].filter(Boolean).join(" · ") }),
+          el("span", { class: "tv-rank-name" }, who(r.player),
+            el("span", { class: "tv-rank-notes", text: [r.objective ? t("tv.objective") : "", r.eliminated ? t("tv.eliminated") : "",
+              plugin && plugin.note && client ? plugin.note(client.view, r.player) : ""].filter(Boolean).join(" · ") })),
+          el("span", { class: "tv-rank-score", text: plugin && plugin.score && client ? (plugin.score(client.view, r.player) || "") : "" }),
           el("span", { class: "tv-rank-points", text: pts(r.points) }));
         list.insertBefore(li, list.firstChild);  // last place at the bottom, revealed first
         ranking.timers.push(setTimeout(function () {
@@ -202,9 +248,11 @@
       ranking.timers.push(setTimeout(function () {
         big.textContent = "";
         big.appendChild(el("span", { class: "tv-winner-label", text: t(winners.length === 1 ? "tv.winner" : "tv.winners") }));
-        big.appendChild(el("span", { class: "tv-winner-name", text: winners.join(" · ") }));
+        var name = el("span", { class: "tv-winner-name", text: winners.join(" · ") });
+        big.appendChild(name);
         if (res.season) big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.season_points", { season: res.season }) }));
         big.hidden = false;
+        fitWinner();  // as large as the room left under the list allows, on two lines at most
         box.dataset.revealed = "1";
         showPlaylog();
         sound("ended");
@@ -229,6 +277,13 @@
     var p = plugins[game];
     if (mounted && p && p.update) { try { p.update(view, client); } catch (e) { console.error(e); } }
     body.classList.toggle("tv-alert", alerting(view));
+    var ended = client.ended();
+    if (!view.clock && $("clock-turn")) {  // a game without the clock: whose turn, said by the game's panel
+      var who_ = !ended && mounted && p && p.turn ? p.turn(view, client) : null;
+      $("clock-turn").textContent = ended ? t("tv.match_over") : (who_ ? t("clock.turn", { player: who_ }) : "");
+    }
+    if (ended) body.classList.add("tv-ended");
+    else if (ranking.shown || body.classList.contains("tv-ended")) hideRanking();  // the end was taken back
     if (view.awaiting_roll) {
       roll.threshold = view.final_threshold;
       if (announcedOwed !== view.awaiting_roll + "@" + view.seq) { announcedOwed = view.awaiting_roll + "@" + view.seq; showOwed(view); sound("final-roll"); }
@@ -236,7 +291,7 @@
       rollPanel().hidden = true;
     }
     lastPhase = view.phase;
-    if (client.ended()) setTimeout(showRanking, 0);  // after this event's own panels (the roll's dice)
+    if (ended) setTimeout(showRanking, 0);  // after this event's own panels (the roll's dice)
   });
   document.addEventListener("companion:tv-event", function (ev) {
     var d = ev.detail.data || {}, e = d.event;

@@ -87,7 +87,7 @@
   // a match recorded by its final result only: the places entered by hand (docs/rulings.md, "Final result only")
   function renderResult(box, view, match) {
     if (!view.result) { box.appendChild(el("p", { class: "muted", id: "result-waiting", text: t("result.waiting") })); return; }
-    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t("result.by_hand") }));
+    box.appendChild(el("p", { class: "result-by-hand", id: "result-by-hand", text: t(view.corrected ? "result.by_organiser" : "result.by_hand") }));
     var rows = view.result.map(function (r) {
       return el("tr", { "data-player": r.player, class: r.place === 1 ? "leader" : null },
         el("td", { class: "num score", text: String(r.place) }),
@@ -373,6 +373,8 @@
       view: function (view, cl) {
         document.getElementById("seq").textContent = String(view.seq);
         document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
+        // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go)
+        if (cl.ended()) ["who-card", "table-qr"].forEach(function (x) { var n = document.getElementById(x); if (n) n.hidden = true; });
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
@@ -697,21 +699,29 @@
         var b = Object.assign({}, m.brief || {}, live[m.id] || {});
         var c = clocks[m.id] || b.clock;
         var owed = b.awaiting_roll, alert = !!owed || (b.clock && ALERT.indexOf(b.phase) >= 0);
-        var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) :
-          (b.current_player ? t("clock.turn", { player: b.current_player }) : "");
+        // whose turn is the name marked among the players; the line under them says a roll owed or a clock waiting
+        var turn = owed ? t("clock.awaiting_roll", { player: owed, n: b.final_threshold || "" }) : "";
         // a table still setting up (its clock waits, or is armed to start when the set-up is done)
         var setup = b.clock && b.phase === "setup" && !b.ended;
         var phase = setup ? [t("tournament.setting_up")].concat(b.game_phase ? [phaseName(b.game_phase, m.game)] : []).join(" · ") :
           (b.phase ? phaseName(b.phase, m.game) : "");
         if (setup && b.armed) turn = t("tournament.clock_waits", { n: Math.round(b.clock.limit_seconds / 60) });
+        // every name in full (they wrap, never cut); the one whose turn it is (or who owes the roll) marked
+        var now = owed || b.current_player;
         box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
                                   "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
-          el("h3", { text: (m.label || gameName(m.game)) }),
-          el("div", { class: "small muted table-game", text: gameName(m.game) + " · " + m.players.join(", ") }),
-          c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
-          el("div", { class: "table-phase", "data-setup": setup ? "1" : null, text: phase }),
+          el("h3", { class: "table-head", text: (m.label || gameName(m.game)) }),
+          m.label ? el("div", { class: "muted table-game", text: gameName(m.game) }) : null,
+          el("div", { class: "table-clockline", hidden: c || phase ? null : true },
+            c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
+            el("div", { class: "table-phase", "data-setup": setup ? "1" : null, text: phase })),
+          el("ul", { class: "table-players" }, m.players.map(function (p) {
+            return el("li", { "data-player": p, class: p === now ? "table-now" : null,
+                              title: p === now && !owed ? t("clock.turn", { player: p }) : null }, swatch(colourOf(m, p)), p);
+          })),
           el("div", { class: "table-turn", text: turn })));
       });
+      box.dataset.count = String(list.length);
     }
     function load() {
       return C.api("GET", "/api/tournament").then(function (d) { tables = {}; d.tables.forEach(function (m) { tables[m.id] = m; }); draw(); },

@@ -1,7 +1,9 @@
 /* Final result only (docs/rulings.md, "Final result only"): on the match page of a match created with
  * options.tracking = "result", a card where the table taps each player's place (number pickers: ties are
  * the same number, 1, 2, 2, 4; conquest adds "objective" and "eliminated"), then saves it with one POST
- * /api/matches/<id>/result. Once entered, the scores box shows the ranking "entered by hand" (pages.js). */
+ * /api/matches/<id>/result. Once entered, the scores box shows the ranking "entered by hand" (pages.js).
+ * On a match the phones follow, the organiser's page has the same card folded ("Enter the final places"):
+ * it ends the match as a correction (docs/rulings.md#the-organisers-result), after asking. */
 (function () {
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
@@ -22,7 +24,8 @@
     return null;
   }
 
-  function build(client) {
+  // ``correction``: the organiser's card on a match the phones follow (docs/rulings.md#the-organisers-result)
+  function build(client, correction) {
     var m = client.match, players = m.players, n = players.length, game = m.game;
     builtFor = m.id;
     var rows = el("div", { class: "result-rows", id: "result-rows" });
@@ -61,23 +64,39 @@
         Object.keys(flags[p] || {}).forEach(function (f) { if (flags[p][f]) row[f] = true; });
         return row;
       });
+      // the organiser's places end a match in play for the whole table: asked first
+      if (correction && !window.confirm(t("result.correction_confirm"))) return;
       save.disabled = true;
       client._write("/api/matches/" + encodeURIComponent(client.id) + "/result", { expected_seq: client.seq, places: places })
         .then(function () { save.disabled = false; C.toast(t("match.saved")); },
           function (e) { save.disabled = false; err.textContent = C.errorText(e); err.hidden = false; });
     });
-    card = el("section", { class: "card", id: "result-card" },
-      el("h2", { text: t("result.title") }),
-      el("p", { class: "muted small", text: t("result.hint") }),
-      rows, err, save);
-    var scores = document.getElementById("scores");
-    var anchor = scores ? scores.closest("section") : null;
+    card = correction ?
+      el("details", { class: "card write", id: "result-correction" },
+        el("summary", null, el("h2", { text: t("result.correction_title") })),
+        el("p", { class: "muted small", text: t("result.correction_hint") }),
+        el("p", { class: "muted small", text: t("result.hint") }), rows, err, save) :
+      el("section", { class: "card", id: "result-card" },
+        el("h2", { text: t("result.title") }),
+        el("p", { class: "muted small", text: t("result.hint") }),
+        rows, err, save);
+    var anchor = correction ? document.getElementById("game-tracker") : null;
+    if (!anchor) { var scores = document.getElementById("scores"); anchor = scores ? scores.closest("section") : null; }
     if (anchor && anchor.parentNode) anchor.parentNode.insertBefore(card, anchor.nextSibling);
     else document.querySelector("main").appendChild(card);
+    if (correction && location.hash === "#result-correction") { card.open = true; card.scrollIntoView(); }
   }
 
   function show(view, client) {
-    if (!view || view.tracking !== "result" || !client.match) return;
+    if (!view || !client.match) return;
+    if (view.tracking !== "result") {
+      // a match the phones follow: its organiser may end it with the places entered by hand
+      var organiser = document.body.dataset.role === "organiser";
+      if (organiser && !client.ended() && (!card || builtFor !== client.match.id)) build(client, true);
+      if (card && card.id === "result-correction") card.hidden = client.ended();
+      return;
+    }
+    if (card && card.id === "result-correction") { card.remove(); card = null; }
     // no tracker, no JSON form: this match is recorded by its final places alone
     ["game-tracker", "generic-event"].forEach(function (id) { var x = document.getElementById(id); if (x) x.hidden = true; });
     if (!card || builtFor !== client.match.id) build(client);

@@ -100,21 +100,32 @@
     function draw() {
       var players = document.getElementById("tday-players");
       players.textContent = "";
-      var fixed = doc.round_list.length > 0;
+      // before round 1 a name is taken off the list; afterwards a player withdraws (results kept, never seated
+      // again) and can come back; a late arrival is registered between rounds, seated from the next one
+      var started = doc.round_list.length > 0, gone = doc.withdrawn || [];
       doc.players.forEach(function (p, i) {
-        var pid = (doc.player_ids || [])[i];
-        var li = el("li", { "data-player": p, "data-roster-id": pid || null, class: pid ? "on-roster" : null },
-          pid ? el("a", { href: "/players/" + encodeURIComponent(pid), text: p }) : el("span", { text: p }));
-        if (organiser && !fixed) li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost",
-          "aria-label": t("tday.remove_player", { player: p }), text: "×",
-          onclick: function () { C.api("DELETE", base + "/players/" + encodeURIComponent(p)).then(set, fail); } }));
+        var pid = (doc.player_ids || [])[i], out = gone.indexOf(p) >= 0;
+        var li = el("li", { "data-player": p, "data-roster-id": pid || null,
+                            class: [pid ? "on-roster" : "", out ? "tday-withdrawn" : ""].join(" ").trim() || null },
+          pid ? el("a", { href: "/players/" + encodeURIComponent(pid), text: p }) : el("span", { text: p }),
+          out ? el("span", { class: "muted small", text: " · " + t("tday.withdrawn") }) : null);
+        if (organiser && !doc.finished && !out) li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost tday-withdraw",
+          "aria-label": t(started ? "tday.withdraw_player" : "tday.remove_player", { player: p }), text: started ? t("tday.withdraw") : "×",
+          onclick: function () {
+            if (started && !window.confirm(t("tday.withdraw_confirm", { player: p }))) return;
+            C.api("DELETE", base + "/players/" + encodeURIComponent(p)).then(function (d) {
+              set(d); if (started) C.toast(t("tday.withdrew", { player: p }));
+            }, fail);
+          } }));
+        if (organiser && !doc.finished && out) li.appendChild(el("button", { type: "button", class: "btn btn-small btn-ghost tday-back",
+          text: t("tday.back"), onclick: function () { register(p, null); } }));
         players.appendChild(li);
       });
-      document.getElementById("tday-count").textContent = C.plural("tday.players_count", doc.players.length);
+      document.getElementById("tday-count").textContent = C.plural("tday.players_count", doc.players.length - gone.length);
       var add = document.getElementById("tday-add");
-      if (add) add.hidden = fixed;
+      if (add) add.hidden = !!doc.finished;
       var hint = document.getElementById("tday-add-hint");
-      if (hint) hint.hidden = fixed;
+      if (hint) { hint.hidden = !!doc.finished; hint.textContent = t(started ? "tday.add_hint_late" : "tday.add_hint"); }
       var seat = document.getElementById("tday-seat");
       if (seat) seat.hidden = doc.next_round === null;
       var rounds = document.getElementById("tday-rounds");
@@ -140,6 +151,8 @@
               m ? el("span", { class: "small" },
                 el("a", { href: "/m/" + encodeURIComponent(m.match_id), text: t("tday.open_match") }), " · ",
                 el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "/display", text: t("tday.open_tv") }),
+                organiser && m.status === "open" ? [" · ", el("a", { href: "/m/" + encodeURIComponent(m.match_id) + "#result-correction",
+                  class: "tday-enter-result", text: t("tday.enter_result") })] : null,
                 organiser && m.status === "open" ? tvButton(m.match_id) : null) : null),
             el("ol", null, table.map(function (p) {
               var res = m && m.results ? m.results.filter(function (x) { return x.player === p; })[0] : null;
@@ -152,14 +165,17 @@
               return item;
             }))));
         });
-        rounds.appendChild(el("div", { class: "tday-round", "data-round": String(r.round) }, head, grid));
+        var bye = (r.sitting_out || []).length ? el("p", { class: "small tday-sitting-out", "data-sitting-out": r.sitting_out.join("|"),
+          text: C.plural("tday.sitting_out", r.sitting_out.length, { players: r.sitting_out.join(", ") }) }) : null;
+        rounds.appendChild(el("div", { class: "tday-round", "data-round": String(r.round) }, head, bye, grid));
       });
       document.getElementById("tday-swap-hint").hidden = !swapping;
       var tb = document.querySelector("#tday-standings tbody");
       tb.textContent = "";
       doc.standings.forEach(function (r) {
         tb.appendChild(el("tr", { "data-player": r.player, class: r.rank === 1 && doc.round_list.length ? "leader" : null },
-          el("td", { class: "num", text: String(r.rank) }), el("td", { text: r.player }),
+          el("td", { class: "num", text: String(r.rank) }),
+          el("td", null, r.player, r.withdrawn ? el("span", { class: "muted small", text: " · " + t("tday.withdrawn") }) : null),
           el("td", { class: "num", text: C.num(r.points) }),
           el("td", { class: "num", text: r.game_points === null ? "–" : C.num(r.game_points) }),
           el("td", { class: "num", text: String(r.head_to_head) }),

@@ -1,0 +1,114 @@
+"""The store keeps rows read on every request (a match's row, its label, a bearer token, a setting) until
+they change: a change by this process's writes, or a commit by any other connection (another process, the
+CLI), is seen by the next read; a write's uncommitted rows are never kept."""
+
+import sqlite3
+import threading
+
+import pytest
+
+from companion.base.errors import NotFoundError
+from companion.services.access import Access
+from companion.storage import Store
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "companion.db")
+    yield s
+    s.close()
+
+
+def statements(store):
+    seen = []
+    for c in store._all:
+        c.set_trace_callback(seen.append)
+    return seen
+
+
+def test_a_known_row_is_read_without_a_select(store):
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.get_match(m["id"])
+    seen = statements(store)
+    assert store.get_match(m["id"]) == store.get_match(m["id"])
+    assert not [s for s in seen if s.startswith("SELECT")], seen
+
+
+def test_another_connection_s_commit_is_seen(store, tmp_path):
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.set_meta(m["id"], "Table 1", {})
+    store.set_setting("web.viewers_allowed", True)
+    assert store.get_match(m["id"])["status"] == "open" and store.meta(m["id"])["label"] == "Table 1"
+    assert store.get_setting("web.viewers_allowed") is True
+    other = sqlite3.connect(tmp_path / "companion.db", isolation_level=None)  # as a CLI command would
+    other.execute("UPDATE matches SET status='ended' WHERE id=?", (m["id"],))
+    other.execute("UPDATE match_meta SET label='Table 9' WHERE match_id=?", (m["id"],))
+    other.execute("UPDATE settings SET value='false' WHERE key='web.viewers_allowed'")
+    other.close()
+    assert store.get_match(m["id"])["status"] == "ended"
+    assert store.meta(m["id"])["label"] == "Table 9"
+    assert store.get_setting("web.viewers_allowed") is False
+
+
+def test_a_token_revoked_by_another_process_is_refused_at_once(store, tmp_path):
+    access = Access(store)
+    token, info = access.create_api_token("organiser", label="t")
+    assert access.api_token(token)["role"] == "organiser"
+    other = Store(tmp_path / "companion.db")  # the CLI's own store: another connection
+    try:
+        Access(other).revoke_api_token(info["id"])
+    finally:
+        other.close()
+    assert access.api_token(token) is None
+
+
+def test_this_process_s_writes_are_seen(store):
+    access = Access(store)
+    token, info = access.create_api_token("organiser", label="t")
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.get_match(m["id"])
+    store.meta(m["id"])
+    access.api_token(token)
+    store.set_status(m["id"], "ended")
+    store.set_meta(m["id"], "Table 2", {"Ada": "red"})
+    access.revoke_api_token(info["id"])
+    assert store.get_match(m["id"])["status"] == "ended"
+    assert store.meta(m["id"]) == {"label": "Table 2", "colours": {"Ada": "red"}}
+    assert access.api_token(token) is None
+
+
+def test_a_rolled_back_write_leaves_nothing_behind(store):
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.get_match(m["id"])
+    with pytest.raises(RuntimeError):
+        with store.write():
+            store.set_status(m["id"], "ended")
+            assert store.get_match(m["id"])["status"] == "ended"  # the write sees its own row
+            raise RuntimeError("rolled back")
+    assert store.get_match(m["id"])["status"] == "open"
+
+
+def test_no_uncommitted_row_is_kept_or_shown_to_other_threads(store):
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    inside, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store.write():
+            store.set_status(m["id"], "ended")
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    assert inside.wait(10)
+    assert store.get_match(m["id"])["status"] == "open"  # read while the write is open: the committed row
+    release.set()
+    t.join(10)
+    assert store.get_match(m["id"])["status"] == "ended"
+
+
+def test_a_missing_match_is_not_kept(store, tmp_path):
+    with pytest.raises(NotFoundError):
+        store.get_match("m1")
+    store.create_match("richelieu", ["Ada", "Bo"], match_id="m1")
+    assert store.get_match("m1")["id"] == "m1"
