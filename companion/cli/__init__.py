@@ -64,6 +64,22 @@ def terminal_columns() -> int:
     return columns
 
 
+def _english_argparse() -> None:
+    """argparse's own words (``usage:``, ``options``, ``show this help message and exit``, its errors) in
+    English, as the rest of the CLI speaks, without asking gettext for each: every such word searched
+    the locale folders again for a ``messages`` catalogue (six searches, and the locale module imported,
+    at each start: about a twentieth of a ``companion score`` on a Pi), which Python does not ship."""
+    import gettext
+
+    if getattr(argparse, "_", None) is gettext.gettext:
+        argparse._ = lambda message: message
+    if getattr(argparse, "ngettext", None) is gettext.ngettext:
+        argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
+
+_english_argparse()
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting, so errors stay one line."""
 
@@ -196,11 +212,45 @@ def one_line(text: str) -> str:
     return "".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+DAMAGED = ("malformed", "not a database", "corrupt", "encrypted")
+READ_ONLY = ("readonly", "read-only", "unable to open")
+
+
+def database_trouble(exc: Exception, args) -> str | None:
+    """The sentence for a database that cannot be used past its opening (None: another error): a damaged
+    page (SQLite's "database disk image is malformed") or a file the command may not write. Named with
+    its path and what to do, never "internal error" (systemd would restart the server for ever)."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    text = str(exc).lower()
     try:
+        path = database_path(args) if args is not None else "companion.db"
+    except Exception:  # (a data folder that cannot even be resolved)
+        path = "companion.db"
+    if any(w in text for w in DAMAGED):
+        return (f"the database {path} is damaged ({exc}): restore it from a backup or a replica (stop the server, "
+                f"then `companion restore --from REPLICA`, or put a checked backup from `companion backup` in its "
+                f"place); the damaged file is kept for inspection")
+    if any(w in text for w in READ_ONLY):
+        return (f"the database {path} cannot be written ({exc}): the file, its folder and its -wal and -shm "
+                f"files must be writable by the user running companion")
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    import gc
+
+    argv = sys.argv[1:] if argv is None else argv
+    collecting = gc.isenabled()
+    args = None
+    gc.disable()  # no cyclic collection while the parser and the command's module are built (a start's own
+    try:  # objects, nothing to collect yet); the command runs with it as it was
         parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
+        if collecting:
+            gc.enable()
         result = args.func(args)
         return int(result or 0)
     except UsageError as exc:
@@ -216,5 +266,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for the user
         if os.environ.get("COMPANION_DEBUG"):
             raise
+        trouble = database_trouble(exc, args)
+        if trouble is not None:
+            print(one_line(f"error: {trouble}"), file=sys.stderr)
+            return 2
         print(one_line(f"internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
+    finally:
+        if collecting:
+            gc.enable()

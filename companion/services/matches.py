@@ -269,7 +269,8 @@ class MatchService:
             policy.check_sent_data(data)
         if not by.organiser:
             f = self.fold(match_id)
-            policy.check_write(f.module, f.players, by, type, data, result_only=f.result_only)
+            policy.check_write(f.module, f.players, by, type, data, result_only=f.result_only,
+                               effective=f.effective)
             owner = policy.secret_refused_for(f.module, f.players, by, type, data)
             if owner is not None:
                 try:
@@ -392,7 +393,8 @@ class MatchService:
         policy.check_sent_data(data)
         type_, fn = spec
         if not by.organiser:
-            policy.check_write(f.module, f.players, by, type_, data, result_only=f.result_only)
+            policy.check_write(f.module, f.players, by, type_, data, result_only=f.result_only,
+                               effective=f.effective)
             owner = policy.secret_refused_for(f.module, f.players, by, type_, data)
             if owner is not None:
                 try:

@@ -14,7 +14,8 @@ the clock runner and imports write as :data:`ORGANISER`. The rules:
 - **Corrections outside the rules** (a game's ``ORGANISER_EVENTS``: ``{type: None}`` for the whole event
   type, ``{type: field}`` when only a truthy ``data[field]`` is): the organiser's alone.
 - **A player's own secret** (a game's ``OWN_SECRET_EVENT_TYPES``: conquest's secret objective): recorded,
-  redone or undone only by the owner's seat or an organiser.
+  redone or undone only by the owner's seat or an organiser; reset (the game's ``SECRET_RESETS``) by an
+  organiser, or by the owner's phone once its seat is confirmed, for a secret recorded before it sat.
 - **A refusal that could tell a secret** (``SECRET_REFUSAL_EVENT_TYPES``; of those, the refusals of
   ``SECRET_REFUSAL_ALWAYS`` and the sentences of ``SECRET_REFUSAL_TEMPLATES`` when the game names them):
   another player's event about an owner's secret is refused without its reason.
@@ -47,10 +48,12 @@ DEFAULT_SECRET_EVENT_TYPES = frozenset({"objective.set"})
 @dataclass(frozen=True)
 class Caller:
     """Who writes or looks: ``role`` (``organiser``, ``player`` or ``viewer``) and, for a phone seated at the
-    match, the player it is seated as (``seat``)."""
+    match, the player it is seated as (``seat``) and, once an organiser or the other seated phones confirmed
+    that seat, the instant it sat (``sat_at``: docs/rulings.md#seats)."""
 
     role: str = "organiser"
     seat: str | None = None
+    sat_at: str | None = None  # when this phone sat at ``seat``, once its seat is confirmed (else None)
 
     @property
     def organiser(self) -> bool:
@@ -97,12 +100,39 @@ def check_sent_data(data) -> None:
                              field=PI_MARK)
 
 
-def check_write(module, players: list[str], caller: Caller, type_: str, data, result_only: bool = False) -> None:
+def reset_field(module, type_: str) -> str | None:
+    """The field that makes an event of ``type_`` a reset of a secret recorded before (the game's
+    ``SECRET_RESETS``: conquest's ``objective.set {replace: true}``), or None."""
+    return getattr(module, "SECRET_RESETS", {}).get(type_)
+
+
+def may_reset(module, caller: Caller, player: str, type_: str | None, effective) -> bool:
+    """Whether ``caller`` may reset ``player``'s secret of ``type_`` (None: any the game resets;
+    docs/rulings.md#seats): an organiser; else the phone seated as ``player`` whose seat is confirmed
+    (``sat_at``) when the secret in effect (``effective``: the match's events in effect) was recorded before
+    it sat, by whoever held the seat."""
+    if caller.organiser:
+        return True
+    types = [type_] if type_ is not None else list(getattr(module, "SECRET_RESETS", {}))
+    if caller.seat != player or caller.sat_at is None or not any(reset_field(module, t) for t in types):
+        return False
+    recorded = [e for e in effective if e["type"] in types and _owner(e.get("data")) == player]
+    return bool(recorded) and recorded[-1]["at"] < caller.sat_at
+
+
+def check_write(module, players: list[str], caller: Caller, type_: str, data, result_only: bool = False,
+                effective=()) -> None:
     """May ``caller`` record an event ``type_`` with ``data`` (what the caller sent) in a match of
-    ``module`` between ``players`` (``result_only``: a match created to take only its result)? Raises
-    ForbiddenError naming the field; returns None when it may."""
+    ``module`` between ``players`` (``result_only``: a match created to take only its result; ``effective``:
+    its events in effect)? Raises ForbiddenError naming the field; returns None when it may."""
     if caller.organiser:
         return
+    reset = reset_field(module, type_)
+    if reset is not None and isinstance(data, dict) and data.get(reset):
+        owner = _owner(data)
+        if owner in players and not may_reset(module, caller, owner, type_, effective):
+            raise ForbiddenError("{owner}'s secret is reset only by an organiser, or by {owner}'s phone once its "
+                                 "seat is confirmed and for a secret recorded before it sat", reset, owner=owner)
     if type_ == RESULT and not result_only:
         raise ForbiddenError("only an organiser enters the result of a match the phones follow (it ends "
                              "the match as a correction)", "type")

@@ -105,6 +105,7 @@ class _Flask(Flask):
 # sentences of errors that are not raised as a CompanionError (translated in web/i18n/errors.<lang>.json)
 HTTP_SENTENCES = {404: "not found", 405: "method not allowed", 413: "the body is too large"}
 SERVER_SENTENCES = {"storage_full": "the box's storage is full", "storage_failed": "the box's storage failed: try again",
+                    "storage_damaged": "the box's database is damaged: the organiser restores it from a backup",
                     None: "internal error"}
 
 
@@ -330,6 +331,11 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         code = None
         if is_disk_full(exc):
             status, code = 503, "storage_full"
+        elif isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc).lower() for w in (
+                "malformed", "not a database", "corrupt")):
+            status, code = 503, "storage_damaged"  # a damaged page: the organiser restores from a backup
+            log.error("the database %s is damaged: restore it from a backup or a replica (companion restore)",
+                      c.store.path)
         elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
             status, code = 503, "storage_failed"
         else:

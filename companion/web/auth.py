@@ -12,6 +12,7 @@ from flask import Blueprint, g, jsonify, make_response, redirect, render_templat
 from companion.base.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
 from companion.services.access import hash_secret, session_hours
 from companion.web.core import ctx, json_body, require, role
+from companion.web.shares import is_loopback
 
 bp = Blueprint("auth", __name__)
 COOKIE = "companion_sid"
@@ -48,7 +49,13 @@ def device_data(data: dict) -> dict:
     from companion.web.useragent import device_family
 
     device = device_family(request.headers.get("User-Agent"))
-    return {**{k: v for k, v in data.items() if k != "device"}, **({"device": device} if device else {})}
+    out = {k: v for k, v in data.items() if k not in ("device", "address")}
+    if device:
+        out["device"] = device
+    address = client_address()
+    if address != "?" and not is_loopback(address):  # one seat per device at a table (docs/rulings.md#seats)
+        out["address"] = address
+    return out
 
 
 def _check_lock(scope: str, field: str):
@@ -253,6 +260,9 @@ def join_landing(token):
     if role() == "organiser" or (sess is not None and sess["role"] == "organiser"):
         return resp  # never downgrade an organiser who scans a table code
     if match_id is None:
+        wait = _new_session_wait()
+        if wait:
+            return _join_error(429, "join.busy", wait)
         return _set_session(resp, "player", join_token=token)
     try:
         if c.store.get_match(match_id)["status"] != "open":
@@ -261,7 +271,22 @@ def join_landing(token):
         return _join_error(404, "join.expired", 0)
     if sess is not None and sess["role"] == "player" and sess.get("match_id") in (None, match_id):
         return resp  # already a player here (this table's phone, or a club-wide one): it keeps its session
+    if c.access.table_link_full(token, len(c.store.get_match(match_id)["players"])):
+        return _join_error(403, "join.full", 0)  # a guest re-joining without a cookie, over and over
+    wait = _new_session_wait()
+    if wait:
+        return _join_error(429, "join.busy", wait)
     return _set_session(resp, "player", join_token=token, match_id=match_id)
+
+
+def _new_session_wait() -> int:
+    """A new session is a write of the address (a guest scanning the club's code over and over, with no
+    cookie, would fill the sessions' table): seconds to wait, 0 to go on."""
+    address = client_address()
+    if is_loopback(address):
+        return 0
+    wait, _ = ctx().access.write_rates.charge([("address", address)], 0)
+    return wait
 
 
 @bp.get("/api/auth/join-tokens")

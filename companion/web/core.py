@@ -192,8 +192,18 @@ def rng():
 
 # -- who calls, and how a match is shown to them (the rules: companion/services/policy.py) ----------------
 def caller(match_id: str) -> Caller:
-    """The caller of this request as the match service's policy knows callers: role and seat."""
-    return Caller(role(), seat_for(match_id))
+    """The caller of this request as the match service's policy knows callers: its role, its seat and, when
+    an organiser or the other seated phones confirmed the seat, when it sat (docs/rulings.md#seats)."""
+    who, seat = role(), seat_for(match_id)
+    if who != "player" or seat is None:
+        return Caller(who, seat)
+    c = ctx()
+    seats = c.access.seats(match_id)
+    mine = next((r for r in seats if r["key"] == g.session["key"] and r["player"] == seat), None)
+    if mine is None or mine["role"] != "player" or \
+            (c.access.seat_confirmations(match_id, seats).get(mine["key"]) or {}).get("by") is None:
+        return Caller(who, seat)
+    return Caller(who, seat, mine["bound_at"])
 
 
 def present_view(view: dict, who: str, seat: str | None) -> dict:
@@ -227,7 +237,7 @@ def csv_dialect():
         raise InputError("must be one of {names}", "dialect", names=", ".join(CSV_DIALECTS))
     if asked is None:
         asked = "excel-it" if g.get("lang") == "it" else "excel-en"
-    return {"excel-it": season.EXCEL_IT, "excel-en": season.EXCEL_EN, "plain": season.PLAIN}[asked]
+    return season.DIALECTS[asked]
 
 
 def download(text: str, name: str, ext: str, mimetype: str = "text/csv"):

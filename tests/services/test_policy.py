@@ -167,3 +167,20 @@ def test_a_ranking_that_counts_secret_objectives_waits_for_the_end_but_for_organ
     policy.check_ranking(game, ANNA, ended=True)
     policy.check_ranking(game, ORGANISER, ended=False)
     policy.check_ranking(PLAIN, VIEWER, ended=False)  # a game without secrets
+
+
+def test_a_secret_is_reset_by_an_organiser_or_by_its_confirmed_owner_for_one_recorded_before_it_sat():
+    game = SimpleNamespace(OWN_SECRET_EVENT_TYPES=frozenset({"objective.set"}),
+                           SECRET_RESETS={"objective.set": "replace"})
+    before = [{"seq": 1, "type": "objective.set", "at": "2026-01-01T10:00:00Z", "data": {"player": "Anna"}}]
+    reset = {"player": "Anna", "replace": True}
+    confirmed = Caller("player", "Anna", sat_at="2026-01-01T11:00:00Z")
+    policy.check_write(game, PLAYERS, confirmed, "objective.set", reset, effective=before)
+    policy.check_write(game, PLAYERS, ORGANISER, "objective.set", reset, effective=before)
+    assert policy.may_reset(game, confirmed, "Anna", None, before)
+    early = Caller("player", "Anna", sat_at="2026-01-01T09:00:00Z")  # it recorded the secret itself, seated
+    for who, effective in ((ANNA, before), (early, before), (confirmed, []), (BRUNO, before)):
+        with pytest.raises(ForbiddenError) as exc:  # not confirmed / recorded after it sat / none yet / not its own
+            policy.check_write(game, PLAYERS, who, "objective.set", reset, effective=effective)
+        assert exc.value.field == "replace" and "Anna" in exc.value.message
+    policy.check_write(game, PLAYERS, ANNA, "objective.set", {"player": "Anna"}, effective=before)  # no reset

@@ -9,7 +9,7 @@ from companion.base.errors import ForbiddenError, InputError, RuleError
 from companion.base import lazy
 from companion.services import policy
 from companion.services.policy import Caller
-from companion.web.core import ctx, int_arg, require, role, seat_for
+from companion.web.core import caller, ctx, int_arg, require, role, seat_for
 from companion.web.trackers import act, game_match, openapi_read, openapi_write
 
 ci = lazy.module("companion.games.conquest_italy")  # the rules are imported at the first request that needs them
@@ -125,8 +125,11 @@ def conquest_objective(match_id):
     state = ctx().service.fold(match_id).game_state
     view = ci.public_view(state, seat)
     mine = state["objectives"].get(seat)
+    f = ctx().service.fold(match_id)
     return jsonify({"player": seat, "objective": list(mine) if mine is not None else None,
-                    "progress": view.get("objective_progress")})
+                    "progress": view.get("objective_progress"),
+                    "may_reset": mine is not None and not f.ended() and role() == "player"
+                    and policy.may_reset(ci, caller(match_id), seat, "objective.set", f.effective)})
 
 
 @bp.get("/api/matches/<match_id>/conquest/ranking")
