@@ -1,6 +1,7 @@
 """One scan to a seat: a match's table link, "Who are you?", seats bound to their phone, player sessions
 limited to their table's match, the organiser's seat management, the printable table card and /pick."""
 
+import itertools
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from tests.web.conftest import Api
 
 P3 = ["Anna", "Bruno", "Carla"]
 LAN = {"REMOTE_ADDR": "192.168.1.50"}  # not the Pi's own screen (localhost may show join codes)
+ADDRESSES = (f"192.168.1.{n}" for n in itertools.count(100))  # each phone its own (one seat per device)
 
 
 def new_match(a, game="conquest-italy", players=P3, label="", **options):
@@ -25,9 +27,9 @@ def table_url(org, mid):
 
 
 def phone(app, url):
-    """A new phone following a table link."""
+    """A new phone (its own address on the Wi-Fi) following a table link."""
     c = app.test_client()
-    r = c.get(url, environ_base=LAN)
+    r = c.get(url, environ_base={"REMOTE_ADDR": next(ADDRESSES)})
     return Api(c), r
 
 

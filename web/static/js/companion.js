@@ -193,7 +193,8 @@
     if (err.status === 401) return t("error.need_join");
     if (err.status === 403) return t("error.forbidden") + ": " + err.error;
     if (err.status === 409 && err.field === "expected_seq") return t("conflict.text");
-    if (err.status === 503) return t(err.body.code === "storage_full" ? "error.storage_full" : "error.storage_failed");
+    if (err.status === 503) return t(err.body.code === "storage_full" ? "error.storage_full" :
+      err.body.code === "storage_damaged" ? "error.storage_damaged" : "error.storage_failed");
     if (!(err instanceof ApiError)) return err.message || String(err);
     var where = fieldWords(err.field);
     return where ? where + ": " + err.error : err.error;
