@@ -63,6 +63,22 @@ def terminal_columns() -> int:
     return columns
 
 
+def _english_argparse() -> None:
+    """argparse's own words (``usage:``, ``options``, ``show this help message and exit``, its errors) in
+    English, as the rest of the CLI speaks, without asking gettext for each: every such word searched
+    the locale folders again for a ``messages`` catalogue (six searches, and the locale module imported,
+    at each start: about a twentieth of a ``companion score`` on a Pi), which Python does not ship."""
+    import gettext
+
+    if getattr(argparse, "_", None) is gettext.gettext:
+        argparse._ = lambda message: message
+    if getattr(argparse, "ngettext", None) is gettext.ngettext:
+        argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
+
+_english_argparse()
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting, so errors stay one line."""
 
@@ -227,11 +243,17 @@ def database_trouble(exc: Exception, args) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import gc
+
     argv = sys.argv[1:] if argv is None else argv
+    collecting = gc.isenabled()
     args = None
-    try:
+    gc.disable()  # no cyclic collection while the parser and the command's module are built (a start's own
+    try:  # objects, nothing to collect yet); the command runs with it as it was
         parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
+        if collecting:
+            gc.enable()
         result = args.func(args)
         return int(result or 0)
     except UsageError as exc:
@@ -253,3 +275,6 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(one_line(f"internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
+    finally:
+        if collecting:
+            gc.enable()

@@ -155,9 +155,7 @@ def test_hooks(env=None) -> dict:
 
 
 def run(args):
-    import logging
-    import os
-    import signal
+    import gc
 
     from companion.base.errors import InputError
 
@@ -172,6 +170,23 @@ def run(args):
         raise InputError("must be between 0.1 and 3600 seconds", "--header-timeout")
 
     limit_malloc_arenas()  # before any thread starts
+    # No cyclic garbage collection while the start-up imports and builds (a twentieth of the start's
+    # work: the collector went again and again over the objects of the modules being imported); on again
+    # once the server is about to serve (in _serve), or when the start fails.
+    gc.disable()
+    try:
+        return _serve(args)
+    finally:
+        gc.enable()
+
+
+def _serve(args):
+    import gc
+    import logging
+    import os
+    import signal
+
+    from companion.base.errors import InputError
 
     from companion.web import netinfo, server as http
     from companion.web.app import create_app
@@ -272,6 +287,7 @@ def run(args):
     # uvicorn handles SIGINT/SIGTERM while it serves (a graceful stop: every stream ends, then the
     # connections close) and raises the signal again afterwards: this handler turns that into the end.
     signal.signal(signal.SIGTERM, stop)
+    gc.enable()  # serving: garbage is collected as usual
     try:
         server.run(sockets=[sock, *landing])
     except KeyboardInterrupt:

@@ -200,7 +200,7 @@ def csv_dialect():
         raise InputError("must be one of {names}", "dialect", names=", ".join(CSV_DIALECTS))
     if asked is None:
         asked = "excel-it" if g.get("lang") == "it" else "excel-en"
-    return {"excel-it": season.EXCEL_IT, "excel-en": season.EXCEL_EN, "plain": season.PLAIN}[asked]
+    return season.DIALECTS[asked]
 
 
 def download(text: str, name: str, ext: str, mimetype: str = "text/csv"):
