@@ -15,6 +15,7 @@ import sys
 
 from companion import __version__
 from companion.base.errors import CompanionError
+from companion.base.resources import DATABASE_NAME, resolve_data_dir
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = [
@@ -96,10 +97,6 @@ def data_dir_arg(parser: argparse.ArgumentParser) -> None:
         help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
 
 
-def resolve_data_dir(value: str | None) -> str:
-    return value or os.environ.get("COMPANION_DATA") or os.path.join(os.getcwd(), "data")
-
-
 # where systemd/install.sh keeps the service's database (its state folder, owned by the service user)
 SERVICE_DATA = "/var/lib/companion"
 SERVICE_USER = "companion"
@@ -144,11 +141,11 @@ def _data_dir(args) -> str:
 def open_store(args):
     from companion.storage import Store
 
-    return Store(os.path.join(_data_dir(args), "companion.db"))
+    return Store(os.path.join(_data_dir(args), DATABASE_NAME))
 
 
 def database_path(args) -> str:
-    return os.path.join(_data_dir(args), "companion.db")
+    return os.path.join(_data_dir(args), DATABASE_NAME)
 
 
 def open_existing_store(args):

@@ -69,8 +69,8 @@ def me():
     c = ctx()
     sess = g.get("session")
     out = {}
-    if role() == "organiser" and c.extra.get("box_time") is not None:
-        out["box_time"] = c.extra["box_time"].notice()
+    if role() == "organiser" and c.box_time is not None:
+        out["box_time"] = c.box_time.notice()
     # a table's phone: a player of its match while that match is open, a viewer once it ended (access.role_in)
     held = role_in(sess, sess.get("match_id")) if sess else role()
     return jsonify({**out, "role": held, "via": g.get("via"), "pin_set": c.access.pin_is_set(),
@@ -96,7 +96,7 @@ def login():
 
 def offer_time(phone_time) -> dict | None:
     """An organiser's phone's time, adopted by the box when its own clock has no source (companion/boxtime.py)."""
-    box_time = ctx().extra.get("box_time")
+    box_time = ctx().box_time
     if box_time is None or phone_time is None:
         return None
     return box_time.offer(phone_time)
@@ -109,7 +109,7 @@ def box_time():
     source); the box adopts it when it is more than 2 minutes away. Answers what the box did."""
     doc = json_body("api.box-time")
     adopted = offer_time(doc["now"])
-    bt = ctx().extra.get("box_time")
+    bt = ctx().box_time
     return jsonify({"adopted": adopted, **(bt.notice() if bt is not None else {"synchronised": None})})
 
 
@@ -124,7 +124,7 @@ def set_pin():
     _check_lock("pin", "$.setup_code" if not c.access.pin_is_set() or resetting else "$.current_pin")
     if resetting:
         if not c.access.reset_pin(code, doc["pin"]):
-            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.runtime.setup_code.encode()):
                 c.access.record_failure("pin", client_address())
                 raise AuthError("wrong setup code", "$.setup_code")
             c.access.set_pin(doc["pin"])  # first run: the code the server printed
@@ -132,7 +132,7 @@ def set_pin():
         if code is None:
             raise InputError("the setup code printed by `companion serve` (or `companion pin reset`) is required "
                              "at first run", "$.setup_code")
-        if not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+        if not hmac.compare_digest(str(code).encode(), c.runtime.setup_code.encode()):
             c.access.record_failure("pin", client_address())
             raise AuthError("wrong setup code", "$.setup_code")
     else:
@@ -166,7 +166,7 @@ def logout():
 # -- join links -------------------------------------------------------------------
 def public_base() -> str:
     """The base URL phones use: the configured LAN URL, else the address this request came to."""
-    base = ctx().extra.get("public_url")
+    base = ctx().runtime.public_url
     base = base.rstrip("/") if base else request.host_url.rstrip("/")
     from companion.web.wifi import hotspot_base, hotspot_on
 
@@ -178,15 +178,15 @@ def public_base() -> str:
 def current_join(base: str | None = None) -> dict:
     """The join link the server shows now (created when missing or expired)."""
     c = ctx()
-    with c.extra["join_lock"]:
-        cur = c.extra.get("join")
+    with c.join_lock:
+        cur = c.join
         if cur is None or not c.access.join_token_alive(cur["token"]):
             cur = c.access.shown_link(None)  # the link shown before a restart, while it works
             if cur is None:
                 token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
                 cur = {"token": token, **info}
                 c.access.remember_shown_link(None, token, info)
-            c.extra["join"] = cur
+            c.join = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
 
 
@@ -228,13 +228,13 @@ def new_join_token():
     token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False),
                                              short=match_id is not None)
     if match_id is None:
-        with c.extra["join_lock"]:
-            c.extra["join"] = {"token": token, **info}
+        with c.join_lock:
+            c.join = {"token": token, **info}
             c.access.remember_shown_link(None, token, info)
     else:  # the match's table QR code shows the new link
-        from companion.web.seats import remember_table_link
-
-        remember_table_link(match_id, token, info)
+        with c.join_lock:
+            c.table_links[match_id] = {"token": token, **info}
+            c.access.remember_shown_link(match_id, token, info)
     return jsonify({"url": f"{public_base()}/j/{token}", "expires_at": info["expires_at"],
                     "match_id": match_id}), 201
 
@@ -303,10 +303,10 @@ def revoke_join_token(link_id):
     """End a join link and every session made from it."""
     c = ctx()
     ended = c.access.revoke_join_token(link_id)
-    with c.extra["join_lock"]:
-        cur = c.extra.get("join")
+    with c.join_lock:
+        cur = c.join
         if cur is not None and not c.access.join_token_alive(cur["token"]):
-            c.extra["join"] = None  # the screens show a new link
+            c.join = None  # the screens show a new link
     return jsonify({"revoked": link_id, "sessions_ended": ended})
 
 

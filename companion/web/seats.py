@@ -18,9 +18,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, jsonify, render_template, request
 
-from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError,
-                                   join_path)
-from companion.games import game_module
+from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("seats", __name__)
@@ -33,8 +31,8 @@ def table_link(match_id: str, base: str | None = None) -> dict:
     from companion.web.auth import public_base
 
     c = ctx()
-    with c.extra["join_lock"]:
-        links = c.extra.setdefault("table_links", {})
+    with c.join_lock:
+        links = c.table_links
         cur = links.get(match_id)
         if cur is None or not c.access.join_token_alive(cur["token"]):
             cur = c.access.shown_link(match_id)  # the table's link before a restart (its printed card), while it works
@@ -48,14 +46,6 @@ def table_link(match_id: str, base: str | None = None) -> dict:
             "match_id": match_id}
 
 
-def remember_table_link(match_id: str, token: str, info: dict) -> None:
-    """A new table link made by an organiser (``POST /api/auth/join-tokens`` with ``match_id``)."""
-    c = ctx()
-    with c.extra["join_lock"]:
-        c.extra.setdefault("table_links", {})[match_id] = {"token": token, **info}
-        c.access.remember_shown_link(match_id, token, info)
-
-
 def may_show_table(match_id: str) -> bool:
     """Who may show a match's table QR code: organisers, the Pi's own screen, and the match's players
     (a seated phone shows it to a neighbour who has none)."""
@@ -67,119 +57,6 @@ def may_show_table(match_id: str) -> bool:
 def _match(match_id: str) -> dict:
     c = ctx()
     return {**c.store.get_match(match_id), **c.store.meta(match_id)}
-
-
-# -- secrets on the write path -------------------------------------------------------------------
-def _secret_types(game: str) -> tuple[frozenset, frozenset]:
-    mod = game_module(game)
-    return (getattr(mod, "OWN_SECRET_EVENT_TYPES", frozenset()),
-            getattr(mod, "SECRET_REFUSAL_EVENT_TYPES", frozenset()))
-
-
-def secret_refusal(game: str, type_: str, exc: RuleError) -> bool:
-    """Whether a refusal of ``type_`` may tell a secret: every refusal of the game's
-    ``SECRET_REFUSAL_ALWAYS`` types (default: all its ``SECRET_REFUSAL_EVENT_TYPES``), and of the others the
-    ones whose sentence is in ``SECRET_REFUSAL_TEMPLATES`` (a refusal that names an amount or a card)."""
-    mod = game_module(game)
-    templates = getattr(mod, "SECRET_REFUSAL_TEMPLATES", None)
-    always = getattr(mod, "SECRET_REFUSAL_ALWAYS", None)
-    if templates is None:
-        return True
-    return type_ in (always or frozenset()) or exc.template in templates
-
-
-def _owner(data) -> str | None:
-    p = data.get("player") if isinstance(data, dict) else None
-    return p if isinstance(p, str) else None
-
-
-def guarded_write(match_id: str, type_: str, data, write):
-    """``write`` of an event (``type_``, ``data``) with the secrets guarded: another player's own secret
-    event is refused (403) before anything is written, and a refusal of an event about another player's
-    secret names no reason. Organisers and the owner's seat are told everything."""
-    from companion.web.core import seat_for
-
-    c = ctx()
-    match = c.store.get_match(match_id)
-    own, refusal = _secret_types(match["game"])
-    who, seat = role(), seat_for(match_id)
-    owner = _owner(data)
-    reset = _reset_field(match["game"], type_)
-    if reset is not None and isinstance(data, dict) and data.get(reset) and who != "organiser" \
-            and owner in match["players"] and not may_reset_secret(match_id, owner, type_):
-        raise ForbiddenError("{owner}'s secret is reset only by an organiser, or by {owner}'s phone once its seat "
-                             "is confirmed and for a secret recorded before it sat", join_path("$.data", reset),
-                             owner=owner)
-    if who == "organiser" or type_ not in own | refusal or owner not in match["players"] or owner == seat:
-        return write  # (a name not in the match: the rules refuse it, naming the field)
-    if type_ in own:
-        raise ForbiddenError("only {owner}'s own phone (seated as {owner}) or an organiser records {owner}'s secret", "$.data.player", owner=owner)
-
-    def quiet():
-        try:
-            return write()
-        except RuleError as exc:
-            if not secret_refusal(match["game"], type_, exc):
-                raise
-            raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
-                            "organiser is told it", "$.data.player", owner=owner) from None
-
-    return quiet
-
-
-def _reset_field(game: str, type_: str) -> str | None:
-    """The field that makes an event of ``type_`` a reset of a secret recorded before (the game's
-    ``SECRET_RESETS``: conquest's ``objective.set {replace: true}``), or None."""
-    return getattr(game_module(game), "SECRET_RESETS", {}).get(type_)
-
-
-def may_reset_secret(match_id: str, player: str, type_: str | None = None) -> bool:
-    """Whether this phone may reset ``player``'s secret (docs/rulings.md#seats): it sits as ``player``, its
-    seat is confirmed (by an organiser or the other seated phones), and the secret in effect was recorded
-    before this phone sat (by whoever held the seat before)."""
-    from flask import g
-
-    from companion.web.core import seat_for
-
-    c = ctx()
-    sess = g.get("session")
-    if sess is None or seat_for(match_id) != player:
-        return False
-    match = c.store.get_match(match_id)
-    if match["status"] != "open":
-        return False
-    resets = getattr(game_module(match["game"]), "SECRET_RESETS", {})
-    types = [type_] if type_ is not None else list(resets)
-    seats = c.access.seats(match_id)
-    mine = next((r for r in seats if r["key"] == sess["key"] and r["player"] == player), None)
-    if mine is None or mine["role"] != "player" or not types:
-        return False
-    if (c.access.seat_confirmations(match_id, seats).get(mine["key"]) or {}).get("by") is None:
-        return False
-    recorded = [e for e in c.service.fold(match_id).effective
-                if e["type"] in types and _owner(e.get("data")) == player]
-    return bool(recorded) and recorded[-1]["at"] < mine["bound_at"]
-
-
-def check_undo(match_id: str, expected_seq) -> None:
-    """Refuse an undo that would take back another player's own secret event (their objective)."""
-    from companion.web.core import seat_for
-
-    c = ctx()
-    game = c.store.get_match(match_id)["game"]
-    own, _ = _secret_types(game)
-    if not own or role() == "organiser":
-        return
-    fold = c.service.fold(match_id)
-    if fold.last_seq != expected_seq:
-        return  # stale: the service refuses it (409) with the fresh seq
-    effective = fold.effective
-    if not effective:
-        return
-    last = effective[-1]
-    owner = _owner(last.get("data"))
-    if last["type"] in own and owner is not None and owner != seat_for(match_id):
-        raise ForbiddenError("the undo would take back {owner}'s secret: only {owner}'s own phone or an organiser may", "$.expected_seq", owner=owner)
 
 
 # -- seats ----------------------------------------------------------------------------------
@@ -222,7 +99,12 @@ def seats_doc(match_id: str) -> dict:
         out.append(entry)
     doc = {"match_id": match_id, "status": match["status"], "seat": seat, "seats": out}
     if seat is not None and role() == "player":
-        doc["may_reset_secret"] = may_reset_secret(match_id, seat)
+        from companion.games import game_module
+        from companion.services import policy
+        from companion.web.core import caller
+
+        doc["may_reset_secret"] = match["status"] == "open" and policy.may_reset(
+            game_module(match["game"]), caller(match_id), seat, None, c.service.fold(match_id).effective)
     return doc
 
 
