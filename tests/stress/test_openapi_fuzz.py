@@ -23,7 +23,7 @@ from hypothesis.errors import Unsatisfiable
 
 from tests.stress.conftest import examples
 
-N = examples(4, 150)
+N = examples(3, 150)
 STREAMS = r".*/stream$"
 
 
