@@ -28,9 +28,13 @@ CANDIDATES = ("uvicorn", "hypercorn", "waitress")
 
 
 def _app(data_dir: str):
+    from companion.runtime import Runtime
     from companion.web.app import create_app
 
-    return create_app({"DATA_DIR": data_dir, "GPIO": "off", "START_BACKGROUND": True})
+    runtime = Runtime.open(data_dir=data_dir, gpio="off")
+    app = create_app(runtime=runtime)
+    runtime.start()  # as companion serve: the clock runner ticks
+    return app
 
 
 def serve(name: str, port: int, data_dir: str) -> int:

@@ -162,9 +162,10 @@ class Announcer:
             self._quiet(f"no audio output (espeak-ng exited {p.returncode}: {err.strip()[:200]})")
 
     # -- what it listens to -------------------------------------------------------------------------
-    def on_clock(self, match_id: str, kind: str, payload) -> None:
-        """ClockRunner subscriber: the alerts 15-minutes, 5-minutes, time-up, ended."""
-        if kind != "alert" or not isinstance(payload, dict):
+    def on_clock(self, notice) -> None:
+        """ClockRunner listener: the alerts 15-minutes, 5-minutes, time-up, ended."""
+        payload = notice.payload
+        if notice.kind != "alert" or not isinstance(payload, dict):
             return
         alert = payload.get("alert")
         if alert in ("15-minutes", "5-minutes", "time-up"):
@@ -173,9 +174,10 @@ class Announcer:
             by = payload.get("ended_by") or {}
             self.say("ended", player=by.get("player") if by.get("reason") == "objective" else None)
 
-    def on_event(self, match_id: str, event: dict, fold) -> None:
-        """MatchService subscriber: a turn's end that leaves a final roll owed is announced with whose roll
+    def on_event(self, notice) -> None:
+        """MatchService listener: a turn's end that leaves a final roll owed is announced with whose roll
         and the total that ends the match."""
+        event, fold = notice.event, notice.fold
         if not self.enabled() or (event or {}).get("type") != "turn.end" or not getattr(fold, "clock_on", False):
             return
         clock = fold.clock_state or {}

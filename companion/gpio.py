@@ -37,6 +37,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from companion.base.notices import Listeners, Notice
 from companion.core import clock as clockfold
 from companion.base.errors import CompanionError, InputError
 
@@ -304,7 +305,7 @@ class Box:
         self.match_id: str | None = None
         self._sticky: str | None = None  # the match driven so far (kept when it ends: red LED)
         self._lock = threading.RLock()
-        self._subscribers: list = []
+        self._listeners = Listeners(self.log, "GPIO box")
         self._lit: str | None = None
         self._ended_seen: set[str] = set()
         self._press_lock = threading.Lock()
@@ -377,22 +378,18 @@ class Box:
             except Exception:
                 pass
 
-    # -- the web layer listens here ------------------------------------------------------------
+    # -- who listens to the box -----------------------------------------------------------------
     def subscribe(self, callback) -> None:
-        """``callback(kind, payload)``: ``prompt`` (ask the phones something), ``refused`` (the
-        core refused a button's command), ``done`` (a button's command went through)."""
-        self._subscribers.append(callback)
+        """``callback(notice)`` (:class:`companion.base.notices.Notice`): ``kind`` ``"prompt"`` (ask the
+        phones something), ``"refused"`` (the core refused a button's command) or ``"done"`` (a button's
+        command went through), with the box's ``payload``."""
+        self._listeners.add(callback)
 
     def unsubscribe(self, callback) -> None:
-        if callback in self._subscribers:
-            self._subscribers.remove(callback)
+        self._listeners.remove(callback)
 
     def _publish(self, kind: str, payload: dict) -> None:
-        for cb in list(self._subscribers):
-            try:
-                cb(kind, payload)
-            except Exception:
-                self.log.exception("box subscriber failed")
+        self._listeners.tell(Notice(kind, payload.get("match_id"), payload))
 
     # -- status --------------------------------------------------------------------------------
     def status(self) -> dict:
@@ -492,8 +489,11 @@ class Box:
             self.sounder.play(pattern)
 
     # -- core and clock events -----------------------------------------------------------------
-    def _on_event(self, match_id, event, fold) -> None:
-        """MatchService subscriber: an event was stored (from a phone, the box or an import)."""
+    def _on_event(self, notice) -> None:
+        """MatchService listener: an event was stored (from a phone, the box or an import)."""
+        if notice.kind != "event":
+            return
+        match_id, event, fold = notice.match_id, notice.event, notice.fold
         try:
             if match_id == self.match_id:
                 # this match's state now; another match may take over on clock.start
@@ -506,9 +506,10 @@ class Box:
         except Exception:
             self.log.exception("box refresh failed")
 
-    def _on_clock(self, match_id, kind, payload) -> None:
-        """ClockRunner subscriber: ``tick`` (the clock view each second: phases move with time) and
+    def _on_clock(self, notice) -> None:
+        """ClockRunner listener: ``tick`` (the clock view each second: phases move with time) and
         ``alert`` (``15-minutes``, ``5-minutes``, ``time-up``, ``ended``)."""
+        match_id, kind, payload = notice.match_id, notice.kind, notice.payload
         if match_id != self.match_id or not isinstance(payload, dict):
             return
         try:
@@ -581,7 +582,7 @@ class Box:
         if self._no_match("undo"):
             return False
         mid = self.match_id
-        ok = self._command("undo", lambda: self.service.undo(mid, organiser=True))
+        ok = self._command("undo", lambda: self.service.undo(mid))  # the box is the organiser's
         if ok:
             self._beep("ack")
         return ok

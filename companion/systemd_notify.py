@@ -3,20 +3,16 @@
 ``systemd/companion.service`` is ``Type=notify`` with ``WatchdogSec=``: systemd waits for
 ``READY=1`` before it counts the service as started, and restarts it when no ``WATCHDOG=1`` comes
 within the watchdog interval. Outside systemd (no ``$NOTIFY_SOCKET``) every call is a no-op that
-returns False, so ``companion serve`` calls them unconditionally:
+returns False, so ``companion serve`` (``companion/cli/serve.py``) calls them unconditionally once its
+port listens::
 
-    from companion.systemd_notify import notify_ready, start_watchdog
     notify_ready(f"serving on {url}")
-    start_watchdog(health=store.ping)
+    watchdog = start_watchdog(health=lambda: http_ok("127.0.0.1", port))  # GET /healthz answers 200
+    ...
+    notify_stopping()
 
-``systemd/companion.service`` runs the server through this module, which needs nothing from
-``companion serve`` itself::
-
-    python -m companion.systemd_notify serve --host 0.0.0.0 --port 8080 --gpio auto
-
-runs ``companion serve`` in this process and, from a side thread, sends ``READY=1`` once the port
-accepts connections, then ``WATCHDOG=1`` every half watchdog interval while ``GET /healthz`` answers
-200 (a wedged server is restarted by systemd). Calling the helpers from ``serve`` as well is harmless.
+The unit runs ``python -m companion serve`` (an upgrade runs ``systemd/install.sh`` again, which installs
+the unit anew). This module imports nothing of the package.
 
 The protocol (sd_notify(3)): one datagram of ``KEY=VALUE`` lines to the AF_UNIX socket named in
 ``$NOTIFY_SOCKET`` (a path, or an abstract name written with a leading ``@``).
@@ -27,7 +23,6 @@ from __future__ import annotations
 import logging
 import os
 import socket
-import sys
 import threading
 
 log = logging.getLogger("companion.systemd")
@@ -157,19 +152,6 @@ def start_watchdog(health=None, env=None) -> Watchdog | None:
     return Watchdog(interval, health=health, env=env).start()
 
 
-# -- the launcher systemd runs ---------------------------------------------------------------------
-
-def _serve_address(argv: list[str]) -> tuple[str, int]:
-    """Host and port ``companion serve`` will listen on (its own parser reads ``argv``)."""
-    from companion.cli import build_parser
-
-    args = build_parser().parse_args(argv)
-    host = getattr(args, "host", "0.0.0.0") or "0.0.0.0"
-    if host in ("0.0.0.0", "::", ""):
-        host = "127.0.0.1"
-    return host, int(getattr(args, "port", 8080))
-
-
 def http_ok(host: str, port: int, path: str = "/healthz", timeout: float = 5.0) -> bool:
     """Whether the server answers ``GET path`` with 200."""
     import http.client
@@ -184,44 +166,3 @@ def http_ok(host: str, port: int, path: str = "/healthz", timeout: float = 5.0) 
     except (OSError, http.client.HTTPException):
         return False
 
-
-def _announce(host: str, port: int, stop: threading.Event, env=None) -> None:
-    """Side thread: READY=1 when the port accepts connections, then the watchdog."""
-    while not stop.is_set():
-        try:
-            with socket.create_connection((host, port), timeout=2):
-                break
-        except OSError:
-            stop.wait(0.2)
-    if stop.is_set():
-        return
-    notify_ready(f"serving on port {port}", env)
-    interval = watchdog_interval(env)
-    if interval is not None:
-        Watchdog(interval, health=lambda: http_ok(host, port), env=env, wait=stop.wait).run()
-
-
-def run_serve(argv: list[str], env=None) -> int:
-    """``companion serve ARGS`` in this process, announced to systemd (see the module docstring)."""
-    from companion.cli import main
-
-    if not argv or argv[0] != "serve":
-        print("usage: python -m companion.systemd_notify serve [companion serve options]", file=sys.stderr)
-        return 2
-    try:
-        host, port = _serve_address(argv)
-    except BaseException:  # a usage error: let companion serve report it in its own words
-        return main(argv)
-    stop = threading.Event()
-    if _address(env) is not None and port:
-        threading.Thread(target=_announce, args=(host, port, stop, env), name="companion-sd-notify",
-                         daemon=True).start()
-    try:
-        return main(argv)
-    finally:
-        stop.set()
-        notify_stopping(env)
-
-
-if __name__ == "__main__":
-    sys.exit(run_serve(sys.argv[1:]))

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from companion import announcer as A
+from companion.base.notices import Notice
 from companion.core import clock
 
 
@@ -62,9 +63,9 @@ def test_off_by_default_says_nothing():
 def test_says_the_alerts_with_espeak_ng():
     run = Runs()
     a = A.Announcer("it", run=run, which=lambda b: "/usr/bin/espeak-ng", background=False)
-    a.on_clock("m1", "alert", {"alert": "5-minutes"})
-    a.on_clock("m1", "tick", {"remaining_seconds": 3})
-    a.on_clock("m1", "alert", {"alert": "ended", "ended_by": {"reason": "objective", "player": "Anna"}})
+    a.on_clock(Notice("alert", "m1", {"alert": "5-minutes"}))
+    a.on_clock(Notice("tick", "m1", {"remaining_seconds": 3}))
+    a.on_clock(Notice("alert", "m1", {"alert": "ended", "ended_by": {"reason": "objective", "player": "Anna"}}))
     assert run.calls == [["/usr/bin/espeak-ng", "-v", "it", "--", "Cinque minuti alla fine"],
                          ["/usr/bin/espeak-ng", "-v", "it", "--", "La partita è finita: vince Anna"]]
 
@@ -129,11 +130,12 @@ def test_the_final_roll_owed_is_announced_from_the_clock_fold():
     run = Runs()
     a = A.Announcer("it", run=run, which=lambda b: "espeak-ng", background=False)
     fold = SimpleNamespace(clock_on=True, clock_state=s)
-    a.on_event("m1", {"type": "turn.end", "data": {"player": "Anna", "conquered": 0}}, fold)
+    a.on_event(Notice("event", "m1", {"type": "turn.end", "data": {"player": "Anna", "conquered": 0}}, fold))
     assert run.calls == [["espeak-ng", "-v", "it", "--",
                           "Tocca a Anna: lancia due dadi, con quattro o meno la partita finisce"]]
     # two conquests: no roll owed, nothing said
-    a.on_event("m1", {"type": "turn.end"}, SimpleNamespace(clock_on=True, clock_state={**s, "awaiting_roll": None}))
+    a.on_event(Notice("event", "m1", {"type": "turn.end"},
+                       SimpleNamespace(clock_on=True, clock_state={**s, "awaiting_roll": None})))
     assert len(run.calls) == 1
 
 
@@ -142,16 +144,16 @@ def test_the_app_turns_it_on_by_the_setting(store, monkeypatch, caplog):
 
     monkeypatch.setenv("COMPANION_ANNOUNCER", "it")
     app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None})
-    assert app.extensions["companion"].extra["announcer"].lang() == "it"
-    assert app.extensions["companion"].extra["announcer"].enabled()
+    assert app.extensions["companion"].runtime.announcer.lang() == "it"
+    assert app.extensions["companion"].runtime.announcer.enabled()
     monkeypatch.setenv("COMPANION_ANNOUNCER", "klingon")
     with caplog.at_level(logging.WARNING):
         app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None})
-    assert not app.extensions["companion"].extra["announcer"].enabled()
+    assert not app.extensions["companion"].runtime.announcer.enabled()
     assert any("COMPANION_ANNOUNCER" in r.message for r in caplog.records)
     monkeypatch.delenv("COMPANION_ANNOUNCER")
     app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None})
-    assert not app.extensions["companion"].extra["announcer"].enabled()  # off by default
+    assert not app.extensions["companion"].runtime.announcer.enabled()  # off by default
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed (apt-get install espeak-ng)")

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion import gpio
+from companion.base.notices import Notice
 from companion.services.clockrunner import ClockRunner
 from companion.base.errors import InputError
 from companion.gpio import LEDS, PATTERNS, PHYSICAL_PIN, attach, check_pin_map, led_for, load_pin_map
@@ -58,7 +59,7 @@ class Table:
         self.told = []
         self.box = attach(self.service, self.runner, mode, pin_map=pin_map, monotonic=self.ticker,
                           sleep=lambda s: None, sync_sound=True)
-        self.box.subscribe(lambda kind, payload: self.told.append((kind, payload)))
+        self.box.subscribe(lambda n: self.told.append((n.kind, n.payload)))
 
     def new_match(self, options=None, players=PLAYERS):
         return self.service.create("richelieu", players, {"clock": True, **(options or {})})["id"]
@@ -322,7 +323,7 @@ def test_gpiozero_hold_thread_fires_the_undo(store, clock, fake_game):
         mid = t.start()
         t.press("next", seconds=0.01)  # by the injected clock, shorter than the hold
         undone = threading.Event()
-        t.box.subscribe(lambda kind, p: undone.set() if kind == "done" and p["button"] == "undo" else None)
+        t.box.subscribe(lambda n: undone.set() if n.kind == "done" and n.payload["button"] == "undo" else None)
         pin = t.pin(17)
         pin.drive_low()
         assert undone.wait(10), "the hold thread never fired"
@@ -415,6 +416,7 @@ def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
 
 def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, clock, fake_game):
     from companion.base.errors import ForbiddenError
+    from companion.services.policy import Caller
 
     t = Table(store, clock, dice=Dice(6, 5))
     try:
@@ -424,7 +426,7 @@ def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, cl
         t.press("roll")
         assert t.types(mid)[-1] == "final.roll"
         with pytest.raises(ForbiddenError):  # a player's undo of the Pi's roll is refused ...
-            t.service.undo(mid)
+            t.service.undo(mid, by=Caller("player"))
         assert t.types(mid)[-1] == "final.roll"
         t.press("next", seconds=3)  # ... the box's hold-to-undo is the organiser's
         assert t.types(mid)[-1] == "undo" and t.view(mid)["awaiting_roll"] == "Ada"
@@ -510,7 +512,7 @@ def test_alerts_of_other_matches_are_ignored(store, clock, fake_game):
     t = Table(store, clock)
     try:
         t.start(minutes=20)
-        t.box._on_clock("someone-else", "alert", {"alert": "5-minutes"})
+        t.box._on_clock(Notice("alert", "someone-else", {"alert": "5-minutes"}))
         assert t.box.sounder.played == []
     finally:
         t.box.close()

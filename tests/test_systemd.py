@@ -83,8 +83,7 @@ def serve_args_of_unit() -> list[str]:
 def test_the_units_command_lines_are_accepted_by_the_cli():
     parser = build_parser()
     exec_start = one(unit("companion.service"), "Service", "ExecStart").split()
-    assert exec_start == ["/opt/companion/venv/bin/python", "-m", "companion.systemd_notify", "serve",
-                          "$COMPANION_SERVE_ARGS"]
+    assert exec_start == ["/opt/companion/venv/bin/python", "-m", "companion", "serve", "$COMPANION_SERVE_ARGS"]
     args = parser.parse_args(["serve", *serve_args_of_unit()])
     assert args.gpio == "auto" and args.host == "0.0.0.0"
     backup = one(unit("companion-backup.service"), "Service", "ExecStart").split()
@@ -258,9 +257,9 @@ def test_start_watchdog_runs_a_thread_that_pings(notify_socket):
         w.stop()
 
 
-def test_the_launcher_announces_a_real_server_to_systemd(tmp_path):
-    """What systemd runs: READY=1 once the port listens, watchdog pings while /healthz answers,
-    STOPPING=1 on SIGTERM, exit 0."""
+def test_serve_announces_itself_to_systemd(tmp_path):
+    """What systemd runs (``companion serve``): READY=1 once the port listens, watchdog pings while
+    /healthz answers, STOPPING=1 on SIGTERM, exit 0."""
     import signal
 
     path = tmp_path / "n.sock"
@@ -272,22 +271,19 @@ def test_the_launcher_announces_a_real_server_to_systemd(tmp_path):
     port = probe.getsockname()[1]
     probe.close()
     env = dict(os.environ, NOTIFY_SOCKET=str(path), WATCHDOG_USEC="2000000", COMPANION_DATA=str(tmp_path / "data"))
-    p = subprocess.Popen([sys.executable, "-m", "companion.systemd_notify", "serve", "--host", "127.0.0.1",
+    p = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1",
                           "--port", str(port), "--gpio", "mock", "--no-qr"], env=env, cwd=str(tmp_path),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         ready = s.recv(4096).decode().splitlines()
         assert ready[0] == "READY=1" and ready[1] == f"MAINPID={p.pid}"
         assert sd.http_ok("127.0.0.1", port)
-        pings = 0
-        while pings < 2:  # companion serve may announce READY=1 itself too: harmless
-            msg = s.recv(4096)
-            assert msg == b"WATCHDOG=1" or msg.startswith(b"READY=1\n"), msg
-            pings += msg == b"WATCHDOG=1"
+        for _ in range(2):  # one READY=1, then the pings
+            assert s.recv(4096) == b"WATCHDOG=1"
         p.send_signal(signal.SIGTERM)
         out, err = p.communicate(timeout=60)
         assert p.returncode == 0, err
-        while (msg := s.recv(4096)) == b"WATCHDOG=1" or msg.startswith(b"READY=1\n"):
+        while (msg := s.recv(4096)) == b"WATCHDOG=1":
             pass
         assert msg == b"STOPPING=1"
         text = out.decode()
@@ -311,12 +307,6 @@ def test_serve_knows_when_systemd_runs_it(env, expected):
     from companion.cli.serve import under_systemd
 
     assert under_systemd(env) is expected
-
-
-def test_the_launcher_without_serve_is_a_usage_error(run_cli):
-    p = subprocess.run([sys.executable, "-m", "companion.systemd_notify", "score"], capture_output=True, text=True,
-                       timeout=60)
-    assert p.returncode == 2 and "usage" in p.stderr
 
 
 def test_http_ok_is_false_when_nothing_listens():
@@ -626,7 +616,7 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     assert not any("companion-replica" in c for c in calls if c.startswith("systemctl"))  # off by default
     assert "replication: companion-replica.service is installed, not enabled" in p.stdout
     installed = (units / "companion.service").read_text()
-    assert f"ExecStart={root}/opt/companion/venv/bin/python -m companion.systemd_notify serve" in installed
+    assert f"ExecStart={root}/opt/companion/venv/bin/python -m companion serve" in installed
     assert f"COMPANION_DATA={root}/var/lib/companion" in installed
     assert f"EnvironmentFile=-{root}/etc/default/companion" in installed
     settings = (root / "etc/default/companion").read_text()

@@ -46,3 +46,16 @@ def hardware_dir():
     from pathlib import Path
 
     return Path(_locate("hardware", "companion.hardware_files"))
+
+
+DATABASE_NAME = "companion.db"
+
+
+def resolve_data_dir(value: str | None = None) -> str:
+    """The box's data folder: ``value`` (``--data-dir``), else ``$COMPANION_DATA``, else ``./data``."""
+    return value or os.environ.get("COMPANION_DATA") or os.path.join(os.getcwd(), "data")
+
+
+def database_path(data_dir: str | None = None) -> str:
+    """The database file in the data folder (:func:`resolve_data_dir`)."""
+    return os.path.join(resolve_data_dir(data_dir), DATABASE_NAME)

@@ -15,6 +15,7 @@ import sys
 
 from companion import __version__
 from companion.base.errors import CompanionError
+from companion.base.resources import DATABASE_NAME, resolve_data_dir
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = [
@@ -63,6 +64,22 @@ def terminal_columns() -> int:
     return columns
 
 
+def _english_argparse() -> None:
+    """argparse's own words (``usage:``, ``options``, ``show this help message and exit``, its errors) in
+    English, as the rest of the CLI speaks, without asking gettext for each: every such word searched
+    the locale folders again for a ``messages`` catalogue (six searches, and the locale module imported,
+    at each start: about a twentieth of a ``companion score`` on a Pi), which Python does not ship."""
+    import gettext
+
+    if getattr(argparse, "_", None) is gettext.gettext:
+        argparse._ = lambda message: message
+    if getattr(argparse, "ngettext", None) is gettext.ngettext:
+        argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
+
+_english_argparse()
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises instead of printing usage and exiting, so errors stay one line."""
 
@@ -78,10 +95,6 @@ def data_dir_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-dir", default=None,
         help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
-
-
-def resolve_data_dir(value: str | None) -> str:
-    return value or os.environ.get("COMPANION_DATA") or os.path.join(os.getcwd(), "data")
 
 
 # where systemd/install.sh keeps the service's database (its state folder, owned by the service user)
@@ -128,11 +141,11 @@ def _data_dir(args) -> str:
 def open_store(args):
     from companion.storage import Store
 
-    return Store(os.path.join(_data_dir(args), "companion.db"))
+    return Store(os.path.join(_data_dir(args), DATABASE_NAME))
 
 
 def database_path(args) -> str:
-    return os.path.join(_data_dir(args), "companion.db")
+    return os.path.join(_data_dir(args), DATABASE_NAME)
 
 
 def open_existing_store(args):
@@ -199,11 +212,45 @@ def one_line(text: str) -> str:
     return "".join(out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+DAMAGED = ("malformed", "not a database", "corrupt", "encrypted")
+READ_ONLY = ("readonly", "read-only", "unable to open")
+
+
+def database_trouble(exc: Exception, args) -> str | None:
+    """The sentence for a database that cannot be used past its opening (None: another error): a damaged
+    page (SQLite's "database disk image is malformed") or a file the command may not write. Named with
+    its path and what to do, never "internal error" (systemd would restart the server for ever)."""
+    import sqlite3
+
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    text = str(exc).lower()
     try:
+        path = database_path(args) if args is not None else "companion.db"
+    except Exception:  # (a data folder that cannot even be resolved)
+        path = "companion.db"
+    if any(w in text for w in DAMAGED):
+        return (f"the database {path} is damaged ({exc}): restore it from a backup or a replica (stop the server, "
+                f"then `companion restore --from REPLICA`, or put a checked backup from `companion backup` in its "
+                f"place); the damaged file is kept for inspection")
+    if any(w in text for w in READ_ONLY):
+        return (f"the database {path} cannot be written ({exc}): the file, its folder and its -wal and -shm "
+                f"files must be writable by the user running companion")
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    import gc
+
+    argv = sys.argv[1:] if argv is None else argv
+    collecting = gc.isenabled()
+    args = None
+    gc.disable()  # no cyclic collection while the parser and the command's module are built (a start's own
+    try:  # objects, nothing to collect yet); the command runs with it as it was
         parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
+        if collecting:
+            gc.enable()
         result = args.func(args)
         return int(result or 0)
     except UsageError as exc:
@@ -219,5 +266,12 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for the user
         if os.environ.get("COMPANION_DEBUG"):
             raise
+        trouble = database_trouble(exc, args)
+        if trouble is not None:
+            print(one_line(f"error: {trouble}"), file=sys.stderr)
+            return 2
         print(one_line(f"internal error: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
+    finally:
+        if collecting:
+            gc.enable()

@@ -11,7 +11,8 @@ import os
 import sys
 from pathlib import Path
 
-from companion.cli import data_dir_arg, emit, resolve_data_dir
+from companion.base.resources import resolve_data_dir
+from companion.cli import data_dir_arg, emit
 
 
 def register(sub):

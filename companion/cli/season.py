@@ -36,6 +36,9 @@ def register(sub):
     e.add_argument("--format", choices=["csv", "json"], default="csv", help="csv (default) or json")
     e.add_argument("--table", choices=["standings", "results"], default="standings",
                    help="for csv: the standings (default) or one line per result")
+    e.add_argument("--dialect", choices=["plain", "excel-it", "excel-en"], default="plain",
+                   help="for csv: plain (default: \",\", \"1.5\"), excel-it (\";\", \"1,5\", a UTF-8 BOM: an Italian "
+                        "spreadsheet) or excel-en (\",\", \"1.5\", the BOM)")
     e.add_argument("-o", "--output", metavar="PATH", default=None, help="write here instead of stdout")
     e.set_defaults(func=run_export)
 
@@ -182,9 +185,10 @@ def run_export(args):
     if args.format == "json":
         _write(args, dumps(core.season_json(meta, rules, matches)) + "\n")
     elif args.table == "results":
-        _write(args, core.results_csv(matches, rules))
+        _write(args, core.results_csv(matches, rules, core.DIALECTS[args.dialect]))
     else:
-        _write(args, core.standings_csv(core.standings(matches, rules), core.ratings(matches)))
+        _write(args, core.standings_csv(core.standings(matches, rules), core.ratings(matches),
+                                        core.DIALECTS[args.dialect]))
 
 
 def run_chart(args):

@@ -132,7 +132,8 @@ def test_hooks(env=None) -> dict:
       (re-read at each reading, never going back): a test moves the clock forward and a 2-minute round is
       over without anyone waiting for it.
 
-    Returns the ``create_app`` config they make (empty when neither is set); a bad value is an InputError."""
+    Returns ``{"RNG": ..., "CLOCK": ...}`` for ``Runtime.open`` (empty when neither is set); a bad value is an
+    InputError."""
     import os
     import random
 
@@ -155,9 +156,7 @@ def test_hooks(env=None) -> dict:
 
 
 def run(args):
-    import logging
-    import os
-    import signal
+    import gc
 
     from companion.base.errors import InputError
 
@@ -172,7 +171,26 @@ def run(args):
         raise InputError("must be between 0.1 and 3600 seconds", "--header-timeout")
 
     limit_malloc_arenas()  # before any thread starts
+    # No cyclic garbage collection while the start-up imports and builds (a twentieth of the start's
+    # work: the collector went again and again over the objects of the modules being imported); on again
+    # once the server is about to serve (in _serve), or when the start fails.
+    gc.disable()
+    try:
+        return _serve(args)
+    finally:
+        gc.enable()
 
+
+def _serve(args):
+    import gc
+    import logging
+    import os
+    import signal
+
+    from companion.base.errors import InputError
+
+    from companion import systemd_notify as sd
+    from companion.runtime import Runtime
     from companion.web import netinfo, server as http
     from companion.web.app import create_app
     from companion.web.asgi import Limits
@@ -183,16 +201,19 @@ def run(args):
     allowed = list(args.allow_host)
     if args.host not in WILDCARDS:
         allowed.append(args.host)
-    config = {"DATA_DIR": args.data_dir, "GPIO": args.gpio, "DICE": args.dice, "ALLOWED_HOSTS": allowed,
-              "START_BACKGROUND": True}
+    config = {"ALLOWED_HOSTS": allowed}
     hooks = test_hooks()
     if hooks:
         logging.getLogger("companion").warning("test hooks on: %s", ", ".join(sorted(hooks)))
-        config.update(hooks)
     if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
-    app = create_app(config)
-    c = app.extensions["companion"]
+    runtime = Runtime.open(data_dir=args.data_dir, gpio=args.gpio, dice=args.dice, clock=hooks.get("CLOCK"),
+                           rng=hooks.get("RNG"))
+    try:
+        app = create_app(config, runtime=runtime)
+    except BaseException:
+        runtime.stop()
+        raise
     max_connections = args.max_connections
     if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)
         max_connections = max(1, min(max_connections, files[0] - 100))
@@ -205,7 +226,7 @@ def run(args):
     try:
         sock = http.bind(args.host if args.host != "" else "0.0.0.0", args.port)
     except OSError as exc:
-        _shutdown(c)
+        runtime.stop()
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
     landing = activated_sockets()
     server, front = http.build(app, limits, threads=args.threads)
@@ -213,7 +234,7 @@ def run(args):
     ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
-    c.extra["public_url"] = base
+    runtime.public_url = base
     from companion.web.wifi import hotspot, hotspot_base
 
     with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
@@ -226,7 +247,7 @@ def run(args):
 
     service = under_systemd()
     out = sys.stdout
-    out.write(f"companion serving {c.store.path}\n")
+    out.write(f"companion serving {runtime.store.path}\n")
     out.write(f"Open on the LAN: {base}/\n")
     if service:  # the journal keeps every line: no join token in it (organisers show the code at /join)
         if wifi_on:
@@ -243,28 +264,27 @@ def run(args):
             print_qr(join["url"], out)
     for extra in landing:
         out.write(f"Also listening on port {extra.getsockname()[1]} (systemd: companion-landing.socket)\n")
-    if not c.access.pin_is_set():
+    if not runtime.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
-                  f"{c.extra['setup_code']}\n")
-    if c.box is not None:
+                  f"{runtime.setup_code}\n")
+    if runtime.box is not None:
         try:
-            status = c.box.status()
+            status = runtime.box.status()
             why = " (mock pins)" if status.get("mock") else (f" ({status['reason']})" if status.get("mode") == "off"
                                                              and status.get("reason") else "")
             out.write(f"GPIO: {status.get('mode')}{why}\n")
         except Exception:
             pass
     if args.dice != "off":
-        st = c.extra["dice"].radio.status()
+        st = runtime.dice.radio.status()
         out.write(f"Smart dice: {st['mode']}" + (f" ({st['reason']})" if st["mode"] == "off" else "") + "\n")
     out.write("systemctl stops the server.\n" if service else "Ctrl-C stops the server.\n")
     out.flush()
-    try:  # under systemd (Type=notify): ready now; a no-op elsewhere
-        from companion.systemd_notify import notify_ready
-
-        notify_ready(f"serving on {base}")
-    except Exception:
-        pass
+    runtime.start()
+    # under systemd (Type=notify, WatchdogSec=): ready now that the port listens, then the watchdog pinged
+    # while GET /healthz answers (a wedged server is restarted); outside systemd both are no-ops
+    sd.notify_ready(f"serving on {base}")
+    watchdog = sd.start_watchdog(health=lambda: sd.http_ok(*_own_address(args.host, port)))
 
     def stop(signum, frame):
         raise KeyboardInterrupt
@@ -272,38 +292,23 @@ def run(args):
     # uvicorn handles SIGINT/SIGTERM while it serves (a graceful stop: every stream ends, then the
     # connections close) and raises the signal again afterwards: this handler turns that into the end.
     signal.signal(signal.SIGTERM, stop)
+    gc.enable()  # serving: garbage is collected as usual
     try:
         server.run(sockets=[sock, *landing])
     except KeyboardInterrupt:
         pass
     finally:
-        c.hub.close_all()
+        sd.notify_stopping()
+        if watchdog is not None:
+            watchdog.stop()
+        app.extensions["companion"].hub.close_all()
         sock.close()
         for extra in landing:
             extra.close()
-        _shutdown(c, clean=True)
+        runtime.stop(clean=True)
     return 0
 
 
-def _shutdown(c, clean: bool = False) -> None:
-    """Stop the clock runner and the box, close the store. ``clean``: a stop asked for (SIGTERM from
-    ``systemctl stop``, Ctrl-C): the running clocks are paused now as ``server-stopped`` (not found
-    running at the next start and taken for a power cut)."""
-    from companion.services.clockrunner import SERVER_STOPPED_REASON
-
-    tables = c.extra.get("dice")
-    for obj, method in ((c.runner, "stop"), (c.box, "close"), (tables, "close"),
-                        (tables.radio if tables is not None else None, "close")):
-        fn = getattr(obj, method, None) if obj is not None else None
-        if fn is not None:
-            try:
-                if method == "stop" and clean:
-                    try:
-                        fn(pause_reason=SERVER_STOPPED_REASON)
-                    except TypeError:  # a runner of another kind (tests inject their own)
-                        fn()
-                else:
-                    fn()
-            except Exception:
-                pass
-    c.store.close()
+def _own_address(host: str, port: int) -> tuple[str, int]:
+    """Where this server answers itself: its address, or 127.0.0.1 when it listens on every interface."""
+    return ("127.0.0.1" if host in WILDCARDS else host), port

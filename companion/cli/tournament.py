@@ -23,6 +23,9 @@ def register(sub):
     st.add_argument("id", metavar="ID")
     st.add_argument("--csv", action="store_true", help="CSV (rank, player, points, game_points, head_to_head, "
                                                      "matches, wins) instead of JSON")
+    st.add_argument("--dialect", choices=["plain", "excel-it", "excel-en"], default="plain",
+                    help="with --csv: plain (default: \",\", \"1.5\"), excel-it (\";\", \"1,5\", a UTF-8 BOM: an "
+                         "Italian spreadsheet) or excel-en (\",\", \"1.5\", the BOM)")
     data_dir_arg(st)
     st.set_defaults(func=run_standings)
 
@@ -58,10 +61,11 @@ def run_standings(args) -> int:
     import sys
 
     from companion.core import tournament
+    from companion.core.season import DIALECTS
 
     doc = _document(args)
     if args.csv:  # names that a spreadsheet would run as formulas come out as text
-        sys.stdout.write(tournament.standings_csv(doc["standings"], as_json=True))
+        sys.stdout.write(tournament.standings_csv(doc["standings"], DIALECTS[args.dialect], as_json=True))
     else:
         emit({"id": doc["id"], "name": doc["name"], "rounds_played": doc["rounds_played"],
               "finished": doc["finished"], "standings": doc["standings"]})

@@ -484,7 +484,7 @@ def event_path(where: str, field: str | None) -> str:
     """Reducers name fields inside the event's ``data`` (``player``, ``dice[1]``) or ``type``."""
     if not field:
         return where
-    if field in ("type", "seq", "at"):
+    if field in ("type", "seq", "at", "expected_seq"):  # the event's own fields, and the writer's
         return join_path(where, field)
     return join_path(f"{where}.data", field)
 

@@ -546,6 +546,8 @@ class CsvDialect:
 PLAIN = CsvDialect()
 EXCEL_EN = CsvDialect(",", ".", True)
 EXCEL_IT = CsvDialect(";", ",", True)
+# by the names the web's ``?dialect=`` and the CLI's ``--dialect`` take
+DIALECTS = {"excel-it": EXCEL_IT, "excel-en": EXCEL_EN, "plain": PLAIN}
 # a cell a spreadsheet would read as a formula (a name typed as "=HYPERLINK(...)", "+39 333", "@SUM(...)"):
 # a leading apostrophe makes it text, as spreadsheet-safe exports do
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

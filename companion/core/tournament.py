@@ -273,8 +273,13 @@ STANDINGS_CSV_COLUMNS = ["rank", "player", "points", "game_points", "head_to_hea
 
 def standings_csv(rows: list[dict], dialect=None, as_json: bool = False) -> str:
     """The standings as CSV (``companion.core.season.csv_text``: names that would be formulas neutralised;
-    ``dialect`` the reader's separator and decimal mark). ``as_json``: the rows are already ``row_json``'s."""
+    ``dialect`` the reader's separator and decimal mark; points as the season's CSV writes them: "1.5",
+    "2.33"). ``as_json``: the rows are ``row_json``'s (a float is read back as the exact number it was)."""
     from companion.core.season import PLAIN, csv_text
 
-    return csv_text(STANDINGS_CSV_COLUMNS, [[(r if as_json else row_json(r))[c] for c in STANDINGS_CSV_COLUMNS]
-                                            for r in rows], dialect or PLAIN)
+    def cell(row, c):
+        v = row[c]
+        return Fraction(v).limit_denominator(10**6) if isinstance(v, float) else v
+
+    return csv_text(STANDINGS_CSV_COLUMNS, [[cell(r, c) for c in STANDINGS_CSV_COLUMNS] for r in rows],
+                    dialect or PLAIN)

@@ -16,7 +16,7 @@ takes no clock event: its time stops, its events are refused), and ``clock_seats
 clock's seat order, its first player first). ``companion/core/match.py`` applies them.
 A game whose tracker has the server complete events (deal, dice) defines ``ACTIONS``
 (``companion/services/matches.py``, ``MatchService.act``); events only an organiser may record (hand corrections
-outside the rules) are its ``ORGANISER_EVENTS`` (``MatchService.append`` with ``organiser=False`` refuses them).
+outside the rules) are its ``ORGANISER_EVENTS`` (``MatchService.append`` refuses them from anyone but an organiser: companion/services/policy.py).
 """
 
 from __future__ import annotations

@@ -58,6 +58,9 @@ EVENT_TYPES = frozenset({
 # or an organiser records ``objective.set`` for a player or takes it back with undo; a refusal of these
 # events, which may name the objective's cities, is told to anyone else without its reason.
 OWN_SECRET_EVENT_TYPES = frozenset({"objective.set"})
+# an objective recorded before its owner's phone sat (a guest on the seat) is replaced by ``replace: true``:
+# an organiser's, or the owner's once its seat is confirmed (docs/rulings.md#seats)
+SECRET_RESETS = {"objective.set": "replace"}
 SECRET_REFUSAL_EVENT_TYPES = frozenset({"objective.set", "objective.completed", "reinforce", "card.draw", "turn.end"})
 # of those, the refusals that may tell a secret (the cities of an objective, the cards of a hand); any
 # refusal of objective.set and objective.completed is one
@@ -1087,7 +1090,12 @@ def _on_turn_end(s, gm, data):
 def _on_objective_set(s, gm, data):
     player = _player(s, data.get("player"))
     cities = _cities(gm, data.get("cities"), "cities", allow_empty=False)
-    if player in s["objectives"]:
+    replace = data.get("replace", False)
+    if not isinstance(replace, bool):
+        raise InputError("must be true or false", "replace")
+    if replace and player not in s["objectives"]:
+        raise RuleError("{player} has no objective to replace", "replace", player=player)
+    if player in s["objectives"] and not replace:
         raise RuleError("{player} already has an objective (undo to change it)", "player", player=player)
     s["objectives"] = {**s["objectives"], player: cities}
 
@@ -1200,16 +1208,15 @@ def public_view(state, viewer: str | None) -> dict:
     is ``True``: docs/rulings.md#conquest-hidden-information). Once the match is over everything is turned
     face up."""
     out = dict(state)
-    if is_ended(state):
-        return out
     mine = state["objectives"].get(viewer) if viewer is not None else None
-    out["objectives"] = {viewer: list(mine)} if mine is not None else {}
-    out["hands"] = {viewer: list(state["hands"][viewer])} if viewer in state["hands"] else {}
-    out["hands_hidden"] = True
-    turn = state.get("turn")
-    if turn is not None and turn.get("card") is not None and turn["player"] != viewer:
-        out["turn"] = {**turn, "card": True}
-    if mine is not None:
+    if not is_ended(state):
+        out["objectives"] = {viewer: list(mine)} if mine is not None else {}
+        out["hands"] = {viewer: list(state["hands"][viewer])} if viewer in state["hands"] else {}
+        out["hands_hidden"] = True
+        turn = state.get("turn")
+        if turn is not None and turn.get("card") is not None and turn["player"] != viewer:
+            out["turn"] = {**turn, "card": True}
+    if mine is not None:  # the viewer's own objective, with its progress (after the end too: its phone shows it)
         gm = map_of(state["map"])
         have = [c for c in mine if state["owner"].get(c) == viewer]
         out["objective_progress"] = {"cities": list(mine), "held": have,

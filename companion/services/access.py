@@ -63,6 +63,16 @@ def session_hours(role: str, match_id: str | None = None) -> float:
     return TABLE_SESSION_HOURS if match_id else PLAYER_SESSION_HOURS
 
 
+def table_link_sessions(players: int) -> int:
+    """How many live sessions one table's link makes at most: two phones a seat (a lost cookie, a second
+    browser), and two more."""
+    return 2 * players + 2
+
+
+def _same_device(a: dict, b: dict) -> bool:
+    return bool(a.get("address")) and a.get("address") == b.get("address")
+
+
 def role_in(session: dict, match_id: str | None) -> str:
     """The role a session holds for a request about ``match_id`` (None: about no match). A phone that joined
     by a table's QR code is a player of that match only, and only while it is open; anywhere else it is a
@@ -230,17 +240,55 @@ class Access:
         """The phones seated in a match: ``{player, session, key, role, bound_at, expires_at}``."""
         return self.store.seat_rows(match_id, self.clock.now_iso())
 
-    def claim_seat(self, match_id: str, player: str, key: str) -> str | None:
-        """A phone's own claim (None: it holds the seat now), else ``"taken"`` or ``"seated:<player>"``."""
-        return self.store.claim_seat(match_id, player, key, self.clock.now_iso())
+    def claim_seat(self, match_id: str, player: str, key: str, address: str | None = None) -> str | None:
+        """A phone's own claim (None: it holds the seat now), else ``"taken"``, ``"seated:<player>"`` or
+        ``"device:<player>"``: one seat per device (``address``, the phone's address when it joined; None
+        for the box's own screen) in a match, however many sessions it made (docs/rulings.md#seats)."""
+        return self.store.claim_seat(match_id, player, key, self.clock.now_iso(), address)
 
-    def bind_seat(self, match_id: str, player: str, session_id: str, share: bool = False) -> int:
-        """An organiser gives ``player``'s seat to the phone of session ``session_id`` (its public id)."""
+    def bind_seat(self, match_id: str, player: str, session_id: str, share: bool = False,
+                  by_key: str | None = None) -> int:
+        """An organiser gives ``player``'s seat to the phone of session ``session_id`` (its public id); the
+        seat is confirmed by the organiser (``by_key``: the organiser's session, when one)."""
         key = self.store.session_key_by_id(session_id, self.clock.now_iso()) \
             if isinstance(session_id, str) and len(session_id) == 12 else None
         if key is None:
             raise NotFoundError("no live session {session_id}", "$.session", session_id=session_id)
-        return self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share)
+        lost = self.store.bind_seat(match_id, player, key, self.clock.now_iso(), share)
+        self.store.confirm_seat(match_id, player, by_key or "organiser", "organiser", self.clock.now_iso())
+        return lost
+
+    def confirm_seat(self, match_id: str, player: str, by_key: str, by_role: str) -> int:
+        """``by_key`` (an organiser, or a phone seated at the table) confirms ``player``'s seat: the phones
+        holding it are that player's. How many phones it confirmed."""
+        return self.store.confirm_seat(match_id, player, by_key, by_role, self.clock.now_iso())
+
+    def seat_confirmations(self, match_id: str, seats: list[dict] | None = None) -> dict:
+        """{seat key: {"by": "organiser" | "players" | None, "players": [the seats that confirmed it],
+        "needed": how many other seats must}} for every player phone seated in the match: confirmed by
+        an organiser, or by at least half of the other seats held by players' phones (at least one), each
+        from another device (docs/rulings.md#seats)."""
+        now = self.clock.now_iso()
+        seats = self.seats(match_id) if seats is None else seats
+        phones = [r for r in seats if r["role"] == "player"]
+        seat_of = {r["key"]: r for r in phones}
+        rows = self.store.seat_confirmation_rows(match_id, now)
+        out = {}
+        for r in phones:
+            others = {x["player"] for x in phones if x["player"] != r["player"]}
+            needed = max(1, (len(others) + 1) // 2)
+            mine = [c for c in rows if c["key"] == r["key"] and c["player"] == r["player"]]
+            by_org = any(c["by_role"] == "organiser" for c in mine)
+            peers = sorted({seat_of[c["by"]]["player"] for c in mine if c["by_role"] == "player"
+                            and c["by"] in seat_of and seat_of[c["by"]]["player"] != r["player"]
+                            and not _same_device(seat_of[c["by"]], r)})
+            by = "organiser" if by_org else "players" if others and len(peers) >= needed else None
+            out[r["key"]] = {"by": by, "players": peers, "needed": needed if others else None}
+        return out
+
+    def table_link_full(self, token: str, players: int) -> bool:
+        """Whether a table's link has made as many live sessions as it may (docs/rulings.md#seats)."""
+        return self.store.sessions_of_join(hash_secret(token), self.clock.now_iso()) >= table_link_sessions(players)
 
     def sit(self, match_id: str, player: str, key: str) -> None:
         """An organiser's own phone sits as ``player`` (it takes the seat from no phone)."""

@@ -26,6 +26,9 @@ wb = lazy.module("companion.games.wop_board")  # the board checker: imported at 
 
 PHOTO_LIMIT = 2 * 1024 * 1024  # bytes, after the browser shrank it (1600 px on the long side is ~0.3-0.8 MB)
 PHOTO_MAX_SIDE = 8000
+# decoded pixels: what a phone's browser holds to show it (a 243 KB PNG of 8000 x 8000, a decompression
+# bomb, cost a phone 1.3-1.6 GB). The board page sends at most 1600 px on the long side (1600 x 1200: 1.9 MP)
+PHOTO_MAX_PIXELS = 4_000_000
 GAME = "web-of-power"
 
 
@@ -37,8 +40,11 @@ def sniff_image(data: bytes, field: str = "photo") -> dict:
         raise InputError("the photo is too large: at most {value} MB", field, value=PHOTO_LIMIT // (1024 * 1024))
     if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
         w, h = struct.unpack(">II", data[16:24])
-        return _sized("image/png", w, h, field)
+        info = _sized("image/png", w, h, field)
+        _upright(_png_orientation(data), field)
+        return info
     if data[:3] == b"\xff\xd8\xff":
+        orientation = 1
         i = 2
         while i + 4 <= len(data):
             if data[i] != 0xFF:
@@ -55,7 +61,11 @@ def sniff_image(data: bytes, field: str = "photo") -> dict:
                 if i + 9 > len(data):
                     break
                 h, w = struct.unpack(">HH", data[i + 5:i + 9])
-                return _sized("image/jpeg", w, h, field)
+                info = _sized("image/jpeg", w, h, field)
+                _upright(orientation, field)
+                return info
+            if marker == 0xE1 and data[i + 4:i + 10] == b"Exif\0\0":  # APP1: the camera's EXIF
+                orientation = _exif_orientation(data[i + 10:i + 2 + length])
             if marker == 0xDA or length < 2:
                 break
             i += 2 + length
@@ -65,7 +75,57 @@ def sniff_image(data: bytes, field: str = "photo") -> dict:
 def _sized(mime: str, w: int, h: int, field: str) -> dict:
     if not (1 <= w <= PHOTO_MAX_SIDE and 1 <= h <= PHOTO_MAX_SIDE):
         raise InputError("the photo is {w}x{h} pixels: each side must be 1 to {PHOTO_MAX_SIDE}", field, w=w, h=h, PHOTO_MAX_SIDE=PHOTO_MAX_SIDE)
+    if w * h > PHOTO_MAX_PIXELS:
+        raise InputError("the photo is {w}x{h} pixels: at most {mp} million pixels (the board page shrinks a photo "
+                         "to fit)", field, w=w, h=h, mp=PHOTO_MAX_PIXELS // 1_000_000)
     return {"mime": mime, "width": w, "height": h}
+
+
+def _upright(orientation: int, field: str) -> None:
+    """A photo is stored as its pixels lie, so the sites' x, y on it are what every screen shows: one that
+    its camera's EXIF says to turn (orientation 2-8) is refused, naming it. The board page turns a photo
+    upright as it shrinks it (a canvas drawn from the decoded image), so only an upload by a script or a
+    hand-made import meets this."""
+    if orientation != 1:
+        raise InputError("the photo's EXIF orientation is {value} (turned or mirrored): upload it from the board "
+                         "page, which stores it upright, or save it upright first", field, value=orientation)
+
+
+def _exif_orientation(tiff: bytes) -> int:
+    """The Orientation tag (0x0112) of IFD0 of an EXIF block (a TIFF header and its IFDs), 1 when absent
+    or unreadable."""
+    if tiff[:2] == b"II":
+        end = "<"
+    elif tiff[:2] == b"MM":
+        end = ">"
+    else:
+        return 1
+    try:
+        (ifd,) = struct.unpack(end + "I", tiff[4:8])
+        (count,) = struct.unpack(end + "H", tiff[ifd:ifd + 2])
+        for k in range(min(count, 512)):
+            at = ifd + 2 + 12 * k
+            tag, kind, _n = struct.unpack(end + "HHI", tiff[at:at + 8])
+            if tag == 0x0112 and kind == 3:  # SHORT
+                (value,) = struct.unpack(end + "H", tiff[at + 8:at + 10])
+                return value if 1 <= value <= 8 else 1
+    except struct.error:
+        return 1
+    return 1
+
+
+def _png_orientation(data: bytes) -> int:
+    """The EXIF orientation of a PNG's eXIf chunk (before its image data; browsers apply it), 1 without."""
+    i = 8
+    while i + 8 <= len(data):
+        (length,) = struct.unpack(">I", data[i:i + 4])
+        kind = data[i + 4:i + 8]
+        if kind == b"eXIf":
+            return _exif_orientation(data[i + 8:i + 8 + length])
+        if kind in (b"IDAT", b"IEND"):
+            return 1
+        i += 12 + length
+    return 1
 
 
 def photo_from_doc(photo: dict, field: str = "$.photo") -> dict:

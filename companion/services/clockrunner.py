@@ -26,6 +26,7 @@ import threading
 import time
 
 from companion.core import clock as clockfold
+from companion.base.notices import Listeners, Notice
 from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
 from companion.core.match import uses_clock
 from companion.base.timeutil import MonotonicWallClock, parse_iso, to_iso
@@ -83,7 +84,7 @@ class ClockRunner:
         self.checkpoint_seconds = checkpoint_seconds
         self.tick_seconds = tick_seconds
         self._lock = threading.RLock()
-        self._subscribers: list = []
+        self._listeners = Listeners(log, "clock runner")
         # match_id -> {"prev_remaining": float | None, "tick_second": int | None, "ended": bool}
         self._tracks: dict[str, dict] = {}
         self._power_lost: dict[str, dict] = {}
@@ -98,23 +99,16 @@ class ClockRunner:
 
     # -- subscribers ---------------------------------------------------------
     def subscribe(self, callback) -> None:
-        """``callback(match_id, kind, payload)``; kind is ``"tick"`` or ``"alert"``."""
-        with self._lock:
-            self._subscribers.append(callback)
+        """``callback(notice)`` (:class:`companion.base.notices.Notice`): ``kind`` ``"tick"`` (the clock's view
+        each second) or ``"alert"``, the clock's ``payload``."""
+        self._listeners.add(callback)
 
     def unsubscribe(self, callback) -> None:
-        with self._lock:
-            if callback in self._subscribers:
-                self._subscribers.remove(callback)
+        self._listeners.remove(callback)
 
     def _emit(self, match_id: str, kind: str, payload: dict) -> None:
-        with self._lock:
-            subscribers = list(self._subscribers)
-        for cb in subscribers:
-            try:
-                cb(match_id, kind, payload)
-            except Exception:  # a broken subscriber (a closed SSE stream) never stops the clock
-                log.exception("clock subscriber failed")
+        # a broken listener (a closed SSE stream) never stops the clock: Listeners logs it and goes on
+        self._listeners.tell(Notice(kind, match_id, payload))
 
     # -- helpers ---------------------------------------------------------------
     def _clock_matches(self) -> list[dict]:
@@ -246,9 +240,10 @@ class ClockRunner:
             self.store.clear_power_lost(match_id)
 
     # -- events from the match service ------------------------------------------------
-    def _on_event(self, match_id: str, event: dict, fold) -> None:
-        if not fold.clock_on:
+    def _on_event(self, notice) -> None:
+        if notice.kind != "event" or not notice.fold.clock_on:
             return
+        match_id, event, fold = notice.match_id, notice.event, notice.fold
         self._live.add(match_id)
         v = clockfold.view(fold.clock_state, event["at"])
         remaining = v["clock"]["remaining_seconds"]

@@ -22,6 +22,7 @@ import secrets
 import threading
 import time
 
+from companion.base.notices import Listeners, Notice
 from companion.core.dice_roll import SIDES, RollWait
 from companion.base.errors import CompanionError, ConflictError, InputError, NotFoundError, RuleError
 from companion.core.match import DICE_SOURCES as SOURCES  # options.dice: where a match's dice come from
@@ -51,12 +52,14 @@ class DiceTables:
     TICK_S = 0.25
 
     def __init__(self, service, store, radio, publish=None, monotonic=time.monotonic, timeout_s: float | None = None):
-        """``publish(match_id, kind, payload)``: the live pages (the web hub); ``radio``: a
-        ``companion.dice.DiceRadio`` (readings, and when each die was last heard)."""
+        """``radio``: a ``companion.dice.DiceRadio`` (readings, and when each die was last heard). A roll's
+        dice as they land are told to the listeners (:meth:`subscribe`: ``Notice("dice", match_id, view)``,
+        the live pages through the runtime), or to ``publish(match_id, kind, payload)`` when given."""
         self.service = service
         self.store = store
         self.radio = radio
-        self.publish = publish or (lambda *a: None)
+        self._listeners = Listeners(log, "dice tables")
+        self.publish = publish or (lambda match_id, kind, payload: self._listeners.tell(Notice(kind, match_id, payload)))
         self.monotonic = monotonic
         self.timeout_s = timeout_s
         self._lock = threading.RLock()
@@ -69,6 +72,13 @@ class DiceTables:
         self._thread = None
         if radio is not None:
             radio.subscribe(self.on_reading)
+
+    def subscribe(self, callback) -> None:
+        """``callback(notice)`` (:class:`companion.base.notices.Notice`): ``kind`` ``"dice"``, the roll's view."""
+        self._listeners.add(callback)
+
+    def unsubscribe(self, callback) -> None:
+        self._listeners.remove(callback)
 
     # -- life ------------------------------------------------------------------------------------
     def start(self) -> "DiceTables":

@@ -20,25 +20,22 @@ import threading
 from collections import OrderedDict, deque
 
 from companion.core import clock as clockfold
-from companion.base.errors import ConflictError, ForbiddenError, InputError, RuleError
+from companion.base.errors import ConflictError, InputError, RuleError
+from companion.base.notices import Listeners, Notice
+from companion.services import policy
+from companion.services.policy import ORGANISER, Caller
 from companion.games import game_module
-from companion.core.match import MARKS, PI_MARK, RESULT, UNDO, Fold, check_export
+from companion.core.match import PI_MARK, RESULT, UNDO, Fold, check_export
 from companion.base.timeutil import parse_iso
 
 log = logging.getLogger(__name__)
 
 
 # The mark of an event the Pi drew at random (``data.rolled_by == "pi"``): every event the server
-# completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll). Only an organiser
-# undoes one (MatchService.undo); a redo records the same draw again; nobody sends the mark
-# (docs/rulings.md, "The Pi's draws"). ``"dice"`` marks the faces the box read from the table's smart dice
-# (companion/services/dice.py): undone by an organiser only too, whoever threw the dice.
+# completed with its RNG (dice, a deal, a turn's card: MatchService.act, final_roll); ``"dice"`` marks the
+# faces the box read from the table's smart dice (companion/services/dice.py). Who may undo one, and every
+# other rule of who may write what: companion/services/policy.py (docs/rulings.md, "The Pi's draws").
 PI_ROLL = PI_MARK
-
-
-def is_pi_roll(event: dict) -> bool:
-    """The Pi drew it at random, or the box read the table's smart dice: only an organiser undoes it."""
-    return (event.get("data") or {}).get(PI_ROLL) in MARKS
 
 
 def last_in_effect(events: list[dict]) -> dict | None:
@@ -64,37 +61,6 @@ def undone_event(events: list[dict]) -> dict | None:
             stack.append(e)
             back = None
     return back
-
-
-# A new match's options from a player's phone (the clock, the variants, a board named by its id, the
-# season): at most this many bytes of JSON. A board or a map document given whole is an organiser's.
-PLAYER_OPTIONS_MAX = 4 * 1024
-
-
-def check_options_size(options, organiser: bool) -> None:
-    import json
-
-    if organiser or not options:
-        return
-    size = len(json.dumps(options, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
-    if size > PLAYER_OPTIONS_MAX:
-        raise InputError("a match's options from a player's phone are at most {kib} KiB (these: {size} bytes): "
-                         "an organiser gives a whole board or map", "$.options", kib=PLAYER_OPTIONS_MAX // 1024,
-                         size=size)
-
-
-def organiser_field(module, type_: str, data) -> str | None:
-    """The field that makes an event one only an organiser records (a hand correction outside the rules:
-    the game module's ``ORGANISER_EVENTS``, ``{type: field or None}``), or ``None`` for anyone's event.
-    ``"type"`` when the event type itself is the organiser's; a field of ``data`` when only its truthy
-    value is (``clock.start {override: true}``)."""
-    spec = getattr(module, "ORGANISER_EVENTS", {})
-    if type_ not in spec:
-        return None
-    field = spec[type_]
-    if field is None:
-        return "type"
-    return field if isinstance(data, dict) and data.get(field) else None
 
 
 def setup_over(fold: Fold) -> bool:
@@ -147,24 +113,19 @@ class MatchService:
         self._folds: OrderedDict[str, Fold] = OrderedDict()  # committed folds only
         self._unsure: dict[str, Fold] = {}  # folds of writes whose group commit has not returned yet
         self._lock = threading.RLock()
-        self._subscribers: list = []
-        self._match_subscribers: list = []
+        self._listeners = Listeners(log, "match service")
         self._pending: deque = deque()
         self._notifying = threading.Lock()
 
     # -- subscribers -----------------------------------------------------------------------
     def subscribe(self, callback) -> None:
-        """``callback(match_id, event, fold)`` after each committed event, in commit order; ``fold`` is
-        the match right after that event (never changed afterwards)."""
-        self._subscribers.append(callback)
+        """``callback(notice)`` (:class:`companion.base.notices.Notice`) after each commit, in commit order:
+        ``kind`` ``"event"`` with the event as ``payload`` and the match right after it as ``fold`` (never
+        changed afterwards), or ``"match"`` when a match was created or imported."""
+        self._listeners.add(callback)
 
     def unsubscribe(self, callback) -> None:
-        if callback in self._subscribers:
-            self._subscribers.remove(callback)
-
-    def subscribe_matches(self, callback) -> None:
-        """``callback(match_id)`` after a match was created or imported."""
-        self._match_subscribers.append(callback)
+        self._listeners.remove(callback)
 
     def _notify(self) -> None:
         """Deliver what was committed, outside the service lock. One thread delivers at a time (so the
@@ -178,15 +139,9 @@ class MatchService:
                         match_id, event, fold = self._pending.popleft()
                     except IndexError:
                         break
-                    if event is None:  # created or imported
-                        calls = [(cb, (match_id,)) for cb in self._match_subscribers]
-                    else:
-                        calls = [(cb, (match_id, event, fold)) for cb in self._subscribers]
-                    for cb, call_args in calls:
-                        try:
-                            cb(*call_args)
-                        except Exception:  # a broken subscriber never loses a stored event
-                            log.exception("subscriber failed on match %s", match_id)
+                    # a broken listener never loses a stored event (Listeners logs it and goes on)
+                    self._listeners.tell(Notice("match", match_id) if event is None  # created or imported
+                                         else Notice("event", match_id, event, fold))
             finally:
                 self._notifying.release()
 
@@ -285,46 +240,45 @@ class MatchService:
 
     def append(self, match_id: str, type: str, data: dict | None = None,
                expected_seq: int | None = None, at: str | None = None, complete=None,
-               organiser: bool = True, pi_mark: bool = False) -> dict:
+               by: Caller = ORGANISER, pi_mark: bool = False) -> dict:
         """Store one event. ``expected_seq``: the last seq the writer saw (a stale write is refused).
         ``at``: the instant (default: now by the server's clock, never before the last event).
         ``complete(fold) -> data``: fills the event's data from the state the event will follow
         (dice rolled by the server), inside the write, so nothing comes between the look and the write.
-        ``organiser``: whether the writer is an organiser (the CLI, the box and the clock runner are; the
-        web passes the caller's role): an event of the game's ``ORGANISER_EVENTS`` (a hand correction
-        outside the rules) from anyone else is refused (ForbiddenError naming the field). ``data`` never
-        carries the Pi's mark (``rolled_by``) but in a redo (``pi_mark``): the Pi's draws are completed
-        here, by ``complete``."""
+        ``by``: who writes (:class:`companion.services.policy.Caller`; the CLI, the box and the clock runner
+        write as the organiser, the web passes the caller's role and seat): the policy refuses what the caller
+        may not record (a correction outside the rules, another player's secret) and keeps the reason of a
+        refusal that could tell another player's secret. ``data`` never carries the Pi's mark (``rolled_by``)
+        but in a redo (``pi_mark``): the Pi's draws are completed here, by ``complete``."""
         with self.store.write(group=True):
-            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, organiser,
-                                                pi_mark)
+            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, by, pi_mark)
             start = clock_after_setup(before, after, event)
             if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
-                self._append(match_id, "clock.start", start, after.last_seq, event["at"], None, True)
+                self._append(match_id, "clock.start", start, after.last_seq, event["at"], None, ORGANISER)
         self._notify()  # committed: the subscribers hear of it (an append inside an outer write: after it)
         return event
 
-    def _append(self, match_id, type, data, expected_seq, at, complete, organiser,
+    def _append(self, match_id, type, data, expected_seq, at, complete, by: Caller,
                 pi_mark=False) -> tuple[dict, Fold, Fold]:
         """One event stored (inside the caller's write): the event, the match before and after it."""
         if not isinstance(type, str) or not type:
             raise InputError("must be a non-empty string", "type")
         if data is not None and not isinstance(data, dict):
             raise InputError("must be an object", "data")
-        if data and PI_ROLL in data and not pi_mark:
-            raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
-                                 field=PI_ROLL)
-        if not organiser:
-            if type == RESULT and not self.fold(match_id).result_only:
-                raise ForbiddenError("only an organiser enters the result of a match the phones follow (it ends "
-                                     "the match as a correction)", "type")
-            field = organiser_field(self.fold(match_id).module, type, data)
-            if field is not None:
-                if field == "type":
-                    raise ForbiddenError("only an organiser may record this correction of the board (it changes "
-                                         "the match outside the rules)", field)
-                raise ForbiddenError("only an organiser may record {event} with {option} (it changes the match "
-                                     "outside the rules)", field, event=type, option=field)
+        if not pi_mark:
+            policy.check_sent_data(data)
+        if not by.organiser:
+            f = self.fold(match_id)
+            policy.check_write(f.module, f.players, by, type, data, result_only=f.result_only,
+                               effective=f.effective)
+            owner = policy.secret_refused_for(f.module, f.players, by, type, data)
+            if owner is not None:
+                try:
+                    return self._append(match_id, type, data, expected_seq, at, complete, ORGANISER, pi_mark)
+                except RuleError as exc:
+                    if not policy.tells_secret(f.module, type, exc):
+                        raise
+                    raise policy.quiet_refusal(owner) from None
         # the store's write first, then the service lock, released before the write ends: the write waits
         # for its group's COMMIT holding no lock (Database.write, group commit)
         with self.store.write(group=True), self._lock:
@@ -364,20 +318,13 @@ class MatchService:
 
         return Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
 
-    def undo(self, match_id: str, expected_seq: int | None = None, organiser: bool = False) -> dict:
-        """Take back the latest event in effect. An event the Pi drew at random (``rolled_by: "pi"``, set
-        by :meth:`act` and :meth:`final_roll`: dice, a deal, a turn's card) is taken back only by an
-        organiser (``organiser=True``; the GPIO box's hold-to-undo counts as one): a player who dislikes a
-        draw may not draw again."""
+    def undo(self, match_id: str, expected_seq: int | None = None, by: Caller = ORGANISER) -> dict:
+        """Take back the latest event in effect, when ``by`` may (``policy.check_undo``: the Pi's draws and
+        another player's secret are not a player's to take back; the GPIO box's hold-to-undo is the
+        organiser's)."""
         def check(f):
-            if not organiser:
-                last = last_in_effect(self.store.events(match_id))  # the log as it stands in this write
-                if last is not None and is_pi_roll(last):
-                    if last["data"][PI_ROLL] == "dice":
-                        raise ForbiddenError("the box read these dice from the table: only an organiser may undo "
-                                             "them (and so roll them again)", "type")
-                    raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
-                                         "may undo it (and so draw again)", "type")
+            if not by.organiser:  # the log as it stands in this write
+                policy.check_undo(f.module, by, last_in_effect(self.store.events(match_id)))
             return {}
 
         return self.append(match_id, UNDO, {}, expected_seq=expected_seq, complete=check)
@@ -389,10 +336,10 @@ class MatchService:
             return None
         return undone_event(self.store.events(match_id))
 
-    def redo(self, match_id: str, expected_seq: int | None = None, organiser: bool = True) -> dict:
+    def redo(self, match_id: str, expected_seq: int | None = None, by: Caller = ORGANISER) -> dict:
         """Take back the most recent undo: the event it undid is appended again (its type and data, the
-        same dice) as a new event. Only while the undo is the match's last event. ``organiser`` as for
-        :meth:`append` (redoing an organiser's correction is the organiser's)."""
+        same dice) as a new event. Only while the undo is the match's last event. ``by`` as for
+        :meth:`append` (redoing an organiser's correction, or another player's secret, is not a player's)."""
         with self.store.write(group=True), self._lock:
             f = self._write_fold(match_id)
             if expected_seq is not None and expected_seq != f.last_seq:
@@ -403,49 +350,59 @@ class MatchService:
                 raise RuleError("nothing to redo: only the most recent undo can be redone, before anything "
                                 "else is recorded", "type")
             event = self.append(match_id, back["type"], back.get("data") or {}, expected_seq=f.last_seq,
-                                organiser=organiser, pi_mark=True)  # the same draw: the Pi's mark kept
+                                by=by, pi_mark=True)  # the same draw: the Pi's mark kept
         self._notify()
         return event
 
     def enter_result(self, match_id: str, places: list, expected_seq: int | None = None,
-                     organiser: bool = True) -> dict:
+                     by: Caller = ORGANISER) -> dict:
         """The final places entered by hand (``result.entered``): the match ends with them and its season
         (and tournament) takes them. In a match created with ``options.tracking = "result"`` anyone of the
         table enters them; in a match the phones follow it is the organiser's correction (a table whose
         phones died, or that went on on paper: docs/rulings.md#the-organisers-result), marked so in its
-        history."""
+        history (the policy refuses it from anyone else)."""
         data = {"places": places}
         if not self.fold(match_id).result_only:
             data["correction"] = True
-        return self.append(match_id, RESULT, data, expected_seq=expected_seq, organiser=organiser)
+        return self.append(match_id, RESULT, data, expected_seq=expected_seq, by=by)
 
     def final_roll(self, match_id: str, player: str | None = None, expected_seq: int | None = None,
-                   rng=None) -> dict:
+                   rng=None, by: Caller = ORGANISER) -> dict:
         """The server rolls the two final-round dice for the player who owes them (matches with the clock)."""
         if not self.fold(match_id).clock_on:
             raise RuleError("this match does not use the clock", "type")
         rng = rng or self.rng
-        return self.append(match_id, "final.roll", expected_seq=expected_seq,
+        return self.append(match_id, "final.roll", expected_seq=expected_seq, by=by,
                            complete=lambda f: {**clockfold.final_roll_data(f.clock_state, player, rng),
                                                PI_ROLL: "pi"})
 
     def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
-            rng=None, rolled_by: str | None = None) -> tuple[dict, dict]:
+            rng=None, by: Caller = ORGANISER, rolled_by: str | None = None) -> tuple[dict, dict]:
         """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
         ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
         it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
-        action tells beside it, e.g. the swaps of a deal). ``rolled_by="dice"``: the faces in ``data`` were read
-        from the table's smart dice (the event is marked so, and only an organiser undoes it)."""
+        action tells beside it, e.g. the swaps of a deal). ``by`` as for :meth:`append`: the policy judges
+        the action's event type with the data the caller sent. ``rolled_by="dice"``: the faces in ``data`` were
+        read from the table's smart dice (the event is marked so, and only an organiser undoes it)."""
         f = self.fold(match_id)
         spec = getattr(f.module, "ACTIONS", {}).get(action)
         if spec is None:
             raise InputError("{game} has no action {action!r}", "action", game=f.game, action=action)
         if data is not None and not isinstance(data, dict):
             raise InputError("must be an object", "data")
-        if data and PI_ROLL in data:
-            raise ForbiddenError("only the Pi marks what it drew at random: {field} cannot be sent", PI_ROLL,
-                                 field=PI_ROLL)
+        policy.check_sent_data(data)
         type_, fn = spec
+        if not by.organiser:
+            policy.check_write(f.module, f.players, by, type_, data, result_only=f.result_only,
+                               effective=f.effective)
+            owner = policy.secret_refused_for(f.module, f.players, by, type_, data)
+            if owner is not None:
+                try:
+                    return self.act(match_id, action, data, expected_seq, rng, rolled_by=rolled_by)
+                except RuleError as exc:
+                    if not policy.tells_secret(f.module, type_, exc):
+                        raise
+                    raise policy.quiet_refusal(owner) from None
         rng = rng or self.rng
         extra: dict = {}
 
@@ -465,12 +422,13 @@ class MatchService:
         event = self.append(match_id, type_, expected_seq=expected_seq, complete=complete)
         return event, extra
 
-    def end_turn(self, match_id: str, data: dict, expected_seq: int | None = None, rng=None) -> dict:
+    def end_turn(self, match_id: str, data: dict, expected_seq: int | None = None, rng=None,
+                 by: Caller = ORGANISER) -> dict:
         """End the current turn (the box's NEXT): through the game's own ``turn-end`` action where the game
         keeps the turn (it counts the turn's conquests, draws the turn's card), else the clock's ``turn.end``."""
         if "turn-end" in getattr(self.fold(match_id).module, "ACTIONS", {}):
-            return self.act(match_id, "turn-end", data, expected_seq=expected_seq, rng=rng)[0]
-        return self.append(match_id, "turn.end", data, expected_seq=expected_seq)
+            return self.act(match_id, "turn-end", data, expected_seq=expected_seq, rng=rng, by=by)[0]
+        return self.append(match_id, "turn.end", data, expected_seq=expected_seq, by=by)
 
     # -- derived rows ----------------------------------------------------------------------------
     def _link_roster(self, match: dict, seats: dict[int, str] | None = None) -> None:

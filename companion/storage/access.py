@@ -25,6 +25,8 @@ class AccessRows:
                       (sid_hash, role, created_at, expires_at, json.dumps(data), join_hash, match_id))
             c.execute("DELETE FROM web_sessions WHERE expires_at < ?", (purge_before,))
             c.execute("DELETE FROM seats WHERE sid_hash NOT IN (SELECT sid_hash FROM web_sessions)")
+            c.execute("DELETE FROM seat_confirmations WHERE sid_hash NOT IN (SELECT sid_hash FROM web_sessions) "
+                      "OR (by_role='player' AND by_hash NOT IN (SELECT sid_hash FROM web_sessions))")
 
     def _seats_of(self, sid_hash: str) -> dict:
         return {r[0]: r[1] for r in self.conn().execute(
@@ -73,21 +75,30 @@ class AccessRows:
     def seat_rows(self, match_id: str, now: str) -> list[dict]:
         """The phones seated in a match (live sessions only), by seat then oldest first."""
         rows = self.conn().execute(
-            "SELECT t.player, t.sid_hash, t.bound_at, s.role, s.expires_at, s.created_at, " + _DEVICE + " AS device "
+            "SELECT t.player, t.sid_hash, t.bound_at, s.role, s.expires_at, s.created_at, " + _DEVICE + " AS device, "
+            "CASE WHEN json_valid(s.data) THEN json_extract(s.data, '$.address') END AS address "
             "FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? AND s.expires_at > ? "
             "ORDER BY t.player, t.bound_at, t.sid_hash", (match_id, now))
         return [{"player": r["player"], "session": r["sid_hash"][:12], "key": r["sid_hash"], "role": r["role"],
                  "bound_at": r["bound_at"], "expires_at": r["expires_at"], "joined_at": r["created_at"],
-                 "device": r["device"]} for r in rows]
+                 "device": r["device"], "address": r["address"]} for r in rows]
 
-    def claim_seat(self, match_id: str, player: str, key: str, now: str) -> str | None:
+    def claim_seat(self, match_id: str, player: str, key: str, now: str, address: str | None = None) -> str | None:
         """A phone's own claim of a seat, checked and written in one transaction: None when it now holds it
-        (or held it already), else why not: ``"taken"`` (another live player session holds it) or
-        ``"seated:<player>"`` (this phone sits as another player of the match)."""
+        (or held it already), else why not: ``"taken"`` (another live player session holds it),
+        ``"seated:<player>"`` (this phone sits as another player of the match) or ``"device:<player>"``
+        (another live session of the same device, its ``address``, sits as a player of the match)."""
         with self.write() as c:
             mine = c.execute("SELECT player FROM seats WHERE match_id=? AND sid_hash=?", (match_id, key)).fetchone()
             if mine is not None:
                 return None if mine[0] == player else f"seated:{mine[0]}"
+            if address is not None:
+                same = c.execute(
+                    "SELECT t.player FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? "
+                    "AND t.sid_hash<>? AND s.role='player' AND s.expires_at > ? AND json_valid(s.data) "
+                    "AND json_extract(s.data, '$.address')=?", (match_id, key, now, address)).fetchone()
+                if same is not None:
+                    return f"device:{same[0]}"
             taken = c.execute(
                 "SELECT 1 FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? "
                 "AND t.player=? AND s.role='player' AND s.expires_at > ?", (match_id, player, now)).fetchone()
@@ -107,6 +118,33 @@ class AccessRows:
             c.execute("INSERT INTO seats(match_id, player, sid_hash, bound_at) VALUES (?,?,?,?)",
                       (match_id, player, key, now))
             return lost
+
+    def confirm_seat(self, match_id: str, player: str, by_key: str, by_role: str, now: str) -> int:
+        """``by_key``'s session confirms that the player phones holding ``player``'s seat are that player's
+        (an organiser's confirmation, or another seated phone's): how many phones it confirmed."""
+        with self.write() as c:
+            return c.execute(
+                "INSERT OR IGNORE INTO seat_confirmations(match_id, sid_hash, player, by_hash, by_role, at) "
+                "SELECT t.match_id, t.sid_hash, t.player, ?, ?, ? FROM seats t JOIN web_sessions s "
+                "ON s.sid_hash = t.sid_hash WHERE t.match_id=? AND t.player=? AND t.sid_hash<>? AND s.role='player' "
+                "AND s.expires_at > ?", (by_key, by_role, now, match_id, player, by_key, now)).rowcount
+
+    def seat_confirmation_rows(self, match_id: str, now: str) -> list[dict]:
+        """The confirmations that count: of a phone still in the seat confirmed (its session live), by an
+        organiser or by a phone whose session is live."""
+        rows = self.conn().execute(
+            "SELECT c.sid_hash, c.player, c.by_hash, c.by_role, c.at FROM seat_confirmations c "
+            "JOIN seats t ON t.match_id = c.match_id AND t.sid_hash = c.sid_hash AND t.player = c.player "
+            "JOIN web_sessions s ON s.sid_hash = c.sid_hash LEFT JOIN web_sessions b ON b.sid_hash = c.by_hash "
+            "WHERE c.match_id=? AND s.expires_at > ? AND (c.by_role='organiser' OR b.expires_at > ?) ORDER BY c.at",
+            (match_id, now, now))
+        return [{"key": r["sid_hash"], "player": r["player"], "by": r["by_hash"], "by_role": r["by_role"],
+                 "at": r["at"]} for r in rows]
+
+    def sessions_of_join(self, join_hash: str, now: str) -> int:
+        """How many live sessions a join link made."""
+        return self.conn().execute("SELECT COUNT(*) FROM web_sessions WHERE join_hash=? AND expires_at > ?",
+                                   (join_hash, now)).fetchone()[0]
 
     def free_seat(self, match_id: str, player: str) -> int:
         with self.write() as c:

@@ -96,9 +96,27 @@ class BoardRows:
             version = last["version"] + 1
             c.execute("INSERT INTO board_versions(board_id, version, doc, status, errors, photo_id, created_at) "
                       "VALUES (?,?,?,?,?,?,?)", (board_id, version, json.dumps(doc), status, errors, photo_id, now))
+            if photo:
+                self._drop_unused_photos(c, board_id)
             if name is not None:
                 c.execute("UPDATE boards SET name=? WHERE id=?", (name, board_id))
         return self.board_version(board_id, version)
+
+    @staticmethod
+    def _drop_unused_photos(c, board_id: str) -> int:
+        """A new photo replaced the board's: the photos no version still uses are deleted (a 2 MiB copy each).
+        Still used: the latest version's, and that of every version a match started on (its page shows
+        that version's photo); an older version no match plays keeps its document, without a photo. How
+        many photos were deleted."""
+        used = ("SELECT photo_id FROM board_versions WHERE board_id=:b AND photo_id IS NOT NULL AND ("
+                "version = (SELECT MAX(version) FROM board_versions WHERE board_id=:b) OR version IN ("
+                "SELECT json_extract(options, '$.board_ref.version') FROM matches WHERE json_valid(options) "
+                "AND json_extract(options, '$.board_ref.id') = :b))")
+        c.execute(f"UPDATE board_versions SET photo_id=NULL WHERE board_id=:b AND photo_id IS NOT NULL "
+                  f"AND photo_id NOT IN ({used})", {"b": board_id})
+        return c.execute(f"DELETE FROM board_photos WHERE board_id=:b AND id NOT IN ({used}) "
+                         f"AND id NOT IN (SELECT photo_id FROM board_versions WHERE photo_id IS NOT NULL)",
+                         {"b": board_id}).rowcount
 
     def board_photo(self, photo_id: str) -> dict:
         row = self.conn().execute("SELECT id, mime, width, height, data FROM board_photos WHERE id=?",

@@ -16,6 +16,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 from importlib import resources
@@ -504,8 +505,15 @@ class ReadOnlyStore:
     ``clock``): the league view reads restored copies of other boxes with it, never writing."""
 
     def __init__(self, path: str | Path, clock=None):
+        from companion.base.errors import InputError
+
         self.path = Path(path)
         self._conn = open_read_only(self.path)
+        Guarded(self._conn)  # another box's copy: its reads bounded, its schema checked first
+        problem = schema_problem(self._conn)
+        if problem:
+            self._conn.close()
+            raise InputError("the database {path} is refused: {problem}", "--box", path=self.path, problem=problem)
         self._conn.row_factory = sqlite3.Row
         self.clock = clock or WallClock()
 
@@ -522,6 +530,63 @@ class ReadOnlyStore:
         self.close()
 
 
+# Reading a database another box (or anyone) made: a league's replica, a restore's copy. Its schema is
+# checked before anything is read from it, and every read is bounded in time and in the size of one value,
+# so a crafted file (an ``events`` that is an endless view, a view of huge blobs) cannot hang or exhaust
+# the command reading it.
+FOREIGN_SECONDS = 300  # the longest a check or a read of such a file may take (a Pi reads ~100 MB in less)
+FOREIGN_VALUE_MAX = 16 * 1024 * 1024  # the largest string or blob read from one (a board photo: 2 MiB)
+
+
+def latest_version() -> int:
+    """The schema version this companion's migrations reach."""
+    return max(v for v, _name, _sql in migrations())
+
+
+def schema_problem(conn: sqlite3.Connection) -> str | None:
+    """Why a database is not one companion may read safely (None: it may): a known schema version (not
+    newer than this companion's), companion's tables as real tables (not views), no views and no
+    triggers (companion makes none). Reads only the schema."""
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        rows = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return f"its schema cannot be read ({exc})"
+    if version < 1:
+        return "it is not a companion database (no schema version)"
+    if version > latest_version():
+        return (f"its schema version {version} is newer than this companion's ({latest_version()}): "
+                f"use a companion at least as new")
+    kinds: dict[str, str] = {}
+    for kind, name in rows:
+        kinds[str(name)] = str(kind)
+    views = sorted(n for n, k in kinds.items() if k == "view")
+    if views:
+        return f"it holds views ({', '.join(views)}), which no companion database has"
+    triggers = sorted(n for n, k in kinds.items() if k == "trigger")
+    if triggers:
+        return f"it holds triggers ({', '.join(triggers)}), which no companion database has"
+    missing = sorted(t for t in companion_tables(version) if kinds.get(t) != "table")
+    if missing:
+        return f"it lacks companion's tables {', '.join(missing)}"
+    return None
+
+
+class Guarded:
+    """A connection to a foreign database, its reads bounded: ``seconds`` in all (SQLite's progress
+    handler interrupts the statement: ``sqlite3.OperationalError: interrupted``) and ``FOREIGN_VALUE_MAX``
+    per string or blob ("string or blob too big")."""
+
+    def __init__(self, conn: sqlite3.Connection, seconds: float = FOREIGN_SECONDS):
+        self.conn = conn
+        self.deadline = time.monotonic() + seconds
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, FOREIGN_VALUE_MAX)
+        conn.set_progress_handler(self._late, 10_000)
+
+    def _late(self) -> int:
+        return 1 if time.monotonic() > self.deadline else 0
+
+
 def _event_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     """(events, the sum of every match's last seq): equal when no seq is missing."""
     count = conn.execute("SELECT COUNT(*) FROM events").fetchone()[0]
@@ -534,16 +599,12 @@ def check_copy(conn: sqlite3.Connection, source_events: int) -> str | None:
     """Why a copy is not a good backup (None: it is): SQLite's integrity check, companion's tables, and
     as many events as the source had at the instant of the copy, with no seq missing."""
     try:
+        problem = schema_problem(conn)  # before anything else is read (an endless view, a trigger)
+        if problem:
+            return "the copy is refused: " + problem
         problems = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
         if problems != ["ok"]:
             return f"the copy fails SQLite's integrity check ({problems[0]}{' ...' if len(problems) > 1 else ''})"
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version < 1:
-            return "the copy is not a companion database (no schema version)"
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        missing = sorted(companion_tables(version) - tables)
-        if missing:
-            return f"the copy lacks companion's tables {', '.join(missing)}"
         count, seqs = _event_counts(conn)
     except sqlite3.DatabaseError as exc:
         return f"the copy cannot be read ({exc})"
@@ -565,6 +626,10 @@ def check_restored(path: str | Path) -> tuple[str | None, dict]:
     except InputError as exc:
         return exc.message, {}
     try:
+        Guarded(conn)
+        problem = schema_problem(conn)
+        if problem:
+            return "the copy is refused: " + problem, {}
         try:
             count, _ = _event_counts(conn)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -595,8 +660,9 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
     the server runs; the source is opened read-only, and a missing or empty one is refused).
 
     ``dest``: an existing file is replaced; an existing folder, or one that does not exist yet (it is
-    created), gets ``companion-YYYYMMDDTHHMMSSZ.db``. The copy is written to ``<name>.part``, checked
-    (:func:`check_copy`) and only then renamed; the ``.part`` never stays behind. Raises
+    created), gets ``companion-YYYYMMDDTHHMMSSZ.db`` (``-2.db``, ``-3.db``... when a backup of the same
+    second has the name). The copy is written to a ``.part`` of its own (a backup running at the same time
+    writes another), checked (:func:`check_copy`) and only then renamed; the ``.part`` never stays behind. Raises
     :class:`BackupRefused` (nothing kept) when the source is damaged, the copy fails its checks or the
     destination is full. Returns ``{"backup": path, "events": n}``."""
     clock = clock or WallClock()
@@ -605,6 +671,11 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
     dest = Path(dest)
     as_folder = trailing_slash or not dest.exists() or dest.is_dir()
     src = open_read_only(source)  # first: a missing source creates nothing anywhere
+    Guarded(src)
+    problem = schema_problem(src)  # a file from elsewhere (a league's box): nothing read before its schema
+    if problem:
+        src.close()
+        raise BackupRefused(f"the database {source} is refused: {problem}")
     if as_folder:
         if dest.exists() and not dest.is_dir():
             from companion.base.errors import InputError
@@ -619,7 +690,8 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
             src.close()
             raise InputError("cannot make the folder {dest}: {value}", "DEST", dest=dest, value=exc.strerror or exc) from None
         dest = dest / f"companion-{clock.now().strftime('%Y%m%dT%H%M%SZ')}.db"
-    tmp = dest.with_name(dest.name + ".part")
+    # this backup's own: another one in the same second (a timer and an organiser's) writes its own
+    tmp = dest.with_name(f"{dest.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part")
     try:
         try:
             src.execute("BEGIN")  # one snapshot: the events counted are the events copied
@@ -642,7 +714,15 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            os.replace(tmp, dest)
+            if as_folder:
+                dest = _claim_name(dest)  # a backup of the same second keeps its copy: this one is -2, -3...
+                try:
+                    os.replace(tmp, dest)
+                except OSError:
+                    dest.unlink(missing_ok=True)  # the empty name claimed, not left as a "backup"
+                    raise
+            else:
+                os.replace(tmp, dest)
             _fsync_dir(dest.parent)
         except (sqlite3.DatabaseError, OSError) as exc:
             if is_disk_full(exc):
@@ -656,6 +736,20 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
     finally:
         src.close()
     return {"backup": dest, "events": source_events}
+
+
+def _claim_name(dest: Path) -> Path:
+    """``dest``, or ``<stem>-2.db``, ``-3``... the first not taken, created empty (O_EXCL: two backups
+    never take the same name) for the copy to be renamed onto. Any file system (a FAT USB stick has no
+    hard links)."""
+    for n in range(1, 1000):
+        name = dest if n == 1 else dest.with_name(f"{dest.stem}-{n}{dest.suffix}")
+        try:
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            return name
+        except FileExistsError:
+            continue
+    raise BackupRefused(f"{dest.parent} holds 999 backups of the same second")
 
 
 def write_backup_status(data_dir: str | Path, status: dict) -> None:

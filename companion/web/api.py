@@ -16,9 +16,9 @@ from companion.base.errors import (CompanionError, ConflictError, ForbiddenError
 from companion.games import game_module, registry
 from companion.core.match import event_path, uses_clock
 from companion.base.schemas import json_path
-from companion.web.core import (SEQ_MAX, ctx, int_arg, json_body, match_card, present_event, present_view, require,
-                                role, seat_for, viewing)
-from companion.web.seats import check_undo, guarded_write  # (PUT /api/matches/<id>/seat is in seats.py)
+from companion.services import policy
+from companion.web.core import (SEQ_MAX, caller, ctx, int_arg, json_body, match_card, present_event, present_view,
+                                require, rng, role, seat_for, viewing)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
@@ -93,9 +93,7 @@ def create_match():
     for name in colours:
         if name not in players:
             raise InputError("{name!r} is not one of the players", json_path(["colours", name]), name=name)
-    from companion.services.matches import check_options_size
-
-    check_options_size(doc.get("options"), organiser=role() == "organiser")
+    policy.check_options_size(doc.get("options"), organiser=role() == "organiser")
     options, roster = season_and_roster(c.store, doc)
     try:
         from companion.services.boards import match_options  # Web of Power: the board (and version) it starts on
@@ -154,33 +152,26 @@ def append_event(match_id):
     doc = json_body("api.event-append")
     if doc["type"] == "undo":
         raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
-    write = guarded_write(match_id, doc["type"], doc.get("data", {}), lambda: ctx().service.append(
-        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"],
-        organiser=role() == "organiser"))
-    return stored(match_id, write)
+    return stored(match_id, lambda: ctx().service.append(match_id, doc["type"], doc.get("data", {}),
+                                                          expected_seq=doc["expected_seq"], by=caller(match_id)))
 
 
 @bp.post("/api/matches/<match_id>/undo")
 @require("player")
 def undo(match_id):
     doc = json_body("api.undo")
-    check_undo(match_id, doc["expected_seq"])
     return stored(match_id, lambda: ctx().service.undo(match_id, expected_seq=doc["expected_seq"],
-                                                        organiser=role() == "organiser"))
+                                                        by=caller(match_id)))
 
 
 @bp.post("/api/matches/<match_id>/redo")
 @require("player")
 def redo(match_id):
     """Take back the most recent undo (while it is the match's last event): its event again, same data.
-    Re-recording another player's secret event is guarded like recording it (``guarded_write``)."""
+    Re-recording another player's secret event is judged like recording it (companion/services/policy.py)."""
     doc = json_body("api.undo")
-    write = lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"],  # noqa: E731
-                                       organiser=role() == "organiser")
-    back = ctx().service.undone_by_last(match_id)  # (an unknown match: 404 from the store)
-    if back is not None:
-        write = guarded_write(match_id, back["type"], back.get("data") or {}, write)
-    return stored(match_id, write)
+    return stored(match_id, lambda: ctx().service.redo(match_id, expected_seq=doc["expected_seq"],
+                                                        by=caller(match_id)))
 
 
 @bp.post("/api/matches/<match_id>/result")
@@ -193,7 +184,7 @@ def enter_result(match_id):
     def write():
         try:
             return ctx().service.enter_result(match_id, doc["places"], expected_seq=doc["expected_seq"],
-                                              organiser=role() == "organiser")
+                                              by=caller(match_id))
         except (RuleError, InputError) as exc:  # the event's fields are the body's here ($.places[2].place)
             if exc.field and not exc.field.startswith("$") and exc.field != "expected_seq":
                 raise exc.again(field=join_path("$", exc.field)) from None
@@ -206,8 +197,6 @@ def enter_result(match_id):
 @require("player")
 def final_roll(match_id):
     """The server rolls the two final-round dice for the player who owes them (clock matches)."""
-    from companion.web.trackers import rng
-
     c = ctx()
     doc = json_body("api.final-roll")
     match = c.store.get_match(match_id)
@@ -215,19 +204,15 @@ def final_roll(match_id):
         raise RuleError("this match does not use the clock", "$")
     dice = c.runner.rng if c.runner is not None else rng()
     return stored(match_id, lambda: c.service.final_roll(match_id, doc.get("player"),
-                                                         expected_seq=doc["expected_seq"], rng=dice))
-
-
-def _has_secrets(game: str) -> bool:
-    mod = game_module(game)
-    return hasattr(mod, "public_view") or hasattr(mod, "public_event")
+                                                         expected_seq=doc["expected_seq"], rng=dice,
+                                                         by=caller(match_id)))
 
 
 @bp.get("/api/matches/<match_id>/export")
 def export_match(match_id):
     c = ctx()
     match = c.store.get_match(match_id)
-    if _has_secrets(match["game"]) and role() != "organiser" and match["status"] == "open":
+    if not policy.may_export(game_module(match["game"]), caller(match_id), match["status"] == "ended"):
         raise ForbiddenError("this game has secrets: only an organiser may export a match in play", "Authorization")
     doc = c.store.export_match(match_id)
     return jsonify(doc), 200, {"Content-Disposition": f'attachment; filename="match-{match_id}.json"'}

@@ -1,8 +1,8 @@
-"""The Flask app factory: ``create_app(config)``.
+"""The Flask app factory: ``create_app(config, runtime=None)``.
 
-It opens (or takes) the store, builds the MatchService, the live-update hub, the clock runner
-and the GPIO box (when asked for), registers the blueprints of ``BLUEPRINTS``, and installs what
-every request goes through:
+It takes the box's runtime (``companion/runtime.py``: the store, the services, the clock runner, the
+announcer, the GPIO box; opened from ``config`` when not given), builds the live-update hub, registers the
+blueprints of ``BLUEPRINTS``, and installs what every request goes through:
 
 1. the Host allow-list (localhost, this machine's LAN addresses and host names, ``ALLOWED_HOSTS``),
 2. who is calling: ``Authorization: Bearer`` token, else the session cookie, else a viewer,
@@ -13,25 +13,21 @@ every request goes through:
 and turns every error into JSON ``{"error", "field"?}`` (HTML for pages): bad input is a 4xx naming the
 field; a bug is a 500 ``{"error": "internal error", "id"}`` with the traceback logged under that id.
 
-Config keys (all optional): ``STORE`` (an open Store) or ``DATA_DIR``/``DB_PATH``; ``CLOCK`` (when the
-factory opens the store; default MonotonicWallClock); ``ALLOWED_HOSTS``; ``PUBLIC_URL`` (the base
-of join links); ``SSE_HEARTBEAT`` (seconds); ``CLOCK_RUNNER`` ("auto", None or an object);
-``START_BACKGROUND`` (start the clock runner's thread); ``GPIO`` (None, or auto|mock|off);
-``DICE`` (the smart dice radio: auto|mock|off, default off);
-``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``RNG`` (the random source of
-the match service, the clock runner and the trackers; default the OS's secure source); ``TESTING``.
+Config keys of the web (all optional): ``ALLOWED_HOSTS``; ``SSE_HEARTBEAT`` (seconds); ``BLUEPRINTS``;
+``TESTING``. Without a runtime, the keys of ``Runtime.from_config`` too: ``STORE`` (an open Store) or
+``DATA_DIR``/``DB_PATH``; ``CLOCK``; ``RNG``; ``CLOCK_RUNNER`` ("auto", None or a runner); ``GPIO`` (None,
+or auto|mock|off); ``DICE`` (the smart dice radio: auto|mock|off, default off); ``BOX_TIME``; ``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``PUBLIC_URL``
+(the base of join links). This module starts nothing and imports neither the CLI nor the GPIO box, the
+clock runner or the announcer (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-import os
-import secrets
 import sqlite3
-import threading
-import time
 import uuid
+from typing import TYPE_CHECKING
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -39,10 +35,14 @@ from werkzeug.routing import Rule as WerkzeugRule
 
 from companion import __version__
 from companion.base.errors import AuthError, CompanionError, ForbiddenError
-from companion.web import i18n, netinfo, shares
-from companion.services.access import Access, role_in
+from companion.services.access import role_in
+from companion.web import i18n, shares
 from companion.web.core import Ctx
+from companion.web.netinfo import HostList
 from companion.web.limits import MAX_BODY, body_limit
+
+if TYPE_CHECKING:
+    from companion.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +105,7 @@ class _Flask(Flask):
 # sentences of errors that are not raised as a CompanionError (translated in web/i18n/errors.<lang>.json)
 HTTP_SENTENCES = {404: "not found", 405: "method not allowed", 413: "the body is too large"}
 SERVER_SENTENCES = {"storage_full": "the box's storage is full", "storage_failed": "the box's storage failed: try again",
+                    "storage_damaged": "the box's database is damaged: the organiser restores it from a backup",
                     None: "internal error"}
 
 
@@ -144,56 +145,19 @@ class BodyTooLarge(CompanionError):
         super().__init__("the body is too large: at most {kib} KiB here", "Content-Length", kib=limit // 1024)
 
 
-def _open_store(config):
-    from companion.storage import Store
-    from companion.base.timeutil import MonotonicWallClock, parse_iso
-
-    if config.get("STORE") is not None:
-        return config["STORE"], False
-    clock = config.get("CLOCK") or MonotonicWallClock()
-    path = config.get("DB_PATH")
-    if path is None:
-        from companion.cli import resolve_data_dir
-
-        path = os.path.join(resolve_data_dir(config.get("DATA_DIR")), "companion.db")
-    store = Store(path, clock=clock)
-    if hasattr(clock, "not_before"):
-        last = store.last_event_at()
-        if last:
-            clock.not_before(parse_iso(last))
-    return store, True
-
-
-class HostList:
-    """localhost, this machine's addresses (re-read when an unknown host shows up: DHCP may
-    give the Pi its address after start-up) and the configured names."""
-
-    def __init__(self, extra):
-        self.extra = {netinfo.host_name_of(h) for h in extra or () if h}
-        self._known = netinfo.LOCAL_NAMES | self.extra
-        self._read_at = 0.0
-        self._lock = threading.Lock()
-
-    def allowed(self, host_header: str) -> bool:
-        name = netinfo.host_name_of(host_header)
-        if not name:
-            return False
-        if name in self._known:
-            return True
-        with self._lock:
-            if time.monotonic() - self._read_at > 5:
-                self._known = netinfo.LOCAL_NAMES | self.extra | netinfo.local_addresses()
-                self._read_at = time.monotonic()
-            return name in self._known
-
-
-def create_app(config: dict | None = None) -> Flask:
-    from companion.services.clockrunner import ClockRunner
+def create_app(config: dict | None = None, runtime: Runtime | None = None) -> Flask:
+    """The Flask app over ``runtime`` (``companion/runtime.py``: the store, the services, the clock runner,
+    the GPIO box), or over a runtime opened from ``config`` when none is given (the tests' way: nothing is
+    started, and nothing stops it but the caller). Wires Flask, the blueprints and the live-update hub;
+    starts nothing."""
     from companion.base.resources import web_dir
-    from companion.services.matches import MatchService
     from companion.web.live import Hub
 
     config = dict(config or {})
+    if runtime is None:
+        from companion.runtime import Runtime
+
+        runtime = Runtime.from_config(config)
     wd = web_dir()
     app = _Flask("companion.web", template_folder=str(wd / "templates"), static_folder=str(wd / "static"),
                  static_url_path="/static")
@@ -205,79 +169,13 @@ def create_app(config: dict | None = None) -> Flask:
     )
     app.json.sort_keys = False
     app.config.update({k: v for k, v in config.items() if k.isupper()})
+    app.config["SETUP_CODE"] = runtime.setup_code
 
-    store, owned = _open_store(config)
-    service = config.get("SERVICE") or MatchService(store, rng=config.get("RNG"))
-    access = Access(store)
     hub = Hub()
-    c = Ctx(store=store, service=service, access=access, hub=hub)
-    c.extra["owns_store"] = owned
-    c.extra["sse_heartbeat"] = float(config.get("SSE_HEARTBEAT", 10))
-    c.extra["public_url"] = config.get("PUBLIC_URL")
-    c.extra["hosts"] = HostList(config.get("ALLOWED_HOSTS"))
-    c.extra["setup_code"] = config.get("SETUP_CODE") or "".join(secrets.choice("0123456789") for _ in range(8))
-    c.extra["join_lock"] = threading.Lock()
-    app.config["SETUP_CODE"] = c.extra["setup_code"]
+    c = Ctx(runtime=runtime, hub=hub, hosts=HostList(config.get("ALLOWED_HOSTS")),
+            sse_heartbeat=float(config.get("SSE_HEARTBEAT", 10)))
     app.extensions["companion"] = c
-
-    service.subscribe(lambda match_id, event, fold: hub.on_event(c, match_id, event, fold))
-    service.subscribe_matches(lambda match_id: hub.on_match(c, match_id))
-
-    # the match clock runner (ticks, alerts, checkpoints, recovery after a power cut)
-    runner = config.get("CLOCK_RUNNER", "auto")
-    if runner == "auto":
-        runner = ClockRunner(service, store, store.clock, rng=config.get("RNG"))
-    if runner is not None:
-        runner.subscribe(hub.on_clock)
-        if config.get("START_BACKGROUND"):
-            runner.start()
-    c.runner = runner
-
-    # the box's time from an organiser's phone when the system clock has no source (companion/boxtime.py)
-    if hasattr(store.clock, "adopt") and config.get("BOX_TIME", True):
-        from companion.services.boxtime import BoxTime
-
-        kw = {k: config[v] for k, v in (("synchronised", "CLOCK_SYNCHRONISED"), ("boot", "BOOT_ID"),
-                                          ("system_now", "SYSTEM_NOW")) if v in config}
-        box_time = BoxTime(store, store.clock, runner, **kw)
-        try:
-            box_time.restore()
-        except Exception:
-            log.exception("could not take the box's adopted time again")
-        c.extra["box_time"] = box_time
-
-    # the spoken announcer on the box (espeak-ng), off unless COMPANION_ANNOUNCER=it|en (companion/announcer.py)
-    from companion.announcer import ENV as ANNOUNCER_ENV, Announcer, lang_from
-
-    announcer = config.get("ANNOUNCER")
-    if announcer is None:
-        try:
-            announcer = Announcer(lang_from(os.environ.get(ANNOUNCER_ENV)))
-        except ValueError as exc:
-            log.warning("%s; the announcer is off", exc)
-            announcer = Announcer(None)
-    if announcer.enabled():
-        service.subscribe(announcer.on_event)
-        if runner is not None:
-            runner.subscribe(announcer.on_clock)
-    c.extra["announcer"] = announcer
-
-    # GPIO buttons and LEDs, when asked for
-    mode = config.get("GPIO")
-    if mode and mode != "off":
-        from companion import gpio
-
-        c.box = gpio.attach(service, runner, mode)
-
-    # the tables' smart dice (docs/dice.md): off unless asked for (companion serve --dice auto|mock)
-    from companion import dice as dice_radio
-    from companion.services.dice import DiceTables
-
-    dice_mode = config.get("DICE") or "off"
-    tables = DiceTables(service, store, dice_radio.attach(dice_mode), publish=hub.publish)
-    if config.get("START_BACKGROUND") and dice_mode != "off":
-        tables.start()
-    c.extra["dice"] = tables
+    runtime.subscribe(lambda notice: hub.on_notice(c, notice))  # events, matches, clock, smart dice
 
     for modname in config.get("BLUEPRINTS", BLUEPRINTS):
         app.register_blueprint(importlib.import_module(modname).bp)
@@ -311,7 +209,7 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         g.set_lang = lang_arg if lang_arg in i18n.LANGUAGES else None
         g.lang = i18n.choose(g.set_lang or request.cookies.get(LANG_COOKIE),
                              request.headers.get("Accept-Language"))
-        if not c.extra["hosts"].allowed(request.host) and not (
+        if not c.hosts.allowed(request.host) and not (
                 request.path in PROBE_PATHS and request.method in ("GET", "HEAD")):
             raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
         length = request.content_length  # refused before anything reads the body
@@ -433,6 +331,11 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
         code = None
         if is_disk_full(exc):
             status, code = 503, "storage_full"
+        elif isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc).lower() for w in (
+                "malformed", "not a database", "corrupt")):
+            status, code = 503, "storage_damaged"  # a damaged page: the organiser restores from a backup
+            log.error("the database %s is damaged: restore it from a backup or a replica (companion restore)",
+                      c.store.path)
         elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
             status, code = 503, "storage_failed"
         else:
@@ -472,6 +375,6 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             "version": __version__,
             "gpio_status": box_status,
             "pin_set": c.access.pin_is_set(),
-            "heartbeat": c.extra["sse_heartbeat"],
-            "wifi_code": _wifi_code,  # the box's own Wi-Fi's QR code (first of the two), while it is on  # the live pages' watchdog waits 3 heartbeats
+            "heartbeat": c.sse_heartbeat,  # the live pages' watchdog waits 3 heartbeats
+            "wifi_code": _wifi_code,  # the box's own Wi-Fi's QR code (first of the two), while it is on
         }

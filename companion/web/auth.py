@@ -10,8 +10,9 @@ import io
 from flask import Blueprint, g, jsonify, make_response, redirect, render_template, request
 
 from companion.base.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
-from companion.services.access import hash_secret, session_hours
+from companion.services.access import hash_secret, role_in, session_hours
 from companion.web.core import ctx, json_body, require, role
+from companion.web.shares import is_loopback
 
 bp = Blueprint("auth", __name__)
 COOKIE = "companion_sid"
@@ -48,7 +49,13 @@ def device_data(data: dict) -> dict:
     from companion.web.useragent import device_family
 
     device = device_family(request.headers.get("User-Agent"))
-    return {**{k: v for k, v in data.items() if k != "device"}, **({"device": device} if device else {})}
+    out = {k: v for k, v in data.items() if k not in ("device", "address")}
+    if device:
+        out["device"] = device
+    address = client_address()
+    if address != "?" and not is_loopback(address):  # one seat per device at a table (docs/rulings.md#seats)
+        out["address"] = address
+    return out
 
 
 def _check_lock(scope: str, field: str):
@@ -62,9 +69,11 @@ def me():
     c = ctx()
     sess = g.get("session")
     out = {}
-    if role() == "organiser" and c.extra.get("box_time") is not None:
-        out["box_time"] = c.extra["box_time"].notice()
-    return jsonify({**out, "role": sess["role"] if sess else role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
+    if role() == "organiser" and c.box_time is not None:
+        out["box_time"] = c.box_time.notice()
+    # a table's phone: a player of its match while that match is open, a viewer once it ended (access.role_in)
+    held = role_in(sess, sess.get("match_id")) if sess else role()
+    return jsonify({**out, "role": held, "via": g.get("via"), "pin_set": c.access.pin_is_set(),
                     "seats": (sess["data"].get("seats") or {}) if sess else {},
                     "match_id": sess.get("match_id") if sess else None,
                     "viewers_allowed": c.access.settings()["viewers_allowed"]})
@@ -87,7 +96,7 @@ def login():
 
 def offer_time(phone_time) -> dict | None:
     """An organiser's phone's time, adopted by the box when its own clock has no source (companion/boxtime.py)."""
-    box_time = ctx().extra.get("box_time")
+    box_time = ctx().box_time
     if box_time is None or phone_time is None:
         return None
     return box_time.offer(phone_time)
@@ -100,7 +109,7 @@ def box_time():
     source); the box adopts it when it is more than 2 minutes away. Answers what the box did."""
     doc = json_body("api.box-time")
     adopted = offer_time(doc["now"])
-    bt = ctx().extra.get("box_time")
+    bt = ctx().box_time
     return jsonify({"adopted": adopted, **(bt.notice() if bt is not None else {"synchronised": None})})
 
 
@@ -115,7 +124,7 @@ def set_pin():
     _check_lock("pin", "$.setup_code" if not c.access.pin_is_set() or resetting else "$.current_pin")
     if resetting:
         if not c.access.reset_pin(code, doc["pin"]):
-            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+            if c.access.pin_is_set() or not hmac.compare_digest(str(code).encode(), c.runtime.setup_code.encode()):
                 c.access.record_failure("pin", client_address())
                 raise AuthError("wrong setup code", "$.setup_code")
             c.access.set_pin(doc["pin"])  # first run: the code the server printed
@@ -123,7 +132,7 @@ def set_pin():
         if code is None:
             raise InputError("the setup code printed by `companion serve` (or `companion pin reset`) is required "
                              "at first run", "$.setup_code")
-        if not hmac.compare_digest(str(code).encode(), c.extra["setup_code"].encode()):
+        if not hmac.compare_digest(str(code).encode(), c.runtime.setup_code.encode()):
             c.access.record_failure("pin", client_address())
             raise AuthError("wrong setup code", "$.setup_code")
     else:
@@ -157,7 +166,7 @@ def logout():
 # -- join links -------------------------------------------------------------------
 def public_base() -> str:
     """The base URL phones use: the configured LAN URL, else the address this request came to."""
-    base = ctx().extra.get("public_url")
+    base = ctx().runtime.public_url
     base = base.rstrip("/") if base else request.host_url.rstrip("/")
     from companion.web.wifi import hotspot_base, hotspot_on
 
@@ -169,15 +178,15 @@ def public_base() -> str:
 def current_join(base: str | None = None) -> dict:
     """The join link the server shows now (created when missing or expired)."""
     c = ctx()
-    with c.extra["join_lock"]:
-        cur = c.extra.get("join")
+    with c.join_lock:
+        cur = c.join
         if cur is None or not c.access.join_token_alive(cur["token"]):
             cur = c.access.shown_link(None)  # the link shown before a restart, while it works
             if cur is None:
                 token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
                 cur = {"token": token, **info}
                 c.access.remember_shown_link(None, token, info)
-            c.extra["join"] = cur
+            c.join = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
 
 
@@ -219,13 +228,13 @@ def new_join_token():
     token, info = c.access.create_join_token(hours, match_id=match_id, revoke_others=doc.get("revoke_others", False),
                                              short=match_id is not None)
     if match_id is None:
-        with c.extra["join_lock"]:
-            c.extra["join"] = {"token": token, **info}
+        with c.join_lock:
+            c.join = {"token": token, **info}
             c.access.remember_shown_link(None, token, info)
     else:  # the match's table QR code shows the new link
-        from companion.web.seats import remember_table_link
-
-        remember_table_link(match_id, token, info)
+        with c.join_lock:
+            c.table_links[match_id] = {"token": token, **info}
+            c.access.remember_shown_link(match_id, token, info)
     return jsonify({"url": f"{public_base()}/j/{token}", "expires_at": info["expires_at"],
                     "match_id": match_id}), 201
 
@@ -253,6 +262,9 @@ def join_landing(token):
     if role() == "organiser" or (sess is not None and sess["role"] == "organiser"):
         return resp  # never downgrade an organiser who scans a table code
     if match_id is None:
+        wait = _new_session_wait()
+        if wait:
+            return _join_error(429, "join.busy", wait)
         return _set_session(resp, "player", join_token=token)
     try:
         if c.store.get_match(match_id)["status"] != "open":
@@ -261,7 +273,22 @@ def join_landing(token):
         return _join_error(404, "join.expired", 0)
     if sess is not None and sess["role"] == "player" and sess.get("match_id") in (None, match_id):
         return resp  # already a player here (this table's phone, or a club-wide one): it keeps its session
+    if c.access.table_link_full(token, len(c.store.get_match(match_id)["players"])):
+        return _join_error(403, "join.full", 0)  # a guest re-joining without a cookie, over and over
+    wait = _new_session_wait()
+    if wait:
+        return _join_error(429, "join.busy", wait)
     return _set_session(resp, "player", join_token=token, match_id=match_id)
+
+
+def _new_session_wait() -> int:
+    """A new session is a write of the address (a guest scanning the club's code over and over, with no
+    cookie, would fill the sessions' table): seconds to wait, 0 to go on."""
+    address = client_address()
+    if is_loopback(address):
+        return 0
+    wait, _ = ctx().access.write_rates.charge([("address", address)], 0)
+    return wait
 
 
 @bp.get("/api/auth/join-tokens")
@@ -276,10 +303,10 @@ def revoke_join_token(link_id):
     """End a join link and every session made from it."""
     c = ctx()
     ended = c.access.revoke_join_token(link_id)
-    with c.extra["join_lock"]:
-        cur = c.extra.get("join")
+    with c.join_lock:
+        cur = c.join
         if cur is not None and not c.access.join_token_alive(cur["token"]):
-            c.extra["join"] = None  # the screens show a new link
+            c.join = None  # the screens show a new link
     return jsonify({"revoked": link_id, "sessions_ended": ended})
 
 

@@ -1,30 +1,80 @@
-"""What every blueprint shares: the app's context (store, service, hub, runner, GPIO box),
+"""What every blueprint shares: the app's context (the runtime's store, service, runner, GPIO box; the hub),
 the caller's role, JSON bodies validated against ``schemas/api.*``, and how a match is shown
 to a given caller (games with secrets hide them through ``public_view``/``public_event``)."""
 
 from __future__ import annotations
 
 import json
+import random
+import threading
 from dataclasses import dataclass, field
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from flask import current_app, g, request
 
 from companion.base.errors import AuthError, ForbiddenError, InputError
 from companion.games import game_module
 from companion.base.jsonio import MAX_DEPTH, depth_exceeds
+from companion.services import policy
 from companion.services.access import ROLES, Access, role_at_least
+from companion.services.policy import Caller
+
+if TYPE_CHECKING:
+    from companion.gpio import Box
+    from companion.runtime import Runtime
+    from companion.services.boxtime import BoxTime
+    from companion.services.clockrunner import ClockRunner
+    from companion.services.dice import DiceTables
+    from companion.services.matches import MatchService
+    from companion.storage import Store
+    from companion.web.live import Hub
+    from companion.web.netinfo import HostList
 
 
-@dataclass
+@dataclass(eq=False)
 class Ctx:
-    store: object
-    service: object
-    access: Access
-    hub: object
-    runner: object = None
-    box: object = None
-    extra: dict = field(default_factory=dict)
+    """The web app's context (``ctx()``): the box's runtime (store, services, clock runner, GPIO box:
+    ``companion/runtime.py``) and what only the web keeps: the live-update hub, the Host allow-list, the
+    SSE heartbeat and the join links the screens show now."""
+
+    runtime: Runtime
+    hub: Hub
+    hosts: HostList
+    sse_heartbeat: float = 10.0
+    join_lock: threading.Lock = field(default_factory=threading.Lock)  # guards join and table_links
+    join: dict | None = None  # the club-wide join link shown now ({"token", "expires_at", ...})
+    table_links: dict[str, dict] = field(default_factory=dict)  # match id -> its table link shown now
+    wifi_switch: dict | None = None  # the organiser's last switch of it: {"thread", "error"}
+    wifi_switch_delay: float = 1.0  # seconds between the switch's answer and the switch (web/wifi.py SWITCH_DELAY_S; tests: 0)
+
+    @property
+    def store(self) -> Store:
+        return self.runtime.store
+
+    @property
+    def service(self) -> MatchService:
+        return self.runtime.service
+
+    @property
+    def access(self) -> Access:
+        return self.runtime.access
+
+    @property
+    def runner(self) -> ClockRunner | None:
+        return self.runtime.runner
+
+    @property
+    def box(self) -> Box | None:
+        return self.runtime.box
+
+    @property
+    def dice(self) -> DiceTables | None:
+        return self.runtime.dice
+
+    @property
+    def box_time(self) -> BoxTime | None:
+        return self.runtime.box_time
 
 
 def ctx() -> Ctx:
@@ -132,53 +182,40 @@ def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:
     return n
 
 
-# -- how a match is shown ---------------------------------------------------------
+# -- the random source of the requests: ``app.config["TRACKER_RNG"]`` (tests), else ``RNG``, else the OS's ----
+_SYSTEM_RNG = random.SystemRandom()
+
+
+def rng():
+    return current_app.config.get("TRACKER_RNG") or current_app.config.get("RNG") or _SYSTEM_RNG
+
+
+# -- who calls, and how a match is shown to them (the rules: companion/services/policy.py) ----------------
+def caller(match_id: str) -> Caller:
+    """The caller of this request as the match service's policy knows callers: its role, its seat and, when
+    an organiser or the other seated phones confirmed the seat, when it sat (docs/rulings.md#seats)."""
+    who, seat = role(), seat_for(match_id)
+    if who != "player" or seat is None:
+        return Caller(who, seat)
+    c = ctx()
+    seats = c.access.seats(match_id)
+    mine = next((r for r in seats if r["key"] == g.session["key"] and r["player"] == seat), None)
+    if mine is None or mine["role"] != "player" or \
+            (c.access.seat_confirmations(match_id, seats).get(mine["key"]) or {}).get("by") is None:
+        return Caller(who, seat)
+    return Caller(who, seat, mine["bound_at"])
+
+
 def present_view(view: dict, who: str, seat: str | None) -> dict:
-    """Organisers see everything; others see the game's ``public_view(state, viewer)`` when it has one, and
-    its ``public_summary(summary, state, viewer)`` (a summary that would tell a secret) when it has one."""
-    if who == "organiser":
-        return view
-    mod = game_module(view["game"])
-    pv = getattr(mod, "public_view", None)
-    if pv is None:
-        return view
-    out = {**view, "state": pv(view["state"], seat)}
-    ps = getattr(mod, "public_summary", None)
-    if ps is not None and isinstance(view.get("summary"), dict):
-        out["summary"] = ps(view["summary"], view["state"], seat)
-    return out
-
-
-# Games with ``public_view`` but no ``public_event``: the data of these event types is secret
-# (a game may say otherwise with a module-level ``SECRET_EVENT_TYPES``).
-DEFAULT_SECRET_EVENT_TYPES = frozenset({"objective.set"})
+    """The view as ``who`` (seated as ``seat``) may see it (``policy.view_for``)."""
+    return view if who == "organiser" else policy.view_for(game_module(view["game"]), view, Caller(who, seat))
 
 
 def present_event(event: dict, game: str, who: str, seat: str | None, ended: bool = False) -> dict:
-    """Organisers see every event; others see the game's ``public_event(event, viewer)`` when it has
-    one (``None`` from it hides the event's data). A game with ``public_view`` and no ``public_event``
-    hides the data of its ``SECRET_EVENT_TYPES`` from everyone but the event's own player until the
-    match ends."""
+    """The event as ``who`` (seated as ``seat``) may see it (``policy.event_for``)."""
     if who == "organiser" or ended:
-        return event  # the end of the match turns every secret face up
-    mod = game_module(game)
-    pe = getattr(mod, "public_event", None)
-    if pe is not None:
-        shown = pe(event, seat)
-    elif getattr(mod, "public_view", None) is not None:
-        secret = getattr(mod, "SECRET_EVENT_TYPES", DEFAULT_SECRET_EVENT_TYPES)
-        data = event.get("data") or {}
-        if event["type"] in secret and (seat is None or data.get("player") != seat):
-            shown = None
-        else:
-            shown = event
-    else:
-        shown = event
-    if shown is None:
-        data = event.get("data") or {}
-        kept = {"player": data["player"]} if isinstance(data.get("player"), str) else {}
-        return {"seq": event["seq"], "type": event["type"], "at": event["at"], "data": kept, "hidden": True}
-    return shown
+        return event
+    return policy.event_for(game_module(game), event, Caller(who, seat), ended)
 
 
 # -- CSV downloads ------------------------------------------------------------------------------------
@@ -200,7 +237,7 @@ def csv_dialect():
         raise InputError("must be one of {names}", "dialect", names=", ".join(CSV_DIALECTS))
     if asked is None:
         asked = "excel-it" if g.get("lang") == "it" else "excel-en"
-    return {"excel-it": season.EXCEL_IT, "excel-en": season.EXCEL_EN, "plain": season.PLAIN}[asked]
+    return season.DIALECTS[asked]
 
 
 def download(text: str, name: str, ext: str, mimetype: str = "text/csv"):

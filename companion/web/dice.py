@@ -24,7 +24,7 @@ bp = Blueprint("dice", __name__)
 
 
 def tables():
-    return ctx().extra["dice"]
+    return ctx().dice
 
 
 def _sentence(view: dict | None) -> dict | None:

@@ -262,9 +262,21 @@ class Hub:
         self._send(subs, CLOSE)
 
     # -- sources -------------------------------------------------------------
-    def on_event(self, c, match_id: str, event: dict, fold) -> None:
-        """MatchService subscriber: runs in the writer's thread after each committed event. The view and
-        the match card are made only for the streams open now (none: no work at all)."""
+    def on_notice(self, c, notice) -> None:
+        """The listener of the match service, the clock runner and the dice tables (``Runtime.subscribe``): a
+        committed event (in the writer's thread, after the commit), a match created or imported, a clock's
+        tick or alert, a roll's smart dice."""
+        if notice.kind == "event":
+            self._on_event(c, notice.match_id, notice.event, notice.fold)
+        elif notice.kind == "match":  # the club-wide stream shows its card
+            self.publish(ALL, "match", match_card(c, c.store.get_match(notice.match_id), "viewer", None))
+        elif notice.kind in ("tick", "alert"):
+            self._on_clock(notice.match_id, notice.kind, notice.payload)
+        elif notice.kind == "dice":  # a roll's smart dice as they land: the match's pages
+            self.publish(notice.match_id, "dice", notice.payload)
+
+    def _on_event(self, c, match_id: str, event: dict, fold) -> None:
+        """The view and the match card are made only for the streams open now (none: no work at all)."""
         match_listened, club_listened = self.listened(match_id), self.listened(ALL)
         if not (match_listened or club_listened):
             return
@@ -279,12 +291,7 @@ class Hub:
         card["brief"] = brief(present_view(view, "viewer", None))
         self.publish(ALL, "match", card)
 
-    def on_match(self, c, match_id: str) -> None:
-        """MatchService subscriber: a match was created or imported; the club-wide stream shows its card."""
-        self.publish(ALL, "match", match_card(c, c.store.get_match(match_id), "viewer", None))
-
-    def on_clock(self, match_id: str, kind: str, payload) -> None:
-        """ClockRunner subscriber: ``kind`` is ``tick`` or ``alert``."""
+    def _on_clock(self, match_id: str, kind: str, payload) -> None:
         body = {"match_id": match_id, **payload} if isinstance(payload, dict) else {"match_id": match_id,
                                                                                    "value": payload}
         self.publish(match_id, kind, body)
@@ -406,7 +413,7 @@ def match_stream(match_id):
     public = request.args.get("as") == "viewer"  # the TV page: what a viewer sees, whoever opened it
     session_key = g.session["key"] if getattr(g, "session", None) and not public else None
     bearer_hash = _bearer_hash() if g.get("via") == "bearer" and not public else None
-    heartbeat = float(c.extra.get("sse_heartbeat", 10))
+    heartbeat = c.sse_heartbeat
     sub = _subscribe(c, match_id)  # before the snapshot: nothing written meanwhile is missed
     try:
         head = ["retry: 2000\n\n"]
@@ -470,7 +477,7 @@ def _bearer_hash() -> str | None:
 @bp.get("/api/stream")
 def club_stream():
     c = ctx()
-    heartbeat = float(c.extra.get("sse_heartbeat", 10))
+    heartbeat = c.sse_heartbeat
     sub = _subscribe(c, ALL)
     head = ["retry: 2000\n\n", sse("hello", {"streams": c.hub.count()})]
 

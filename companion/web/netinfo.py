@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import threading
+import time
 
 LOCAL_NAMES = {"localhost", "127.0.0.1", "::1"}
 
@@ -84,3 +86,26 @@ def host_name_of(host_header: str) -> str:
     if h.count(":") == 1:
         return h.split(":", 1)[0]
     return h
+
+
+class HostList:
+    """localhost, this machine's addresses (re-read when an unknown host shows up: DHCP may
+    give the Pi its address after start-up) and the configured names."""
+
+    def __init__(self, extra):
+        self.extra = {host_name_of(h) for h in extra or () if h}
+        self._known = LOCAL_NAMES | self.extra
+        self._read_at = 0.0
+        self._lock = threading.Lock()
+
+    def allowed(self, host_header: str) -> bool:
+        name = host_name_of(host_header)
+        if not name:
+            return False
+        if name in self._known:
+            return True
+        with self._lock:
+            if time.monotonic() - self._read_at > 5:
+                self._known = LOCAL_NAMES | self.extra | local_addresses()
+                self._read_at = time.monotonic()
+            return name in self._known

@@ -19,7 +19,6 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, render_template, request
 
 from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
-from companion.games import game_module
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("seats", __name__)
@@ -32,8 +31,8 @@ def table_link(match_id: str, base: str | None = None) -> dict:
     from companion.web.auth import public_base
 
     c = ctx()
-    with c.extra["join_lock"]:
-        links = c.extra.setdefault("table_links", {})
+    with c.join_lock:
+        links = c.table_links
         cur = links.get(match_id)
         if cur is None or not c.access.join_token_alive(cur["token"]):
             cur = c.access.shown_link(match_id)  # the table's link before a restart (its printed card), while it works
@@ -45,14 +44,6 @@ def table_link(match_id: str, base: str | None = None) -> dict:
             links[match_id] = cur
     return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"],
             "match_id": match_id}
-
-
-def remember_table_link(match_id: str, token: str, info: dict) -> None:
-    """A new table link made by an organiser (``POST /api/auth/join-tokens`` with ``match_id``)."""
-    c = ctx()
-    with c.extra["join_lock"]:
-        c.extra.setdefault("table_links", {})[match_id] = {"token": token, **info}
-        c.access.remember_shown_link(match_id, token, info)
 
 
 def may_show_table(match_id: str) -> bool:
@@ -68,79 +59,6 @@ def _match(match_id: str) -> dict:
     return {**c.store.get_match(match_id), **c.store.meta(match_id)}
 
 
-# -- secrets on the write path -------------------------------------------------------------------
-def _secret_types(game: str) -> tuple[frozenset, frozenset]:
-    mod = game_module(game)
-    return (getattr(mod, "OWN_SECRET_EVENT_TYPES", frozenset()),
-            getattr(mod, "SECRET_REFUSAL_EVENT_TYPES", frozenset()))
-
-
-def secret_refusal(game: str, type_: str, exc: RuleError) -> bool:
-    """Whether a refusal of ``type_`` may tell a secret: every refusal of the game's
-    ``SECRET_REFUSAL_ALWAYS`` types (default: all its ``SECRET_REFUSAL_EVENT_TYPES``), and of the others the
-    ones whose sentence is in ``SECRET_REFUSAL_TEMPLATES`` (a refusal that names an amount or a card)."""
-    mod = game_module(game)
-    templates = getattr(mod, "SECRET_REFUSAL_TEMPLATES", None)
-    always = getattr(mod, "SECRET_REFUSAL_ALWAYS", None)
-    if templates is None:
-        return True
-    return type_ in (always or frozenset()) or exc.template in templates
-
-
-def _owner(data) -> str | None:
-    p = data.get("player") if isinstance(data, dict) else None
-    return p if isinstance(p, str) else None
-
-
-def guarded_write(match_id: str, type_: str, data, write):
-    """``write`` of an event (``type_``, ``data``) with the secrets guarded: another player's own secret
-    event is refused (403) before anything is written, and a refusal of an event about another player's
-    secret names no reason. Organisers and the owner's seat are told everything."""
-    from companion.web.core import seat_for
-
-    c = ctx()
-    match = c.store.get_match(match_id)
-    own, refusal = _secret_types(match["game"])
-    who, seat = role(), seat_for(match_id)
-    owner = _owner(data)
-    if who == "organiser" or type_ not in own | refusal or owner not in match["players"] or owner == seat:
-        return write  # (a name not in the match: the rules refuse it, naming the field)
-    if type_ in own:
-        raise ForbiddenError("only {owner}'s own phone (seated as {owner}) or an organiser records {owner}'s secret", "$.data.player", owner=owner)
-
-    def quiet():
-        try:
-            return write()
-        except RuleError as exc:
-            if not secret_refusal(match["game"], type_, exc):
-                raise
-            raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
-                            "organiser is told it", "$.data.player", owner=owner) from None
-
-    return quiet
-
-
-def check_undo(match_id: str, expected_seq) -> None:
-    """Refuse an undo that would take back another player's own secret event (their objective)."""
-    from companion.web.core import seat_for
-
-    c = ctx()
-    game = c.store.get_match(match_id)["game"]
-    own, _ = _secret_types(game)
-    if not own or role() == "organiser":
-        return
-    fold = c.service.fold(match_id)
-    if fold.last_seq != expected_seq:
-        return  # stale: the service refuses it (409) with the fresh seq
-    effective = fold.effective
-    if not effective:
-        return
-    last = effective[-1]
-    owner = _owner(last.get("data"))
-    if last["type"] in own and owner is not None and owner != seat_for(match_id):
-        raise ForbiddenError("the undo would take back {owner}'s secret: only {owner}'s own phone or an organiser may", "$.expected_seq", owner=owner)
-
-
 # -- seats ----------------------------------------------------------------------------------
 def seats_doc(match_id: str) -> dict:
     """Each player of the match with whether a phone holds the seat; organisers also see which phones."""
@@ -154,16 +72,40 @@ def seats_doc(match_id: str) -> dict:
     sess = g.get("session")
     mine = sess["key"] if sess is not None else None
     organiser = role() == "organiser"
+    seat = seat_for(match_id)
+    confirmed = c.access.seat_confirmations(match_id, rows)
+    seated = organiser or (seat is not None and role() == "player")  # who sees the seats' phones in words
     out = []
     for p in match["players"]:
         held = [r for r in rows if r["player"] == p]
-        entry = {"player": p, "taken": any(r["role"] == "player" for r in held),
-                 "mine": any(r["key"] == mine for r in held)}
+        phones = [r for r in held if r["role"] == "player"]
+        entry = {"player": p, "taken": bool(phones), "mine": any(r["key"] == mine for r in held),
+                 "confirmed": bool(phones) and all(confirmed[r["key"]]["by"] for r in phones)}
+        if phones:
+            by = [confirmed[r["key"]] for r in phones]
+            entry["confirmed_by"] = "organiser" if all(b["by"] == "organiser" for b in by) else \
+                ("players" if entry["confirmed"] else None)
+            entry["confirmed_by_players"] = sorted({q for b in by for q in b["players"]})
+            entry["needed"] = by[0]["needed"]
+        if seated and not organiser:  # a seated phone: the others' phones in words, to know whose they are
+            entry["devices"] = [{"device": r["device"], "joined_at": r["joined_at"]} for r in phones]
+            entry["may_confirm"] = bool(phones) and p != seat and match["status"] == "open" and \
+                seat not in entry["confirmed_by_players"]
         if organiser:  # each phone in words: when it signed in, its device, whether it is the asking phone
             entry["phones"] = [{**{k: r[k] for k in ("session", "role", "bound_at", "expires_at", "joined_at",
-                                                     "device")}, "this_phone": r["key"] == mine} for r in held]
+                                                     "device")}, "this_phone": r["key"] == mine,
+                                "confirmed": confirmed.get(r["key"], {}).get("by")} for r in held]
+            entry["may_confirm"] = bool(phones) and match["status"] == "open" and entry["confirmed_by"] != "organiser"
         out.append(entry)
-    return {"match_id": match_id, "status": match["status"], "seat": seat_for(match_id), "seats": out}
+    doc = {"match_id": match_id, "status": match["status"], "seat": seat, "seats": out}
+    if seat is not None and role() == "player":
+        from companion.games import game_module
+        from companion.services import policy
+        from companion.web.core import caller
+
+        doc["may_reset_secret"] = match["status"] == "open" and policy.may_reset(
+            game_module(match["game"]), caller(match_id), seat, None, c.service.fold(match_id).effective)
+    return doc
 
 
 def _player_of(match_id: str, player: str, field: str) -> dict:
@@ -218,10 +160,13 @@ def claim_seat(match_id):
             raise ForbiddenError("a seat is left or moved by an organiser", "$.player")
         if match["status"] != "open":
             raise RuleError("the match has ended", "$.player")
-        refused = c.access.claim_seat(match_id, player, sess["key"])
+        refused = c.access.claim_seat(match_id, player, sess["key"], sess["data"].get("address"))
         if refused == "taken":
             raise ConflictError("{player}'s seat is taken by another phone: an organiser can move or share it",
                                 "$.player", player=player)
+        if refused is not None and refused.startswith("device:"):
+            raise ForbiddenError("this device sits as {value} at this table already (one seat per phone): an "
+                                 "organiser can move it", "$.player", value=refused.split(':', 1)[1])
         if refused is not None:
             raise ForbiddenError("this phone sits as {value}: an organiser can move it",
                                  "$.player", value=refused.split(':', 1)[1])
@@ -234,9 +179,46 @@ def claim_seat(match_id):
 def bind_seat(match_id, player):
     """An organiser gives ``player``'s seat to a phone (its session's public id): the phones that held it
     lose it unless ``share``; the phone's former seat in the match is freed."""
+    from flask import g
+
     _player_of(match_id, player, "player")
     doc = json_body("api.seat-bind")
-    ctx().access.bind_seat(match_id, player, doc["session"], share=doc.get("share", False))
+    sess = g.get("session")
+    ctx().access.bind_seat(match_id, player, doc["session"], share=doc.get("share", False),
+                           by_key=sess["key"] if sess is not None else None)
+    return jsonify(seats_doc(match_id))
+
+
+@bp.post("/api/matches/<match_id>/seats/<player>/confirm")
+@require("player")
+def confirm_seat(match_id, player):
+    """"Yes, that phone is Anna's": an organiser, or a phone seated at the table as another player (from
+    another device), confirms the phones holding ``player``'s seat. A seat confirmed by an organiser or by
+    half of the other seated phones lets its owner reset a secret recorded before it sat."""
+    from flask import g
+
+    from companion.web.core import seat_for
+
+    c = ctx()
+    match = _player_of(match_id, player, "player")
+    if match["status"] != "open":
+        raise RuleError("the match has ended", "player")
+    sess = g.get("session")
+    organiser = role() == "organiser"
+    if not organiser:
+        seat = seat_for(match_id)
+        if sess is None or seat is None:
+            raise ForbiddenError("only an organiser or a phone seated at this table confirms a seat", "player")
+        if seat == player:
+            raise ForbiddenError("a phone does not confirm its own seat: the others at the table or an organiser "
+                                 "do", "player")
+        mine = sess["data"].get("address")
+        if mine and any(r["address"] == mine for r in c.access.seats(match_id) if r["player"] == player):
+            raise ForbiddenError("a phone does not confirm its own seat: the others at the table or an organiser "
+                                 "do", "player")
+    by = sess["key"] if sess is not None else "organiser"
+    if not c.access.confirm_seat(match_id, player, by, "organiser" if organiser else "player"):
+        raise RuleError("no phone sits as {player} to confirm", "player", player=player)
     return jsonify(seats_doc(match_id))
 
 
@@ -370,9 +352,20 @@ OPENAPI_SCHEMAS = {
     "Seats": {"type": "object", "required": ["match_id", "status", "seat", "seats"], "properties": {
         "match_id": {"type": "string"}, "status": {"enum": ["open", "ended"]},
         "seat": {"type": ["string", "null"], "description": "the player this phone sits as"},
+        "may_reset_secret": {"type": "boolean", "description": "a player's phone: it may reset its seat's secret "
+                                                              "recorded before it sat"},
         "seats": {"type": "array", "items": {"type": "object", "required": ["player", "taken", "mine"], "properties": {
             "player": {"type": "string"}, "taken": {"type": "boolean", "description": "a player's phone holds it"},
             "mine": {"type": "boolean"},
+            "confirmed": {"type": "boolean", "description": "an organiser or the other seated phones said the "
+                                                            "phone holding it is that player's"},
+            "confirmed_by": {"enum": ["organiser", "players", None]},
+            "confirmed_by_players": {"type": "array", "items": {"type": "string"}},
+            "needed": {"type": ["integer", "null"], "description": "how many other seats must confirm it"},
+            "may_confirm": {"type": "boolean", "description": "this phone (seated as another player, or an "
+                                                              "organiser) may confirm it"},
+            "devices": {"type": "array", "description": "seated phones only: the phones there in words",
+                        "items": {"type": "object"}},
             "phones": {"type": "array", "description": "organisers only: the phones seated there", "items": {
                 "type": "object", "required": ["session", "role", "bound_at", "expires_at"],
                 "properties": {"session": {"type": "string"}, "role": {"type": "string"},
@@ -397,6 +390,12 @@ OPENAPI_PATHS = {
         "requestBody": {"required": True, "content": {"application/json": {"schema": {
             "$ref": "#/components/schemas/api.seat"}}}},
         "responses": {"200": _json("Match"), **_errors(400, 401, 403, 404, 409)}}},
+    "/api/matches/{match_id}/seats/{player}/confirm": {"post": {
+        "summary": "Confirm that the phone holding a seat is that player's: an organiser, or a phone seated at the "
+                   "table as another player (another device); a confirmed owner may reset a secret recorded "
+                   "before it sat",
+        "parameters": [_ID, _PLAYER], "security": _SEC,
+        "responses": {"200": _json("Seats"), **_errors(400, 401, 403, 404, 409)}}},
     "/api/matches/{match_id}/seats/{player}": {
         "put": {"summary": "Give a seat to a phone (session id), moving it from its former seat; share keeps "
                            "the phones already there (organiser)",

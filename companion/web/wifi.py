@@ -32,13 +32,8 @@ SWITCH_DELAY_S = 1.0  # the organiser's page gets its answer (the Wi-Fi's code) 
 
 
 def hotspot():
-    from companion.services.hotspot import Hotspot, StoreSettings
-
-    c = ctx()
-    h = c.extra.get("hotspot")
-    if h is None:
-        h = c.extra["hotspot"] = Hotspot(StoreSettings(c.store))
-    return h
+    """The box's own Wi-Fi (the runtime's: ``companion/runtime.py``)."""
+    return ctx().runtime.hotspot
 
 
 def hotspot_on() -> bool:
@@ -85,7 +80,7 @@ def _public_status(st: dict) -> dict:
 def wifi_status():
     h = hotspot()
     out = _public_status(h.status())
-    switch = ctx().extra.get("wifi_switch")
+    switch = ctx().wifi_switch
     out["switching"] = switch is not None and switch["thread"].is_alive()
     out["last_error"] = (switch or {}).get("error")
     if h.is_on():
@@ -114,14 +109,14 @@ def wifi_switch():
     cfg = h.config()
 
     def run():
-        time.sleep(c.extra.get("wifi_switch_delay", SWITCH_DELAY_S))
+        time.sleep(c.wifi_switch_delay)
         try:
             h.on() if want else h.off()
         except Exception as exc:  # said on the organiser's page (GET /api/wifi)
             switch["error"] = getattr(exc, "message", str(exc))
 
     switch = {"thread": threading.Thread(target=run, name="wifi-switch", daemon=True), "error": None}
-    c.extra["wifi_switch"] = switch
+    c.wifi_switch = switch
     switch["thread"].start()
     from companion.services.hotspot import ADDRESS
 

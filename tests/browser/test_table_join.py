@@ -209,3 +209,44 @@ def test_seats_and_phones_name_each_phone_in_words(new_context, server, org, lan
     page.screenshot(path=str(artifacts_dir / f"table-seats-words-{lang}.png"), full_page=True)
     assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     assert not page.errors and not phone.errors, page.errors + phone.errors
+
+
+def test_a_seat_confirmed_by_the_table_lets_its_owner_replace_an_objective_a_guest_recorded(
+        new_context, server, org, artifacts_dir):
+    """An objective was recorded on Anna's seat before her phone sat (a guest who took the seat and left;
+    here recorded for her through the API, the same for the rule); Anna sits, Bruno's phone confirms her
+    seat ("Who sits at this table"), and Anna's page offers to record her own objective, which replaces
+    the one recorded before (docs/rulings.md#seats)."""
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "label": "Tavolo 7",
+                                          "options": {"clock": False}})["id"]
+    link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
+    org.event(mid, "objective.set", {"player": "Anna", "cities": ["Aosta", "Torino"]})
+    anna = _watch(new_context(viewport=PHONE).new_page())
+    anna.goto(link)
+    anna.click("#who-card .who-btn[data-player='Anna']")
+    expect(anna.locator("#seat-peers")).to_be_visible()
+    anna.click("#seat-peers summary")
+    expect(anna.locator("#seat-mine-confirmed")).to_contain_text("not confirmed yet")
+    expect(anna.locator("#ci-obj-before")).to_have_count(0)
+    bruno = _watch(new_context(viewport=PHONE).new_page())
+    bruno.goto(link)
+    bruno.click("#who-card .who-btn[data-player='Bruno']")
+    bruno.click("#seat-peers summary")
+    confirm = bruno.locator("#peer-list .seat-confirm[data-player='Anna']")
+    expect(confirm).to_contain_text("Yes, this is Anna")
+    bruno.screenshot(path=str(artifacts_dir / "seat-confirm-peers.png"), full_page=True)
+    confirm.click()
+    expect(bruno.locator("#peer-list li[data-player='Anna'] .seat-confirmed")).to_contain_text("confirmed by Bruno")
+    anna.reload()
+    expect(anna.locator("#ci-obj-before")).to_be_visible()
+    anna.click("#ci-obj-reset summary")
+    for city in ("Roma", "Napoli", "Bari"):
+        anna.check(f"#ci-obj-reset-grid input[value='{city}']")
+    anna.screenshot(path=str(artifacts_dir / "seat-confirm-reset.png"), full_page=True)
+    anna.click("#ci-obj-reset-send")
+    expect(anna.locator("#ci-objective li")).to_have_count(3)
+    assert sorted(anna.eval_on_selector_all("#ci-objective li", "ls => ls.map(l => l.dataset.city)")) == \
+        ["Bari", "Napoli", "Roma"]
+    expect(anna.locator("#ci-obj-before")).to_have_count(0)
+    assert org.engine(mid).game_state["objectives"]["Anna"] == ["Roma", "Napoli", "Bari"]
+    assert not anna.errors and not bruno.errors, anna.errors + bruno.errors

@@ -296,11 +296,26 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert "Anna" not in bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)")
     assert missing not in bruno.inner_text("#ci-secret-body")
 
+    # a phone that came to the table late, still asked "Who are you?" and told how to see an objective
+    late = open_match(joined_page(new_context, server), mid)
+    expect(late.locator("#who-card")).to_be_visible()
+    expect(late.locator("#ci-secret-body")).to_contain_text("Who are you?")
+
     # Anna declares it: the match ends, the ranking is the engine's
     n = seq(anna)
     anna.once("dialog", lambda d: d.accept())  # it ends the match: asked first
     anna.click("#ci-objective-declare")
     wait_seq(anna, n + 1)
+    # an ended match seats nobody and takes no objective: the late phone's question and objective section go
+    # on that event; a seat's recorded objective stays on its phone, without a "declare"
+    wait_seq(late, n + 1)
+    expect(late.locator("#who-card")).to_be_hidden()
+    expect(late.locator("#ci-secret")).to_be_hidden()
+    wait_seq(bruno, n + 1)
+    expect(bruno.locator("#ci-objective li")).to_have_count(1)
+    expect(bruno.locator("#ci-obj-form")).to_have_count(0)
+    expect(anna.locator("#ci-objective li.held")).to_have_count(3)
+    expect(anna.locator("#ci-objective-declare")).to_have_count(0)
     f = org.engine(mid)
     assert f.ended()
     ranking = f.module.final_score(f.game_state)
@@ -314,4 +329,30 @@ def test_a_scripted_conquest_match_through_the_page(new_context, server, tokens,
     assert rows[0][0] == "Anna" and rows[0][1] == "1"
     expect(anna.locator("#ci-status")).to_have_text("Over: Anna completed the objective")
     anna.screenshot(path=str(artifacts_dir / "tracker-conquest-italy-ranking.png"), full_page=True)
-    assert anna.errors == [] and bruno.errors == [] and stale.errors == [] and fixer.errors == []
+    assert anna.errors == [] and bruno.errors == [] and stale.errors == [] and fixer.errors == [] and late.errors == []
+
+
+def test_a_turn_with_nothing_to_place_goes_straight_to_the_combats(new_context, server, tokens):
+    """Anna holds 2 cities and no region (docs/rulings.md, "Conquest: the turn"): her turn offers the combats,
+    the move and the end of the turn at once, no reinforcement of nothing, and says so."""
+    org = Api(server, tokens["organiser"])
+    mid = org.create("conquest-italy", PLAYERS)
+    org.ok("POST", f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    while True:  # the set-up placed through the API, 5 at a time on each player's first city
+        v = org.ok("GET", f"/api/matches/{mid}")["view"]
+        if v["summary"]["phase"] != "place":
+            break
+        p = v["summary"]["next_placer"]
+        city = sorted(c for c, o in v["state"]["owner"].items() if o == p)[0]
+        org.event(mid, "setup.place", {"player": p, "placements": {city: v["summary"]["placement_due"]}})
+    annas = sorted(c for c, o in v["state"]["owner"].items() if o == "Anna")
+    for c in annas[2:]:  # the organiser's corrections leave Anna 2 cities
+        org.event(mid, "territory.set", {"city": c, "player": "Bruno", "units": 1})
+    org.event(mid, "clock.start", {"limit_minutes": 90})
+    assert org.engine(mid).view()["summary"]["players"][0]["reinforcements"] == 0
+    anna = open_match(joined_page(new_context, server, viewport={"width": 390, "height": 844}), mid, seat="Anna")
+    expect(anna.locator("#ci-step")).to_have_text("Anna: nothing to place, attack or move once")
+    expect(anna.locator("#ci-reinforce")).to_be_hidden()
+    for shown in ("#ci-combat", "#ci-move", "#ci-turn-end"):
+        expect(anna.locator(shown)).to_be_visible()
+    assert anna.errors == []

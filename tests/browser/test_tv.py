@@ -137,6 +137,7 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         tv = _watch(ctx.new_page())
         tv.goto(f"/m/{mid}/display?reveal=1000")
         expect(tv.locator("#tv-game")).to_be_visible()
+        expect(tv.locator("#table-qr svg")).to_be_visible()
         expect_map_matches_state(tv, org, mid)
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-1-setup.png"))
         # the players' table: territories and units as the summary says
@@ -234,6 +235,9 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         places = [int(x) for x in tv.locator(".tv-rank").evaluate_all("l => l.map(e => e.dataset.place)")]
         assert places == sorted(places)
         tv.screenshot(path=str(artifacts_dir / "tv-conquest-6-ranking.png"))
+        # an ended match: the clock no longer in the alert colour, no "Scan to sit at this table"
+        expect(tv.locator("body")).not_to_have_class(re.compile(r"\btv-alert\b"))
+        expect(tv.locator("#table-qr")).to_be_hidden()
         assert [x["kind"] for x in tv.evaluate("window.CompanionSound.log")].count("ended") >= 1
         # nothing runs out of the screen at 1920x1080
         assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
@@ -332,6 +336,15 @@ def test_tv_richelieu_tracks_cardinal_and_the_last_intrigue(browser, server, org
         expect(tv.locator("#rl-tv-intrigue")).to_contain_text(EN["tv.rl_places"].format(
             first=last["first"], second=last["second"]))
         tv.screenshot(path=str(artifacts_dir / "tv-richelieu.png"))
+        # the table ends the game (no clock): the ranking and the winner appear on that event, no reload; the
+        # table's QR code goes (nobody sits at an ended match)
+        expect(tv.locator("#table-qr svg")).to_be_visible()
+        org.event(mid, "game.end", {})
+        ranking = _match(org, mid)["view"]["summary"]["standings"]
+        expect(tv.locator("#tv-ranking")).to_be_visible()
+        expect(tv.locator(".tv-winner-name")).to_have_text(" · ".join(ranking["winners"]))
+        expect(tv.locator("#tv-ranking .tv-rank")).to_have_count(len(players))
+        expect(tv.locator("#table-qr")).to_be_hidden()
         assert not tv.errors, tv.errors
     finally:
         ctx.close()

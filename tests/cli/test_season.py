@@ -82,6 +82,13 @@ def test_export_csv_and_json(run_cli, tmp_path):
     assert a == b
     code, out, err = run_cli("season", "export", EXAMPLE, "-o", tmp_path / "s.csv")
     assert code == 0 and (tmp_path / "s.csv").read_text().startswith("rank,player,points")
+    # for an Italian spreadsheet: the byte order mark, ";" and the decimal comma
+    code, out, err = run_cli("season", "export", EXAMPLE, "--dialect", "excel-it", "-o", tmp_path / "it.csv")
+    text = (tmp_path / "it.csv").read_text(encoding="utf-8")
+    assert code == 0 and text.startswith("\ufeffrank;player;points")
+    assert list(csv.DictReader(io.StringIO(text[1:]), delimiter=";"))[0]["points"] == "7,5"
+    code, out, err = run_cli("season", "export", EXAMPLE, "--dialect", "xls")
+    assert code == 2 and len(err.strip().splitlines()) == 1
 
 
 def test_chart_and_history(run_cli, tmp_path):

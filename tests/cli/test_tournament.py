@@ -42,6 +42,10 @@ def test_list_show_and_standings(fake_game, tmp_path, capsys, monkeypatch):
     assert main(["tournament", "standings", t["id"], "--csv"]) == 0
     out = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["player"] for r in out] == [r["player"] for r in st] and out[0]["points"] == "1"
+    assert main(["tournament", "standings", t["id"], "--csv", "--dialect", "excel-it"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("\ufeffrank;player;points;")
+    assert [r["points"] for r in csv.DictReader(io.StringIO(text[1:]), delimiter=";")][-1] == "-1"
     assert main(["tournament", "show", "nope"]) == 2
     err = capsys.readouterr().err
     assert "no tournament nope" in err and len(err.strip().splitlines()) == 1

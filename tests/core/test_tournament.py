@@ -242,6 +242,18 @@ def test_standings_csv():
     assert text.splitlines()[2] == "2,B,-0.5,,0,1,0"
 
 
+def test_standings_csv_writes_points_as_the_season_does_from_exact_rows_or_from_json():
+    """A third of a point (a place shared by three) is "2.33" whether the rows are exact or came through JSON
+    (the web page and the CLI read the tournament's document), "2,33" for an Italian spreadsheet."""
+    from companion.core.season import EXCEL_IT
+
+    row = {"rank": 1, "player": "Anna", "points": Fraction(7, 3), "game_points": Fraction(-3, 2),
+           "head_to_head": 0, "matches": 2, "wins": 1}
+    exact = T.standings_csv([row]).splitlines()[1]
+    assert exact == T.standings_csv([T.row_json(row)], as_json=True).splitlines()[1] == "1,Anna,2.33,-1.5,0,2,1"
+    assert T.standings_csv([T.row_json(row)], EXCEL_IT, as_json=True).splitlines()[1] == "1;Anna;2,33;-1,5;0;2;1"
+
+
 def test_the_fewest_sit_out_when_the_numbers_dont_fit():
     """docs/tournament.md, "Late arrivals, drop-outs and sitting out": everyone plays when a split fits; else
     the fewest sit out, those who sat out least first, the lowest in the standings among them."""

@@ -453,6 +453,10 @@ def test_objectives_are_turned_face_up_at_the_end():
     s = ci.apply(s, ev("objective.completed", player="Anna"))
     assert ci.public_view(s, "Carla")["objectives"] == {"Anna": ["Roma"], "Bruno": ["Milano"]}
     assert ci.summary(s)["ranking"]["ranking"][0] == "Anna"
+    # each phone keeps its own objective's progress after the end (its page shows it)
+    assert ci.public_view(s, "Anna")["objective_progress"]["complete"] is True
+    assert ci.public_view(s, "Bruno")["objective_progress"]["cities"] == ["Milano"]
+    assert "objective_progress" not in ci.public_view(s, "Carla")
 
 
 def test_summary_during_set_up_and_play():

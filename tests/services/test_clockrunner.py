@@ -20,8 +20,8 @@ class Recorder:
     def __init__(self):
         self.calls = []
 
-    def __call__(self, match_id, kind, payload):
-        self.calls.append((match_id, kind, payload))
+    def __call__(self, notice):
+        self.calls.append((notice.match_id, notice.kind, notice.payload))
 
     def of(self, kind, match_id=None):
         return [p for m, k, p in self.calls if k == kind and (match_id is None or m == match_id)]
@@ -506,7 +506,7 @@ def test_start_and_stop_the_ticking_thread(tmp_path, fake_game):
     mid = svc.create(fake_game, PLAYERS, {"clock": True})["id"]
     runner.start_clock(mid)
     got = threading.Event()
-    runner.subscribe(lambda m, kind, p: got.set() if kind == "tick" and m == mid else None)
+    runner.subscribe(lambda n: got.set() if n.kind == "tick" and n.match_id == mid else None)
     runner.start()
     try:
         assert got.wait(10), "no tick from the runner thread"

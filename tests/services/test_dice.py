@@ -8,6 +8,7 @@ from companion.dice import DiceRadio, MockSource
 from companion.services.dice import DiceTables, check_source
 from companion.base.errors import ForbiddenError, InputError, NotFoundError, RuleError
 from companion.services.matches import MatchService
+from companion.services.policy import Caller
 from tests.dicekit import MockDice, MockDie, conquest_at_combat
 
 RED = [MockDie(0x101 + i, f"Rosso {i + 1}") for i in range(3)]
@@ -106,8 +107,8 @@ def test_a_combat_read_from_the_dice(table, store):
     assert states[1] == "waiting" and states.count("waiting") >= 6
     # a physical roll is undone by an organiser only, like the Pi's
     with pytest.raises(ForbiddenError):
-        t["svc"].undo(mid, organiser=False)
-    t["svc"].undo(mid, organiser=True)
+        t["svc"].undo(mid, by=Caller("player"))
+    t["svc"].undo(mid)  # the organiser's (the default)
     assert store.events(mid)[-1]["type"] == "undo"
 
 
@@ -195,4 +196,4 @@ def test_a_rome_move_and_a_final_roll(table, store):
     last = store.events(mid)[-1]
     assert last["type"] == "move" and last["data"] == {"player": who, "direction": "cw", "die": 4, "rolled_by": "dice"}
     with pytest.raises(ForbiddenError):
-        svc.undo(mid, organiser=False)
+        svc.undo(mid, by=Caller("player"))

@@ -32,8 +32,8 @@ def test_status_and_season_are_written_with_the_event(store, ranked_game):
     m = svc.create(ranked_game, ["ada", "bo", "cy", "di"])
     seen = []
 
-    def sub(match_id, event, fold):  # by the time anyone hears of the event, its derived rows are there
-        seen.append((store.get_match(match_id)["status"], len(ss.season_matches(store, season["id"]))))
+    def sub(notice):  # by the time anyone hears of the event, its derived rows are there
+        seen.append((store.get_match(notice.match_id)["status"], len(ss.season_matches(store, season["id"]))))
 
     svc.subscribe(sub)
     svc.append(m["id"], "finish", {"ranking": RANKING4})
@@ -62,10 +62,10 @@ def test_subscribers_run_outside_the_service_lock(store, fake_game):
     m = svc.create(fake_game, ["ada", "bo"])
     results = []
 
-    def sub(match_id, event, fold):
-        if event["seq"] != 1:
+    def sub(notice):
+        if notice.event["seq"] != 1:
             return
-        t = threading.Thread(target=lambda: results.append(svc.append(match_id, "point", {"player": "bo"})))
+        t = threading.Thread(target=lambda: results.append(svc.append(notice.match_id, "point", {"player": "bo"})))
         t.start()
         t.join(timeout=10)
         results.append(t.is_alive())
@@ -79,7 +79,7 @@ def test_notifications_come_in_commit_order_with_writers_in_threads(store, fake_
     svc = MatchService(store)
     m = svc.create(fake_game, ["ada", "bo"])
     heard = []
-    svc.subscribe(lambda mid, event, fold: heard.append((event["seq"], fold.last_seq)))
+    svc.subscribe(lambda n: heard.append((n.event["seq"], n.fold.last_seq)))
 
     def writer():
         for _ in range(25):
@@ -129,7 +129,7 @@ def test_final_roll_and_actions_go_through_the_one_write_path(store):
     svc = MatchService(store, rng=random.Random(4))
     m = svc.create("rome-is-burning", ["ada", "bo", "cy"])
     heard = []
-    svc.subscribe(lambda mid, event, fold: heard.append(event["type"]))
+    svc.subscribe(lambda n: heard.append(n.event["type"]))
     event, extra = svc.act(m["id"], "deal", {"first": "bo"}, expected_seq=0)
     assert event["type"] == "turn.setup" and event["data"]["first"] == "bo" and extra == {}
     with pytest.raises(RuleError) as err:

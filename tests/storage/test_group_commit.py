@@ -138,7 +138,7 @@ def test_a_failed_part_rolls_back_alone(store, svc):
 def test_a_failed_commit_fails_every_write_of_its_group_and_nobody_hears_of_them(store, svc):
     matches = [svc.create("richelieu", PLAYERS)["id"] for _ in range(N)]
     heard = []
-    svc.subscribe(lambda match_id, event, fold: heard.append(match_id))
+    svc.subscribe(lambda n: heard.append(n.match_id))
     tracing = store._writer = _Tracing(store._writer)
 
     # the blocking write commits first; the group of N waiting writers then fails on its COMMIT
@@ -176,7 +176,7 @@ def test_nobody_sees_a_grouped_write_before_its_commit(store, svc):
     m = svc.create("richelieu", PLAYERS)["id"]
     other = svc.create("richelieu", PLAYERS)["id"]
     heard = []
-    svc.subscribe(lambda match_id, event, fold: heard.append(event["seq"]))
+    svc.subscribe(lambda n: heard.append(n.event["seq"]))
     seen = {}
     in_group, go_on = threading.Event(), threading.Event()
 

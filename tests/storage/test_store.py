@@ -157,7 +157,7 @@ def test_service_refuses_bad_match_creation(store, fake_game):
 def test_subscribers_hear_every_committed_event(store, fake_game):
     svc = MatchService(store)
     heard = []
-    svc.subscribe(lambda mid, ev, f: heard.append((mid, ev["seq"])))
+    svc.subscribe(lambda n: heard.append((n.match_id, n.event["seq"])))
     m = svc.create(fake_game, ["ada", "bo"])
     svc.append(m["id"], "point", {"player": "ada"})
     with pytest.raises(InputError):

@@ -104,7 +104,7 @@ import json, sys
 from companion.cli import build_parser
 from companion.web.app import create_app
 build_parser("serve").parse_args(["serve", "--no-qr"])
-app = create_app({"DATA_DIR": sys.argv[1], "GPIO": "off", "START_BACKGROUND": False})
+app = create_app({"DATA_DIR": sys.argv[1], "GPIO": "off"})
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("companion."))))
 """
 

@@ -49,8 +49,8 @@ def seated_table(app, game, options=None) -> Table:
     t.mid = r.json["id"]
     url = t.org.get(f"/api/matches/{t.mid}/join").json["url"][len("http://localhost"):]
     t.anna, t.bruno = Api(app.test_client()), Api(app.test_client())
-    for phone, name in ((t.anna, "Anna"), (t.bruno, "Bruno")):
-        assert phone.c.get(url, environ_base=LAN).status_code == 303
+    for n, (phone, name) in enumerate(((t.anna, "Anna"), (t.bruno, "Bruno"))):  # each its own address
+        assert phone.c.get(url, environ_base={"REMOTE_ADDR": f"192.168.1.{51 + n}"}).status_code == 303
         assert phone.put(f"/api/matches/{t.mid}/seat", {"player": name}).status_code == 200
     t.viewer = Api(app.test_client())
     return t

@@ -101,6 +101,46 @@ def test_a_good_backup_is_checked_kept_and_rotated(run_cli, data, tmp_path):
     assert status["ok"] is True and status["events"] == 300
 
 
+def test_backups_in_the_same_second_each_keep_their_copy(data, tmp_path):
+    """Two backups in the same second (the timer's and an organiser's) failed with a misleading "disk I/O
+    error": both wrote the same .part. Now each writes its own and the later is named -2, -3...; at the
+    same time or one after the other, every one is kept, checked, and rotated newest last."""
+    import threading
+    from datetime import datetime, timezone
+
+    from companion.cli.backup import rotate
+    from companion.storage.db import backup_database
+
+    class Second:  # every backup here in the same second
+        def now(self):
+            return datetime(2026, 12, 1, 21, 0, 0, tzinfo=timezone.utc)
+
+    dest = tmp_path / "backups"
+    made, failed = [], []
+
+    def one():
+        try:
+            made.append(backup_database(data / "companion.db", dest, clock=Second())["backup"])
+        except Exception as exc:  # noqa: BLE001 - the failure is the finding
+            failed.append(repr(exc))
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    one()  # and one more afterwards
+    assert not failed, failed
+    names = sorted(p.name for p in dest.iterdir())
+    assert names == ["companion-20261201T210000Z-2.db", "companion-20261201T210000Z-3.db",
+                     "companion-20261201T210000Z-4.db", "companion-20261201T210000Z.db"], names
+    assert sorted(p.name for p in made) == names
+    for p in made:
+        with sqlite3.connect(p) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 300
+    assert rotate(dest, 2) == ["companion-20261201T210000Z.db", "companion-20261201T210000Z-2.db"]
+
+
 def test_backup_with_a_mistyped_data_dir_creates_nothing(run_cli, tmp_path):
     typo = tmp_path / "dta"
     rc, out, err = run_cli("backup", tmp_path / "backups", "--keep", "3", "--data-dir", typo)
@@ -279,6 +319,60 @@ def test_an_unreadable_data_dir_or_database_exits_2_naming_it(request_cleanup, w
         data.chmod(0o755)
     assert p.returncode == 2, (p.returncode, p.stderr)
     assert len(p.stderr.strip().splitlines()) == 1 and str(culprit) in p.stderr, p.stderr
+
+
+def test_a_damaged_page_stops_serve_with_exit_2_naming_the_file_and_what_to_do(run_cli, data):
+    """`companion serve` exited 1 "internal error: DatabaseError: database disk image is malformed" (systemd
+    restarts it for ever) while `match list` still read the file. Here the page is one the server reads as
+    it starts (the matches' table, for the clocks to recover)."""
+    db = data / "companion.db"
+    conn = sqlite3.connect(db)
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name='matches'").fetchone()[0]
+    page = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(db, "r+b") as fh:  # a failing SD card: the page's header scribbled over
+        fh.seek((root - 1) * page)
+        fh.write(b"\xff" * 64)
+    rc, out, err = run_cli("serve", "--port", "0", "--gpio", "off", "--no-qr", "--data-dir", data)
+    assert rc == 2, (rc, err)
+    line = err.strip()
+    assert len(line.splitlines()) == 1 and str(data / "companion.db") in line, err
+    assert "damaged" in line and "restore" in line and "backup" in line and "internal error" not in line, err
+    rc, out, err = run_cli("match", "list", "--data-dir", data)  # any command reading the damaged page
+    assert rc == 2 and "damaged" in err and "internal error" not in err, err
+
+
+def test_an_unwritable_database_exits_2_naming_the_file(request_cleanup):
+    """As root every file is writable, so the server runs as the user nobody (setpriv)."""
+    import shutil
+    import sys
+    import tempfile
+
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
+        pytest.skip("root writes every file and setpriv (to run as nobody) is missing")
+    base = Path(tempfile.mkdtemp(prefix="companion-readonly-"))
+    request_cleanup.append(base)
+    base.chmod(0o755)
+    data = base / "data"
+    make_database(data / "companion.db", events=3)
+    data.chmod(0o777)  # the folder open to all (its -wal and -shm may be made), the file writable by root alone
+    for f in data.iterdir():
+        f.chmod(0o644)
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    if not prefix:
+        for f in data.iterdir():
+            f.chmod(0o444)
+    from tests.web.serverproc import REPO
+
+    try:
+        p = subprocess.run([*prefix, sys.executable, "-m", "companion", "serve", "--port", "0", "--gpio", "off",
+                            "--no-qr", "--data-dir", str(data)], capture_output=True, text=True, timeout=60,
+                           cwd="/", env=dict(os.environ, PYTHONPATH=str(REPO)))
+    finally:
+        data.chmod(0o755)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    line = p.stderr.strip()
+    assert len(line.splitlines()) == 1 and str(data / "companion.db") in line and "internal error" not in line, line
 
 
 @pytest.fixture

@@ -98,6 +98,114 @@ def test_jpeg_size_is_read_from_its_frame_header():
     assert sniff_image(jpeg) == {"mime": "image/jpeg", "width": 600, "height": 400}
 
 
+def _png_header(width: int, height: int, extra: bytes = b"") -> bytes:
+    """A PNG's signature, its IHDR (the size a browser decodes), ``extra`` chunks and a tiny image: what a
+    decompression bomb looks like to the box (its pixels compress to almost nothing)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + extra
+            + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b""))
+
+
+def _exif(orientation: int, big_endian=True) -> bytes:
+    """An EXIF block (a TIFF header and IFD0: a Make entry, then Orientation)."""
+    import struct
+
+    e = ">" if big_endian else "<"
+    return ((b"MM" if big_endian else b"II") + struct.pack(e + "HI", 42, 8) + struct.pack(e + "H", 2)
+            + struct.pack(e + "HHI", 0x010F, 2, 4) + b"Pixl"
+            + struct.pack(e + "HHIH", 0x0112, 3, 1, orientation) + b"\0\0" + struct.pack(e + "I", 0))
+
+
+def _jpeg(orientation: int | None, big_endian=True) -> bytes:
+    """A JPEG's header (600 x 400) with, when given, an EXIF block (APP1) whose IFD0 holds Orientation."""
+    import struct
+
+    app1 = b""
+    if orientation is not None:
+        body = b"Exif\0\0" + _exif(orientation, big_endian)
+        app1 = b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body
+    return (b"\xff\xd8" + app1 + b"\xff\xc0\x00\x11\x08\x01\x90\x02\x58\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01"
+            + b"\xff\xd9")
+
+
+def test_a_decompression_bomb_is_refused_by_its_pixel_count(organiser):
+    """An 8000 x 8000 PNG of 243 KB was stored, and cost a phone's browser 1.3-1.6 GB to show."""
+    from companion.services.boards import sniff_image
+
+    PHOTO_MAX_PIXELS = 4_000_000  # docs/limits.md
+    bid = create(organiser)["id"]
+    bomb = _png_header(8000, 8000)
+    assert len(bomb) < 2000
+    r = organiser.c.put(f"/api/boards/{bid}/photo", data=bomb, headers={"Origin": "http://localhost",
+                                                                         "Content-Type": "image/png"})
+    assert r.status_code == 415 and r.json["field"] == "photo" and "8000x8000" in r.json["error"], r.json
+    assert "million pixels" in r.json["error"]
+    assert sniff_image(_png_header(1600, 1200))["width"] == 1600  # what the board page sends
+    assert sniff_image(_png_header(2000, PHOTO_MAX_PIXELS // 2000))["height"] == PHOTO_MAX_PIXELS // 2000
+    r = organiser.post("/api/boards/import", {**complete_board(), "photo": {
+        "mime": "image/png", "data": base64.b64encode(bomb).decode()}})
+    assert r.status_code == 400 and r.json["field"] == "$.photo.data", r.json
+    assert organiser.get(f"/api/boards/{bid}").json["latest"] == 1
+
+
+def test_a_photo_its_camera_says_to_turn_is_refused_an_upright_one_stored(organiser):
+    """A JPEG with EXIF rotation uploaded through the API was stored 200 x 100 but shown 100 x 200 (the
+    sites' x, y no longer on their sites). The board page sends photos upright (a canvas)."""
+    from companion.services.boards import sniff_image
+
+    bid = create(organiser)["id"]
+    for big_endian in (True, False):
+        r = organiser.c.put(f"/api/boards/{bid}/photo", data=_jpeg(6, big_endian), headers={
+            "Origin": "http://localhost", "Content-Type": "image/jpeg"})
+        assert r.status_code == 415 and r.json["field"] == "photo" and "EXIF orientation is 6" in r.json["error"]
+    assert "orientation is 3" in organiser.c.put(f"/api/boards/{bid}/photo", data=_png_header(
+        60, 40, _chunk(b"eXIf", _exif(3))), headers={"Origin": "http://localhost"}).json["error"]
+    assert organiser.get(f"/api/boards/{bid}").json["latest"] == 1
+    for upright in (_jpeg(1), _jpeg(None)):
+        assert sniff_image(upright) == {"mime": "image/jpeg", "width": 600, "height": 400}
+    r = organiser.c.put(f"/api/boards/{bid}/photo", data=_jpeg(1), headers={"Origin": "http://localhost"})
+    assert r.status_code == 201 and (r.json["photo"]["width"], r.json["photo"]["height"]) == (600, 400)
+
+
+def _chunk(kind, data):
+    import struct
+    import zlib
+
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+
+def test_a_new_photo_drops_those_no_version_still_uses(organiser, player, store):
+    """Every upload kept a full copy for ever. Kept: the latest version's photo and that of every version
+    a match started on; an older version no match plays keeps its document without a photo."""
+    bid = create(organiser)["id"]
+    organiser.post(f"/api/boards/{bid}/versions", {"board": complete_board()})
+    up = lambda w: organiser.c.put(f"/api/boards/{bid}/photo", data=png(w, 20),  # noqa: E731
+                                   headers={"Origin": "http://localhost"}).json
+    first = up(30)["version"]
+    r = player.post("/api/matches", {"game": "web-of-power", "players": ["Anna", "Bruno", "Carla"],
+                                     "options": {"board_id": bid, "board_version": first}})
+    assert r.status_code == 201, r.json
+    mid = r.json["id"]
+    for w in (31, 32, 33):
+        last = up(w)
+    photos = lambda: store.conn().execute("SELECT width FROM board_photos WHERE board_id=? ORDER BY width",  # noqa: E731
+                                          (bid,)).fetchall()
+    assert [p[0] for p in photos()] == [30, 33]  # the match's version and the latest
+    assert last["photo"]["width"] == 33
+    assert organiser.get(f"/api/boards/{bid}/versions/{first + 1}").json["photo"] is None
+    shown = player.get(f"/api/matches/{mid}/wop/board").json["photo"]
+    assert shown is not None and player.get(shown["url"]).data == png(30, 20)
+    # a new version of the document keeps the latest photo; the next photo drops 33's
+    organiser.post(f"/api/boards/{bid}/versions", {"board": complete_board(), "expected_version": last["version"]})
+    up(34)
+    assert [p[0] for p in photos()] == [30, 34]
+
+
 def test_export_and_import_as_another_club_with_the_photo(organiser, store):
     club = seasons.create_club(store, "Circolo di Asti")
     b = create(organiser)

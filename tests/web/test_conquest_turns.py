@@ -364,14 +364,15 @@ def test_only_an_organiser_corrects_the_map_or_overrides_the_set_up(seeded, play
 def test_the_service_refuses_a_correction_from_a_non_organiser(store):
     from companion.base.errors import ForbiddenError
     from companion.services.matches import MatchService
+    from companion.services.policy import Caller
 
     svc = MatchService(store, rng=random.Random(3))
     mid = svc.create("conquest-italy", list(P3))["id"]
     with pytest.raises(ForbiddenError) as err:
-        svc.append(mid, "territory.set", {"city": GM.cities[0], "player": "Anna", "units": 3}, organiser=False)
+        svc.append(mid, "territory.set", {"city": GM.cities[0], "player": "Anna", "units": 3}, by=Caller("player"))
     assert err.value.field == "type"
     with pytest.raises(ForbiddenError) as err:
-        svc.append(mid, "clock.start", {"override": True}, organiser=False)
+        svc.append(mid, "clock.start", {"override": True}, by=Caller("player"))
     assert err.value.field == "override"
     assert store.events(mid) == []
     # the CLI, the box and the clock runner write as the organiser (the default)

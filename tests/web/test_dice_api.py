@@ -12,7 +12,7 @@ BLUE = [MockDie(0x201 + i, f"Blu {i + 1}") for i in range(3)]
 
 @pytest.fixture
 def kit(app):
-    t = app.extensions["companion"].extra["dice"]
+    t = app.extensions["companion"].dice
     src = MockSource()
     t.radio = DiceRadio(src, mode="mock", monotonic=t.monotonic).start()
     t.radio.subscribe(t.on_reading)

@@ -107,6 +107,20 @@ def test_storage_full_in_italian(app, player, monkeypatch):
     assert r.json["error"] == "la memoria della scatola è piena"
 
 
+def test_a_damaged_page_met_while_serving_is_503_storage_damaged_and_logged(app, player, monkeypatch, caplog):
+    """A page of the database damaged under a running server (a failing SD card): that request is 503
+    storage_damaged in the person's language and the log says to restore, never "internal error"."""
+    store = app.extensions["companion"].store
+
+    def damaged(*a, **kw):
+        raise sqlite3.DatabaseError("database disk image is malformed")
+    monkeypatch.setattr(store, "create_match", damaged)
+    r = player.post("/api/matches", {"game": "rome-is-burning", "players": P3}, headers=IT)
+    assert r.status_code == 503 and r.json["code"] == "storage_damaged", r.json
+    assert r.json["error"] == "il database della scatola è danneggiato: l'organizzatore lo ripristina da una copia"
+    assert any("damaged" in m and "restore" in m for m in caplog.messages), caplog.messages
+
+
 @pytest.mark.parametrize("lang, words", [("it", "questo Host non è servito qui"), ("en", "this Host is not served here")])
 def test_an_error_page_in_the_page_s_language(client, lang, words):
     r = client.get("/", headers={"Accept": "text/html", "Accept-Language": lang, "Host": "evil.example"})

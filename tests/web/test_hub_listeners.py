@@ -1,6 +1,7 @@
 """The hub makes a write's view and match card only for the streams open now: with nobody listening a
 write costs no second view; a match stream gets its event, the club stream its card, each only when open."""
 
+from companion.base.notices import Notice
 from companion.web.live import ALL, Hub
 
 
@@ -39,7 +40,7 @@ class C:
 
 def test_nobody_listening_costs_no_view_and_no_card():
     hub, c, fold = Hub(), C(), Fold()
-    hub.on_event(c, "m1", {"seq": 3}, fold)
+    hub.on_notice(c, Notice("event", "m1", {"seq": 3}, fold))
     assert fold.views == 0 and c.store.reads == 0
 
 
@@ -47,7 +48,7 @@ def test_a_match_stream_gets_the_event_and_no_card_is_made_without_a_club_stream
     hub, c, fold = Hub(), C(), Fold()
     sub = hub.subscribe("m1")
     other = hub.subscribe("m2")
-    hub.on_event(c, "m1", {"seq": 3}, fold)
+    hub.on_notice(c, Notice("event", "m1", {"seq": 3}, fold))
     kind, payload, _ = sub.q.get_nowait()
     assert kind == "event" and payload["event"] == {"seq": 3} and payload["view"]["seq"] == 3
     assert fold.views == 1 and c.store.reads == 0 and other.q.empty()
@@ -64,6 +65,6 @@ def test_the_club_stream_still_gets_the_card(monkeypatch):
     hub, c, fold = Hub(), C(), Fold()
     c.store.get_match = lambda match_id: {"id": match_id}
     club = hub.subscribe(ALL)
-    hub.on_event(c, "m1", {"seq": 3}, fold)
+    hub.on_notice(c, Notice("event", "m1", {"seq": 3}, fold))
     kind, card, _ = club.q.get_nowait()
     assert kind == "match" and card == {"id": "m1", "seq": 3, "brief": "brief"} and fold.views == 1

@@ -60,3 +60,14 @@ def test_error_sentences_write_floats_in_the_language():
 
     assert english_plural(-1) == "one" and english_plural(1.5) == "other"
     assert i18n.error_text("it", "must be between {lo} and {hi}", {"lo": 0.5, "hi": 2}) == "deve essere tra 0,5 e 2"
+
+
+@pytest.mark.parametrize("lang,expected", [
+    ("en", ["0 left", "1 left", "1 point on the board (jewels not counted)"]),
+    ("it", ["ne restano 0", "ne resta 1", "1 punto sul tabellone (senza i gioielli)"]),
+])
+def test_richelieu_s_turn_line_agrees_with_its_count(lang, expected):
+    """The line a Richelieu phone shows every turn, and the board's points of a player behind a screen."""
+    assert [i18n.plural(lang, "rl.actions_left", 0), i18n.plural(lang, "rl.actions_left", 1),
+            i18n.plural(lang, "rl.board_total", 1)] == expected
+    assert i18n.plural(lang, "rl.status", 2, player="Anna", left=1, cardinal=3, done=0, of=6).count("1") == 1

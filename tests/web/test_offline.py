@@ -31,7 +31,7 @@ def wifi_app(store, nm):
 
     app = create_app({"STORE": store, "TESTING": True, "CLOCK_RUNNER": None, "SETUP_CODE": SETUP,
                       "PUBLIC_URL": "http://192.168.1.50:8080"})
-    app.extensions["companion"].extra["wifi_switch_delay"] = 0
+    app.extensions["companion"].wifi_switch_delay = 0
     return app
 
 
@@ -44,7 +44,7 @@ def organiser_of(app):
 def switch(app, org, on: bool):
     r = org.put("/api/wifi", {"hotspot": on})
     assert r.status_code == 202, r.json
-    app.extensions["companion"].extra["wifi_switch"]["thread"].join(30)
+    app.extensions["companion"].wifi_switch["thread"].join(30)
     return r.json
 
 

@@ -1,6 +1,7 @@
 """One scan to a seat: a match's table link, "Who are you?", seats bound to their phone, player sessions
 limited to their table's match, the organiser's seat management, the printable table card and /pick."""
 
+import itertools
 import re
 
 import pytest
@@ -9,6 +10,7 @@ from tests.web.conftest import Api
 
 P3 = ["Anna", "Bruno", "Carla"]
 LAN = {"REMOTE_ADDR": "192.168.1.50"}  # not the Pi's own screen (localhost may show join codes)
+ADDRESSES = (f"192.168.1.{n}" for n in itertools.count(100))  # each phone its own (one seat per device)
 
 
 def new_match(a, game="conquest-italy", players=P3, label="", **options):
@@ -25,9 +27,9 @@ def table_url(org, mid):
 
 
 def phone(app, url):
-    """A new phone following a table link."""
+    """A new phone (its own address on the Wi-Fi) following a table link."""
     c = app.test_client()
-    r = c.get(url, environ_base=LAN)
+    r = c.get(url, environ_base={"REMOTE_ADDR": next(ADDRESSES)})
     return Api(c), r
 
 
@@ -112,8 +114,10 @@ def test_the_table_session_ends_with_the_match_or_after_12_hours(app, clock, org
     r = anna.post(f"/api/matches/{mid}/events", {"type": "objective.completed", "expected_seq": 0,
                                                  "data": {"player": "Anna"}})
     assert r.status_code == 201 and r.json["status"] == "ended"
-    # the match has ended: the phone may watch the result but writes nothing more
+    # the match has ended: the phone may watch the result but writes nothing more, and says so
     assert anna.get(f"/api/matches/{mid}").status_code == 200
+    me = anna.get("/api/auth/me").json
+    assert me["role"] == "viewer" and me["match_id"] == mid, me  # it said "player"
     r = anna.post(f"/api/matches/{mid}/undo", {"expected_seq": 1})
     assert r.status_code == 401
     # its table link no longer seats anyone
@@ -123,6 +127,7 @@ def test_the_table_session_ends_with_the_match_or_after_12_hours(app, clock, org
     mid2 = new_match(player)
     bruno, _ = phone(app, table_url(organiser, mid2))
     assert bruno.put(f"/api/matches/{mid2}/seat", {"player": "Bruno"}).status_code == 200
+    assert bruno.get("/api/auth/me").json["role"] == "player"  # while its match is open
     clock.advance(11.9 * 3600)
     assert bruno.get("/api/auth/me").json["match_id"] == mid2
     clock.advance(0.2 * 3600)

@@ -5,6 +5,8 @@ import json
 
 import pytest
 
+from companion.base.notices import Notice
+
 
 def parse(chunks):
     """SSE text -> list of (event, id, data) and the count of heartbeats (named ``heartbeat`` events)."""
@@ -119,8 +121,9 @@ def test_clock_ticks_and_alerts_reach_the_match_and_the_club(app, match):
     club = Stream(app.test_client(), "/api/stream")
     s.until(lambda ev, p: len(ev) >= 1)
     club.until(lambda ev, p: len(ev) >= 1)
-    hub.on_clock(match, "tick", {"clock": {"remaining_seconds": 61.0, "running": True}})
-    hub.on_clock(match, "alert", {"alert": "5-minutes"})
+    c = app.extensions["companion"]
+    hub.on_notice(c, Notice("tick", match, {"clock": {"remaining_seconds": 61.0, "running": True}}))
+    hub.on_notice(c, Notice("alert", match, {"alert": "5-minutes"}))
     events = s.until(lambda ev, p: len(ev) >= 3)
     assert [e[0] for e in events[1:]] == ["tick", "alert"]
     assert events[1][1] is None  # ticks carry no id: Last-Event-ID stays the last event's seq

@@ -15,7 +15,7 @@ def test_registering_the_routes_compiles_no_url_builder_and_url_for_still_builds
         return original(self, append_unknown)
 
     monkeypatch.setattr(Rule, "_compile_builder", counting)
-    app = create_app({"DATA_DIR": str(tmp_path), "GPIO": "off", "START_BACKGROUND": False})
+    app = create_app({"DATA_DIR": str(tmp_path), "GPIO": "off"})
     rules = [r for r in app.url_map.iter_rules() if r.endpoint != "static"]
     assert len(rules) > 100
     assert calls == []  # none at start

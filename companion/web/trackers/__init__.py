@@ -15,19 +15,9 @@ server's ``RNG`` (``COMPANION_TEST_SEED``, ``companion/cli/serve.py``), else the
 
 from __future__ import annotations
 
-import random
-
-from flask import current_app
-
 from companion.base.errors import CompanionError, ConflictError, InputError, NotFoundError
 from companion.core.match import event_path
-from companion.web.core import ctx, json_body
-
-_SYSTEM_RNG = random.SystemRandom()
-
-
-def rng():
-    return current_app.config.get("TRACKER_RNG") or current_app.config.get("RNG") or _SYSTEM_RNG
+from companion.web.core import caller, ctx, json_body, rng
 
 
 def game_match(match_id: str, game: str) -> dict:
@@ -54,16 +44,11 @@ def act(match_id: str, game: str, action: str):
     extra: dict = {}
 
     def write():
-        event, more = ctx().service.act(match_id, action, doc["data"], expected_seq=doc["expected_seq"], rng=rng())
+        event, more = ctx().service.act(match_id, action, doc["data"], expected_seq=doc["expected_seq"], rng=rng(),
+                                        by=caller(match_id))
         extra.update(more)
         return event
 
-    from companion.games import game_module
-    from companion.web.seats import guarded_write
-
-    actions = getattr(game_module(game), "ACTIONS", {})
-    if isinstance(actions, dict) and action in actions and isinstance(doc["data"], dict):  # a refusal about another player's secret: no reason
-        write = guarded_write(match_id, actions[action][0], doc["data"], write)
     resp, status = stored(match_id, write)
     if extra:
         out = resp.get_json()

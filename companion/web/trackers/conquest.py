@@ -7,7 +7,9 @@ from flask import Blueprint, jsonify, request
 
 from companion.base.errors import ForbiddenError, InputError, RuleError
 from companion.base import lazy
-from companion.web.core import ctx, int_arg, require, role, seat_for
+from companion.services import policy
+from companion.services.policy import Caller
+from companion.web.core import caller, ctx, int_arg, require, role, seat_for
 from companion.web.trackers import act, game_match, openapi_read, openapi_write
 
 ci = lazy.module("companion.games.conquest_italy")  # the rules are imported at the first request that needs them
@@ -101,15 +103,14 @@ def conquest_reinforcements(match_id):
     player = request.args.get("player")
     trade = request.args.getlist("trade") or None
     # a player's cards are theirs (docs/rulings.md#conquest-hidden-information): the hand is told to that
-    # player's phone and to an organiser; a refusal of a trade names no card to anyone else
-    own = role() == "organiser" or seat_for(match_id) == player or ctx().service.fold(match_id).ended()
+    # player's phone and to an organiser; a refusal of a trade names no card to anyone else (the policy)
+    who, ended = Caller(role(), seat_for(match_id)), ctx().service.fold(match_id).ended()
     try:
         out = ci.reinforcements_now(state, player, trade)
     except RuleError as exc:
-        if own or exc.template not in ci.SECRET_REFUSAL_TEMPLATES:
-            raise
-        raise RuleError("refused for {owner}: the reason concerns {owner}'s secret, so only {owner}'s phone or an "
-                        "organiser is told it", "player", owner=player) from None
+        policy.check_secret_refusal(ci, who, player if isinstance(player, str) else None, exc, ended)
+        raise
+    own = policy.sees_secret_of(who, player, ended)
     return jsonify({"player": player, "hand": list(state["hands"][player]) if own else None, **out})
 
 
@@ -124,8 +125,11 @@ def conquest_objective(match_id):
     state = ctx().service.fold(match_id).game_state
     view = ci.public_view(state, seat)
     mine = state["objectives"].get(seat)
+    f = ctx().service.fold(match_id)
     return jsonify({"player": seat, "objective": list(mine) if mine is not None else None,
-                    "progress": view.get("objective_progress")})
+                    "progress": view.get("objective_progress"),
+                    "may_reset": mine is not None and not f.ended() and role() == "player"
+                    and policy.may_reset(ci, caller(match_id), seat, "objective.set", f.effective)})
 
 
 @bp.get("/api/matches/<match_id>/conquest/ranking")
@@ -135,8 +139,7 @@ def conquest_ranking(match_id):
     it would reveal the secret objectives."""
     game_match(match_id, GAME)
     f = ctx().service.fold(match_id)
-    if not f.ended() and role() != "organiser":
-        raise RuleError("the ranking is shown when the match ends (it would reveal the secret objectives)", "$")
+    policy.check_ranking(ci, Caller(role()), f.ended())
     return jsonify({"ended": f.ended(), **ci.final_score(f.game_state)})
 
 

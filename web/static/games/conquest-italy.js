@@ -35,6 +35,9 @@
   // turns are not tracked (the clock has not started, or the table does not record the map)
   function turnInfo() { return summary().turn || null; }
   function allows(action) { var tn = turnInfo(); return !tn || tn.actions.indexOf(action) >= 0; }
+  // nothing to place (the 125 cap, or fewer than 3 cities and no region): the server lets the combats begin at
+  // once; the reinforcements stay offered only for a trade of three cards
+  function nothingDue(tn) { return !!tn && tn.step === "reinforce" && tn.actions.indexOf("combat") >= 0; }
   function currentPlayer() {
     var tn = turnInfo();
     if (tn) return tn.player;
@@ -263,7 +266,8 @@
     fill(sel, players.map(function (p) { return { value: p, label: p }; }), want);
     var hint = $("ci-step");
     hint.hidden = !tn;
-    if (tn) hint.textContent = (tn.step === "attack" ? C.plural("ci.step_attack", tn.conquests, { player: tn.player }) :
+    if (tn) hint.textContent = (nothingDue(tn) ? t("ci.step_nothing_due", { player: tn.player }) :
+      tn.step === "attack" ? C.plural("ci.step_attack", tn.conquests, { player: tn.player }) :
       t("ci.step_" + tn.step, { player: tn.player, n: tn.conquests })) +
       (tn.card_owed ? " · " + t("ci.card_owed") : "");
   }
@@ -272,7 +276,8 @@
   // only the actions the turn's step allows are offered (the server refuses the others anyway)
   function renderSteps() {
     var tn = turnInfo(), on = started() && !client.view.awaiting_roll;
-    $("ci-reinforce").hidden = !on || !allows("reinforce");
+    var tradable = ((st().hands || {})[currentPlayer()] || []).length >= 3;
+    $("ci-reinforce").hidden = !on || !allows("reinforce") || (nothingDue(tn) && !tradable);
     $("ci-combat").hidden = !on || !allows("combat");
     $("ci-attack").hidden = $("ci-combat").hidden;
     $("ci-move").hidden = !on || !allows("move");
@@ -537,37 +542,55 @@
       var details = el("details", { class: "trk-details", id: "ci-obj-form" }, el("summary", null, t("ci.secret_enter")));
       box.appendChild(details);
       details.appendChild(el("p", { class: "small", text: t("ci.secret_choose", { player: seat }) }));
-      var grid = el("div", { class: "trk-grid", id: "ci-obj-grid" });
-      map.cities.forEach(function (c) {
-        grid.appendChild(el("label", { class: "check trk-card" }, el("input", { type: "checkbox", value: c.name }), c.name + " (" + c.value + ")"));
-      });
-      details.appendChild(grid);
-      details.appendChild(el("button", { type: "button", class: "btn btn-primary", id: "ci-obj-send", onclick: function () {
-        var cities = Array.prototype.filter.call(grid.querySelectorAll("input"), function (i) { return i.checked; }).map(function (i) { return i.value; });
-        if (!cities.length) { C.toast(t("ci.secret_none"), true); return; }
-        send("objective.set", { player: seat, cities: cities });
-      } }, t("ci.secret_save")));
+      objectiveForm(details, seat, false);
       return;
     }
     box.dataset.form = "";
     var mine = (s.objectives || {})[seat], progress = s.objective_progress;
-    if (mine && progress) { drawSecret(box, seat, mine, progress); return; }
+    if (mine && progress) drawSecret(box, seat, mine, progress);
     if (objectiveSeq === client.seq + "|" + seat) return;
     objectiveSeq = client.seq + "|" + seat;
+    // the server also says whether this phone may replace an objective recorded before it sat here
     C.api("GET", base() + "/conquest/objective").then(function (o) {
-      if (o.player === client.match.seat) drawSecret(box, seat, o.objective, o.progress);
+      if (o.player === client.match.seat) drawSecret(box, seat, o.objective, o.progress, o.may_reset);
     }, function () {});
   }
-  function drawSecret(box, seat, cities, progress) {
+  // the ticks of an objective's cities, sent as objective.set (``replace``: the one recorded before)
+  function objectiveForm(box, seat, replace) {
+    var grid = el("div", { class: "trk-grid", id: replace ? "ci-obj-reset-grid" : "ci-obj-grid" });
+    map.cities.forEach(function (c) {
+      grid.appendChild(el("label", { class: "check trk-card" }, el("input", { type: "checkbox", value: c.name }), c.name + " (" + c.value + ")"));
+    });
+    box.appendChild(grid);
+    box.appendChild(el("button", { type: "button", class: "btn btn-primary", id: replace ? "ci-obj-reset-send" : "ci-obj-send", onclick: function () {
+      var cities = Array.prototype.filter.call(grid.querySelectorAll("input"), function (i) { return i.checked; }).map(function (i) { return i.value; });
+      if (!cities.length) { C.toast(t("ci.secret_none"), true); return; }
+      var data = { player: seat, cities: cities };
+      if (replace) data.replace = true;
+      send("objective.set", data);
+    } }, t("ci.secret_save")));
+  }
+  function drawSecret(box, seat, cities, progress, mayReset) {
+    var open = document.getElementById("ci-obj-reset");
+    if (open && open.open && mayReset !== false) return; // keep the ticks being chosen
     box.textContent = "";
     if (!cities || !progress) return;
+    if (mayReset && map) {
+      // a guest on this seat recorded it before this phone sat: the seat is confirmed, so record the real one
+      var reset = el("details", { class: "trk-details", id: "ci-obj-reset" },
+        el("summary", null, t("ci.secret_reset")));
+      reset.appendChild(el("p", { class: "small", text: t("ci.secret_reset_note", { player: seat }) }));
+      objectiveForm(reset, seat, true);
+      box.appendChild(el("p", { class: "banner banner-warn", id: "ci-obj-before", text: t("ci.secret_before", { player: seat }) }));
+      box.appendChild(reset);
+    }
     box.appendChild(el("p", { class: "small muted", text: t("ci.secret_private", { player: seat }) }));
     box.appendChild(el("ul", { class: "trk-objective", id: "ci-objective" }, cities.map(function (c) {
       var held = progress.held.indexOf(c) >= 0;
       return el("li", { class: held ? "held" : null, "data-city": c }, (held ? "✓ " : "○ ") + c);
     })));
     box.appendChild(el("p", { text: C.plural("ci.secret_progress", cities.length, { held: progress.held.length, points: C.plural("tv.points", progress.points) }) }));
-    if (progress.complete && !client.view.ended) {
+    if (progress.complete && !client.ended()) {
       box.appendChild(el("p", { class: "banner banner-warn", id: "ci-objective-done", role: "alert", text: t("ci.secret_complete") }));
       if (st().phase === "play") {
         box.appendChild(el("button", { type: "button", class: "btn btn-primary btn-big", id: "ci-objective-declare", onclick: function () {

@@ -42,7 +42,7 @@
           var title = k === "opposing_sets" ? FACTIONS.filter(function (f) { return b.opposing_sets[f]; }).map(function (f) { return t("rl.faction_" + f) + " " + b.opposing_sets[f]; }).join(", ") : null;
           return el("td", { class: "num", "data-part": k, title: title || null, text: shown(v) });
         }),
-        el("td", { class: "num score", title: p.total === null ? t("rl.board_total", { n: p.board_total }) : null, text: shown(p.total) }),
+        el("td", { class: "num score", title: p.total === null ? C.plural("rl.board_total", p.board_total) : null, text: shown(p.total) }),
         el("td", { class: "num", "data-part": "money", text: shown(p.money) }));
     });
     box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: id },
@@ -65,7 +65,7 @@
     var m = s.markers[turn.player];
     $("rl-turn-title").textContent = C.plural("rl.turn_title", turn.allowed, { player: turn.player });
     $("rl-turn-info").textContent = (m.behind_cardinal ? t("rl.behind") : t("rl.level_or_ahead")) + " · " +
-      t("rl.actions_left", { n: turn.left }) + (turn.done.length ? " · " + t("rl.done", { list: turn.done.map(function (a) { return t("rl.action_" + a); }).join(", ") }) : "");
+      C.plural("rl.actions_left", turn.left) + (turn.done.length ? " · " + t("rl.done", { list: turn.done.map(function (a) { return t("rl.action_" + a); }).join(", ") }) : "");
     var next = turn.next || {};
     function button(id, action, label) {
       var b = $(id), info = next[action];

@@ -33,10 +33,16 @@
   // dates in the page's language, with the browser's regional variant when it is the same language (en-GB: 30/11/26)
   var lang = body.dataset.lang || "en", nav = navigator.language || "";
   var locale = nav.toLowerCase().split("-")[0] === lang ? nav : lang;
+  var whenFormat = null;  // made once: the history writes every event's time again on each event
   function when(iso) {
     if (!iso) return "";
     var d = new Date(iso);
-    return isNaN(d) ? iso : d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" });
+    if (isNaN(d)) return iso;
+    if (!whenFormat) {
+      try { whenFormat = new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }); }
+      catch (e) { return d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" }); }
+    }
+    return whenFormat.format(d);
   }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
   // a phase in words: the clock's (phase.*), or a game's own (gphase.<game>.<phase>); never the raw name
@@ -558,6 +564,7 @@
       var who = document.getElementById("who-card"), mine = document.getElementById("my-seat");
       if (who && m.seat) who.hidden = true;
       if (mine && m.seat) { mine.textContent = t("seat.you_are", { player: m.seat }); mine.hidden = false; }
+      if (m.seat && window.companionSeats) window.companionSeats.reload();
     }
     Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
       b.addEventListener("click", function () {
@@ -590,9 +597,11 @@
           var n = (s.phones || []).length;
           var li = el("li", { "data-player": s.player }, el("strong", { text: s.player }), " · ",
             el("span", { class: "muted", text: n ? C.plural("seat.phones", n) : t("seat.no_phone") }),
+            s.taken ? el("span", { class: "seat-confirmed muted", text: " · " + confirmedWords(s) }) : null,
             n ? el("ul", { class: "seat-phones" }, s.phones.map(function (p) {
               return el("li", { "data-session": p.session, class: p.this_phone ? "this-phone" : null, text: phoneWords(p, s.player) });
             })) : null);
+          if (s.may_confirm) li.appendChild(confirmButton(s, loadSeats));
           if (n) li.appendChild(el("button", { type: "button", class: "btn btn-small seat-free", onclick: function () {
             C.api("DELETE", base + "/seats/" + encodeURIComponent(s.player)).then(function () { C.toast(t("seat.freed")); loadSeats(); },
               function (e) { C.toast(C.errorText(e), true); });
@@ -616,6 +625,44 @@
       }, function (e) { list.textContent = C.errorText(e); });
     }
     if (admin) admin.addEventListener("toggle", function () { if (admin.open) loadSeats(); });
+    // whose the seat's phone is, as the organiser or the others at the table said (docs/rulings.md#seats)
+    function confirmedWords(s) {
+      if (s.confirmed_by === "organiser") return t("seat.confirmed_organiser");
+      if (s.confirmed) return t("seat.confirmed_players", { players: s.confirmed_by_players.join(", ") });
+      return t("seat.unconfirmed");
+    }
+    function confirmButton(s, then) {
+      return el("button", { type: "button", class: "btn btn-small seat-confirm", "data-player": s.player, onclick: function () {
+        C.api("POST", base + "/seats/" + encodeURIComponent(s.player) + "/confirm").then(function () {
+          C.toast(t("seat.confirmed_toast", { player: s.player })); then();
+        }, function (e) { C.toast(C.errorText(e), true); });
+      } }, t("seat.confirm", { player: s.player }));
+    }
+    // a seated player's phone: who sits at this table, and "Yes, that is Bruno's phone"
+    var peers = document.getElementById("seat-peers"), peerList = document.getElementById("peer-list");
+    function loadPeers() {
+      if (!peers || !peerList) return;
+      C.api("GET", base + "/seats").then(function (doc) {
+        if (!doc.seat) { peers.hidden = true; return; }
+        peers.hidden = false;
+        peerList.textContent = "";
+        doc.seats.forEach(function (s) {
+          var words = s.player === doc.seat ? t("seat.yours") : !s.taken ? t("seat.free") :
+            (s.devices || []).map(function (d) { return phoneWords(d, s.player); }).join("; ");
+          var li = el("li", { "data-player": s.player }, el("strong", { text: s.player }), " · ",
+            el("span", { class: "muted", text: words }),
+            s.taken ? el("span", { class: "seat-confirmed muted", text: " · " + confirmedWords(s) }) : null);
+          if (s.may_confirm) li.appendChild(confirmButton(s, loadPeers));
+          peerList.appendChild(li);
+        });
+        var mine = doc.seats.filter(function (s) { return s.player === doc.seat; })[0];
+        var note = document.getElementById("seat-mine-confirmed");
+        if (note && mine) note.textContent = mine.confirmed ? confirmedWords(mine) :
+          C.plural("seat.ask_confirm", mine.needed || 1);
+      }, function () {});
+    }
+    if (peers) { peers.addEventListener("toggle", function () { if (peers.open) loadPeers(); }); loadPeers(); }
+    window.companionSeats = { reload: loadPeers };
     // a phone in words: whose it is (its seat, or the roster player of its personal link), when it signed in,
     // its system and browser (when its browser said), and whether it is the phone reading this
     function phoneWords(p, name) {
