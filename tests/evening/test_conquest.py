@@ -209,8 +209,10 @@ def play_to_an_objective(ev, table, who: int = 1) -> list[dict]:
             assert declarer not in table[p].evaluate("Object.keys(window.companionMatch.view.state.objectives)")
     for p in players[:who]:
         turn(table, p)
+    # (the declarer's phone shows the last turn's end before the taps: the "no" is then checked against it)
+    n = table.sync(declarer)
     expect(page.locator("#ci-objective-done")).to_be_visible()
-    n = table.act(declarer, "#ci-objective-declare", confirm=False)  # asked first: "no" records nothing
+    n = table.act(declarer, "#ci-objective-declare", confirm=False, n=n)  # asked first: "no" records nothing
     assert seq(page) == n
     table.act(declarer, "#ci-objective-declare", confirm=True)
     table.wait_all()
