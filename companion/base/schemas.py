@@ -6,7 +6,7 @@ import functools
 import json
 import re
 
-from companion.base.errors import InputError, join_path
+from companion.base.errors import InputError, join_path, pattern
 from companion.base.resources import schema_file, schemas_dir
 
 
@@ -17,16 +17,15 @@ def load_schema(name: str) -> dict:
         return json.load(fh)
 
 
-_DATE_TIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
+_DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 
 def is_date_time(value) -> bool:
     """RFC 3339 date-time (what JSON Schema's "date-time" means), with a real calendar check."""
     if not isinstance(value, str):
         return True  # formats apply to strings only
-    if not _DATE_TIME.match(value):
+    if not pattern(_DATE_TIME).match(value):
         return False
     from datetime import datetime  # here: a CLI start without a date to check does not import datetime
 
@@ -40,7 +39,7 @@ def is_date_time(value) -> bool:
 def is_date(value) -> bool:
     if not isinstance(value, str):
         return True
-    if not _DATE.match(value):
+    if not pattern(_DATE).match(value):
         return False
     from datetime import date
 
