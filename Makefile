@@ -30,7 +30,7 @@ run: $(VENV)/.installed
 	@$(BIN)/companion serve $(ARGS)
 
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --durations=25 $(PYTEST_ARGS)
 
 # `make bench PI=1`: the Pi budget (the server or the CLI alone in a calibrated cgroup, as root; see
 # bench/pi.py); FSYNC_MS=8 adds that delay to every fsync of the process under test (an SD card)

@@ -11,8 +11,10 @@ from hypothesis import settings
 # Reproducible property tests: `make test` draws the same examples on every run (derandomize), so a
 # failure fails again; `make soak` (COMPANION_SOAK=1) explores at random and prints the failing example
 # as a @reproduce_failure blob (print_blob) to paste onto the test.
+# A property without its own max_examples draws 50 examples in `make test` (the same 50 every run) and 300
+# under `make soak`, where the random exploration is.
 settings.register_profile("companion", deadline=None, derandomize=not os.environ.get("COMPANION_SOAK"),
-                          print_blob=True)
+                          max_examples=300 if os.environ.get("COMPANION_SOAK") else 50, print_blob=True)
 settings.load_profile("companion")
 
 REPO = Path(__file__).resolve().parent.parent

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_systemd import make_bundle, make_clone, setup_code_of
+from tests.test_bundle import make_bundle, make_clone
+from tests.test_systemd import setup_code_of
 
 pytestmark = pytest.mark.skipif(not os.environ.get("COMPANION_SYSTEMD_CONTAINER"),
                                 reason="make systemd-check runs it (a Debian 12 root booted with systemd-nspawn)")

@@ -13,7 +13,7 @@ from pathlib import Path
 from companion.cli import data_dir_arg, database_path, emit
 
 # the names Store.backup gives inside a directory (UTC timestamps: name order is time order)
-BACKUP_NAME = re.compile(r"companion-\d{8}T\d{6}Z\.db")
+BACKUP_NAME = re.compile(r"companion-(\d{8}T\d{6}Z)(?:-(\d+))?\.db")  # -2, -3: more of the same second
 
 
 def register(sub):
@@ -35,7 +35,12 @@ def register(sub):
 
 def rotate(directory, keep: int) -> list[str]:
     """Delete all but the newest ``keep`` backups named companion-YYYYMMDDTHHMMSSZ.db in ``directory``."""
-    names = sorted(p.name for p in Path(directory).iterdir() if p.is_file() and BACKUP_NAME.fullmatch(p.name))
+    def age(name):
+        m = BACKUP_NAME.fullmatch(name)
+        return m.group(1), int(m.group(2) or 1)
+
+    names = sorted((p.name for p in Path(directory).iterdir() if p.is_file() and BACKUP_NAME.fullmatch(p.name)),
+                   key=age)
     doomed = names[:-keep] if keep > 0 else names
     for name in doomed:
         (Path(directory) / name).unlink()

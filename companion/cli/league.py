@@ -38,6 +38,9 @@ def register(sub):
     _common(sv)
     sv.add_argument("--host", default="0.0.0.0")
     sv.add_argument("--port", type=int, default=8090)
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="another host name browsers may use to reach this page (repeatable); localhost, this "
+                         "machine's addresses and host names, and --host are always allowed")
     sv.add_argument("--every", type=float, default=300, metavar="SECONDS",
                     help="seconds between two restores of every box (default 300)")
     sv.set_defaults(func=run_serve)
@@ -80,4 +83,8 @@ def run_serve(args):
         raise InputError("must be a port number (1-65535)", "--port")
     from companion.web.league import serve
 
-    return serve(boxes, cache, args.season, aliases, args.host, args.port, args.every, offline=args.offline)
+    from companion.cli.serve import WILDCARDS
+
+    allowed = list(args.allow_host) + ([args.host] if args.host not in WILDCARDS else [])
+    return serve(boxes, cache, args.season, aliases, args.host, args.port, args.every, offline=args.offline,
+                 allowed_hosts=allowed)

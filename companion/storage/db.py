@@ -660,8 +660,9 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
     the server runs; the source is opened read-only, and a missing or empty one is refused).
 
     ``dest``: an existing file is replaced; an existing folder, or one that does not exist yet (it is
-    created), gets ``companion-YYYYMMDDTHHMMSSZ.db``. The copy is written to ``<name>.part``, checked
-    (:func:`check_copy`) and only then renamed; the ``.part`` never stays behind. Raises
+    created), gets ``companion-YYYYMMDDTHHMMSSZ.db`` (``-2.db``, ``-3.db``... when a backup of the same
+    second has the name). The copy is written to a ``.part`` of its own (a backup running at the same time
+    writes another), checked (:func:`check_copy`) and only then renamed; the ``.part`` never stays behind. Raises
     :class:`BackupRefused` (nothing kept) when the source is damaged, the copy fails its checks or the
     destination is full. Returns ``{"backup": path, "events": n}``."""
     clock = clock or WallClock()
@@ -689,7 +690,8 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
             src.close()
             raise InputError("cannot make the folder {dest}: {value}", "DEST", dest=dest, value=exc.strerror or exc) from None
         dest = dest / f"companion-{clock.now().strftime('%Y%m%dT%H%M%SZ')}.db"
-    tmp = dest.with_name(dest.name + ".part")
+    # this backup's own: another one in the same second (a timer and an organiser's) writes its own
+    tmp = dest.with_name(f"{dest.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part")
     try:
         try:
             src.execute("BEGIN")  # one snapshot: the events counted are the events copied
@@ -712,7 +714,15 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            os.replace(tmp, dest)
+            if as_folder:
+                dest = _claim_name(dest)  # a backup of the same second keeps its copy: this one is -2, -3...
+                try:
+                    os.replace(tmp, dest)
+                except OSError:
+                    dest.unlink(missing_ok=True)  # the empty name claimed, not left as a "backup"
+                    raise
+            else:
+                os.replace(tmp, dest)
             _fsync_dir(dest.parent)
         except (sqlite3.DatabaseError, OSError) as exc:
             if is_disk_full(exc):
@@ -726,6 +736,20 @@ def backup_database(source: str | Path, dest: str | Path, clock=None) -> dict:
     finally:
         src.close()
     return {"backup": dest, "events": source_events}
+
+
+def _claim_name(dest: Path) -> Path:
+    """``dest``, or ``<stem>-2.db``, ``-3``... the first not taken, created empty (O_EXCL: two backups
+    never take the same name) for the copy to be renamed onto. Any file system (a FAT USB stick has no
+    hard links)."""
+    for n in range(1, 1000):
+        name = dest if n == 1 else dest.with_name(f"{dest.stem}-{n}{dest.suffix}")
+        try:
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            return name
+        except FileExistsError:
+            continue
+    raise BackupRefused(f"{dest.parent} holds 999 backups of the same second")
 
 
 def write_backup_status(data_dir: str | Path, status: dict) -> None:

@@ -10,7 +10,7 @@ import io
 from flask import Blueprint, g, jsonify, make_response, redirect, render_template, request
 
 from companion.base.errors import AuthError, CompanionError, InputError, NotFoundError, RuleError
-from companion.services.access import hash_secret, session_hours
+from companion.services.access import hash_secret, role_in, session_hours
 from companion.web.core import ctx, json_body, require, role
 from companion.web.shares import is_loopback
 
@@ -71,7 +71,9 @@ def me():
     out = {}
     if role() == "organiser" and c.box_time is not None:
         out["box_time"] = c.box_time.notice()
-    return jsonify({**out, "role": sess["role"] if sess else role(), "via": g.get("via"), "pin_set": c.access.pin_is_set(),
+    # a table's phone: a player of its match while that match is open, a viewer once it ended (access.role_in)
+    held = role_in(sess, sess.get("match_id")) if sess else role()
+    return jsonify({**out, "role": held, "via": g.get("via"), "pin_set": c.access.pin_is_set(),
                     "seats": (sess["data"].get("seats") or {}) if sess else {},
                     "match_id": sess.get("match_id") if sess else None,
                     "viewers_allowed": c.access.settings()["viewers_allowed"]})

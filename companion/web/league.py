@@ -67,21 +67,32 @@ def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if ts else ""
 
 
-def create_app(state: League) -> Flask:
+def create_app(state: League, allowed_hosts=None) -> Flask:
+    """The league's pages. ``allowed_hosts``: the host names besides localhost and this machine's own
+    addresses and names that a browser may use to reach it (a Host allow-list against DNS rebinding, as
+    the box's own server has)."""
+    from companion.web.app import _SECURITY_HEADERS, HostList
+
     wd = web_dir()
     app = Flask(__name__, template_folder=str(wd / "templates"), static_folder=str(wd / "static"),
                 static_url_path="/static")
+    hosts = HostList(allowed_hosts)
 
     @app.before_request
     def _lang():
         asked = request.args.get("lang")
         g.lang = asked if asked in i18n.LANGUAGES else i18n.choose(request.cookies.get("lang"),
                                                                    request.headers.get("Accept-Language"))
+        if not hosts.allowed(request.host) and request.path != "/healthz":
+            words = i18n.error_text(g.lang, "this Host is not served here (DNS rebinding protection)")
+            return jsonify({"error": words, "field": "Host"}), 403
 
     @app.after_request
     def _cookie(resp):
         if request.args.get("lang") in i18n.LANGUAGES:
             resp.set_cookie("lang", request.args["lang"], max_age=365 * 86400, samesite="Lax")
+        for key, _lower, value in _SECURITY_HEADERS:  # the box's own: no frame, no script from elsewhere
+            resp.headers.setdefault(key, value)
         return resp
 
     @app.context_processor
@@ -174,7 +185,8 @@ class _NotReady(Exception):
     pass
 
 
-def serve(boxes, cache, season, aliases, host: str, port: int, every: float, offline: bool = False) -> int:
+def serve(boxes, cache, season, aliases, host: str, port: int, every: float, offline: bool = False,
+          allowed_hosts=None) -> int:
     import sys
 
     import uvicorn
@@ -188,7 +200,7 @@ def serve(boxes, cache, season, aliases, host: str, port: int, every: float, off
     if state.latest["error"]:
         log(f"league: {state.latest['error']}")
     state.start()
-    app = create_app(state)
+    app = create_app(state, allowed_hosts)
     print(f"League of {len(boxes)} boxes on http://{host}:{port}/ (every box restored every {every:g} s)",
           flush=True)
     config = uvicorn.Config(WSGIMiddleware(app, workers=4), host=host, port=port, log_level="warning",

@@ -95,23 +95,42 @@ def seq(page) -> int:
     return page.evaluate("window.companionMatch ? window.companionMatch.seq : -1")
 
 
-def wait_seq(page, n: int) -> None:
-    """Until the page shows event ``n`` and its own write is answered (one write at a time)."""
-    page.wait_for_function(
-        "n => window.companionMatch && window.companionMatch.seq >= n && !window.companionMatch.busy", arg=n)
+# Until the page's match shows event ``n`` and its own write is answered: checked in the page every 10 ms (a
+# timer, not every frame: a frame on each of a table's pages costs the machine more than the check), in the
+# one call that also answers (the seq shown, or the view with ``view``), failing after the pages' timeout.
+_SYNC = """([n, view, ms]) => new Promise((resolve, reject) => {
+  const t0 = Date.now();
+  (function check() {
+    const c = window.companionMatch;
+    if (c && c.view && c.seq >= n && !c.busy) return resolve(view ? c.view : c.seq);
+    if (Date.now() - t0 > ms) return reject(new Error("the page shows event " + (c ? c.seq : "none") + ", not " + n + ", after " + ms + " ms"));
+    setTimeout(check, 10);
+  })();
+})"""
+TIMEOUT_MS = 15_000
 
 
-def act(page, selector: str, confirm: bool | None = None) -> int:
-    """A tap that writes one event: wait until it is stored and shown. ``confirm``: the tap asks first
-    (a browser dialog) and the person says yes (True) or no (False: nothing is written)."""
-    n = seq(page)
+def wait_seq(page, n: int) -> int:
+    """Until the page shows event ``n`` and its own write is answered (one write at a time): the seq shown."""
+    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS])
+
+
+def view_at(page, n: int) -> dict:
+    """The match as ``page`` holds it once it shows event ``n`` (one call: the wait and the read)."""
+    return page.evaluate(_SYNC, [n, True, TIMEOUT_MS])
+
+
+def act(page, selector: str, confirm: bool | None = None, n: int | None = None) -> int:
+    """A tap that writes one event: wait until it is stored and shown on that phone; the seq it shows.
+    ``confirm``: the tap asks first (a browser dialog) and the person says yes (True) or no (False: nothing
+    is written). ``n``: the seq the page shows now, when the caller knows it (one call less)."""
+    n = seq(page) if n is None else n
     if confirm is not None:
         page.once("dialog", lambda d: d.accept() if confirm else d.dismiss())
     page.click(selector)
     if confirm is False:
         return n
-    wait_seq(page, n + 1)
-    return seq(page)
+    return wait_seq(page, n + 1)
 
 
 class Table:
@@ -122,6 +141,7 @@ class Table:
                  url: str | None = None):
         self.ev, self.round, self.number, self.players = ev, round_, number, list(players)
         self.match_id, self.url = match_id, url
+        self.seq = 0  # the table's last event as a tap of the evening saw it
         self.tv = None
         self.tv_cat = EN
 
@@ -136,29 +156,46 @@ class Table:
         """The match's label as the box made it, in the organiser's language ("Round 1 · Table 2")."""
         return text(self.ev.cat, "tday.match_label", round=self.round, table=self.number)
 
-    def act(self, name: str, selector: str, confirm: bool | None = None) -> int:
-        """A tap on ``name``'s phone that writes an event; returns once it is stored and the table's first
-        phone (the one the tests read the match from) shows it too."""
-        n = act(self[name], selector, confirm)
-        if name != self.players[0]:
-            wait_seq(self[self.players[0]], n)
+    def act(self, name: str, selector: str, confirm: bool | None = None, n: int | None = None) -> int:
+        """A tap on ``name``'s phone that writes an event; returns once it is stored and that phone shows it
+        (the table's other phones are checked where a person would look at them: :meth:`sync`,
+        :meth:`wait_all`, :meth:`view`)."""
+        n = act(self[name], selector, confirm, n)
+        self.seq = max(self.seq, n)
         return n
+
+    def act_view(self, name: str, selector: str, n: int | None = None) -> dict:
+        """:meth:`act`, answered with the match as that phone then holds it (in the same call as the wait)."""
+        page = self[name]
+        n = seq(page) if n is None else n
+        page.click(selector)
+        v = view_at(page, n + 1)
+        self.seq = max(self.seq, v["seq"])
+        return v
+
+    def sync(self, name: str) -> int:
+        """Until ``name``'s phone shows the table's last event (before a tap on it)."""
+        return wait_seq(self[name], self.seq)
 
     def pages(self):
         return [self[p] for p in self.players] + ([self.tv] if self.tv is not None else [])
 
     def wait_all(self, n: int | None = None) -> int:
-        """Every phone of the table (and its TV) shows event ``n`` (default: the first phone's)."""
-        n = seq(self[self.players[0]]) if n is None else n
+        """Every phone of the table (and its TV) shows event ``n`` (default: the table's last)."""
+        n = self.seq if n is None else n
         for p in self.players:
             wait_seq(self[p], n)
         if self.tv is not None:
-            self.tv.wait_for_function("n => window.companionMatch && window.companionMatch.seq >= n", arg=n)
+            self.tv.wait_for_function("n => window.companionMatch && window.companionMatch.seq >= n", arg=n, polling=10)
+        self.seq = max(self.seq, n)
         return n
 
-    def view(self) -> dict:
-        """The match as a seated phone's page holds it (its last view from the server)."""
-        return self[self.players[0]].evaluate("window.companionMatch.view")
+    def view(self, name: str | None = None) -> dict:
+        """The match as a seated phone's page holds it (the first phone's unless ``name``), once it shows
+        the table's last event."""
+        v = view_at(self[name or self.players[0]], self.seq)
+        self.seq = max(self.seq, v["seq"])
+        return v
 
 
 class Evening:
@@ -329,7 +366,8 @@ class Evening:
             for p in t.players:
                 expect(card).to_contain_text(p)
             t.url = card.locator(".tc-url code").inner_text().strip()
-        self.shot(org, f"cards-round-{n}", full_page=True)
+        if n == 1:  # (a later round's cards look the same)
+            self.shot(org, f"cards-round-{n}", full_page=True)
         return self.rounds[n]
 
     def sit(self, table: Table) -> None:

@@ -23,8 +23,8 @@ def play_richelieu(ev, table, bonus_to: int) -> list[dict]:
         page = table[p]
         expect(page.locator("#rl-turn-title")).to_contain_text(p)
         tv_turn(table, p)  # a game without a clock: its TV says whose turn it is
-        table.act(p, "#rl-income")
-        table.act(p, "#rl-turn-end")
+        n = table.act(p, "#rl-income")
+        table.act(p, "#rl-turn-end", n=n)
     # money and jewels stay behind each player's screen (docs/rulings.md#behind-the-screens): the second
     # phone shows its own (the income: 1), "—" for the first player's; so does the room's TV; the board's
     # tracks are everyone's

@@ -6,7 +6,7 @@ turn scored), the TV of table 1 open; the standings against the places the total
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, act, check_standings, seq, text, tv_end, wait_seq
+from tests.evening.kit import EN, Evening, check_standings, text, tv_end, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -36,44 +36,46 @@ def places_from(tot: dict[str, int]) -> list[dict]:
 
 
 def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
+    """The match to its end: each step tapped on the phone whose step it is, once that phone shows the
+    table's last event; the match read from the phone that tapped last (its answer: the stored event)."""
     first = table.players[0]
     watch = table[first]
     turn_no, rolled = 1, 0
+    v = table.view()
     while True:
-        v = watch.evaluate("window.companionMatch.view")
         s, sm = v["state"], v["summary"]
         if s["phase"] == "ended":
             break
         if s["phase"] == "setup":
+            wait_seq(watch, v["seq"])
             expect(watch.locator("#rb-status")).to_have_text(text(EN, "rb.status_setup", n=s["turn"], of=7))
-            act(watch, "#rb-deal-pi")
-            continue
-        if s["phase"] == "election":
+            v = table.act_view(first, "#rb-deal-pi", n=v["seq"])
+        elif s["phase"] == "election":
             # the old emperor (or the table, on turn 1) decides the tie, on the first phone
+            wait_seq(watch, v["seq"])
             expect(watch.locator("#rb-election")).to_be_visible()
-            act(watch, "#rb-candidates button >> nth=0")
-            continue
-        if sm.get("steal"):
-            page = table[sm["steal"]["player"]]  # the mover draws a card from a pawn on the same space
-            wait_seq(page, v["seq"])
-            table.act(sm["steal"]["player"], "#rb-steal-send")
-            continue
-        mover = sm.get("to_move")
-        if mover is None:  # every card taken: the turn is scored
+            v = table.act_view(first, "#rb-candidates button >> nth=0", n=v["seq"])
+        elif sm.get("steal"):
+            who = sm["steal"]["player"]  # the mover draws a card from a pawn on the same space
+            wait_seq(table[who], v["seq"])
+            v = table.act_view(who, "#rb-steal-send", n=v["seq"])
+        elif sm.get("to_move") is None:  # every card taken: the turn is scored
+            wait_seq(watch, v["seq"])
             expect(watch.locator("#rb-status")).to_have_text(text(EN, "rb.status_score", n=s["turn"]))
-            act(watch, "#rb-score")
+            v = table.act_view(first, "#rb-score", n=v["seq"])
             turn_no += 1
-            continue
-        page = table[mover]
-        wait_seq(page, v["seq"])
-        expect(page.locator("#rb-status")).to_have_text(text(EN, "rb.status_move", n=s["turn"], player=mover))
-        if rolled < pi_rolls and s["turn"] >= 2:
-            rolled += 1
-            table.act(mover, "#rb-roll-cw")  # the Pi rolls the die
         else:
-            d, direction = best_move(s, mover)
-            page.fill("#rb-die", str(d))
-            table.act(mover, f"#rb-move-{direction}")
+            mover = sm["to_move"]
+            page = table[mover]
+            wait_seq(page, v["seq"])
+            expect(page.locator("#rb-status")).to_have_text(text(EN, "rb.status_move", n=s["turn"], player=mover))
+            if rolled < pi_rolls and s["turn"] >= 2:
+                rolled += 1
+                v = table.act_view(mover, "#rb-roll-cw", n=v["seq"])  # the Pi rolls the die
+            else:
+                d, direction = best_move(s, mover)
+                page.fill("#rb-die", str(d))
+                v = table.act_view(mover, f"#rb-move-{direction}", n=v["seq"])
     table.wait_all()
     tot = totals(watch)
     assert tot == v["state"]["totals"]

@@ -10,7 +10,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, act, check_standings, places_shown, seq, text, tv_end, wait_seq
+from tests.evening.kit import EN, Evening, check_standings, places_shown, seq, text, tv_end
 
 pytestmark = pytest.mark.browser
 
@@ -43,22 +43,22 @@ def place(table, player: str, country: str, councillor: bool = False) -> None:
     """``player``'s placement on their phone: a monastery on the first free site of ``country`` (or a
     councillor there), then the end of their turn."""
     page = table[player]
-    wait_seq(page, seq(table[table.players[0]]))
+    n = table.sync(player)
     expect(page.locator("#wop-status")).to_contain_text(player)
     expect(page.locator("#wop-player")).to_have_value(player)
     page.click("#wop-piece-councillor" if councillor else "#wop-piece-monastery")
     page.select_option("#wop-country", country)
-    table.act(player, "#wop-place")
-    table.act(player, "#wop-turn-end")
+    n = table.act(player, "#wop-place", n=n)
+    table.act(player, "#wop-turn-end", n=n)
 
 
 def deck_out(table, player: str, final: bool) -> None:
     page = table[player]
-    wait_seq(page, seq(table[table.players[0]]))
+    table.sync(player)
     expect(page.locator("#wop-deck-out")).to_have_text(EN["wop.deck_out_2" if final else "wop.deck_out_1"])
-    n = act(page, "#wop-deck-out", confirm=False)  # asked first: "no" scores nothing
+    n = table.act(player, "#wop-deck-out", confirm=False)  # asked first: "no" scores nothing
     assert seq(page) == n
-    act(page, "#wop-deck-out", confirm=True)
+    table.act(player, "#wop-deck-out", confirm=True)
     table.wait_all()
 
 

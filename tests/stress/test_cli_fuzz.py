@@ -39,8 +39,8 @@ REPO = Path(__file__).resolve().parents[2]
 ONE_LINE_ERROR = re.compile(r"^error: \$.*: \S")
 # the season settings commands name paths inside the club's/season's settings ("settings.points[...]")
 SETTINGS_ERROR = re.compile(r"^error: (\$|settings).*: \S")
-N_VALID = examples(20, 300)
-N_INVALID = examples(20, 300)
+N_VALID = examples(10, 300)
+N_INVALID = examples(10, 300)
 BY_NAME = {c[0]: c for c in COMMANDS}
 
 

@@ -7,7 +7,7 @@ requests in flight at the kill are stored without their client hearing of it, an
 state is the fold of what is stored. The kill comes after a random number of acknowledged writes (seeded), so
 it lands in the middle of other clients' requests; no test waits for real time to pass.
 
-10 cycles in `make test`; `make soak` runs 200 (``@pytest.mark.slow``).
+4 cycles in `make test` (each a server start: seconds under load); `make soak` runs 200 (``@pytest.mark.slow``).
 """
 
 from __future__ import annotations
@@ -141,10 +141,10 @@ def run_cycles(data_dir, cycles: int, seed: int, max_acks: int = 40):
     return len(events), len(acked)
 
 
-def test_sigkill_10_cycles_lose_no_acknowledged_event(tmp_path):
-    stored, acked = run_cycles(tmp_path / "data", cycles=10, seed=11)
-    print(f"10 SIGKILL cycles: {acked} acknowledged events, {stored} stored")
-    assert stored >= acked >= 20
+def test_sigkill_4_cycles_lose_no_acknowledged_event(tmp_path):
+    stored, acked = run_cycles(tmp_path / "data", cycles=4, seed=11)
+    print(f"4 SIGKILL cycles: {acked} acknowledged events, {stored} stored")
+    assert stored >= acked >= 8
 
 
 @pytest.mark.slow

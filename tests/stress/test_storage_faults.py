@@ -101,6 +101,46 @@ def test_a_good_backup_is_checked_kept_and_rotated(run_cli, data, tmp_path):
     assert status["ok"] is True and status["events"] == 300
 
 
+def test_backups_in_the_same_second_each_keep_their_copy(data, tmp_path):
+    """Two backups in the same second (the timer's and an organiser's) failed with a misleading "disk I/O
+    error": both wrote the same .part. Now each writes its own and the later is named -2, -3...; at the
+    same time or one after the other, every one is kept, checked, and rotated newest last."""
+    import threading
+    from datetime import datetime, timezone
+
+    from companion.cli.backup import rotate
+    from companion.storage.db import backup_database
+
+    class Second:  # every backup here in the same second
+        def now(self):
+            return datetime(2026, 12, 1, 21, 0, 0, tzinfo=timezone.utc)
+
+    dest = tmp_path / "backups"
+    made, failed = [], []
+
+    def one():
+        try:
+            made.append(backup_database(data / "companion.db", dest, clock=Second())["backup"])
+        except Exception as exc:  # noqa: BLE001 - the failure is the finding
+            failed.append(repr(exc))
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    one()  # and one more afterwards
+    assert not failed, failed
+    names = sorted(p.name for p in dest.iterdir())
+    assert names == ["companion-20261201T210000Z-2.db", "companion-20261201T210000Z-3.db",
+                     "companion-20261201T210000Z-4.db", "companion-20261201T210000Z.db"], names
+    assert sorted(p.name for p in made) == names
+    for p in made:
+        with sqlite3.connect(p) as conn:
+            assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 300
+    assert rotate(dest, 2) == ["companion-20261201T210000Z.db", "companion-20261201T210000Z-2.db"]
+
+
 def test_backup_with_a_mistyped_data_dir_creates_nothing(run_cli, tmp_path):
     typo = tmp_path / "dta"
     rc, out, err = run_cli("backup", tmp_path / "backups", "--keep", "3", "--data-dir", typo)

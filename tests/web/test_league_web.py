@@ -83,3 +83,25 @@ def test_no_season_yet_answers_503_naming_why(tmp_path):
     r = app.test_client().get("/api/standings")
     assert r.status_code == 503 and "no box has a season yet" in r.json["error"]
     assert "no box has a season yet" in app.test_client().get("/").get_data(as_text=True)
+
+
+def test_the_league_page_keeps_the_box_s_headers_and_serves_only_its_hosts(league_app):
+    """The league server had no CSP nor frame protection and answered any Host (DNS rebinding: a page of
+    another site reading the standings page through the browser of someone at the club)."""
+    from companion.web.league import create_app
+
+    app, state, _ = league_app
+    c = app.test_client()
+    for path in ("/", "/api/standings", "/chart.svg", "/standings.csv?dialect=plain"):
+        r = c.get(path)
+        assert r.status_code == 200, path
+        assert "frame-ancestors 'none'" in r.headers["Content-Security-Policy"] and r.headers["X-Frame-Options"] == "DENY"
+        assert r.headers["X-Content-Type-Options"] == "nosniff"
+    r = c.get("/", headers={"Host": "evil.example"})
+    assert r.status_code == 403 and r.json["field"] == "Host", r.data
+    assert c.get("/api/standings", headers={"Host": "evil.example:8090"}).status_code == 403
+    assert c.get("/healthz", headers={"Host": "evil.example"}).status_code == 200
+    assert c.get("/", headers={"Host": "127.0.0.1:8090"}).status_code == 200
+    named = create_app(state, ["league.club.example"]).test_client()
+    assert named.get("/", headers={"Host": "league.club.example:8090"}).status_code == 200
+    assert named.get("/", headers={"Host": "evil.example"}).status_code == 403

@@ -114,8 +114,10 @@ def test_the_table_session_ends_with_the_match_or_after_12_hours(app, clock, org
     r = anna.post(f"/api/matches/{mid}/events", {"type": "objective.completed", "expected_seq": 0,
                                                  "data": {"player": "Anna"}})
     assert r.status_code == 201 and r.json["status"] == "ended"
-    # the match has ended: the phone may watch the result but writes nothing more
+    # the match has ended: the phone may watch the result but writes nothing more, and says so
     assert anna.get(f"/api/matches/{mid}").status_code == 200
+    me = anna.get("/api/auth/me").json
+    assert me["role"] == "viewer" and me["match_id"] == mid, me  # it said "player"
     r = anna.post(f"/api/matches/{mid}/undo", {"expected_seq": 1})
     assert r.status_code == 401
     # its table link no longer seats anyone
@@ -125,6 +127,7 @@ def test_the_table_session_ends_with_the_match_or_after_12_hours(app, clock, org
     mid2 = new_match(player)
     bruno, _ = phone(app, table_url(organiser, mid2))
     assert bruno.put(f"/api/matches/{mid2}/seat", {"player": "Bruno"}).status_code == 200
+    assert bruno.get("/api/auth/me").json["role"] == "player"  # while its match is open
     clock.advance(11.9 * 3600)
     assert bruno.get("/api/auth/me").json["match_id"] == mid2
     clock.advance(0.2 * 3600)

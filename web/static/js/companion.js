@@ -54,14 +54,24 @@
   }
   // A number in the page's language: Italian writes "1,5" and "2,00" (no grouping: "1250", not "1.250", so a
   // score reads the same in both). digits: the decimals shown (fixed); without it, up to 2 and no trailing zeros.
+  // (a formatter is made once per language and decimals: making one costs far more than using it, and a
+  // phone writes every number of its page again on each event)
+  var numFormats = {};
+  function numFormat(lang, digits) {
+    var key = lang + "|" + digits;
+    if (!numFormats[key]) {
+      var opts = digits === undefined ? { maximumFractionDigits: 2 } : { minimumFractionDigits: digits, maximumFractionDigits: digits };
+      opts.useGrouping = false;
+      numFormats[key] = new Intl.NumberFormat(lang === "it" ? "it-IT" : "en-GB", opts);
+    }
+    return numFormats[key];
+  }
   function num(x, digits, lang) {
     var n = Number(x);
     if (typeof x === "string" && x.trim() === "" || !isFinite(n)) return String(x);
     lang = lang || pageLang();
-    var opts = digits === undefined ? { maximumFractionDigits: 2 } : { minimumFractionDigits: digits, maximumFractionDigits: digits };
-    opts.useGrouping = false;
     var s;
-    try { s = new Intl.NumberFormat(lang === "it" ? "it-IT" : "en-GB", opts).format(n); }
+    try { s = numFormat(lang, digits).format(n); }
     catch (e) { s = digits === undefined ? String(Math.round(n * 100) / 100) : n.toFixed(digits); if (lang === "it") s = s.replace(".", ","); }
     return s.replace(/^\u2212/, "-");
   }

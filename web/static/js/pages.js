@@ -33,10 +33,16 @@
   // dates in the page's language, with the browser's regional variant when it is the same language (en-GB: 30/11/26)
   var lang = body.dataset.lang || "en", nav = navigator.language || "";
   var locale = nav.toLowerCase().split("-")[0] === lang ? nav : lang;
+  var whenFormat = null;  // made once: the history writes every event's time again on each event
   function when(iso) {
     if (!iso) return "";
     var d = new Date(iso);
-    return isNaN(d) ? iso : d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" });
+    if (isNaN(d)) return iso;
+    if (!whenFormat) {
+      try { whenFormat = new Intl.DateTimeFormat(locale, { dateStyle: "short", timeStyle: "short" }); }
+      catch (e) { return d.toLocaleString(locale, { dateStyle: "short", timeStyle: "short" }); }
+    }
+    return whenFormat.format(d);
   }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
   // a phase in words: the clock's (phase.*), or a game's own (gphase.<game>.<phase>); never the raw name
