@@ -313,7 +313,8 @@ def render(rows: list[dict], pi_rows: list[dict] | None = None, runs: dict | Non
               "- " + header(runs.get("pi"), "Pi budget"),
               "- The Pi figures are a proxy for a Raspberry Pi Zero 2 W, not a Pi: see the calibration rows and "
               "`bench/pi.py` for what is and is not modelled. The floor is a bare ASGI app on the same "
-              "HTTP stack (uvicorn + h11) in the same budget (`bench/floor.py`); ratio = row / floor.",
+              "HTTP stack (uvicorn with the server's parser: httptools where its wheel exists, else h11) in "
+              "the same budget (`bench/floor.py`); ratio = row / floor.",
               "", *side_by_side(runs.get("x86"), runs.get("pi"))]
     if runs.get("pi"):
         lines += ["", "## Pi budget (`make bench PI=1`)", "", header(runs["pi"], "Run"), "", *table(runs["pi"]["rows"])]

@@ -500,6 +500,12 @@ def _stream_cpu_row(r: dict, ratio: float) -> dict:
                     f"paced phase, over the deliveries and the streams, times R = {ratio:.1f}"}
 
 
+def _floor_stack() -> str:
+    from bench.floor import stack
+
+    return stack()
+
+
 def _with_floor(row: dict, floor_value) -> dict:
     """The floor's figure of the same row (same run) and the ratio, in the row and its note."""
     if floor_value is None or row.get("median_ms") is None:
@@ -508,10 +514,10 @@ def _with_floor(row: dict, floor_value) -> dict:
     unit = row.get("unit", "ms")
     if floor_value > 0:
         row["ratio"] = row["median_ms"] / floor_value
-        row["note"] = (f"floor {floor_value:.1f} {unit} (bare uvicorn + h11, same run), ratio "
+        row["note"] = (f"floor {floor_value:.1f} {unit} (bare uvicorn + {_floor_stack()}, same run), ratio "
                        f"{row['ratio']:.1f}×; " + row.get("note", ""))
     else:
-        row["note"] = f"floor {floor_value:.1f} {unit} (bare uvicorn + h11, same run); " + row.get("note", "")
+        row["note"] = f"floor {floor_value:.1f} {unit} (bare uvicorn + {_floor_stack()}, same run); " + row.get("note", "")
     return row
 
 
@@ -664,9 +670,9 @@ PI_ROWS = [START_NAME, "event POST latency, 12 clients at once, paced (p95)",
 
 
 def report_pi(cfg: dict):
-    """The same phases with the server alone in the Pi's budget, then the floor (a bare uvicorn + h11 app)
-    in the same budget; each server row says the floor's figure and the ratio. No back-to-back phase
-    (no target) and no evening (its rows are memory, read in the x86 run)."""
+    """The same phases with the server alone in the Pi's budget, then the floor (a bare uvicorn app on the
+    server's parser) in the same budget; each server row says the floor's figure and the ratio. No
+    back-to-back phase (no target) and no evening (its rows are memory, read in the x86 run)."""
     from bench import pi
 
     try:

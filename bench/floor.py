@@ -1,5 +1,6 @@
 """The floor of the server rows: a bare ASGI app on the same HTTP stack as ``companion serve`` (uvicorn
-with h11 on an asyncio loop, ``TCP_NODELAY`` on its connections), answering the same requests the
+on an asyncio loop with the same parser: httptools where its wheel is installed, else h11, as
+``companion.web.server.protocol_class`` chooses; ``TCP_NODELAY`` on its connections), answering the same requests the
 benchmark sends, with no framework, no storage, no validation and no rule behind them:
 
 - ``GET /healthz`` → 200 ``{"ok": true}``;
@@ -100,15 +101,29 @@ class Floor:
             left.cancel()
 
 
+def stack() -> str:
+    """The HTTP parser of the floor, the one ``companion serve`` uses here: httptools where it is
+    installed, else h11."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return "h11"
+    return "httptools"
+
+
 def main(argv) -> int:
     import socket
 
     import uvicorn
-    from uvicorn.protocols.http.h11_impl import H11Protocol
 
     from companion.web.server import nodelay
 
-    class Protocol(H11Protocol):
+    if stack() == "httptools":
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as Base
+    else:
+        from uvicorn.protocols.http.h11_impl import H11Protocol as Base
+
+    class Protocol(Base):
         def connection_made(self, transport):
             nodelay(transport)
             super().connection_made(transport)

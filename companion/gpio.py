@@ -28,6 +28,7 @@ banner); ``off`` drives nothing.
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import random
 import threading
@@ -271,15 +272,43 @@ def make_factory(mode: str):
 
     if mode == "mock":
         return MockFactory(), True, "mock pins (gpiozero MockFactory): nothing is wired"
-    from gpiozero import Device
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            factory = Device._default_pin_factory()
-    except Exception as exc:  # BadPinFactory, or a library that fails to load off a Pi
+            factory = default_factory()
+    except Exception as exc:  # no pin library loads here (off a Pi), or an unknown $GPIOZERO_PIN_FACTORY
         return None, False, f"no GPIO pins here ({exc})"
     return factory, isinstance(factory, MockFactory), f"GPIO pins via {type(factory).__name__}"
+
+
+# gpiozero's own pin factories in its preferred order (lgpio drives every Pi, PWM included), each built
+# through its public class: gpiozero's choice of a default (``Device._default_pin_factory``) is private
+PIN_FACTORIES = (("lgpio", "gpiozero.pins.lgpio", "LGPIOFactory"),
+                 ("rpigpio", "gpiozero.pins.rpigpio", "RPiGPIOFactory"),
+                 ("pigpio", "gpiozero.pins.pigpio", "PiGPIOFactory"),
+                 ("native", "gpiozero.pins.native", "NativeFactory"))
+
+
+def default_factory():
+    """The first of gpiozero's pin factories that works here, or the one $GPIOZERO_PIN_FACTORY names
+    (``lgpio``, ``rpigpio``, ``pigpio``, ``native`` or ``mock``). Raises RuntimeError saying why each failed."""
+    import importlib
+
+    name = (os.environ.get("GPIOZERO_PIN_FACTORY") or "").strip().lower()
+    if name == "mock":
+        from gpiozero.pins.mock import MockFactory
+
+        return MockFactory()
+    order = [f for f in PIN_FACTORIES if not name or f[0] == name]
+    if not order:
+        raise RuntimeError(f"unknown GPIOZERO_PIN_FACTORY {name!r}")
+    failures = []
+    for label, module, cls in order:
+        try:
+            return getattr(importlib.import_module(module), cls)()
+        except Exception as exc:
+            failures.append(f"{label}: {exc}")
+    raise RuntimeError("; ".join(failures))
 
 
 # -- the box -------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 # Install companion on a Raspberry Pi (Raspberry Pi OS / Debian 12, any 40-pin Pi from the Zero 2 W up)
 # as a systemd service. Idempotent: run it again after `git pull` to upgrade; nothing is duplicated and
 # the database in /var/lib/companion is never touched. The checkout is only read: companion is built
-# from a copy of it (or comes as a wheel in --wheels DIR). See README.md, "Pi set-up".
+# from a copy of it (or comes as a wheel in --wheels DIR). See docs/pi.md, "Pi set-up".
 #
 #   sudo systemd/install.sh [--kiosk] [--port N] [--wheels DIR] [--no-apt] [--no-start]
 #   sudo systemd/install.sh --uninstall [--purge]

@@ -40,5 +40,10 @@ def final_ranking(state):
                     "eliminated": False} for p, v in pts.items()), key=lambda r: r["place"])
 
 
+def final_points(state):
+    """No number of its own: the tally ranks, it does not score (a tournament shows no game points)."""
+    return None
+
+
 def score(doc):
     return {"ok": True}

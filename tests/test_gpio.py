@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import threading
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -814,3 +815,18 @@ def test_next_ends_a_conquest_turn_with_the_card_the_box_draws(store, clock):
         assert svc.fold(mid).game_state["hands"]["Ada"] == [e["data"]["card"]]
     finally:
         t.box.close()
+
+
+def test_the_default_pin_factory_is_chosen_through_gpiozeros_public_classes(monkeypatch):
+    from gpiozero.pins.mock import MockFactory
+
+    from companion import gpio
+
+    assert "._default_pin_factory()" not in Path(gpio.__file__).read_text(encoding="utf-8")  # (private)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "mock")
+    factory, mock, _ = gpio.make_factory("auto")
+    assert isinstance(factory, MockFactory) and mock
+    factory.close()
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "nosuch")
+    factory, mock, reason = gpio.make_factory("auto")
+    assert factory is None and "no GPIO pins here" in reason and "nosuch" in reason

@@ -385,3 +385,45 @@ def schema_error(err, field: str | None) -> InputError:
 
 def schema_names() -> list[str]:
     return sorted(p.name[: -len(".schema.json")] for p in schemas_dir().glob("*.schema.json"))
+
+
+# -- a game event's data (a games' events schema holds one $defs entry per event type) ----------------
+
+@functools.cache
+def _data_validator(schema: str, definition: str):
+    from jsonschema import Draft202012Validator
+
+    root = load_schema(schema)
+    return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
+
+
+@functools.cache
+def _data_check(schema: str, definition: str):
+    root = load_schema(schema)
+    return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)
+
+
+def check_event_data(schema: str, definition: str, data) -> None:
+    """Validate an event's data against the ``$defs`` entry ``definition`` of a game's events schema; the error names the path inside ``data`` (``player``, ``slots[2]``).
+    Valid data is told by the compiled check; jsonschema finds and words the error of the rest."""
+    check = _data_check(schema, definition)
+    if check is not None and check(data):
+        return
+    from jsonschema.exceptions import best_match
+
+    errors = list(_data_validator(schema, definition).iter_errors(data))
+    if not errors:
+        return
+    err = best_match(errors)
+    while err.context:
+        err = best_match(err.context)
+    parts = list(err.absolute_path)
+    if err.validator == "required" and isinstance(err.instance, dict):
+        parts += [p for p in err.validator_value if p not in err.instance][:1]
+    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {})
+        parts += [p for p in err.instance if p not in known][:1]  # name the unexpected key
+    elif err.validator == "not" and isinstance(err.instance, dict) and isinstance(err.validator_value, dict):
+        parts += [p for p in err.validator_value.get("required", []) if p in err.instance][:1]  # a key not allowed here
+    # an error about the data as a whole names it ("data")
+    raise schema_error(err, join_path("", json_path(parts)) or "data")

@@ -4,7 +4,7 @@ Run on any machine with internet and a checkout (it builds companion's own wheel
 copy, so the Pi needs no build tools); it downloads, for the named platform and Python, every dependency
 as a wheel (``pip download --platform ... --only-binary=:all: --python-version``) plus the build
 requirements (setuptools, wheel: so ``install.sh`` can also build a newer checkout offline), the extras
-the Pi's platform has wheels for (``replica``: the Litestream binary, 64-bit only), and copies the installer. On the Pi: ``sudo DIR/systemd/install.sh --wheels DIR`` (README, "Pi set-up").
+the Pi's platform has wheels for (``replica``: the Litestream binary, 64-bit only), and copies the installer. On the Pi: ``sudo DIR/systemd/install.sh --wheels DIR`` (docs/pi.md).
 """
 
 from __future__ import annotations
@@ -181,6 +181,8 @@ def run(args):
     for name in INSTALLER_FILES:
         shutil.copy2(src / "systemd" / name, out / "systemd" / name)
     shutil.copy2(src / "README.md", out / "README.md")
+    if (src / "docs" / "pi.md").exists():  # the Pi set-up manual
+        shutil.copy2(src / "docs" / "pi.md", out / "pi.md")
     wheels = sorted(w.name for w in out.glob("*.whl"))
     (out / "BUNDLE.txt").write_text(
         f"companion offline bundle for {args.platform} ({PLATFORMS[args.platform]}), Python {args.python_version}\n"

@@ -235,14 +235,14 @@ def _serve(args):
     host_part = f"[{ip}]" if ":" in ip else ip
     base = f"http://{host_part}:{port}"
     runtime.public_url = base
-    from companion.web.wifi import hotspot, hotspot_base
+    from companion.services.hotspot import hotspot_base, is_on
 
+    wifi_on = is_on(runtime.hotspot)
+    if wifi_on:  # the box's own Wi-Fi: phones there reach it by its fixed address
+        base = hotspot_base(base)
+        wifi = runtime.hotspot.config()
+        wifi_text = runtime.hotspot.qr_text()
     with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
-        wifi_on = hotspot().is_on()
-        if wifi_on:  # the box's own Wi-Fi: phones there reach it by its fixed address
-            base = hotspot_base(base)
-            wifi = hotspot().config()
-            wifi_text = hotspot().qr_text()
         join = current_join(base)
 
     service = under_systemd()

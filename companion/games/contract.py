@@ -55,6 +55,10 @@ class Game(Protocol):
         reads it); before the end it is the ranking if the match ended now, or None where the game cannot
         know it yet (a Web of Power scoring with unknown parts)."""
 
+    def final_points(self, state: dict) -> dict | None:
+        """Each player's points at the end by the game's own count, ``{player: number}``, or None before the
+        end (a Web of Power scoring with unknown parts): a tournament's game points and a play log's score."""
+
     def score(self, doc: Any) -> dict:
         """``companion score GAME FILE``; raises ``InputError`` with a JSON path."""
 
@@ -80,16 +84,48 @@ class MapGame(Protocol):
     def map_svg(self, doc: Any) -> str: ...
 
 
-# optional: ``RESULT_FLAGS`` (a frozenset of "objective"/"eliminated"): the flags a result entered by hand
-# (``result.entered``, companion/core/match.py) may carry beside the places; without it, none
 REQUIRED_ATTRIBUTES = {"GAME_ID": str, "NAME": str, "EVENT_TYPES": frozenset, "USES_CLOCK": bool,
                        "MIN_PLAYERS": int, "MAX_PLAYERS": int}
-REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "score")
-OPTIONAL_FUNCTIONS = ("public_view", "public_summary", "public_event", "check_map", "map_svg",
-                      # the match clock's hooks (companion/core/match.py applies them)
-                      "out_of_turn", "end_by_clock", "turn_closed", "holds_clock", "clock_seats",
-                      # each player's points at the end, {player: number} or None (companion/core/playlog.py)
-                      "final_points")
+REQUIRED_FUNCTIONS = ("initial_state", "apply", "summary", "is_ended", "final_ranking", "final_points", "score")
+
+# Every optional hook, named once: what shared code may read of a game module and nothing else
+# (``tests/test_layers.py`` finds every ``getattr(module, "NAME")`` of the package here). A mistyped name
+# is a problem ``check_game`` names, not a hook that silently does nothing.
+OPTIONAL_FUNCTIONS = {
+    # secrets (companion/services/policy.py)
+    "public_view": "public_view(state, viewer) -> state: what the phone seated as viewer (None: a TV) may see",
+    "public_summary": "public_summary(summary, state, viewer) -> summary: a summary that would tell a secret",
+    "public_event": "public_event(event, viewer) -> event | None: None hides the event's data",
+    # the board or map file (companion map check)
+    "check_map": "check_map(doc, **options) -> report", "map_svg": "map_svg(doc) -> SVG text",
+    # the match clock (companion/core/match.py applies them)
+    "out_of_turn": "out_of_turn(state) -> [player]: the seats the clock skips (eliminated)",
+    "end_by_clock": "end_by_clock(state, ended_by) -> state: the game's end when the clock ends the match",
+    "turn_closed": "turn_closed(before, after) -> player | None: the game event ended that player's turn",
+    "holds_clock": "holds_clock(state) -> reason | None: a step that takes no clock event stops its time",
+    "clock_seats": "clock_seats(state) -> [player]: the clock's seat order, its first player first",
+    # set-up and the server's draws (companion/services/matches.py)
+    "setup_over": "setup_over(state) -> bool: the set-up is done (an armed clock starts); without it, none",
+    "dice_needed": "dice_needed(state, action, data) -> {...}: the dice an action of ACTIONS would roll",
+}
+OPTIONAL_ATTRIBUTES = {
+    # who may write what (companion/services/policy.py)
+    "ORGANISER_EVENTS": (dict, "{type: None | field}: corrections outside the rules, the organiser's"),
+    "OWN_SECRET_EVENT_TYPES": (frozenset, "event types that record a player's own secret"),
+    "SECRET_EVENT_TYPES": (frozenset, "event types whose data is hidden (a game with public_view only)"),
+    "SECRET_REFUSAL_EVENT_TYPES": (frozenset, "event types whose refusal may concern another's secret"),
+    "SECRET_REFUSAL_ALWAYS": (frozenset, "of those, the ones every refusal of which is quiet"),
+    "SECRET_REFUSAL_TEMPLATES": (frozenset, "the refusal sentences that would name a secret"),
+    "SECRET_RESETS": (dict, "{type: field}: a truthy data[field] resets a secret recorded before"),
+    # what the server completes (companion/services/matches.py, MatchService.act)
+    "ACTIONS": (dict, "{action: (event type, fn(state, players, data, rng, effective) -> (data, extra))}"),
+    # the clock's turn (companion/core/match.py)
+    "TURN_EVENT_TYPES": (frozenset, "the game events of a turn in progress (the clock must be running)"),
+    # a result entered by hand (result.entered, companion/core/match.py): the flags it may carry; else none
+    "RESULT_FLAGS": (frozenset, 'a frozenset of "objective" and "eliminated"'),
+}
+HOOKS = frozenset(REQUIRED_ATTRIBUTES) | frozenset(REQUIRED_FUNCTIONS) | frozenset(OPTIONAL_FUNCTIONS) \
+    | frozenset(OPTIONAL_ATTRIBUTES)
 
 
 def check_game(module, game_id: str | None = None) -> list[str]:
@@ -109,6 +145,13 @@ def check_game(module, game_id: str | None = None) -> list[str]:
     for name in OPTIONAL_FUNCTIONS:
         if hasattr(module, name) and not callable(getattr(module, name)):
             problems.append(f"{name} must be a function")
+    for name, (kind, _meaning) in OPTIONAL_ATTRIBUTES.items():
+        if hasattr(module, name) and not isinstance(getattr(module, name), kind):
+            problems.append(f"{name} must be a {kind.__name__}")
+    for name in sorted(vars(module)):
+        near = _near_hook(name)
+        if near:
+            problems.append(f"{name} is no hook of the contract: {near} is meant?")
     flags = getattr(module, "RESULT_FLAGS", frozenset())
     if not isinstance(flags, frozenset) or not flags <= {"objective", "eliminated"}:
         problems.append('RESULT_FLAGS must be a frozenset of "objective" and "eliminated"')
@@ -126,6 +169,19 @@ def check_game(module, game_id: str | None = None) -> list[str]:
         if not isinstance(module, Game):
             problems.append("not a companion.games.contract.Game")
     return problems
+
+
+def _near_hook(name: str) -> str | None:
+    """The hook a module's own name almost spells (``public_veiw``, ``SECRET_RESET``), or None: a name the
+    shared code would never read."""
+    import difflib
+
+    if name.startswith("_") or name in HOOKS:
+        return None
+    near = difflib.get_close_matches(name, sorted(HOOKS), n=1, cutoff=0.85)
+    if not near or name.endswith(near[0]):  # (FACTIONS is its own word, not ACTIONS mistyped)
+        return None
+    return near[0]
 
 
 def check_ranking(ranking, players: list[str]) -> list[str]:

@@ -38,10 +38,9 @@ symbols printed on the military track; a marker reaching or passing one advances
 from __future__ import annotations
 
 import copy
-import functools
 
 from companion.base.errors import InputError, RuleError, join_path
-from companion.base.schemas import integral, json_path, schema_error, validate
+from companion.base.schemas import check_event_data as check_data, integral, json_path, validate
 
 GAME_ID = "richelieu"
 NAME = "Richelieu"
@@ -67,7 +66,7 @@ RICHELIEU_FIRST, RICHELIEU_SECOND = 8, 4
 TRACKS = ("prestige", "income", "military", "money")
 NUMERIC_REWARDS = TRACKS
 ACTION_REWARDS = ("place_agent", "corruption", "eminence", "queen")
-ACTIONS = ("income", "place_agent", "commission", "buy_jewel", "sell_jewel")
+TURN_ACTIONS = ("income", "place_agent", "commission", "buy_jewel", "sell_jewel")  # (not the tracker's ACTIONS)
 JEWELS_PER_PLAYER, JEWELS_IN_CITY = 2, 2
 
 
@@ -137,48 +136,7 @@ def _add_military(p: dict, amount: int, bonuses: dict | None) -> dict:
 # ---------------------------------------------------------------------------------------------------------
 # schema checks for event data (the events schema holds one $defs entry per event type)
 
-@functools.cache
-def _data_validator(schema: str, definition: str):
-    from jsonschema import Draft202012Validator
-
-    from companion.base.schemas import load_schema
-
-    root = load_schema(schema)
-    return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
-
-
-@functools.cache
-def _data_check(schema: str, definition: str):
-    from companion.base.schemas import compiled, load_schema
-
-    root = load_schema(schema)
-    return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)
-
-
-def check_data(schema: str, definition: str, data) -> None:
-    """Validate an event's data; the error names the path inside ``data`` (``player``, ``slots[2]``).
-    Valid data is told by the compiled check; jsonschema finds and words the error of the rest."""
-    check = _data_check(schema, definition)
-    if check is not None and check(data):
-        return
-    from jsonschema.exceptions import best_match
-
-    errors = list(_data_validator(schema, definition).iter_errors(data))
-    if not errors:
-        return
-    err = best_match(errors)
-    while err.context:
-        err = best_match(err.context)
-    parts = list(err.absolute_path)
-    if err.validator == "required" and isinstance(err.instance, dict):
-        parts += [p for p in err.validator_value if p not in err.instance][:1]
-    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
-        known = err.schema.get("properties", {})
-        parts += [p for p in err.instance if p not in known][:1]  # name the unexpected key
-    elif err.validator == "not" and isinstance(err.instance, dict) and isinstance(err.validator_value, dict):
-        parts += [p for p in err.validator_value.get("required", []) if p in err.instance][:1]  # a key not allowed here
-    # an error about the data as a whole names it ("data")
-    raise schema_error(err, join_path("", json_path(parts)) or "data")
+# (``check_data``: companion/base/schemas.py ``check_event_data``, which Rome Is Burning uses too)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -238,7 +196,7 @@ def _step(p: dict, turn: dict, action: dict, cardinal: int, city: int | None, bo
             step["cost"] = JEWEL_BUY
             city = None if city is None else city - 1
     else:  # the schemas list the actions; this guards direct calls
-        raise InputError("unknown action {kind!r} (one of {names})", "action", kind=kind, names=', '.join(ACTIONS))
+        raise InputError("unknown action {kind!r} (one of {names})", "action", kind=kind, names=', '.join(TURN_ACTIONS))
     turn["done"].append(kind)
     return step, city
 
@@ -248,7 +206,7 @@ def _available(p: dict, turn: dict, cardinal: int, city: int | None) -> dict:
     left = turn["allowed"] - len(turn["done"])
     out: dict = {}
     if left <= 0:
-        return {a: None for a in ACTIONS}
+        return {a: None for a in TURN_ACTIONS}
     out["income"] = None if "income" in turn["done"] else {"gain": p["income"]}
     surcharge = SECOND_PLACEMENT_SURCHARGE if "place_agent" in turn["done"] else 0
     out["place_agent"] = {"costs": {str(v): v + surcharge for v in range(4) if v + surcharge <= p["money"]}}

@@ -40,7 +40,7 @@ import random
 import unicodedata
 
 from companion.base.errors import InputError, RuleError, join_path
-from companion.base.schemas import json_path, validate
+from companion.base.schemas import check_event_data, json_path, validate
 
 GAME_ID = "rome-is-burning"
 NAME = "Rome Is Burning"
@@ -268,9 +268,7 @@ def initial_state(players, options) -> dict:
 
 
 def _data_check(definition: str, data) -> None:
-    from companion.games.richelieu import check_data
-
-    check_data("rome-is-burning.events", definition, data)
+    check_event_data("rome-is-burning.events", definition, data)
 
 
 def _player(s: dict, data: dict, field: str = "player") -> str:

@@ -16,6 +16,7 @@ import hmac
 import secrets
 from datetime import timedelta
 
+from companion.base.digest import hash_secret
 from companion.base.errors import InputError, NotFoundError
 from companion.base.timeutil import parse_iso, to_iso
 
@@ -50,8 +51,6 @@ def backoff_seconds(failures: int) -> int:
     return min(BACKOFF_BASE_SECONDS * 2 ** min(failures - FAIL_FREE, 30), BACKOFF_MAX_SECONDS)
 
 
-def hash_secret(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 SHORT_ALPHABET = "23456789abcdefghjkmnpqrstuvwxyz"  # no 0/o, 1/l/i: read off a card

@@ -38,6 +38,23 @@ PASSWORD_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 PASSWORD_LENGTH = 12
 
 
+def hotspot_base(base: str) -> str:
+    """``base`` (``http://host:port``) with the host replaced by the hotspot's fixed address (phones on the
+    box's own Wi-Fi know no other)."""
+    from urllib.parse import urlsplit
+
+    port = urlsplit(base).port
+    return f"http://{ADDRESS}" + (f":{port}" if port and port != 80 else "")
+
+
+def is_on(hotspot) -> bool:
+    """Whether the box's own Wi-Fi is on (False when NetworkManager cannot say)."""
+    try:
+        return hotspot is not None and hotspot.is_on()
+    except Exception:
+        return False
+
+
 def escape_wifi(text: str) -> str:
     """A value of the Wi-Fi QR code: ``\\ ; , " :`` escaped with a backslash."""
     out = []

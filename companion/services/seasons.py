@@ -1,4 +1,5 @@
-"""Clubs, seasons and their results in SQLite (migration ``0003_seasons.sql``), for the CLI and the web.
+"""Clubs, seasons and their results, for the CLI and the web: the rules (what settings and results may be,
+which season a match feeds); the rows are ``companion/storage/seasons.py``.
 
 A season belongs to a club, a game and a year (one per club, game and year). Its matches come from two
 places: a finished match of the app (``record_finished_match``, called by ``derive_from_fold`` in the
@@ -15,22 +16,21 @@ implicitly: a match with no such season is not recorded (the organiser creates t
 
 from __future__ import annotations
 
-import json
 import logging
 
-from companion.core import season as core
 from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
+from companion.core import season as core
 from companion.storage import new_id
+from companion.storage import seasons as rows
+from companion.storage.seasons import find_season, get_club, get_season, list_clubs, season_match_count, \
+    season_matches
+
+__all__ = ["find_season", "get_club", "get_season", "list_clubs", "season_match_count", "season_matches"]
 
 log = logging.getLogger(__name__)
 
 
 # -- clubs --------------------------------------------------------------------------------------
-
-def _club_row(row) -> dict:
-    return {"id": row["id"], "name": row["name"], "settings": json.loads(row["settings"]),
-            "created_at": row["created_at"]}
-
 
 def _check_settings(settings, where: str, base: core.Rules | None = None) -> dict:
     """Schema + the rules the schema can't say (a table's length); returns the settings."""
@@ -50,13 +50,8 @@ def create_club(store, name: str, settings: dict | None = None) -> dict:
         raise InputError("must be a non-empty name of at most 100 characters", "name")
     name = name.strip()
     settings = _check_settings(settings, "settings")
-    club = {"id": new_id()[:12], "name": name, "settings": settings, "created_at": store.clock.now_iso()}
-    with store.write() as c:
-        if c.execute("SELECT 1 FROM clubs WHERE name=?", (name,)).fetchone():
-            raise ConflictError("a club named {name!r} exists already", "name", name=name)
-        c.execute("INSERT INTO clubs(id, name, settings, created_at) VALUES (?,?,?,?)",
-                  (club["id"], name, json.dumps(settings), club["created_at"]))
-    return club
+    return rows.insert_club(store, {"id": new_id()[:12], "name": name, "settings": settings,
+                                    "created_at": store.clock.now_iso()})
 
 
 def first_club(store, name: str) -> dict:
@@ -71,43 +66,17 @@ def first_club(store, name: str) -> dict:
     return clubs[0]
 
 
-def get_club(store, ref: str, field: str = "club") -> dict:
-    """A club by id or by name (case-insensitive)."""
-    if not isinstance(ref, str) or not ref:
-        raise InputError("must name a club (id or name)", field)
-    c = store.conn()
-    row = c.execute("SELECT * FROM clubs WHERE id=?", (ref,)).fetchone() or \
-        c.execute("SELECT * FROM clubs WHERE name=?", (ref,)).fetchone()
-    if row is None:
-        raise NotFoundError("no club {ref!r}", field, ref=ref)
-    return _club_row(row)
-
-
-def list_clubs(store) -> list[dict]:
-    return [_club_row(r) for r in store.conn().execute("SELECT * FROM clubs ORDER BY name")]
-
-
 def set_club_settings(store, ref: str, settings: dict) -> dict:
     """Replace a club's settings (every season of the club without its own value follows them)."""
     club = get_club(store, ref)
     settings = _check_settings(settings, "settings")
     for s in list_seasons(store, club["id"]):  # existing results must stay scorable
         _check_still_scorable(store, s, club_settings=settings)
-    with store.write() as c:
-        c.execute("UPDATE clubs SET settings=? WHERE id=?", (json.dumps(settings), club["id"]))
+    rows.update_club_settings(store, club["id"], settings)
     return {**club, "settings": settings}
 
 
 # -- seasons ------------------------------------------------------------------------------------
-
-def _season_row(row) -> dict:
-    return {"id": row["id"], "club_id": row["club_id"], "club": row["club_name"], "game": row["game"],
-            "year": row["year"], "name": row["name"], "settings": json.loads(row["settings"]),
-            "created_at": row["created_at"]}
-
-
-_SEASON_SQL = ("SELECT s.*, c.name AS club_name FROM seasons s JOIN clubs c ON c.id = s.club_id ")
-
 
 def create_season(store, club: str, game: str, year: int, name: str | None = None,
                   settings: dict | None = None) -> dict:
@@ -125,44 +94,12 @@ def create_season(store, club: str, game: str, year: int, name: str | None = Non
     season = {"id": new_id()[:12], "club_id": c0["id"], "club": c0["name"], "game": game, "year": year,
               "name": (name or f"{c0['name']} {game} {year}").strip(), "settings": settings,
               "created_at": store.clock.now_iso()}
-    with store.write() as c:
-        if c.execute("SELECT 1 FROM seasons WHERE club_id=? AND game=? AND year=?",
-                     (c0["id"], game, year)).fetchone():
-            raise ConflictError("{name} has a {game} season for {year} already", "year", name=c0['name'], game=game, year=year)
-        c.execute("INSERT INTO seasons(id, club_id, game, year, name, settings, created_at) VALUES (?,?,?,?,?,?,?)",
-                  (season["id"], c0["id"], game, year, season["name"], json.dumps(settings), season["created_at"]))
-    return season
-
-
-def get_season(store, ref: str, field: str = "season") -> dict:
-    """A season by id, or by ``club/game/year`` (the club by id or name)."""
-    if not isinstance(ref, str) or not ref:
-        raise InputError("must name a season (id, or club/game/year)", field)
-    c = store.conn()
-    row = c.execute(_SEASON_SQL + "WHERE s.id=?", (ref,)).fetchone()
-    if row is None and ref.count("/") >= 2:
-        club, game, year = ref.rsplit("/", 2)
-        if year.isdigit():
-            row = c.execute(_SEASON_SQL + "WHERE (c.id=? OR c.name=?) AND s.game=? AND s.year=?",
-                            (club, club, game, int(year))).fetchone()
-    if row is None:
-        raise NotFoundError("no season {ref!r} (give its id, or club/game/year)", field, ref=ref)
-    return _season_row(row)
-
-
-def find_season(store, club_id: str, game: str, year: int) -> dict | None:
-    row = store.conn().execute(_SEASON_SQL + "WHERE s.club_id=? AND s.game=? AND s.year=?",
-                               (club_id, game, year)).fetchone()
-    return _season_row(row) if row else None
+    return rows.insert_season(store, season)
 
 
 def list_seasons(store, club: str | None = None) -> list[dict]:
-    if club is not None:
-        cid = get_club(store, club)["id"]
-        rows = store.conn().execute(_SEASON_SQL + "WHERE s.club_id=? ORDER BY s.year DESC, s.game", (cid,))
-    else:
-        rows = store.conn().execute(_SEASON_SQL + "ORDER BY c.name, s.year DESC, s.game")
-    return [_season_row(r) for r in rows]
+    """Every season, or a club's (by its id or name)."""
+    return rows.list_seasons(store, get_club(store, club)["id"] if club is not None else None)
 
 
 def set_season_settings(store, ref: str, settings: dict) -> dict:
@@ -170,8 +107,7 @@ def set_season_settings(store, ref: str, settings: dict) -> dict:
     club = get_club(store, season["club_id"])
     settings = _check_settings(settings, "settings", core.rules_from(club["settings"]))
     _check_still_scorable(store, season, season_settings=settings)
-    with store.write() as c:
-        c.execute("UPDATE seasons SET settings=? WHERE id=?", (json.dumps(settings), season["id"]))
+    rows.update_season_settings(store, season["id"], settings)
     return {**season, "settings": settings}
 
 
@@ -192,37 +128,6 @@ def _check_still_scorable(store, season, **settings) -> None:
 
 # -- results ------------------------------------------------------------------------------------
 
-def season_matches(store, season_id: str) -> list[dict]:
-    """The season's matches, normalized like ``companion.core.season`` wants them, in date order."""
-    c = store.conn()
-    matches: dict[str, dict] = {}
-    for row in c.execute("SELECT id, date, source, match_id FROM season_matches WHERE season_id=? "
-                         "ORDER BY date, id", (season_id,)):
-        matches[row["id"]] = {"id": row["id"], "date": row["date"], "source": row["source"],
-                              "match_id": row["match_id"], "results": []}
-    # The roster's current name of each player (a rename keeps the history), else the name as recorded.
-    for row in c.execute("SELECT r.match, COALESCE(p.name, r.player) AS player, r.place, r.objective, r.eliminated "
-                         "FROM season_results r LEFT JOIN players p ON p.id = r.player_id "
-                         "WHERE r.season_id=? ORDER BY r.match, r.place, player", (season_id,)):
-        m = matches.get(row["match"])
-        if m is not None:
-            m["results"].append({"player": row["player"], "place": row["place"],
-                                 "objective": bool(row["objective"]), "eliminated": bool(row["eliminated"])})
-    return list(matches.values())
-
-
-def _insert_match(c, season_id: str, m: dict, source: str, match_id: str | None, now: str,
-                  ids: dict[str, str] | None = None) -> None:
-    """``ids``: the roster id of each result's player name (every season result is on the club's roster)."""
-    ids = ids or {}
-    c.execute("INSERT INTO season_matches(season_id, id, date, source, match_id, created_at) VALUES (?,?,?,?,?,?)",
-              (season_id, m["id"], m["date"], source, match_id, now))
-    c.executemany("INSERT INTO season_results(season_id, match, player, place, objective, eliminated, player_id) "
-                  "VALUES (?,?,?,?,?,?,?)",
-                  [(season_id, m["id"], r["player"], r["place"], int(r["objective"]), int(r["eliminated"]),
-                    ids.get(r["player"])) for r in m["results"]])
-
-
 def add_result(store, ref: str, doc) -> dict:
     """The organiser enters a match played without the app (``schemas/season.result.schema.json``).
     Errors name the JSON path of the document."""
@@ -239,19 +144,17 @@ def add_result(store, ref: str, doc) -> dict:
     from companion.storage import players as roster
 
     with store.write() as c:
-        if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], nm["id"])).fetchone():
+        if rows.has_match(c, season["id"], nm["id"]):
             raise ConflictError("the season has a match {id!r} already", "$.id", id=nm['id'])
         ids = roster.ensure_players(store, season["club_id"], [r["player"] for r in nm["results"]])
-        _insert_match(c, season["id"], nm, "manual", None, store.clock.now_iso(), ids)
+        rows.insert_match(c, season["id"], nm, "manual", None, store.clock.now_iso(), ids)
     return {**nm, "season": season["id"], "source": "manual"}
 
 
 def remove_result(store, ref: str, match: str) -> None:
     season = get_season(store, ref)
-    with store.write() as c:
-        cur = c.execute("DELETE FROM season_matches WHERE season_id=? AND id=?", (season["id"], match))
-        if cur.rowcount == 0:
-            raise NotFoundError("the season has no match {match!r}", "match", match=match)
+    if not rows.delete_match(store, season["id"], match):
+        raise NotFoundError("the season has no match {match!r}", "match", match=match)
 
 
 def season_for_match(store, match: dict, date: str) -> dict | None:
@@ -272,10 +175,10 @@ def season_for_match(store, match: dict, date: str) -> dict | None:
             log.warning("match %s names club %r, which does not exist", match.get("id"), options["club"])
             return None
     else:
-        clubs = store.conn().execute("SELECT id FROM clubs LIMIT 2").fetchall()
-        if len(clubs) != 1:
+        only = rows.only_club_id(store)
+        if only is None:
             return None
-        club = {"id": clubs[0]["id"]}
+        club = {"id": only}
     return find_season(store, club["id"], match["game"], int(date[:4]))
 
 
@@ -292,8 +195,7 @@ def match_club(store, match: dict) -> str | None:
             return get_club(store, str(options["club"]))["id"]
     except NotFoundError:
         return None
-    clubs = store.conn().execute("SELECT id FROM clubs LIMIT 2").fetchall()
-    return clubs[0]["id"] if len(clubs) == 1 else None
+    return rows.only_club_id(store)
 
 
 def options_for_new_match(store, game: str, club=None, season=None, year: int | None = None) -> dict:
@@ -360,8 +262,8 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
     from companion.storage import players as roster
 
     with store.write() as c:
-        c.execute("DELETE FROM season_matches WHERE match_id=?", (match["id"],))
-        if c.execute("SELECT 1 FROM season_matches WHERE season_id=? AND id=?", (season["id"], match["id"])).fetchone():
+        rows.delete_app_match(c, match["id"])
+        if rows.has_match(c, season["id"], match["id"]):
             raise ConflictError("the season has a match {id!r} entered by hand", "id", id=match['id'])
         # Each result's roster id: the seat's roster player chosen at creation, else the exact name on the
         # season's club roster (added when missing: whoever plays a season match is on the club's roster).
@@ -371,7 +273,7 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
                if seat_of.get(r["player"]) in seats}
         ids.update(roster.ensure_players(store, season["club_id"],
                                          [r["player"] for r in nm["results"] if r["player"] not in ids]))
-        _insert_match(c, season["id"], nm, "app", match["id"], now, ids)
+        rows.insert_match(c, season["id"], nm, "app", match["id"], now, ids)
         roster.link_match(store, match, season["club_id"],
                           {i: ids[name] for name, i in seat_of.items() if name in ids})
     return {**nm, "season": season["id"], "source": "app"}
@@ -380,7 +282,7 @@ def record_finished_match(store, match: dict, results: list[dict], date: str | N
 def forget_app_match(store, match_id: str) -> bool:
     """Take an app match out of its season (an undo re-opened it). True when there was one."""
     with store.write() as c:
-        return c.execute("DELETE FROM season_matches WHERE match_id=?", (match_id,)).rowcount > 0
+        return rows.delete_app_match(c, match_id)
 
 
 # -- reading a season ---------------------------------------------------------------------------
@@ -452,7 +354,3 @@ def derive_from_fold(store, match: dict, fold, event: dict) -> None:
     elif event.get("type") == "undo" or event.get("rebuild"):
         roster.set_places(store, match, None)
         forget_app_match(store, match["id"])
-
-
-def season_match_count(store, season_id: str) -> int:
-    return store.conn().execute("SELECT COUNT(*) FROM season_matches WHERE season_id=?", (season_id,)).fetchone()[0]

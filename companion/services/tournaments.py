@@ -20,20 +20,14 @@ def club_rules(store) -> season_core.Rules:
 
 
 def game_points(fold, player: str):
-    """What the game itself gave ``player`` at the end (conquest: the values of the cities held; others: the
-    final score), or None when the game gives no number, or when the organiser entered the places (the
-    board was not followed to its end: no number is known)."""
+    """What the game itself gave ``player`` at the end (the game's ``final_points``: conquest's cities held,
+    Web of Power's both scorings, Richelieu's and Rome's totals), or None when the game gives no number
+    yet, or when the organiser entered the places (the board was not followed to its end: no number is
+    known)."""
     if fold.entered is not None:
         return None
-    state = fold.game_state
-    if fold.game == "conquest-italy":
-        for r in fold.module.final_score(state)["players"]:
-            if r["player"] == player:
-                return r["objective_points"] + r["other_points"]
-        return None
-    summary = getattr(fold.module, "summary", None)
-    scores = (summary(state) or {}).get("scores") if summary else None
-    v = scores.get(player) if isinstance(scores, dict) else None
+    points = fold.module.final_points(fold.game_state)
+    v = points.get(player) if isinstance(points, dict) else None
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 

@@ -2,8 +2,10 @@
 
 ``Store`` is the database (:mod:`.db`: connections, the write path, migrations, settings, backups)
 with the rows of each part of the app: matches and their event log (:mod:`.matches`), clock
-checkpoints (:mod:`.clock`), sign-in (:mod:`.access`), Web of Power boards (:mod:`.boards`). Clubs,
-seasons and their results live in ``companion.services.seasons``.
+checkpoints (:mod:`.clock`), sign-in (:mod:`.access`), Web of Power boards (:mod:`.boards`). The rows of
+clubs, seasons and their results (:mod:`.seasons`), of the club roster (:mod:`.players`) and of tournament
+days (:mod:`.tournaments`) are functions of a Store. Storage imports only ``companion.base``: the rules
+over these rows are the services'.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Each person is on a club's roster once. Matches (``match_players``: one row per 
 standings show the roster's current name, while a match's event log keeps the names typed at the table.
 **Merging** two entries (the same person typed twice) moves every seat and season result of one into the
 other, deletes the emptied entry and writes an audit row (who, when, from, into). Names are compared by
-``companion.core.roster.name_key`` only to *suggest* that two entries are one person; nothing is merged
+``companion.base.names.name_key`` only to *suggest* that two entries are one person; nothing is merged
 without someone asking.
 
 Every write goes through ``Store.write()`` (a savepoint inside the match service's transaction when the
@@ -18,7 +18,7 @@ import re
 import secrets
 
 from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
-from companion.core.roster import matches_query, name_key, short_name as default_short_name
+from companion.base.names import matches_query, name_key, short_name as default_short_name
 
 NAME_MAX = 40
 SHORT_MAX = 12
@@ -106,9 +106,9 @@ def create_player(store, club_id: str, name, short_name=None, colour=None) -> di
     name = check_name(name)
     short = "" if short_name in (None, "") else check_name(short_name, "short_name", SHORT_MAX)
     colour = check_colour(colour)
-    from companion.services import seasons as season_store
+    from companion.storage import seasons as season_rows
 
-    season_store.get_club(store, club_id)
+    season_rows.get_club(store, club_id)
     player_id = _new_id()
     with store.write() as c:
         if c.execute("SELECT 1 FROM players WHERE club_id=? AND name=?", (club_id, name)).fetchone():
@@ -277,9 +277,9 @@ def pending(store) -> list[dict]:
 def assign_pending(store, match_id: str, club_id: str, by: str = "organiser (cli)") -> dict:
     """The organiser confirms a leftover match's club: its players go on that roster (exact names), one
     audit line per seat not placed before."""
-    from companion.services import seasons as season_store
+    from companion.storage import seasons as season_rows
 
-    club = season_store.get_club(store, club_id)
+    club = season_rows.get_club(store, club_id)
     if not store.conn().execute("SELECT 1 FROM roster_pending WHERE match_id=?", (match_id,)).fetchone():
         raise NotFoundError("match {match_id} is not waiting for a club", "match", match_id=match_id)
     match = store.get_match(match_id)
@@ -371,7 +371,7 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
     of that name (in ``new_club``, else the club the leftover belongs to, else the only club). One audit line.
     ``places``: a finished match's place by name (its seat gets its place). A match leaves the waiting list
     once every seat is placed. Nothing else changes: look-alike entries stay apart until someone merges."""
-    from companion.services import seasons as season_store
+    from companion.storage import seasons as season_rows
 
     match_id = target.get("match_id")
     with store.write() as c:
@@ -411,13 +411,13 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
         else:
             home = new_club or club_id
             if home is None:
-                clubs = season_store.list_clubs(store)
+                clubs = season_rows.list_clubs(store)
                 if len(clubs) != 1:
                     if not clubs:
                         raise InputError("there is no club yet: create one on the seasons page first", "$.club")
                     raise InputError("this box has several clubs: say which one", "$.club")
                 home = clubs[0]["id"]
-            home = season_store.get_club(store, home, "$.club")["id"]
+            home = season_rows.get_club(store, home, "$.club")["id"]
             if club_id is not None and home != club_id:
                 raise RuleError("the other names of this match are on another club's roster", "$.club")
             if c.execute("SELECT 1 FROM players WHERE club_id=? AND name=?", (home, name)).fetchone():
@@ -447,7 +447,7 @@ def assign_leftover(store, target: dict, player_id: str | None, new_club: str | 
 
 def create_link(store, player_id: str) -> str:
     """A new personal link token for a roster player (only its SHA-256 is stored). Returns the token."""
-    from companion.services.access import hash_secret
+    from companion.base.digest import hash_secret
 
     get_player(store, player_id)
     token = secrets.token_urlsafe(24)
@@ -459,7 +459,7 @@ def create_link(store, player_id: str) -> str:
 
 def link_owner(store, token: str) -> dict | None:
     """The roster player of a live personal link, or None (unknown or revoked)."""
-    from companion.services.access import hash_secret
+    from companion.base.digest import hash_secret
 
     if not isinstance(token, str) or not token or len(token) > 200:
         return None
@@ -546,44 +546,6 @@ def club_results(store, club_id: str, game: str) -> list[dict]:
         matches.setdefault(r["match_id"], {"id": r["match_id"], "date": r["date"], "results": []})["results"].append(
             {"player": r["player_id"], "place": r["place"]})
     return [m for m in matches.values() if len(m["results"]) >= 2]
-
-
-def profile(store, player_id: str, last: int = 10) -> dict:
-    """What the player page shows: matches per game (played, wins, average place, OpenSkill rating and
-    its trend), season points, the last ``last`` results (newest first)."""
-    from companion.core import season as core
-    from companion.services import seasons as season_store
-    from companion.core.roster import rating_trend
-
-    p = get_player(store, player_id)
-    club = season_store.get_club(store, p["club_id"])
-    hist = history(store, player_id)
-    games: dict[str, dict] = {}
-    for h in hist:
-        g = games.setdefault(h["game"], {"game": h["game"], "matches": 0, "wins": 0, "places": []})
-        g["matches"] += 1
-        if h["place"] is not None:
-            g["places"].append(h["place"])
-            g["wins"] += h["place"] == 1
-    per_game = []
-    for game, g in sorted(games.items()):
-        trend = rating_trend(club_results(store, p["club_id"], game), player_id)
-        places = g.pop("places")
-        per_game.append({**g, "average_place": round(sum(places) / len(places), 2) if places else None,
-                         "rating": trend[-1] if trend else None, "trend": [t["ordinal"] for t in trend]})
-    seasons = []
-    for sid in sorted({h["season_id"] for h in hist if h["season_id"]}):
-        s = season_store.get_season(store, sid)
-        _season, rules, matches = season_store.season_data(store, sid)
-        row = next((r for r in core.standings(matches, rules) if r["player"] == p["name"]), None)
-        if row is not None:
-            seasons.append({"season_id": sid, "season": s["name"], "game": s["game"], "year": s["year"],
-                            "points": core.num(row["points"]), "rank": row["rank"], "matches": row["matches"],
-                            "eligible": row["eligible"]})
-    seasons.sort(key=lambda s: (-s["year"], s["game"]))
-    return {**p, "club": club["name"], "matches": len(hist), "games": per_game, "seasons": seasons,
-            "last": hist[::-1][:last], "similar": [x["id"] for x in similar_to(store, p["club_id"], p["name"],
-                                                                               exclude=player_id)]}
 
 
 def resolve(store, ref: str, club_id: str | None = None, field: str = "player") -> dict:

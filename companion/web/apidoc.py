@@ -14,6 +14,20 @@ def ok(name: str, description: str = "OK") -> dict:
     return {"description": description, "content": {"application/json": {"schema": ref(name)}}}
 
 
+def any_json(description: str = "OK") -> dict:
+    """A JSON object response without a component schema of its own."""
+    return {"description": description, "content": {"application/json": {"schema": {"type": "object"}}}}
+
+
+def path_param(name: str, max_length: int = 64) -> dict:
+    """A required string parameter of the path (``match_id``, ``player``)."""
+    return {"name": name, "in": "path", "required": True,
+            "schema": {"type": "string", "minLength": 1, "maxLength": max_length}}
+
+
+SECURITY = [{"bearer": []}, {"session": []}]  # a write: a bearer token or the session cookie
+
+
 def err(*codes: int) -> dict:
     """The error responses (``{"error", "field"?}``) of these status codes."""
     return {str(c): {"description": "error", "content": {"application/json": {"schema": ref("Error")}}}

@@ -168,9 +168,9 @@ def public_base() -> str:
     """The base URL phones use: the configured LAN URL, else the address this request came to."""
     base = ctx().runtime.public_url
     base = base.rstrip("/") if base else request.host_url.rstrip("/")
-    from companion.web.wifi import hotspot_base, hotspot_on
+    from companion.services.hotspot import hotspot_base, is_on
 
-    if hotspot_on():  # on the box's own Wi-Fi: its fixed address (phones there know no other)
+    if is_on(ctx().runtime.hotspot):  # on the box's own Wi-Fi: its fixed address (phones there know no other)
         return hotspot_base(base)
     return base
 

@@ -20,6 +20,7 @@ from companion.web.core import ctx, int_arg, json_body, require, role
 from companion.web.apidoc import body as _body, err as _err, ok as _ok
 
 ss = lazy.module("companion.services.seasons")  # imported at the first request that needs it
+profiles = lazy.module("companion.services.players")  # (the player page's maths: OpenSkill, season points)
 
 bp = Blueprint("players", __name__)
 
@@ -86,7 +87,7 @@ def api_create():
 
 @bp.get("/api/players/<player_id>")
 def api_get(player_id):
-    out = roster.profile(ctx().store, player_id)
+    out = profiles.profile(ctx().store, player_id)
     if role() == "organiser":
         out["links"] = roster.links(ctx().store, player_id)
     return jsonify(out)
@@ -279,7 +280,7 @@ def page_roster():
 def page_player(player_id):
     store = ctx().store
     try:
-        p = roster.profile(store, player_id)
+        p = profiles.profile(store, player_id)
     except NotFoundError:
         abort(404)
     for game in p["games"]:

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from flask import Blueprint, jsonify
 
 from companion.base import lazy
+from companion.web import apidoc
 from companion.web.core import ctx, require, role
 
 replication = lazy.module("companion.services.replication")  # imported at the first request that needs it
@@ -61,7 +62,6 @@ def _home_line():
     return {"replica_notice": replica_notice}
 
 
-_ERR = {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 OPENAPI_SCHEMAS = {
     "Replication": {
         "type": "object",
@@ -86,7 +86,5 @@ OPENAPI_SCHEMAS = {
 OPENAPI_PATHS = {
     "/api/replication": {"get": {
         "summary": "Replication of the database: enabled, target kind, replicated position, lag (organiser)",
-        "security": [{"bearer": []}, {"session": []}],
-        "responses": {"200": {"description": "OK", "content": {"application/json": {
-            "schema": {"$ref": "#/components/schemas/Replication"}}}}, "401": _ERR, "403": _ERR}}},
+        "security": apidoc.SECURITY, "responses": {"200": apidoc.ok("Replication"), **apidoc.err(401, 403)}}},
 }

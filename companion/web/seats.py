@@ -19,6 +19,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, render_template, request
 
 from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
+from companion.web import apidoc
 from companion.web.core import ctx, json_body, require, role
 
 bp = Blueprint("seats", __name__)
@@ -330,15 +331,9 @@ def who_question(match: dict) -> dict | None:
     return {"free": free, "taken": [p for p in match["players"] if p in taken]}
 
 
-_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1,
-                                                                     "maxLength": 64}}
-_PLAYER = {"name": "player", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1,
-                                                                        "maxLength": 40}}
-
-
-def _json(name, description="OK"):
-    return {"description": description, "content": {"application/json": {"schema": {
-        "$ref": f"#/components/schemas/{name}"}}}}
+_ID = apidoc.path_param("match_id")
+_PLAYER = apidoc.path_param("player", 40)
+_json = apidoc.ok
 
 
 def _errors(*codes):
@@ -347,7 +342,7 @@ def _errors(*codes):
                                    409: "the seat is taken, or the match has ended"}[c]) for c in codes}
 
 
-_SEC = [{"bearer": []}, {"session": []}]
+_SEC = apidoc.SECURITY
 OPENAPI_SCHEMAS = {
     "Seats": {"type": "object", "required": ["match_id", "status", "seat", "seats"], "properties": {
         "match_id": {"type": "string"}, "status": {"enum": ["open", "ended"]},
@@ -387,8 +382,7 @@ OPENAPI_PATHS = {
         "summary": "This phone sits as a player: a player's phone takes a free seat once (\"Who are you?\"); "
                    "an organiser's own phone sits anywhere or nowhere (null)",
         "parameters": [_ID], "security": _SEC,
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "$ref": "#/components/schemas/api.seat"}}}},
+        "requestBody": apidoc.body("api.seat"),
         "responses": {"200": _json("Match"), **_errors(400, 401, 403, 404, 409)}}},
     "/api/matches/{match_id}/seats/{player}/confirm": {"post": {
         "summary": "Confirm that the phone holding a seat is that player's: an organiser, or a phone seated at the "
@@ -400,8 +394,7 @@ OPENAPI_PATHS = {
         "put": {"summary": "Give a seat to a phone (session id), moving it from its former seat; share keeps "
                            "the phones already there (organiser)",
                 "parameters": [_ID, _PLAYER], "security": _SEC,
-                "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                    "$ref": "#/components/schemas/api.seat-bind"}}}},
+                "requestBody": apidoc.body("api.seat-bind"),
                 "responses": {"200": _json("Seats"), **_errors(400, 401, 403, 404)}},
         "delete": {"summary": "Free a seat (organiser)", "parameters": [_ID, _PLAYER], "security": _SEC,
                    "responses": {"200": _json("Seats"), **_errors(400, 401, 403, 404)}}},

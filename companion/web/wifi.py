@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import time
-from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, jsonify, redirect, request
 
@@ -37,18 +36,9 @@ def hotspot():
 
 
 def hotspot_on() -> bool:
-    try:
-        return hotspot().is_on()
-    except Exception:
-        return False
+    from companion.services.hotspot import is_on
 
-
-def hotspot_base(base: str) -> str:
-    """``base`` (``http://host:port``) with the host replaced by the hotspot's fixed address."""
-    from companion.services.hotspot import ADDRESS
-
-    port = urlsplit(base).port
-    return f"http://{ADDRESS}" + (f":{port}" if port and port != 80 else "")
+    return is_on(hotspot())
 
 
 def wifi_code() -> dict | None:

@@ -17,6 +17,7 @@ from companion.base.errors import InputError
 from companion.games import contract, game_ids, registry
 from companion.core.match import check_export
 from companion.services.seasons import results_from_fold
+from companion.services.tournaments import game_points
 from tests.games.conformance import Playthrough
 
 SOAK = bool(os.environ.get("COMPANION_SOAK"))
@@ -56,6 +57,11 @@ def test_a_random_legal_match_keeps_the_contract_to_its_end(played, game, seed):
     ranking = p.module.final_ranking(p.fold.game_state)
     assert contract.check_ranking(ranking, p.players) == []
     assert results_from_fold(p.fold) == ranking
+    # every game gives each player a number at the end (a tournament's game points, a play log's score)
+    points = p.module.final_points(p.fold.game_state)
+    assert sorted(points) == sorted(p.players)
+    assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in points.values())
+    assert {name: game_points(p.fold, name) for name in p.players} == points
     # the export is valid, and check_export (schema, seqs, every event legal) folds the same
     again = check_export(copy.deepcopy(p.export()))
     assert again.game_state == p.fold.game_state and again.clock_state == p.fold.clock_state

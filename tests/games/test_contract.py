@@ -39,6 +39,32 @@ def test_check_game_names_what_is_missing_or_wrong():
         ["GAME_ID is 'richelieu', registered as 'web-of-power'"]
 
 
+def test_a_mistyped_or_mistaken_hook_is_named():
+    rome = game_module("rome-is-burning")
+    fake = types.SimpleNamespace(**{k: getattr(rome, k) for k in dir(rome) if not k.startswith("__")})
+    fake.public_veiw, fake.SECRET_RESET, fake.ACTIONS = (lambda state, viewer: state), {}, ("deal",)
+    problems = contract.check_game(fake, "rome-is-burning")
+    assert "public_veiw is no hook of the contract: public_view is meant?" in problems
+    assert "SECRET_RESET is no hook of the contract: SECRET_RESETS is meant?" in problems
+    assert "ACTIONS must be a dict" in problems
+
+
+def test_shared_code_reads_only_the_hooks_the_contract_declares():
+    """Every ``getattr(module, "NAME")``/``hasattr`` of a game module in the package is declared in
+    companion/games/contract.py (a name read nowhere declared would silently do nothing when misspelt)."""
+    import re
+    from pathlib import Path
+
+    pkg = Path(contract.__file__).resolve().parent.parent
+    read = set()
+    for path in pkg.rglob("*.py"):
+        read |= set(re.findall(r'(?:getattr|hasattr)\((?:\w+\.)*(?:module|mod)\s*,\s*"(\w+)"',
+                               path.read_text(encoding="utf-8")))
+    read -= {"OPENAPI_PATHS", "OPENAPI_SCHEMAS"}  # (a blueprint's, read by web/openapi.py)
+    assert {"public_view", "ORGANISER_EVENTS", "setup_over", "final_points"} <= read  # the scan finds them
+    assert sorted(read - contract.HOOKS) == []
+
+
 @pytest.mark.parametrize("ranking, problem", [
     ([{"player": "a", "place": 1, "objective": False, "eliminated": False}], "every player once"),
     ([{"player": "a", "place": 1}, {"player": "b", "place": 2}], "exactly the keys"),

@@ -305,16 +305,21 @@ def test_an_unreadable_data_dir_or_database_exits_2_naming_it(request_cleanup, w
             f.chmod(0)
     else:
         data.chmod(0o555)  # the data folder cannot be created inside it
-    prefix = []
+    from tests.web.serverproc import REPO
+
+    prefix, path = [], REPO
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
             pytest.skip("root reads every file and setpriv (to run as nobody) is missing")
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    from tests.web.serverproc import REPO
-
+        # nobody may not read a clone inside a 0700 folder (root's home): it runs a readable copy of the package
+        path = base / "src"
+        shutil.copytree(REPO / "companion", path / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+        for d in [path, *path.rglob("*")]:
+            d.chmod(0o755 if d.is_dir() else 0o644)
     try:
         p = subprocess.run([*prefix, sys.executable, "-m", "companion", "match", "list", "--data-dir", str(culprit if where != "database" else data)],
-                           capture_output=True, text=True, timeout=60, cwd="/", env=dict(os.environ, PYTHONPATH=str(REPO)))
+                           capture_output=True, text=True, timeout=60, cwd="/", env=dict(os.environ, PYTHONPATH=str(path)))
     finally:
         data.chmod(0o755)
     assert p.returncode == 2, (p.returncode, p.stderr)

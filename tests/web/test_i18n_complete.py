@@ -106,7 +106,7 @@ def dynamic_values() -> dict[str, set[str] | None]:
         "rl.faction_": set(rl.FACTIONS),
         "rl.track_": set(rl.TRACKS) | {"jewels"},
         "rl.sheet_": set(rl.SHEET_KINDS),
-        "rl.action_": set(rl.ACTIONS),
+        "rl.action_": set(rl.TURN_ACTIONS),
         "rl.reward_": set(rl.NUMERIC_REWARDS) | set(rl.ACTION_REWARDS),
         "rl.col_": rl_cols,
         "wop.": set(wop.PIECES),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from companion.base.errors import CompanionError, ConflictError, InputError, NotFoundError
 from companion.core.match import event_path
+from companion.web import apidoc
 from companion.web.core import caller, ctx, json_body, rng
 
 
@@ -72,34 +73,29 @@ def engine(fn, *args, **kw):
 
 
 # -- OpenAPI pieces ----------------------------------------------------------------------------------------
-MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1,
-                                                                           "maxLength": 64}}
-_OK = {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}
-_STORED = {"description": "stored: the match document with the new event",
-           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Match"}}}}
-_ERR = {"description": "error {error, field}", "content": {"application/json": {
-    "schema": {"$ref": "#/components/schemas/Error"}}}}
-_BODY = {"required": True, "content": {"application/json": {
-    "schema": {"$ref": "#/components/schemas/api.tracker-action"}}}}
-_SEC = [{"bearer": []}, {"session": []}]
-_CODES = ("400", "401", "403", "404", "409")
+MATCH_ID = apidoc.path_param("match_id")
+_OK = apidoc.any_json()
+_STORED = apidoc.ok("Match", "stored: the match document with the new event")
+_BODY = apidoc.body("api.tracker-action")
+_SEC = apidoc.SECURITY
+_ERRORS = apidoc.err(400, 401, 403, 404, 409)
 
 
 def openapi_write(summary: str) -> dict:
     return {"post": {"summary": summary, "parameters": [MATCH_ID], "security": _SEC, "requestBody": _BODY,
-                     "responses": {"201": _STORED, **{c: _ERR for c in _CODES}}}}
+                     "responses": {"201": _STORED, **_ERRORS}}}
 
 
 def openapi_read(summary: str, params=()) -> dict:
     q = [{"name": n, "in": "query", "schema": s} for n, s in params]
     return {"get": {"summary": summary, "parameters": [MATCH_ID, *q],
-                    "responses": {"200": _OK, **{c: _ERR for c in _CODES}}}}
+                    "responses": {"200": _OK, **_ERRORS}}}
 
 
 def openapi_post_read(summary: str) -> dict:
     """A POST that computes and stores nothing (a preview)."""
     return {"post": {"summary": summary, "parameters": [MATCH_ID], "requestBody": _BODY,
-                     "responses": {"200": _OK, **{c: _ERR for c in _CODES}}}}
+                     "responses": {"200": _OK, **_ERRORS}}}
 
 
 def openapi_static(summary: str) -> dict:
