@@ -324,6 +324,10 @@
     var key = p + "|" + client.seq + "|" + trade.join(",");
     if (key === lastCalcKey) return;
     lastCalcKey = key;
+    // until the box answers for this event, the list on screen is the last event's (another player's
+    // cities, another count): its taps would be lost when the answer redraws it, so they wait
+    Array.prototype.forEach.call($("ci-reinforce-list").querySelectorAll("button"), function (b) { b.disabled = true; });
+    $("ci-reinforce-send").disabled = true;
     var q = "?player=" + encodeURIComponent(p) + (trade.length === 3 ? trade.map(function (c) { return "&trade=" + encodeURIComponent(c); }).join("") : "");
     C.api("GET", base() + "/conquest/reinforcements" + q).then(function (r) {
       var parts = [C.plural("ci.calc_base", r.territories, { base: r.base })];
