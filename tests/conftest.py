@@ -23,16 +23,19 @@ ARTIFACTS = REPO / "test-artifacts"
 # The files that take longest in `make test`, sent to the workers first (measured with --durations=0 in 5
 # workers): files are handed out in collection order one at a time, so a long file collected last ran
 # alone at the end while the other workers sat idle. Every other file keeps its order.
-SLOW_FIRST = [  # (Chromium files, the evenings first, and others alternate, so that the first five are not all Chromium)
-    "tests/evening/test_conquest.py", "tests/stress/test_openapi_fuzz.py", "tests/evening/test_rome.py",
-    "tests/test_systemd.py", "tests/evening/test_web_of_power.py", "tests/stress/test_cli_fuzz.py",
-    "tests/evening/test_mixed.py", "tests/stress/test_crash.py", "tests/evening/test_richelieu.py",
-    "tests/test_gpio.py", "tests/browser/test_tv_screens.py", "tests/browser/test_ui_review.py", "tests/cli/test_season.py", "tests/browser/test_tv.py",
+SLOW_FIRST = [  # (Chromium files, the evenings first, and others alternate, so that the first ones are not all Chromium)
+    "tests/evening/test_rome.py", "tests/test_bundle.py", "tests/evening/test_conquest.py",
+    "tests/stress/test_concurrency.py", "tests/evening/test_richelieu.py", "tests/stress/test_openapi_fuzz_negative.py",
+    "tests/browser/test_boards_editor.py", "tests/stress/test_cli_fuzz.py", "tests/browser/test_trackers_conquest.py",
+    "tests/test_systemd.py", "tests/evening/test_web_of_power.py", "tests/stress/test_openapi_fuzz.py",
+    "tests/browser/test_ui_review.py", "tests/stress/test_crash.py", "tests/browser/test_smart_dice.py",
+    "tests/evening/test_conquest_elimination.py", "tests/test_gpio.py", "tests/evening/test_mixed.py",
+    "tests/browser/test_tv_screens.py", "tests/cli/test_season.py", "tests/browser/test_tv.py",
     "tests/stress/test_replica_e2e.py", "tests/browser/test_table_join.py", "tests/stress/test_security.py",
     "tests/browser/test_viewer_and_undo.py", "tests/stress/test_storage_faults.py", "tests/browser/test_pages.py",
     "tests/games/test_rome_match.py", "tests/browser/test_tournament_day.py", "tests/browser/test_game_night.py",
-    "tests/browser/test_trackers_rome.py", "tests/browser/test_wop_scoring_step.py",
-    "tests/browser/test_boards_editor.py", "tests/browser/test_roster.py", "tests/browser/test_tap_counts.py",
+    "tests/browser/test_trackers_rome.py", "tests/browser/test_wop_scoring_step.py", "tests/evening/test_first_evening.py",
+    "tests/browser/test_roster.py", "tests/browser/test_tap_counts.py",
     "tests/browser/test_trackers_richelieu.py", "tests/browser/test_restart.py",
 ]
 
