@@ -6,7 +6,7 @@ ARGS   ?=
 PYTEST_ARGS ?=
 # the suite runs in 5 workers (pytest-xdist; one file's tests stay on one worker): its tests wait on
 # servers and browsers more than they compute (3 workers used 1.1 of the 2 cores), so 5 keep it busy
-JOBS ?= 7
+JOBS ?= 5
 
 .PHONY: run test bench soak wheel clean systemd-check
 
