@@ -4,13 +4,11 @@ secret objective shows at once, without a reload; the TV page an organiser opene
 and no objective; the printable table card; a phone of the club-wide link picks its table."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.trackers_kit import Api, joined_page
+from tests.browser.trackers_kit import joined_page, organiser_api
 
 pytestmark = pytest.mark.browser
 
@@ -20,10 +18,7 @@ PHONE = {"width": 360, "height": 740}
 
 @pytest.fixture(scope="module")
 def org(server):
-    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", "organiser",
-                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    return Api(server, p.stdout.strip().splitlines()[-1])
+    return organiser_api(server)
 
 
 def _watch(page):

@@ -7,15 +7,13 @@ Screenshots: test-artifacts/tv-*.png."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from datetime import datetime, timedelta, timezone
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_game_night import EN, IT, _watch
-from tests.browser.trackers_kit import Api
+from tests.browser.trackers_kit import organiser_api
 from tests.web.serverproc import Server
 
 pytestmark = pytest.mark.browser
@@ -36,10 +34,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def org(server):
-    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", "organiser",
-                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    return Api(server, p.stdout.strip().splitlines()[-1])
+    return organiser_api(server)
 
 
 def _iso(dt):

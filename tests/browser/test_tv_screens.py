@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -30,7 +28,7 @@ from playwright.sync_api import expect
 from companion.base.resources import web_dir
 from companion.core.match import Fold
 from companion.games import game_module
-from tests.browser.trackers_kit import Api, joined_page, open_match
+from tests.browser.trackers_kit import joined_page, open_match, organiser_api
 from tests.browser.tvfit import assert_fits
 from tests.fakenm import FakeNM
 from tests.games import conformance
@@ -60,10 +58,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def org(server):
-    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", "organiser",
-                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0, p.stderr
-    return Api(server, p.stdout.strip().splitlines()[-1])
+    return organiser_api(server)
 
 
 def _iso(dt):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import subprocess
+import sys
 
 from playwright.sync_api import expect
 
@@ -94,3 +96,11 @@ class Api:
         from companion.core.match import check_export
 
         return check_export(self.ok("GET", f"/api/matches/{mid}/export"))
+
+
+def organiser_api(server, role: str = "organiser") -> Api:
+    """A bearer-token client of ``role``, its token made by the CLI on the server's data folder."""
+    p = subprocess.run([sys.executable, "-m", "companion", "token", "create", "--role", role,
+                        "--data-dir", str(server.data_dir)], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    return Api(server, p.stdout.strip().splitlines()[-1])
