@@ -340,9 +340,21 @@
     if (m && m.status) this.status = m.status;
     this.setView(m.view);
   };
-  MatchClient.prototype.setView = function (view) {
+  // Everything a page draws from: the view, the match as this phone holds it (its seat, the colours, the
+  // power-lost flag; not the event a write answered with) and its status. The same key twice is the same
+  // page: a phone's own tap arrives twice (the write's answer, then the live stream's event).
+  MatchClient.prototype.drawKey = function (view) {
+    var m = this.match || {}, rest = {};
+    Object.keys(m).forEach(function (k) { if (k !== "view" && k !== "event") rest[k] = m[k]; });
+    return JSON.stringify(view) + "\n" + JSON.stringify(rest) + "\n" + this.status;
+  };
+  // force: draw even what was drawn (a game's script that registered after the first view)
+  MatchClient.prototype.setView = function (view, force) {
     if (!view) return;
     if (this.view && view.seq < this.seq) return; // never go back to an older view
+    var key = this.drawKey(view);
+    if (!force && this.view && key === this.drawn) return;  // drawn already: nothing the page reads changed
+    this.drawn = key;
     this.view = view;
     this.seq = view.seq;
     if (this.hooks.view) this.hooks.view(view, this);
