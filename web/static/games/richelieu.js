@@ -23,7 +23,6 @@
   function drawStandings(box, id) {
     var standings = sm().standings;
     if (!box || !standings) return;
-    box.textContent = "";
     var cols = ["prestige", "income", "military", "richelieu_sheets", "opposing_sets", "jewels"];
     var head = el("tr", null, el("th", { text: t("rl.col_place") }), el("th", { text: t("scores.player") }),
       cols.map(function (k) { return el("th", { class: "num", text: t("rl.col_" + k) }); }),
@@ -45,9 +44,9 @@
         el("td", { class: "num score", title: p.total === null ? C.plural("rl.board_total", p.board_total) : null, text: shown(p.total) }),
         el("td", { class: "num", "data-part": "money", text: shown(p.money) }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: id },
-      el("thead", null, head), el("tbody", null, rows))));
-    if (standings.hidden) box.appendChild(el("p", { class: "small muted rl-behind-note", text: t("rl.behind_screen_note") }));
+    C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: id },
+      el("thead", null, head), el("tbody", null, rows))),
+      standings.hidden ? el("p", { class: "small muted rl-behind-note", text: t("rl.behind_screen_note") }) : null]);
   }
 
   function renderStatus() {
@@ -355,5 +354,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.summary && v.summary.standings); } });
 })();

@@ -32,7 +32,6 @@
   function renderScores() {
     var box = document.getElementById("scores"), s = sm();
     if (!box || !s.totals) return;
-    box.textContent = "";
     var now = s.scores_now || {};
     var best = Math.max.apply(null, Object.keys(s.totals).map(function (p) { return s.totals[p]; }));
     var head = el("tr", null, el("th", { text: t("scores.player") }), el("th", { text: t("rb.col_role") }),
@@ -47,7 +46,7 @@
         el("td", { class: "num", text: now[p] === undefined ? "" : String(now[p]) }),
         el("td", { class: "num score", text: String(s.totals[p]) }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-totals" },
+    C.patch(box, el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-totals" },
       el("thead", null, head), el("tbody", null, rows))));
   }
 
@@ -274,5 +273,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.summary && v.summary.totals); } });
 })();

@@ -125,7 +125,6 @@
     sc.ranking.forEach(function (r) { place[r.player] = r.place; });
     var now = {};
     sc.preview.players.forEach(function (r) { now[r.player] = r.points; });
-    box.textContent = "";
     var head = el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
       el("th", { class: "num", text: t("wop.col_intermediate") }), el("th", { class: "num", text: t("wop.col_final") }),
       el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num wop-now", text: t("wop.col_now") }));
@@ -140,11 +139,11 @@
         el("td", { class: "num score", "data-col": "total", text: String(sc.totals[p]) }),
         el("td", { class: "num muted", "data-col": "now", text: String(now[p]) }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-totals" },
-      el("thead", null, head), el("tbody", null, rows))));
-    // points, not pieces: say so under the table
-    box.appendChild(el("p", { class: "small muted", id: "wop-now-note", text: t("wop.now_note") }));
-    if (s.phase === "scoring") box.appendChild(el("p", { class: "trk-warn small", id: "wop-provisional", text: t("wop.provisional") }));
+    C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-totals" },
+      el("thead", null, head), el("tbody", null, rows))),
+      // points, not pieces: say so under the table
+      el("p", { class: "small muted", id: "wop-now-note", text: t("wop.now_note") }),
+      s.phase === "scoring" ? el("p", { class: "trk-warn small", id: "wop-provisional", text: t("wop.provisional") }) : null]);
   }
 
   function describeEntry(e) {
@@ -566,5 +565,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.summary && v.summary.scores); } });
 })();

@@ -53,8 +53,15 @@
   }
 
   // -- scores and clock (match, display, tournament) -------------------------------------
-  function renderScores(box, view, match) {
-    box.textContent = "";
+  function renderScores(live, view, match) {
+    // the game's tracker draws this box itself (its own columns): not drawn twice on every event
+    var game = C.game(body.dataset.game || "");
+    if (game && game.scores && game.scores(view)) return;
+    var box = document.createElement("div");
+    scoresInto(box, view, match);
+    C.patch(live, Array.prototype.slice.call(box.childNodes));
+  }
+  function scoresInto(box, view, match) {
     if (view && view.tracking === "result") { renderResult(box, view, match || {}); return; }
     var summary = view && view.summary;
     var scores = summary && (summary.scores || summary.points);
