@@ -81,19 +81,16 @@
     $("rl-place").disabled = !place;
     space.disabled = !place;
     // the spaces as big buttons: one tap chooses the space, "Place" (at the bottom) places the agent
-    var picks = $("rl-spaces");
-    picks.textContent = "";
-    Object.keys(costs).forEach(function (k) {
-      picks.appendChild(el("button", { type: "button", class: "btn", "data-space": k, "aria-pressed": String(space.value === k),
-        onclick: function () { space.value = k; renderTurn(); } }, t("rl.space_cost", { value: k, cost: costs[k] })));
-    });
+    C.patch($("rl-spaces"), Object.keys(costs).map(function (k) {
+      return el("button", { type: "button", class: "btn", "data-space": k, "aria-pressed": String(space.value === k),
+        onclick: function () { space.value = k; renderTurn(); } }, t("rl.space_cost", { value: k, cost: costs[k] }));
+    }));
     $("rl-place").textContent = place && space.value ? t("rl.place_on", { value: space.value }) : t("rl.place");
     $("rl-turn-end").textContent = t("rl.turn_end", { player: turn.player });
   }
 
   function renderTracks() {
     var s = st(), m = sm().markers, box = $("rl-tracks");
-    box.textContent = "";
     var head = el("tr", null, el("th", { text: t("scores.player") }), TRACKS.map(function (k) { return el("th", { class: "num", text: t("rl.track_" + k) }); }),
       el("th", { text: t("rl.sheets") }));
     var rows = s.order.map(function (p) {
@@ -108,9 +105,9 @@
         }),
         el("td", { class: "small", text: sheets || "—" }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rl-tracks-table" },
-      el("thead", null, head), el("tbody", null, rows))));
-    box.appendChild(el("p", { class: "small muted", text: t("rl.cardinal_line", { n: st().cardinal, jewels: st().city_jewels }) }));
+    C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rl-tracks-table" },
+      el("thead", null, head), el("tbody", null, rows))),
+      el("p", { class: "small muted", text: t("rl.cardinal_line", { n: st().cardinal, jewels: st().city_jewels }) })]);
   }
 
   // -- the intrigue form, by taps -----------------------------------------------------------------------------
