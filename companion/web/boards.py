@@ -142,14 +142,9 @@ _CHECK = {"type": "object", "required": ["ok", "errors", "warnings", "status", "
                          "errors": {"type": "array", "items": _PROBLEM},
                          "warnings": {"type": "array", "items": _PROBLEM}, "counts": {"type": "object"}}}
 def _map_schema() -> dict:
-    from companion.web.openapi import _clean, load_schema
+    from companion.base.schemas import load_schema, standalone
 
-    schema = _clean(load_schema("web-of-power.map"))
-    defs = schema.pop("$defs", {})
-    text = json.dumps(schema)  # the schema's own definitions written in place: one component, no inner $ref
-    for name, d in defs.items():
-        text = text.replace(json.dumps({"$ref": f"#/$defs/{name}"}), json.dumps(d))
-    return json.loads(text)
+    return standalone(load_schema("web-of-power.map"))  # one component, no inner $ref
 
 
 OPENAPI_SCHEMAS = {

@@ -14,7 +14,7 @@ import sys
 from flask import Blueprint, current_app, jsonify
 
 from companion import __version__
-from companion.base.schemas import load_schema, schema_names
+from companion.base.schemas import load_schema, schema_names, standalone
 from companion.web.core import SEQ_MAX
 
 bp = Blueprint("openapi", __name__)
@@ -267,16 +267,10 @@ def _paths() -> dict:
     }
 
 
-def _clean(schema: dict) -> dict:
-    s = copy.deepcopy(schema)
-    s.pop("$schema", None)
-    s.pop("$id", None)
-    return s
-
-
 @functools.cache
 def _request_schemas() -> dict:
-    return {n: _clean(load_schema(n)) for n in schema_names() if n.startswith("api.") or n == "match-export"}
+    # standalone: a component's "#" is this document, so a schema's references are written in place
+    return {n: standalone(load_schema(n)) for n in schema_names() if n.startswith("api.") or n == "match-export"}
 
 
 def build(app=None) -> dict:

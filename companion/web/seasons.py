@@ -9,7 +9,6 @@ The maths is ``companion.core.season``, the storage ``companion.services.seasons
 
 from __future__ import annotations
 
-import copy
 from contextlib import contextmanager
 
 from flask import Blueprint, Response, abort, g, jsonify, render_template, request
@@ -345,29 +344,11 @@ def page_club(club_id):
 
 # -- OpenAPI ------------------------------------------------------------------------------------------
 
-def _inline(schema: dict) -> dict:
-    """A schema with its ``#/$defs/...`` references inlined, so it stands alone as an OpenAPI component."""
-    defs = schema.get("$defs", {})
-
-    def walk(node):
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                target = copy.deepcopy(defs[ref[len("#/$defs/"):]])
-                rest = {k: v for k, v in node.items() if k != "$ref"}
-                return walk({**target, **rest})
-            return {k: walk(v) for k, v in node.items() if k not in ("$defs", "$schema", "$id")}
-        if isinstance(node, list):
-            return [walk(x) for x in node]
-        return node
-
-    return walk(schema)
-
-
 def _openapi_schemas() -> dict:
-    from companion.base.schemas import load_schema
+    from companion.base.schemas import load_schema, standalone
 
-    out = {name: _inline(load_schema(name)) for name in
+    # standalone: references (to the schema's own $defs or to season.settings) written in place
+    out = {name: standalone(load_schema(name)) for name in
            ("season.club", "season.create", "season.settings", "season.result")}
     num = {"type": "number"}
     row = {"type": "object", "required": ["rank", "player", "points", "matches", "wins", "eligible", "needs"],
