@@ -18,7 +18,7 @@ from companion.base.errors import CompanionError, InputError, NotFoundError, joi
 from companion.games import GAMES
 from companion.web import i18n
 from companion.web.core import CSV_DIALECT_PARAM, ctx, json_body, require
-from companion.web.apidoc import body as _body, err as _err, ok as _ok
+from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param
 
 core = lazy.module("companion.core.season")  # imported at the first request that needs them
 ss = lazy.module("companion.services.seasons")
@@ -396,10 +396,7 @@ def _openapi_schemas() -> dict:
 
 
 
-_ID = {"type": "string", "minLength": 1, "maxLength": 64}
-_SEASON = {"name": "season_id", "in": "path", "required": True, "schema": _ID}
-_CLUB = {"name": "club_id", "in": "path", "required": True, "schema": _ID}
-_SEC = [{"bearer": []}, {"session": []}]
+_SEASON, _CLUB, _SEC = path_param("season_id"), path_param("club_id"), SECURITY
 
 OPENAPI_SCHEMAS = _openapi_schemas()
 OPENAPI_PATHS = {
@@ -435,11 +432,11 @@ OPENAPI_PATHS = {
         "responses": {"201": _ok("SeasonMatch", "stored"), **_err(400, 401, 403, 404, 409)}}},
     "/api/seasons/{season_id}/results/{match}": {"delete": {
         "summary": "Remove a match from the season (organiser)", "security": _SEC,
-        "parameters": [_SEASON, {"name": "match", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [_SEASON, path_param("match")],
         "responses": {"200": _ok("Removed"), **_err(400, 401, 403, 404)}}},
     "/api/seasons/{season_id}/players/{player}": {"get": {
         "summary": "One player's season: matches, places, points, running total",
-        "parameters": [_SEASON, {"name": "player", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [_SEASON, path_param("player")],
         "responses": {"200": _ok("History"), **_err(400, 401, 404)}}},
     "/api/seasons/{season_id}/export.csv": {"get": {
         "summary": "The standings (with ratings) or every result as CSV",
