@@ -91,8 +91,12 @@ def _chromium():
     tests/evening/; each module gets it clean (their ``browser`` fixtures)."""
     if not shutil.which(CHROMIUM):
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # a wait ends as soon as what it waits for holds; its limit only says when to give up. Five workers share
+    # two cores in `make test` (and CI's are slower still), so a page may take seconds to redraw: give up after
+    # 15 s, not Playwright's 5 (a passing test takes no longer for it)
+    expect.set_options(timeout=15_000)
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
