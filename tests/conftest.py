@@ -47,10 +47,10 @@ def _seed_hypothesis_utf8_table():
         pass
 
 
-
 @pytest.hookimpl(trylast=True)  # (after hypothesis's own sessionstart: its storage is not for conftest import time)
 def pytest_sessionstart(session):
     _seed_hypothesis_utf8_table()
+
 
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts"
