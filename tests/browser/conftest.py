@@ -29,7 +29,7 @@ def new_context(browser, server):
     def make(locale="en-GB", **kw):
         kw.setdefault("viewport", {"width": 412, "height": 860})
         ctx = browser.new_context(base_url=server.url, locale=locale, **kw)
-        ctx.set_default_timeout(10_000)
+        ctx.set_default_timeout(15_000)  # as expect's (tests/conftest.py)
         contexts.append(ctx)
         return ctx
 

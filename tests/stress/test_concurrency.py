@@ -12,7 +12,9 @@ write with ``expected_seq`` (the last seq that client saw).
 from __future__ import annotations
 
 import http.client
+import random
 import threading
+import time
 from companion.core.match import fold
 from tests.stress.conftest import examples
 from tests.stress.harness import PLAYERS, Client, Payloads, create_match, key, make_token, stored_events
@@ -43,6 +45,8 @@ def test_12_clients_writing_at_once_on_one_match(tmp_path):
                 seq = body["seq"]
                 done = 0
                 attempts = 0
+                pause = 0.001
+                rng = random.Random(n)
                 data = payloads.next()
                 while done < EVENTS and attempts < EVENTS * 200:
                     attempts += 1
@@ -57,14 +61,19 @@ def test_12_clients_writing_at_once_on_one_match(tmp_path):
                     if status == 201:
                         seq = body["event"]["seq"]
                         done += 1
+                        pause = 0.001
                         data = payloads.next()
-                    # after a 409 the client refreshes and sends the same change again
+                    # after a 409 the client refreshes and sends the same change again, after a random wait that
+                    # grows with each refusal in a row (as a polite client does: twelve clients retrying at once
+                    # would otherwise spend the box on refusals, and the slowest would starve)
                     elif status == 409:
                         assert body.get("field") == "expected_seq", body
                         status, body = c.request("GET", f"/api/matches/{match_id}/events?after={seq}")
                         assert status == 200, body
                         if body["events"]:
                             seq = body["events"][-1]["seq"]
+                        time.sleep(rng.uniform(0, pause))
+                        pause = min(0.05, pause * 2)
                     else:
                         raise AssertionError((status, body))
                 assert done == EVENTS, f"client {n} acknowledged {done} events in {attempts} attempts"

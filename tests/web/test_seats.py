@@ -66,6 +66,8 @@ def test_one_scan_asks_who_are_you_and_seats_the_phone(app, organiser, player):
     assert me["role"] == "player" and me["match_id"] == mid and me["seats"] == {}
     page = anna.get(f"/m/{mid}", environ_base=LAN).get_data(as_text=True)
     assert 'id="who-card"' in page and all(f'data-player="{p}"' in page for p in P3)
+    # a free seat's button waits for the page's script to wire it (a tap before that would be lost)
+    assert all(re.search(rf'<button[^>]*data-player="{p}" data-free="1" disabled>', page) for p in P3)
     r = anna.put(f"/api/matches/{mid}/seat", {"player": "Anna"})
     assert r.status_code == 200 and r.json["seat"] == "Anna"
     assert 'id="who-card"' not in anna.get(f"/m/{mid}", environ_base=LAN).get_data(as_text=True)

@@ -617,6 +617,7 @@
           if (e.status === 409) { b.disabled = true; b.textContent = b.dataset.player + " · " + t("seat.taken"); }
         });
       });
+      if (b.dataset.free) { b.disabled = false; delete b.dataset.free; } // wired now: a tap is heard
     });
     var sel = document.getElementById("seat"); // an organiser's own phone
     if (sel) sel.addEventListener("change", function (ev) {
