@@ -165,8 +165,8 @@ class Front:
         return app
 
     def _warm(self) -> None:
-        """After the first answer without Flask: the app built in a worker thread, so the first page a
-        phone asks for does not wait for it."""
+        """Once the server listens (``companion/web/server.py``), and after an answer without Flask: the app
+        built in a worker thread, so the first page a phone asks for does not wait for it."""
         if self._app is not None or self._warming:
             return
         self._warming = True

@@ -271,6 +271,10 @@ def build(app, limits=None, threads: int = 16, http: str | None = None, context=
         h11_max_incomplete_event_size=16 * 1024)
 
     class Server(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            front._warm()  # listening: the Flask app built now, in a worker thread (the hot routes need none)
+
         async def shutdown(self, sockets=None):
             front.close_streams()  # every stream ends with its last chunk, then the connections close
             await asyncio.sleep(0.05)
