@@ -29,6 +29,7 @@ last chunk, so a clean stop leaves no half-written response and logs nothing.
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import logging
@@ -172,11 +173,17 @@ class Front:
         self._warming = True
 
         def build():
+            # no cyclic collection while Flask, Werkzeug, Jinja2 and the blueprints are imported and wired (as
+            # during the start itself: companion/cli/serve.py): it would go again and again over their objects
+            collecting = gc.isenabled()
+            gc.disable()
             try:
                 self.app
             except Exception:  # the request that needs it meets the error again, and answers it
                 log.exception("could not build the web app")
             finally:
+                if collecting:
+                    gc.enable()
                 self._warming = False
 
         asyncio.get_running_loop().run_in_executor(self.pool, build)
