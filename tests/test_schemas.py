@@ -82,3 +82,95 @@ def test_the_schema_module_does_not_load_heavy_format_packages():
             "print(','.join(m for m in ('rfc3987_syntax', 'lark', 'webcolors') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == ""
+
+
+# -- one definition, one owner -------------------------------------------------------------------------
+# A definition is written in the schema that owns it; another schema refers to that file
+# ("season.settings.schema.json#/$defs/points"), it does not paste a copy (two copies drift apart: a
+# season's bonus accepted by one endpoint and refused by the CLI).
+
+_NOTES = {"title", "description", "$comment", "examples", "default"}
+
+
+def _subschemas(node, where):
+    """(canonical JSON without its notes, where) for every object of a schema, at every depth."""
+    if isinstance(node, dict):
+        yield json.dumps({k: v for k, v in node.items() if k not in _NOTES}, sort_keys=True), where
+        for k, v in node.items():
+            yield from _subschemas(v, f"{where}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _subschemas(v, f"{where}/{i}")
+
+
+def copies(schemas: dict, least: int = 120) -> list:
+    """The structures (of at least ``least`` characters of JSON, notes left out) written in more than one
+    schema: below that size a definition is a line ("a string of 1-40 characters"), not a structure."""
+    places: dict[str, list] = {}
+    for name, schema in schemas.items():
+        for text, where in _subschemas(schema, name + "#"):
+            if len(text) >= least:
+                places.setdefault(text, []).append(where)
+    return [sorted(w) for w in places.values() if len({p.split("#")[0] for p in w}) > 1]
+
+
+def test_no_schema_copies_a_definition_another_schema_owns():
+    found = copies({n: load_schema(n) for n in SCHEMAS})
+    # the outermost copy of each is enough to say it (its insides are copies too)
+    outer = [w for w in found if not any(set(w) != set(o) and all(any(p.startswith(q + "/") for q in o) for p in w)
+                                         for o in found)]
+    assert not outer, "copied between schemas (refer to the owner's file instead): " + "; ".join(
+        " = ".join(w) for w in outer)
+
+
+def test_the_copy_test_can_fail():
+    owner = {"$defs": {"bonus": {"type": "object", "additionalProperties": False,
+                                 "properties": {"objective": {"type": "number"}, "eliminated": {"type": "number"}}}}}
+    copy_ = {"properties": {"bonus": {"description": "a copy", **owner["$defs"]["bonus"]}}}
+    assert copies({"owner": owner, "copy": copy_}) == [["copy#/properties/bonus", "owner#/$defs/bonus"]]
+    assert copies({"owner": owner, "ref": {"properties": {"bonus": {"$ref": "owner.schema.json#/$defs/bonus"}}}}) == []
+
+
+def test_the_season_settings_are_one_definition():
+    """The settings of a club, of a season, of the settings endpoints and of a season document are the very
+    objects of season.settings, for the loader, the compiled check, jsonschema and the OpenAPI document."""
+    from companion.base.schemas import compiled, resolve, standalone
+
+    settings = load_schema("season.settings")
+    for name in ("season.club", "season.create"):
+        assert resolve(load_schema(name)["properties"]["settings"]["$ref"], name)[0] is settings
+    standings = load_schema("season.standings")["properties"]
+    for key in ("points", "threshold", "bonus"):
+        assert resolve(standings[key]["$ref"], "season.standings")[0] is settings["$defs"][key]
+    results = load_schema("season.standings")["properties"]["matches"]["items"]["properties"]["results"]
+    assert resolve(results["$ref"], "season.standings")[0] is load_schema("season.result")["$defs"]["results"]
+
+    bad = {"bonus": {"objective": 1, "unknown": 2}}
+    for name, doc in (("season.settings", bad), ("season.club", {"name": "c", "settings": bad}),
+                      ("season.create", {"club": "c", "game": "richelieu", "year": 2026, "settings": bad}),
+                      ("season.standings", {"season": "s", "matches": [], **bad})):
+        assert compiled(load_schema(name))(doc) is False, name
+        with pytest.raises(InputError) as err:
+            validate(name, doc)
+        assert err.value.field.endswith("bonus"), (name, err.value.field)
+        good = json.loads(json.dumps(doc).replace(', "unknown": 2', ""))
+        validate(name, good)
+        assert compiled(load_schema(name))(good) is True
+
+    alone = standalone(settings)
+    assert standalone(load_schema("season.club"))["properties"]["settings"] == alone
+    assert standalone(load_schema("season.standings"))["properties"]["bonus"] == alone["properties"]["bonus"]
+    assert "$ref" not in json.dumps(standalone(load_schema("season.standings")))
+
+
+def test_a_reference_outside_schemas_is_refused_never_fetched():
+    from companion.base.schemas import compiled, standalone
+
+    outside = {"properties": {"a": {"$ref": "https://example.com/x.schema.json"}}}
+    assert compiled(outside) is None  # jsonschema judges it, and cannot fetch it either
+    with pytest.raises(ValueError):
+        standalone(outside)
+    with pytest.raises(ValueError):
+        standalone({"properties": {"a": {"$ref": "../secrets.schema.json"}}})
+    with pytest.raises(ValueError):  # a definition that contains itself cannot be written out
+        standalone({"$defs": {"t": {"items": {"$ref": "#/$defs/t"}}}, "$ref": "#/$defs/t"})
