@@ -100,13 +100,25 @@ class Server:
         return cpu_seconds(self.proc.pid)
 
     def _wait_healthz(self) -> float:
+        ms = self._wait_for("/healthz", 2)
+        if ms is None:
+            raise RuntimeError("no /healthz within 30 s")
+        return ms
+
+    def _wait_app(self) -> float | None:
+        """From the start to the first answer of the Flask app (``GET /api/games``): the server answers
+        ``/healthz`` and its hot routes before it has built the app (it builds it once it listens)."""
+        return self._wait_for("/api/games", 10)
+
+    def _wait_for(self, path: str, timeout: float) -> float | None:
+        """Milliseconds from the start to the first 200 of ``GET path`` (None: none within 30 s)."""
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("the server exited at start")
             try:
-                conn = http.client.HTTPConnection(self.host, timeout=2)
-                conn.request("GET", "/healthz")
+                conn = http.client.HTTPConnection(self.host, timeout=timeout)
+                conn.request("GET", path)
                 r = conn.getresponse()
                 r.read()
                 conn.close()
@@ -115,22 +127,6 @@ class Server:
             except OSError:
                 pass
             time.sleep(0.005)
-        raise RuntimeError("no /healthz within 30 s")
-
-    def _wait_app(self) -> float | None:
-        """From the start to the first answer of the Flask app (``GET /api/games``): the server answers
-        ``/healthz`` and its hot routes before it has built the app (it builds it once it listens)."""
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            try:
-                conn = http.client.HTTPConnection(self.host, timeout=10)
-                conn.request("GET", "/api/games")
-                r = conn.getresponse()
-                r.read()
-                conn.close()
-                return (time.perf_counter() - self.t0) * 1000
-            except OSError:
-                time.sleep(0.005)
         return None
 
     def rss_mb(self) -> float:
