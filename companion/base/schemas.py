@@ -214,7 +214,7 @@ def validate(name: str, doc, where: str = "$") -> None:
 # answer one question: is the document valid? It never words an error (jsonschema does, for the
 # documents it refuses), so it only has to agree with jsonschema on validity; a schema with a keyword
 # it does not know is not compiled at all (``compiled`` returns None) and goes through jsonschema.
-# tests/test_schemas_compiled.py holds it to jsonschema's verdict on every shipped example and on
+# tests/base/test_schemas_compiled.py holds it to jsonschema's verdict on every shipped example and on
 # generated variations of them.
 
 class _Unsupported(Exception):
