@@ -219,7 +219,10 @@ if [ -n "$wheels" ] && [ -f "$wheels/BUNDLE.txt" ]; then
     # before anything is changed
     read -r bundle_for bundle_py < <(sed -n '1s/^companion offline bundle for \([^ ]*\) .*, Python \([0-9.]*\)$/\1 \2/p' \
                                      "$wheels/BUNDLE.txt") || true
-    read -r _ _ need_for need_py < <(py_platform "$PYTHON") || true
+    # the Python companion will run on: the venv's where there is one (made from $PYTHON), else $PYTHON
+    py=$PYTHON
+    [ -x "$PREFIX/venv/bin/python" ] && py=$PREFIX/venv/bin/python
+    read -r _ _ need_for need_py < <(py_platform "$py") || true
     if [ -n "${bundle_for:-}" ] && [ -n "${need_for:-}" ] \
             && { [ "$bundle_for" != "$need_for" ] || [ "$bundle_py" != "$need_py" ]; }; then
         echo "install.sh: --wheels: $wheels is a bundle for $bundle_for and Python $bundle_py; this system needs" \
