@@ -17,6 +17,41 @@ settings.register_profile("companion", deadline=None, derandomize=not os.environ
                           max_examples=300 if os.environ.get("COMPANION_SOAK") else 50, print_blob=True)
 settings.load_profile("companion")
 
+
+def _seed_hypothesis_utf8_table():
+    """Schemathesis draws its strings with ``st.characters(codec="utf-8")``, and on a fresh checkout (CI) hypothesis
+    works out which characters UTF-8 encodes by trying all 1.1 million code points: about 9 s of CPU in every
+    test process that gets there before the table is in .hypothesis/. The answer is known (every code point but
+    the surrogates, all of them round-trip), so it is written down first, in hypothesis's own file and format;
+    a hypothesis with another file name or format ignores it and works it out itself."""
+    import codecs
+    import gzip
+    import json
+    import tempfile
+
+    try:
+        from hypothesis.internal.charmap import charmap_file
+
+        path = charmap_file(f"codec-v2-{codecs.lookup('utf-8').name}")
+    except Exception:  # another hypothesis: nothing to seed
+        return
+    if path.exists():
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent)
+        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=1) as f:
+            f.write(json.dumps([[[0, 0xD7FF], [0xE000, 0x10FFFF]], []]).encode())
+        os.replace(tmp, path)  # (atomic: another worker may be writing the same file)
+    except OSError:
+        pass
+
+
+@pytest.hookimpl(trylast=True)  # (after hypothesis's own sessionstart: its storage is not for conftest import time)
+def pytest_sessionstart(session):
+    _seed_hypothesis_utf8_table()
+
+
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts"
 

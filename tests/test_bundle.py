@@ -33,7 +33,7 @@ def make_clone(d: Path) -> Path:
 
 def test_build_wheel_needs_a_checkout(tmp_path):
     p = subprocess.run([str(UNITS / "build-wheel.sh"), str(tmp_path), str(tmp_path / "o"), "pip"],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and "pyproject.toml" in p.stderr
 
 
@@ -188,12 +188,12 @@ def test_a_native_bundle_installs_with_no_index_into_a_fresh_venv(native_bundle,
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"installing {doc['companion']} from {d}" in p.stdout
     companion = root / "opt/companion/venv/bin/companion"
-    r = subprocess.run([str(companion), "--version"], capture_output=True, text=True, timeout=60)
+    r = subprocess.run([str(companion), "--version"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.startswith("companion ")
     # the replica extra is installed from the bundle: `companion replicate` finds its Litestream binary
     py = root / "opt/companion/venv/bin/python"
     r = subprocess.run([str(py), "-c", "from companion.services.replication import find_binary; print(find_binary({'PATH': ''}))"],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == str(root / "opt/companion/venv/bin/litestream"), r.stdout + r.stderr
     setup_code_of(p.stdout)
     assert (root / "opt/companion/restore.sh").is_file()

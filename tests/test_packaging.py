@@ -62,6 +62,11 @@ def test_installed_wheel_finds_its_files_away_from_the_checkout(wheel, tmp_path)
         "assert s.schema_names(), 'no schemas'\n"
         "s.validate('match-export', {'id': 'a', 'game': 'richelieu', 'players': ['x'],"
         " 'created_at': '2026-01-01T00:00:00Z', 'events': []})\n"
+        # a reference to another file (season.settings) resolves inside the package, checked and refused
+        "s.validate('season.club', {'name': 'c', 'settings': {'threshold': 0.3}})\n"
+        "try:\n    s.validate('season.club', {'name': 'c', 'settings': {'threshold': 2}})\n"
+        "except s.InputError as e:\n    assert e.field == '$.settings.threshold', e.field\n"
+        "else:\n    raise SystemExit('a threshold of 2 was accepted')\n"
         "db = st.Store(sys.argv[2]); print(db.schema_version())\n"
     )
     p = subprocess.run([sys.executable, "-c", code, str(site), str(tmp_path / "x.db")], capture_output=True,

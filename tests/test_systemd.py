@@ -561,7 +561,7 @@ def fake_root(tmp_path):
         if log.exists():
             log.unlink()
         p = subprocess.run(["bash"] + (["-x"] if os.environ.get("INSTALL_TRACE") else []) + [str(script), *args], capture_output=True, text=True,
-                           env={**env, **(extra_env or {})}, timeout=120)
+                           env={**env, **(extra_env or {})}, timeout=600)  # a venv and pip on a loaded machine: minutes
         calls = log.read_text().splitlines() if log.exists() else []
         return p, calls
 

@@ -12,9 +12,107 @@ from companion.base.resources import schema_file, schemas_dir
 
 @functools.cache
 def load_schema(name: str) -> dict:
-    """``name`` without the ``.schema.json`` suffix, e.g. ``match-export``."""
+    """``name`` without the ``.schema.json`` suffix, e.g. ``match-export``. The schema as written: a
+    ``$ref`` to another file stays a reference (``resolve`` follows it, ``standalone`` writes it in place)."""
     with open(schema_file(name), encoding="utf-8") as fh:
         return json.load(fh)
+
+
+# -- references between the schemas ------------------------------------------------------------------
+# A definition is written once, in the schema that owns it, and the others refer to it by file:
+# ``{"$ref": "season.settings.schema.json#/$defs/points"}`` (relative to the ``$id`` every schema has,
+# ``https://companion.local/schemas/<name>.schema.json``). jsonschema follows such a reference through
+# ``registry()``, the compiled check through ``resolve``, the OpenAPI document gets ``standalone`` copies.
+
+SCHEMA_BASE = "https://companion.local/schemas/"
+_SUFFIX = ".schema.json"
+
+
+def schema_uri(name: str) -> str:
+    """The ``$id`` of ``schemas/<name>.schema.json``."""
+    return SCHEMA_BASE + name + _SUFFIX
+
+
+def _named(uri: str) -> str:
+    """The schema a reference's document part names: ``season.settings.schema.json`` (relative to another
+    schema's ``$id``) or its whole ``$id``. Only files of schemas/ (no other folder, no network)."""
+    name = uri[len(SCHEMA_BASE):] if uri.startswith(SCHEMA_BASE) else uri
+    if not name.endswith(_SUFFIX) or "/" in name or ":" in name or len(name) == len(_SUFFIX):
+        raise ValueError(f"a schema may refer only to another file of schemas/, not to {uri!r}")
+    return name[: -len(_SUFFIX)]
+
+
+def _own_name(schema) -> str | None:
+    """The name of a schema of schemas/ from its ``$id`` (None: a schema made in code)."""
+    sid = schema.get("$id") if isinstance(schema, dict) else None
+    return _named(sid) if isinstance(sid, str) and sid.startswith(SCHEMA_BASE) else None
+
+
+def resolve(ref: str, here: str | None = None, root: dict | None = None) -> tuple[object, str | None]:
+    """What ``{"$ref": ref}`` points to, and the name of the schema that holds it (where its own
+    references resolve in turn). ``here``: the name of the schema the reference is written in; None for
+    ``root``, a schema made in code (its ``#/...`` references are to itself, a file's name to schemas/)."""
+    uri, _, fragment = ref.partition("#")
+    if uri:
+        here = _named(uri)
+        node = load_schema(here)
+    elif here is not None:
+        node = load_schema(here)
+    elif root is not None:
+        node = root
+    else:
+        raise ValueError(f"{ref!r}: a reference inside what?")
+    if fragment and not fragment.startswith("/"):
+        raise ValueError(f"{ref!r}: only JSON pointers (#/...) are supported, not anchors")
+    for part in fragment.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node, here
+
+
+@functools.cache
+def registry():
+    """The schemas of schemas/ for jsonschema (a ``referencing.Registry``): a reference to another file
+    is read from schemas/ when first followed, never fetched."""
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    return Registry(retrieve=lambda uri: DRAFT202012.create_resource(load_schema(_named(uri))))
+
+
+_LINKS = frozenset({"$defs", "$schema", "$id", "definitions"})
+_NOTES = frozenset({"title", "description", "$comment", "examples", "default"})
+
+
+def standalone(schema: dict, name: str | None = None) -> dict:
+    """A copy of ``schema`` with every ``$ref`` (to its own ``$defs`` or to another file of schemas/) written
+    in place and no ``$defs``/``$id``/``$schema`` left: a schema that means the same alone, e.g. as one
+    component of the OpenAPI document (where ``#`` is the document's root, not the schema's). ``name``: the
+    schema's own (by default from its ``$id``). A recursive definition cannot be written out: ValueError."""
+    here0 = name if name is not None else _own_name(schema)
+
+    def walk(node, here, seen):
+        if isinstance(node, list):
+            return [walk(x, here, seen) for x in node]
+        if not isinstance(node, dict):
+            return node
+        rest = {k: walk(v, here, seen) for k, v in node.items() if k not in _LINKS and k != "$ref"}
+        ref = node.get("$ref")
+        if not isinstance(ref, str):
+            return rest
+        target, there = resolve(ref, here, schema)
+        key = (there, ref.partition("#")[2])
+        if key in seen:
+            raise ValueError(f"{ref!r} refers to itself: it cannot be written out")
+        out = walk(target, there, seen | {key})
+        if not isinstance(out, dict):
+            return out
+        if set(rest) - _NOTES & set(out):  # both constrain the same keyword: each must hold
+            return {"allOf": [out, {k: v for k, v in rest.items() if k not in _NOTES}],
+                    **{k: v for k, v in rest.items() if k in _NOTES}}
+        return {**out, **rest}
+
+    return walk(schema, here0, frozenset())
 
 
 _DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
@@ -67,7 +165,7 @@ def _validator(name: str):
     from jsonschema import Draft202012Validator
 
     schema = load_schema(name)
-    return Draft202012Validator(schema, format_checker=format_checker())
+    return Draft202012Validator(schema, format_checker=format_checker(), registry=registry())
 
 
 def integral(value):
@@ -116,7 +214,7 @@ def validate(name: str, doc, where: str = "$") -> None:
 # answer one question: is the document valid? It never words an error (jsonschema does, for the
 # documents it refuses), so it only has to agree with jsonschema on validity; a schema with a keyword
 # it does not know is not compiled at all (``compiled`` returns None) and goes through jsonschema.
-# tests/test_schemas_compiled.py holds it to jsonschema's verdict on every shipped example and on
+# tests/base/test_schemas_compiled.py holds it to jsonschema's verdict on every shipped example and on
 # generated variations of them.
 
 class _Unsupported(Exception):
@@ -169,22 +267,26 @@ def _unique(items) -> bool:
 
 
 class _Compiler:
-    def __init__(self, root: dict, formats: bool):
+    def __init__(self, root: dict, formats: bool, name: str | None = None):
         self.root, self.formats = root, formats
-        self.refs: dict[str, list] = {}  # pointer -> [check] (filled once compiled: refs may recurse)
+        self.here = name  # the schema of schemas/ being compiled (None: ``root``, made in code)
+        self.refs: dict[tuple, list] = {}  # (schema, pointer) -> [check] (filled once compiled: refs may recurse)
 
-    def ref(self, pointer: str):
-        if not pointer.startswith("#"):
-            raise _Unsupported(pointer)
-        if pointer not in self.refs:
+    def ref(self, ref: str):
+        try:
+            node, there = resolve(ref, self.here, self.root)
+        except (ValueError, OSError) as exc:
+            raise _Unsupported(ref) from exc
+        key = (there, ref.partition("#")[2])
+        if key not in self.refs:
             cell: list = [None]
-            self.refs[pointer] = cell
-            node = self.root
-            for part in (p for p in pointer[1:].split("/") if p):
-                part = part.replace("~1", "/").replace("~0", "~")
-                node = node[int(part)] if isinstance(node, list) else node[part]
-            cell[0] = self.node(node)
-        cell = self.refs[pointer]
+            self.refs[key] = cell
+            outer, self.here = self.here, there  # the target's own references resolve in its schema
+            try:
+                cell[0] = self.node(node)
+            finally:
+                self.here = outer
+        cell = self.refs[key]
         return lambda x: cell[0](x)
 
     def node(self, schema):  # noqa: C901 - one branch per keyword
@@ -294,12 +396,14 @@ class _Compiler:
         return lambda x, checks=tuple(checks): all(c(x) for c in checks)
 
 
-def compiled(schema: dict, formats: bool = True):
+def compiled(schema: dict, formats: bool = True, name: str | None = None):
     """The schema's check (``check(doc) -> bool``), or None where it uses a keyword the compiler does not
-    know. ``formats``: assert "date" and "date-time" (as ``format_checker()`` does)."""
+    know. ``formats``: assert "date" and "date-time" (as ``format_checker()`` does). ``name``: the schema's
+    own, where its ``#/...`` references resolve (by default from its ``$id``; a schema made in code has
+    none: they are to itself); a reference to another file is compiled from that file."""
     try:
-        return _Compiler(schema, formats).node(schema)
-    except (_Unsupported, KeyError, IndexError, TypeError, re.error):
+        return _Compiler(schema, formats, name if name is not None else _own_name(schema)).node(schema)
+    except (_Unsupported, KeyError, IndexError, TypeError, ValueError, re.error):
         return None
 
 
@@ -389,18 +493,21 @@ def schema_names() -> list[str]:
 
 # -- a game event's data (a games' events schema holds one $defs entry per event type) ----------------
 
+def data_schema(schema: str, definition: str) -> dict:
+    """The schema of one ``$defs`` entry of ``schemas/<schema>.schema.json``, as a schema of its own."""
+    return {"$ref": f"{schema_uri(schema)}#/$defs/{definition}"}
+
+
 @functools.cache
 def _data_validator(schema: str, definition: str):
     from jsonschema import Draft202012Validator
 
-    root = load_schema(schema)
-    return Draft202012Validator({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"})
+    return Draft202012Validator(data_schema(schema, definition), registry=registry())
 
 
 @functools.cache
 def _data_check(schema: str, definition: str):
-    root = load_schema(schema)
-    return compiled({"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}, formats=False)
+    return compiled(data_schema(schema, definition), formats=False)
 
 
 def check_event_data(schema: str, definition: str, data) -> None:

@@ -144,16 +144,15 @@ EVENT_DATA_MAX = 16 * 1024
 
 def _data_fields(schema: str) -> dict[str, frozenset | None]:
     """{event type: the fields its data may have} from an events schema (None: the schema leaves it open)."""
-    from companion.base.schemas import load_schema
+    from companion.base.schemas import load_schema, resolve
 
     root = load_schema(schema)
-    defs = root.get("$defs", {})
 
     def fields(spec):
         if not isinstance(spec, dict):
             return None
         if "$ref" in spec:
-            spec = defs.get(spec["$ref"].rsplit("/", 1)[-1], {})
+            spec = resolve(spec["$ref"], schema)[0]
         if spec.get("type") != "object" and "properties" not in spec and "additionalProperties" not in spec:
             return None
         return frozenset(spec.get("properties", {}))

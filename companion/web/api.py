@@ -10,38 +10,27 @@ import logging
 
 from flask import Blueprint, jsonify, request
 
-from companion import __version__
-from companion.base.errors import (CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError,
+from companion.base.errors import (CompanionError, ForbiddenError, InputError, NotFoundError, RuleError,
                               join_path)
 from companion.games import game_module, registry
-from companion.core.match import event_path, uses_clock
+from companion.core.match import uses_clock
 from companion.base.schemas import json_path
 from companion.services import policy
-from companion.web.core import (SEQ_MAX, caller, ctx, int_arg, json_body, match_card, present_event, present_view,
-                                require, rng, role, seat_for, viewing)
+from companion.web import hot
+from companion.web.core import (SEQ_MAX, caller, ctx, here, int_arg, json_body, match_card, present_event, require,
+                                rng, role, seat_for, viewing)
 
 log = logging.getLogger(__name__)
 bp = Blueprint("api", __name__)
 
 
 def match_doc(match_id: str) -> dict:
-    c = ctx()
-    match = c.store.get_match(match_id)
-    view = c.service.state(match_id)
-    who, seat = viewing(match_id)
-    out = {**match, **c.store.meta(match_id), "seq": view["seq"], "seat": seat,
-           "view": present_view(view, who, seat)}
-    if c.runner is not None and uses_clock(match["game"], match["options"]):
-        out["power_lost"] = c.runner.power_lost(match_id)
-    return out
+    return hot.match_doc(here(), match_id)
 
 
 @bp.get("/healthz")
 def healthz():
-    c = ctx()
-    return jsonify({"ok": True, "version": __version__, "schema_version": c.store.schema_version(),
-                    "streams": c.hub.count(), "clock_runner": c.runner is not None,
-                    "gpio": c.box.status() if c.box is not None else None})
+    return jsonify(hot.healthz(ctx()))
 
 
 @bp.get("/api/games")
@@ -113,7 +102,7 @@ def create_match():
 
 @bp.get("/api/matches/<match_id>")
 def get_match(match_id):
-    return jsonify(match_doc(match_id))
+    return jsonify(hot.match_doc(here(), match_id))
 
 
 @bp.get("/api/matches/<match_id>/events")
@@ -129,31 +118,15 @@ def list_events(match_id):
 
 def stored(match_id: str, write, extra: dict | None = None):
     """Run one write of the match service (``write() -> event``) and answer 201 with the match document
-    and the stored event. The service names fields inside the event's ``data``; here they become JSON
-    paths of the request (``$.data.player``, ``$.type``)."""
-    try:
-        event = write()
-    except (ConflictError, NotFoundError):
-        raise
-    except (RuleError, InputError, ForbiddenError) as exc:
-        if exc.field and exc.field.startswith("$"):
-            raise
-        raise exc.again(field=event_path("$", exc.field)) from None
-    body = match_doc(match_id)
-    body["event"] = present_event(event, body["game"], role(), seat_for(match_id), body["status"] == "ended")
-    if extra:
-        body.update(extra)
-    return jsonify(body), 201
+    and the stored event (``hot.stored``)."""
+    return jsonify(hot.stored(here(), match_id, write, extra)), 201
 
 
 @bp.post("/api/matches/<match_id>/events")
-@require("player")
 def append_event(match_id):
-    doc = json_body("api.event-append")
-    if doc["type"] == "undo":
-        raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
-    return stored(match_id, lambda: ctx().service.append(match_id, doc["type"], doc.get("data", {}),
-                                                          expected_seq=doc["expected_seq"], by=caller(match_id)))
+    """(the front answers it itself: ``hot.append_event``; this route, for the app alone and the requests
+    the front leaves to Flask, calls the same view)"""
+    return jsonify(hot.append_event(here(), match_id)), 201
 
 
 @bp.post("/api/matches/<match_id>/undo")

@@ -2,7 +2,8 @@
 
 It takes the box's runtime (``companion/runtime.py``: the store, the services, the clock runner, the
 announcer, the GPIO box; opened from ``config`` when not given), builds the live-update hub, registers the
-blueprints of ``BLUEPRINTS``, and installs what every request goes through:
+blueprints of ``BLUEPRINTS``, and installs what every request goes through (``companion/web/gate.py``, the
+same functions as the ASGI front's own routes):
 
 1. the Host allow-list (localhost, this machine's LAN addresses and host names, ``ALLOWED_HOSTS``),
 2. who is calling: ``Authorization: Bearer`` token, else the session cookie, else a viewer,
@@ -25,8 +26,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import sqlite3
-import uuid
 from typing import TYPE_CHECKING
 
 from flask import Flask, g, jsonify, render_template, request
@@ -34,12 +33,11 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import Rule as WerkzeugRule
 
 from companion import __version__
-from companion.base.errors import AuthError, CompanionError, ForbiddenError
-from companion.services.access import role_in
-from companion.web import i18n, shares
+from companion.base.errors import CompanionError
+from companion.web import gate, i18n
 from companion.web.core import Ctx
 from companion.web.netinfo import HostList
-from companion.web.limits import MAX_BODY, body_limit
+from companion.web.limits import MAX_BODY
 
 if TYPE_CHECKING:
     from companion.runtime import Runtime
@@ -68,18 +66,12 @@ BLUEPRINTS = [
     "companion.web.wifi",
 ]
 
-SESSION_COOKIE = "companion_sid"
-LANG_COOKIE = "lang"
-SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
-# What a viewer may still reach when the club turned viewers off.
-OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
-                  "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page",
-                  "players.me_landing", "wifi.android_probe", "wifi.apple_probe", "wifi.windows_probe",
-                  "wifi.windows_redirect"}
-# the phones' connectivity checks (companion/web/wifi.py): answered whatever the Host, since they come with
-# the phone maker's host name (the box's own Wi-Fi sends it to the box); fixed bodies, no state
-PROBE_PATHS = frozenset({"/generate_204", "/gen_204", "/hotspot-detect.html", "/library/test/success.html",
-                         "/connecttest.txt", "/ncsi.txt", "/redirect"})
+# (the gate's names, kept here for the modules that import them from the app)
+SESSION_COOKIE, LANG_COOKIE, SAFE_METHODS = gate.SESSION_COOKIE, gate.LANG_COOKIE, gate.SAFE_METHODS
+OPEN_ENDPOINTS, PROBE_PATHS = gate.OPEN_ENDPOINTS, gate.PROBE_PATHS
+HTTP_SENTENCES, SERVER_SENTENCES = gate.HTTP_SENTENCES, gate.SERVER_SENTENCES
+TooManyConnections, TooManyWrites, BodyTooLarge = gate.TooManyConnections, gate.TooManyWrites, gate.BodyTooLarge
+_SECURITY_HEADERS = gate.SECURITY_HEADERS
 
 
 class _Rule(WerkzeugRule):
@@ -100,49 +92,6 @@ class _Rule(WerkzeugRule):
 
 class _Flask(Flask):
     url_rule_class = _Rule
-
-
-# sentences of errors that are not raised as a CompanionError (translated in web/i18n/errors.<lang>.json)
-HTTP_SENTENCES = {404: "not found", 405: "method not allowed", 413: "the body is too large"}
-SERVER_SENTENCES = {"storage_full": "the box's storage is full", "storage_failed": "the box's storage failed: try again",
-                    "storage_damaged": "the box's database is damaged: the organiser restores it from a backup",
-                    None: "internal error"}
-
-
-class TooManyConnections(CompanionError):
-    """A connection over the caps, taken on probation (companion/web/shares.py), whose request is not an
-    organiser's."""
-
-    status = 429
-    retry_after = 5
-
-    def __init__(self, over: str):
-        if over == "address":
-            super().__init__("too many connections from this address: close some pages and try again", "address")
-        else:
-            super().__init__("the box is serving as many connections as it can: try again in a moment", "address")
-
-
-class TooManyWrites(CompanionError):
-    """A phone (or an address) wrote faster than the box lets one phone write (services/access.py,
-    WriteRates: docs/limits.md)."""
-
-    status = 429
-
-    def __init__(self, seconds: int, which: str):
-        if which == "session":
-            super().__init__("this phone is writing too fast: try again in {seconds} s", "session", seconds=seconds)
-        else:
-            super().__init__("too many writes from this address: try again in {seconds} s", "address",
-                             seconds=seconds)
-        self.retry_after = seconds
-
-
-class BodyTooLarge(CompanionError):
-    status = 413
-
-    def __init__(self, limit: int):
-        super().__init__("the body is too large: at most {kib} KiB here", "Content-Length", kib=limit // 1024)
 
 
 def create_app(config: dict | None = None, runtime: Runtime | None = None) -> Flask:
@@ -190,97 +139,22 @@ def _wants_json() -> bool:
         request.accept_mimetypes.best == "application/json"
 
 
-# what every response carries unless its view set its own
-_SECURITY_HEADERS = tuple((k, k.lower(), v) for k, v in (
-    ("X-Content-Type-Options", "nosniff"),
-    ("Referrer-Policy", "same-origin"),
-    ("X-Frame-Options", "DENY"),
-    ("Content-Security-Policy",
-     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
-     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
-))
-
-
 def _install_hooks(app: Flask, c: Ctx) -> None:
     @app.before_request
     def gatekeeper():
-        g.role, g.via, g.session = "viewer", None, None
-        lang_arg = request.args.get("lang")
-        g.set_lang = lang_arg if lang_arg in i18n.LANGUAGES else None
-        g.lang = i18n.choose(g.set_lang or request.cookies.get(LANG_COOKIE),
-                             request.headers.get("Accept-Language"))
-        if not c.hosts.allowed(request.host) and not (
-                request.path in PROBE_PATHS and request.method in ("GET", "HEAD")):
-            raise ForbiddenError("this Host is not served here (DNS rebinding protection)", "Host")
-        length = request.content_length  # refused before anything reads the body
-        if length is not None and length > body_limit(request.endpoint):
-            raise BodyTooLarge(body_limit(request.endpoint))
-        auth = request.headers.get("Authorization")
-        if auth is not None:
-            scheme, _, token = auth.strip().partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                raise AuthError("use Authorization: Bearer <token>", "Authorization")
-            info = c.access.api_token(token.strip())
-            if info is None:
-                raise AuthError("unknown, expired or revoked token", "Authorization")
-            g.role, g.via = info["role"], "bearer"
-        else:
-            sid = request.cookies.get(SESSION_COOKIE)
-            sess = c.access.session(sid) if sid else None
-            if sess is not None:  # a table's phone is a player of its match only (access.role_in)
-                g.role, g.via, g.session = role_in(sess, (request.view_args or {}).get("match_id")), "session", sess
-            elif sid:
-                g.drop_cookie = True
-        trust = shares.ORGANISER if g.role == "organiser" or (g.session is not None and g.session["role"] == "organiser") \
-            else shares.PLAYER if g.via is not None else shares.UNKNOWN
-        request.environ[shares.TRUST_KEY] = trust  # the server sheds connections without credentials first
-        over = request.environ.get(shares.PROBATION_KEY)
-        if over and trust < shares.ORGANISER:
-            raise TooManyConnections(over)
-        if request.method not in SAFE_METHODS:
-            if trust < shares.ORGANISER and g.via != "bearer" and not shares.is_loopback(request.remote_addr or ""):
-                keys = [("address", request.remote_addr or "?")]
-                if g.session is not None:
-                    keys.insert(0, ("session", g.session["key"]))
-                wait, which = c.access.write_rates.charge(keys, request.content_length or 0)
-                if wait:
-                    raise TooManyWrites(wait, which)
-            _check_origin()
-        if g.role == "viewer" and g.session is None and request.endpoint not in OPEN_ENDPOINTS \
-                and not c.access.settings()["viewers_allowed"]:
-            raise AuthError("this club shows matches to players only: join with a table's QR code", "Authorization")
-
-    def _check_origin():
-        own = f"{request.scheme}://{request.host}".lower()
-        origin = request.headers.get("Origin")
-        if origin is not None:
-            if origin.strip().lower() != own:
-                raise ForbiddenError("cross-site write refused: Origin does not match this server", "Origin")
-            return
-        if g.via == "bearer":
-            return
-        referer = (request.headers.get("Referer") or "").lower()
-        if referer == own or referer.startswith(own + "/"):
-            return
-        raise ForbiddenError("a write from a browser must carry this server's Origin", "Origin")
+        gate.admit(c, request, g)  # (companion/web/gate.py: the same gate as the ASGI front's own routes)
 
     @app.after_request
     def headers(resp):
-        if g.get("set_lang"):
-            resp.set_cookie(LANG_COOKIE, g.set_lang, max_age=365 * 24 * 3600, samesite="Lax", path="/")
-        if g.get("drop_cookie") and not g.get("session_set"):
-            resp.delete_cookie(SESSION_COOKIE, path="/")
-        have = {k.lower() for k in resp.headers.keys()}  # one pass (each setdefault scanned them all again)
-        for key, lower, value in _SECURITY_HEADERS:
-            if lower not in have:
-                resp.headers.add(key, value)
-        if "cache-control" not in have and request.path.startswith("/api/"):
-            resp.headers.add("Cache-Control", "no-store")
+        for cookie in gate.answer_cookies(g):
+            resp.set_cookie(**cookie)
+        for key, value in gate.answer_headers(request.path, {k.lower() for k in resp.headers.keys()}):
+            resp.headers.add(key, value)
         return resp
 
     def _words(template: str, params: dict | None = None) -> str:
         """An error's sentence in the caller's language (the ``lang`` cookie or Accept-Language)."""
-        return i18n.error_text(g.get("lang", i18n.DEFAULT), template, params)
+        return gate.words(g, template, params)
 
     def _page_error(status: int, message: str, field: str | None = None, headline: str | None = None):
         try:
@@ -291,17 +165,11 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
 
     @app.errorhandler(CompanionError)
     def companion_error(exc: CompanionError):
-        headers = {}
-        if exc.status == 401:
-            headers["WWW-Authenticate"] = 'Bearer realm="companion"'
-        if getattr(exc, "retry_after", None):
-            headers["Retry-After"] = str(exc.retry_after)
-        status = getattr(exc, "http_status", None) or exc.status
-        message = _words(exc.template, exc.params)  # the sentence in the caller's language
+        status, body, headers = gate.error_answer(exc, g)
         if _wants_json():
-            return jsonify({**exc.to_json(), "error": message}), status, headers
-        body, st = _page_error(status, message, exc.field)
-        return body, st, headers
+            return jsonify(body), status, headers
+        page, st = _page_error(status, body["error"], exc.field)
+        return page, st, headers
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
@@ -320,34 +188,14 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):
-        """A bug is never dressed as the caller's mistake: 500 with an id that names the traceback in the
-        log (503 when the box's storage is full or failed)."""
-        from companion.storage import is_disk_full
-
-        error_id = uuid.uuid4().hex[:12]
-        # the route's pattern, not the path: a path may carry a secret (the join token of /j/<token>)
-        rule = request.url_rule.rule if request.url_rule is not None else "(no route)"
-        log.error("internal error %s on %s %s", error_id, request.method, rule, exc_info=exc)
-        code = None
-        if is_disk_full(exc):
-            status, code = 503, "storage_full"
-        elif isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc).lower() for w in (
-                "malformed", "not a database", "corrupt")):
-            status, code = 503, "storage_damaged"  # a damaged page: the organiser restores from a backup
-            log.error("the database %s is damaged: restore it from a backup or a replica (companion restore)",
-                      c.store.path)
-        elif isinstance(exc, (sqlite3.OperationalError, OSError)) and not isinstance(exc, UnicodeError):
-            status, code = 503, "storage_failed"
-        else:
-            status = 500
-        message = SERVER_SENTENCES[code]
-        message = _words(message)
+        """A bug is never dressed as the caller's mistake (``gate.failure_answer``): 500 with an id that
+        names the traceback in the log (503 when the box's storage is full or failed)."""
+        rule = request.url_rule.rule if request.url_rule is not None else None
+        status, body = gate.failure_answer(exc, c, g, request.method, rule)
         if _wants_json():  # phones show the words of error.<code> in their language
-            body = {"error": message, "id": error_id}
-            if code:
-                body["code"] = code
             return jsonify(body), status
-        return _page_error(status, f"{message} ({error_id})", headline=f"error.{code}" if code else None)
+        code = body.get("code")
+        return _page_error(status, f"{body['error']} ({body['id']})", headline=f"error.{code}" if code else None)
 
     def _wifi_code():
         from companion.web.wifi import wifi_code

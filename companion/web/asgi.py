@@ -10,6 +10,9 @@
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
   for every event: that read runs in the worker pool too. An error (403, 404, 400) is Flask's own
   response, sent as it is.
+- ``GET /healthz``, ``GET /api/matches/<id>`` and ``POST /api/matches/<id>/events`` (the requests every
+  table makes most) are answered without Flask (``companion/web/hot.py``: the same gate, views and
+  answers, in the same pool of threads) when they are plain enough to be read as werkzeug reads them;
 - every other request goes to the Flask app in a bounded pool of threads (``--threads``): one trip to
   a thread per request, the environ built by a2wsgi's ``build_environ``, the response collected in the
   thread and sent from the loop; its body was read here first: a body larger than the limit (its ``Content-Length``,
@@ -33,6 +36,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from companion.web import hot
 from companion.web.limits import MAX_BODY, body_limit
 from companion.web.live import heartbeat_event
 from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
@@ -125,8 +129,10 @@ def head_size(scope) -> int:
 
 
 class Front:
-    def __init__(self, app, limits: Limits | None = None, threads: int = 16, connections=None):
+    def __init__(self, app, limits: Limits | None = None, threads: int = 16, connections=None,
+                 own_routes: bool = True):
         self.app = app
+        self.own_routes = own_routes  # the hot routes answered here (companion/web/hot.py), not by Flask
         self.limits = limits or Limits()
         self.c = app.extensions["companion"]
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="companion-wsgi")
@@ -216,7 +222,8 @@ class Front:
                     length = None
             elif name == b"transfer-encoding":
                 chunked = True
-        limit = min(body_limit(self._endpoint(scope)), self.limits.max_body)
+        found = hot.route(scope) if self.own_routes else None
+        limit = min(body_limit(found[0] if found is not None else self._endpoint(scope)), self.limits.max_body)
         if length is not None and length > limit:  # refused before anything is read
             await self._refuse(send, scope, 413, TOO_LARGE, "Content-Length", kib=limit // 1024)
             return
@@ -242,11 +249,20 @@ class Front:
                     return
                 if body is None:
                     return  # the client went away
+            probation = self.connections.probation_of(client) if self.connections is not None else None
+            if found is not None:  # one of the hot routes: the same gate and view, without Flask
+                environ = {PROBATION_KEY: probation} if probation else {}
+                status, headers, data = await asyncio.get_running_loop().run_in_executor(
+                    self.pool, hot.answer, self.c, found, scope, body, environ)
+                if not self._earned(client, environ):
+                    headers = [*headers, (b"connection", b"close")]
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": data, "more_body": False})
+                return
             from a2wsgi.wsgi import build_environ
 
             environ = build_environ(scope, io.BytesIO(body))
             environ["wsgi.input_terminated"] = True  # the whole body is here (a chunked one too)
-            probation = self.connections.probation_of(client) if self.connections is not None else None
             if probation:
                 environ[PROBATION_KEY] = probation
             body = None

@@ -360,7 +360,7 @@ OPENAPI_PATHS = {
     "/api/box/time": {"post": {
         "summary": "An organiser's phone's time: adopted when the box's clock has no source and is more than 2 "
                    "minutes away (docs/offline.md)",
-        "security": [{"bearer": []}, {"session": []}],
+        "security": _doc.SECURITY,
         "requestBody": _doc.body("api.box-time"),
         "responses": {"200": {"description": "what the box did: adopted (from, to, shift_s) or null, "
                                              "synchronised"}, **_doc.err(400, 401, 403)}}},

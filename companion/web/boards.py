@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify, render_template, request
 from companion.services import boards as core
 from companion.base.errors import InputError
 from companion.web.core import ctx, int_arg, json_body, require, role
-from companion.web.apidoc import body as _body, err as _err, ok as _ok, ref as _ref
+from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param, ref as _ref
 
 bp = Blueprint("boards", __name__)
 MAX_VERSION = 10**9  # the largest board version a request may name (query or path)
@@ -130,10 +130,10 @@ def set_default():
 
 
 
-_ID = {"name": "board_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 64}}
+_ID = path_param("board_id", schema={"type": "string", "maxLength": 64})
 _VERSION_Q = {"name": "version", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": MAX_VERSION},
               "description": "a version (default: the latest)"}
-_SEC = [{"bearer": []}, {"session": []}]
+_SEC = SECURITY
 _PROBLEM = {"type": "object", "required": ["path", "message"],
             "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}
 _CHECK = {"type": "object", "required": ["ok", "errors", "warnings", "status", "complete"],
@@ -142,14 +142,9 @@ _CHECK = {"type": "object", "required": ["ok", "errors", "warnings", "status", "
                          "errors": {"type": "array", "items": _PROBLEM},
                          "warnings": {"type": "array", "items": _PROBLEM}, "counts": {"type": "object"}}}
 def _map_schema() -> dict:
-    from companion.web.openapi import _clean, load_schema
+    from companion.base.schemas import load_schema, standalone
 
-    schema = _clean(load_schema("web-of-power.map"))
-    defs = schema.pop("$defs", {})
-    text = json.dumps(schema)  # the schema's own definitions written in place: one component, no inner $ref
-    for name, d in defs.items():
-        text = text.replace(json.dumps({"$ref": f"#/$defs/{name}"}), json.dumps(d))
-    return json.loads(text)
+    return standalone(load_schema("web-of-power.map"))  # one component, no inner $ref
 
 
 OPENAPI_SCHEMAS = {
@@ -197,8 +192,8 @@ OPENAPI_PATHS = {
         "responses": {"201": _ok("Board", "saved"), **_err(400, 401, 403, 404, 409)}}},
     "/api/boards/{board_id}/versions/{version}": {"get": {
         "summary": "One version of a board",
-        "parameters": [_ID, {"name": "version", "in": "path", "required": True, "schema": {
-            "type": "integer", "minimum": 1, "maximum": MAX_VERSION}}],
+        "parameters": [_ID, path_param("version", schema={
+            "type": "integer", "minimum": 1, "maximum": MAX_VERSION})],
         "responses": {"200": _ok("Board"), **_err(404)}}},
     "/api/boards/{board_id}/photo": {
         "get": {"summary": "The photo of a version", "parameters": [_ID, _VERSION_Q],

@@ -4,7 +4,6 @@ to a given caller (games with secrets hide them through ``public_view``/``public
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 from dataclasses import dataclass, field
@@ -13,12 +12,11 @@ from typing import TYPE_CHECKING
 
 from flask import current_app, g, request
 
-from companion.base.errors import AuthError, ForbiddenError, InputError
-from companion.games import game_module
-from companion.base.jsonio import MAX_DEPTH, depth_exceeds
-from companion.services import policy
-from companion.services.access import ROLES, Access, role_at_least
+from companion.base.errors import InputError
+from companion.services.access import ROLES, Access
 from companion.services.policy import Caller
+from companion.web.calls import Call, caller_of, check_role, parse_json_body, seat_of
+from companion.web.calls import present_event, present_view  # noqa: F401 (the views' names for them)
 
 if TYPE_CHECKING:
     from companion.gpio import Box
@@ -86,6 +84,11 @@ def role() -> str:
     return getattr(g, "role", "viewer")
 
 
+def here() -> Call:
+    """This Flask request as the shared views see it (``companion/web/calls.py``)."""
+    return Call(ctx(), request, g)
+
+
 def require(needed: str):
     """Decorator: the caller must hold at least ``needed`` (player or organiser)."""
     assert needed in ROLES
@@ -93,10 +96,7 @@ def require(needed: str):
     def deco(fn):
         @wraps(fn)
         def wrapper(*a, **kw):
-            if not role_at_least(role(), needed):
-                if role() == "viewer":
-                    raise AuthError("this needs the {needed:w@role} role: join with a table's QR code or sign in", "Authorization", needed=needed)
-                raise ForbiddenError("this needs the {needed:w@role} role", "Authorization", needed=needed)
+            check_role(role(), needed)
             return fn(*a, **kw)
 
         return wrapper
@@ -105,62 +105,19 @@ def require(needed: str):
 
 
 def seat_for(match_id: str) -> str | None:
-    sess = getattr(g, "session", None)
-    if not sess or sess.get("match_id") not in (None, match_id):
-        return None
-    return (sess["data"].get("seats") or {}).get(match_id)
+    return seat_of(getattr(g, "session", None), match_id)
 
 
 def viewing(match_id: str) -> tuple[str, str | None]:
     """Whom a match is shown to: the caller's role and seat, or, with ``?as=viewer`` (the TV page, which a
-    whole room sees), a viewer's whatever the caller may see."""
-    if request.args.get("as") == "viewer":
-        return "viewer", None
-    return role(), seat_for(match_id)
-
-
-# -- bodies ------------------------------------------------------------------
-class _NotJsonNumber(ValueError):
-    pass
-
-
-def _not_a_json_number(name: str):
-    raise _NotJsonNumber(name)  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
+    whole room sees), a viewer's whatever the caller may see (``Call.viewing``)."""
+    return here().viewing(match_id)
 
 
 def json_body(schema: str | None = None, optional: bool = False):
     """The request body as JSON, validated against ``schemas/<schema>.schema.json``.
-    Errors name the JSON path (``$.players[2]``)."""
-    raw = request.get_data(cache=True)
-    if not raw.strip():
-        if optional:
-            doc = {}
-        else:
-            raise InputError("a JSON body is required", "$")
-    else:
-        try:
-            text = raw.decode("utf-8")
-            doc = json.loads(text, parse_constant=_not_a_json_number)
-            json.dumps(doc, ensure_ascii=False).encode("utf-8")  # lone surrogates
-        except _NotJsonNumber as exc:
-            raise InputError("the body is not valid JSON: {exc} is not a JSON number", "$", exc=exc) from None
-        except RecursionError:
-            raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)",
-                             "$", MAX_DEPTH=MAX_DEPTH) from None
-        except (UnicodeError, ValueError) as exc:
-            msg = getattr(exc, "msg", None)
-            if msg is None and not isinstance(exc, UnicodeError):  # Python refuses ints of over 4300 digits
-                from companion.base.jsonio import MAX_DIGITS, where_digits_overflow
-
-                raise InputError("the body holds a number with more than {MAX_DIGITS} digits{value}", "$", MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
-            raise InputError("the body is not valid JSON: {value}", "$", value=msg or 'not valid UTF-8 JSON') from None
-        if depth_exceeds(doc):
-            raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$", MAX_DEPTH=MAX_DEPTH)
-    if schema:
-        from companion.base.schemas import validate
-
-        validate(schema, doc)
-    return doc
+    Errors name the JSON path (``$.players[2]``): ``calls.parse_json_body``."""
+    return parse_json_body(request.get_data(cache=True), schema, optional)
 
 
 # the largest event seq a query may name (``?after=``, ``Last-Event-ID``): JSON's largest exact whole number
@@ -190,32 +147,10 @@ def rng():
     return current_app.config.get("TRACKER_RNG") or current_app.config.get("RNG") or _SYSTEM_RNG
 
 
-# -- who calls, and how a match is shown to them (the rules: companion/services/policy.py) ----------------
+# -- who calls (the rules: companion/services/policy.py) ----------------
 def caller(match_id: str) -> Caller:
-    """The caller of this request as the match service's policy knows callers: its role, its seat and, when
-    an organiser or the other seated phones confirmed the seat, when it sat (docs/rulings.md#seats)."""
-    who, seat = role(), seat_for(match_id)
-    if who != "player" or seat is None:
-        return Caller(who, seat)
-    c = ctx()
-    seats = c.access.seats(match_id)
-    mine = next((r for r in seats if r["key"] == g.session["key"] and r["player"] == seat), None)
-    if mine is None or mine["role"] != "player" or \
-            (c.access.seat_confirmations(match_id, seats).get(mine["key"]) or {}).get("by") is None:
-        return Caller(who, seat)
-    return Caller(who, seat, mine["bound_at"])
-
-
-def present_view(view: dict, who: str, seat: str | None) -> dict:
-    """The view as ``who`` (seated as ``seat``) may see it (``policy.view_for``)."""
-    return view if who == "organiser" else policy.view_for(game_module(view["game"]), view, Caller(who, seat))
-
-
-def present_event(event: dict, game: str, who: str, seat: str | None, ended: bool = False) -> dict:
-    """The event as ``who`` (seated as ``seat``) may see it (``policy.event_for``)."""
-    if who == "organiser" or ended:
-        return event
-    return policy.event_for(game_module(game), event, Caller(who, seat), ended)
+    """The caller of this request as the match service's policy knows callers (``calls.caller_of``)."""
+    return caller_of(ctx(), role(), getattr(g, "session", None), match_id)
 
 
 # -- CSV downloads ------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from flask import Blueprint, g, jsonify, render_template
 
 from companion.base.errors import InputError, NotFoundError
 from companion.web import i18n
-from companion.web.apidoc import body as _body, err as _err, ok as _ok
+from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param
 from companion.web.core import ctx, int_arg, json_body, require
 
 SINCE_MAX = 10 ** 13
@@ -135,9 +135,7 @@ def dice_page():
     return render_template("dice.html", page="dice")
 
 
-_MID = {"name": "match_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
-_SID = {"name": "set_id", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
-_SEC = [{"bearer": []}, {"session": []}]
+_MID, _SID, _SEC = path_param("match_id"), path_param("set_id"), SECURITY
 _OBJ = {"type": "object"}
 OPENAPI_SCHEMAS = {"DiceState": _OBJ, "DiceSet": _OBJ, "DiceCheck": _OBJ, "DiceRoll": _OBJ, "MatchDice": _OBJ}
 OPENAPI_PATHS = {

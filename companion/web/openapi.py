@@ -14,7 +14,8 @@ import sys
 from flask import Blueprint, current_app, jsonify
 
 from companion import __version__
-from companion.base.schemas import load_schema, schema_names
+from companion.base.schemas import load_schema, schema_names, standalone
+from companion.web import apidoc
 from companion.web.core import SEQ_MAX
 
 bp = Blueprint("openapi", __name__)
@@ -44,10 +45,10 @@ MATCH_CARD = {
 }
 MATCH = copy.deepcopy(MATCH_CARD)
 MATCH["required"] = MATCH["required"] + ["view"]
-MATCH["properties"].update({"view": {"$ref": "#/components/schemas/View"},
+MATCH["properties"].update({"view": apidoc.ref("View"),
                             "seat": {"type": ["string", "null"]},
                             "power_lost": {"type": ["object", "null"]},
-                            "event": {"$ref": "#/components/schemas/Event"}})
+                            "event": apidoc.ref("Event")})
 EVENT = {
     "type": "object", "required": ["seq", "type", "data", "at"],
     "properties": {"seq": {"type": "integer"}, "id": {"type": "string"}, "type": {"type": "string"},
@@ -60,10 +61,10 @@ RESPONSES = {
     "Match": MATCH,
     "Event": EVENT,
     "MatchList": {"type": "object", "required": ["matches"],
-                  "properties": {"matches": {"type": "array", "items": {"$ref": "#/components/schemas/MatchCard"}}}},
+                  "properties": {"matches": {"type": "array", "items": apidoc.ref("MatchCard")}}},
     "EventList": {"type": "object", "required": ["match_id", "events"],
                   "properties": {"match_id": {"type": "string"},
-                                 "events": {"type": "array", "items": {"$ref": "#/components/schemas/Event"}}}},
+                                 "events": {"type": "array", "items": apidoc.ref("Event")}}},
     "Imported": {"type": "object", "required": ["imported", "events"],
                  "properties": {"imported": {"type": "string"}, "events": {"type": "integer"}}},
     "Health": {"type": "object", "required": ["ok", "version"],
@@ -113,7 +114,7 @@ RESPONSES = {
                        "properties": {"viewers_allowed": {"type": "boolean"},
                                       "join_token_hours": {"type": "number"}}},
     "Tournament": {"type": "object", "required": ["tables", "clock_runner"],
-                   "properties": {"tables": {"type": "array", "items": {"$ref": "#/components/schemas/MatchCard"}},
+                   "properties": {"tables": {"type": "array", "items": apidoc.ref("MatchCard")},
                                   "clock_runner": {"type": "boolean"}, "overview": {}}},
     "RoundStarted": {"type": "object", "required": ["started"],
                      "properties": {"started": {"type": "array", "items": {"type": "string"}}, "result": {}}},
@@ -121,29 +122,15 @@ RESPONSES = {
 }
 
 
-def _ref(name):
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _json(name, description="OK"):
-    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+_ref, _json, _body = apidoc.ref, apidoc.ok, apidoc.body
+MATCH_ID = apidoc.path_param("match_id")
+WRITE = ORG = apidoc.SECURITY  # a write: a bearer token or the session cookie (the role is the route's)
+_STALE = {409: "stale expected_seq, or the rules refuse it now"}
+_FAILED = {429: "too many failed attempts"}
 
 
 def _errors(*codes):
-    text = {400: "invalid input (the field is named)", 401: "no or bad credentials", 403: "not allowed",
-            404: "not found", 409: "stale expected_seq, or the rules refuse it now", 429: "too many failed attempts",
-            413: "body too large"}
-    return {str(c): _json("Error", text[c]) for c in codes}
-
-
-def _body(schema, required=True):
-    return {"required": required, "content": {"application/json": {"schema": _ref(schema)}}}
-
-
-MATCH_ID = {"name": "match_id", "in": "path", "required": True,
-            "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
-WRITE = [{"bearer": []}, {"session": []}]
-ORG = [{"bearer": []}, {"session": []}]
+    return apidoc.err(*codes, words={**_STALE, **_FAILED})
 
 
 def _paths() -> dict:
@@ -248,14 +235,14 @@ def _paths() -> dict:
                     "responses": {"200": _json("JoinLinks"), **_errors(400, 401, 403)}}},
         "/api/auth/join-tokens/{link_id}": {"delete": {
             "summary": "End a join link and every session made from it (organiser)", "security": ORG,
-            "parameters": [{"name": "link_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "parameters": [apidoc.path_param("link_id", schema={"type": "string"})],
             "responses": {"200": _json("LinkRevoked"), **_errors(400, 401, 403, 404)}}},
         "/api/auth/sessions": {"get": {
             "summary": "Live sessions of players and organisers (organiser)", "security": ORG,
             "responses": {"200": _json("Sessions"), **_errors(400, 401, 403)}}},
         "/api/auth/sessions/{session_id}": {"delete": {
             "summary": "End a session (organiser)", "security": ORG,
-            "parameters": [{"name": "session_id", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "parameters": [apidoc.path_param("session_id", schema={"type": "string"})],
             "responses": {"200": _json("SessionEnded"), **_errors(400, 401, 403, 404)}}},
         "/api/auth/settings": {
             "get": {"summary": "Access settings (organiser)", "security": ORG,
@@ -267,16 +254,10 @@ def _paths() -> dict:
     }
 
 
-def _clean(schema: dict) -> dict:
-    s = copy.deepcopy(schema)
-    s.pop("$schema", None)
-    s.pop("$id", None)
-    return s
-
-
 @functools.cache
 def _request_schemas() -> dict:
-    return {n: _clean(load_schema(n)) for n in schema_names() if n.startswith("api.") or n == "match-export"}
+    # standalone: a component's "#" is this document, so a schema's references are written in place
+    return {n: standalone(load_schema(n)) for n in schema_names() if n.startswith("api.") or n == "match-export"}
 
 
 def build(app=None) -> dict:

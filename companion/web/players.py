@@ -17,7 +17,7 @@ from companion.base.errors import CompanionError, InputError, NotFoundError
 from companion.core.roster import short_name as default_short_name, sparkline_svg
 from companion.storage import players as roster
 from companion.web.core import ctx, int_arg, json_body, require, role
-from companion.web.apidoc import body as _body, err as _err, ok as _ok
+from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param
 
 ss = lazy.module("companion.services.seasons")  # imported at the first request that needs it
 profiles = lazy.module("companion.services.players")  # (the player page's maths: OpenSkill, season points)
@@ -312,9 +312,8 @@ def _page_player_by_name(season_id: str, name: str):
 
 
 _S = {"type": "string"}
-_ID = {"type": "string", "minLength": 1, "maxLength": 64}
-_PLAYER_ID = {"name": "player_id", "in": "path", "required": True, "schema": _ID}
-_SEC = [{"bearer": []}, {"session": []}]
+_PLAYER_ID = path_param("player_id")
+_SEC = SECURITY
 _PLAYER = {"type": "object", "required": ["id", "club_id", "name", "short_name"],
            "properties": {"id": _S, "club_id": _S, "name": _S, "short_name": _S,
                           "colour": {"type": ["string", "null"]}, "created_at": _S,
@@ -417,7 +416,7 @@ OPENAPI_PATHS = {
         "responses": {"200": _ok("RosterAssignments"), **_err(400, 401, 403, 404)}}},
     "/api/players/pending/{match_id}": {"post": {
         "summary": "Put a left-over match on a club's roster (organiser)", "security": _SEC,
-        "parameters": [{"name": "match_id", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [path_param("match_id")],
         "requestBody": _body("api.roster-assign"),
         "responses": {"200": _ok("RosterAssigned"), **_err(400, 401, 403, 404)}}},
 }

@@ -12,7 +12,7 @@ from flask import Blueprint, Response, abort, g, jsonify, render_template
 from companion.base import lazy
 from companion.base.errors import CompanionError, NotFoundError
 from companion.web import i18n
-from companion.web.apidoc import err as _err, ok as _ok
+from companion.web.apidoc import err as _err, ok as _ok, path_param
 from companion.web.core import ctx
 
 plays = lazy.module("companion.services.playlog")
@@ -56,8 +56,7 @@ def playlog_page(match_id):
                            plural=lambda key, n: i18n.plural(lang, key, n))
 
 
-_MID = {"name": "match_id", "in": "path", "required": True,
-        "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
+_MID = path_param("match_id")
 OPENAPI_SCHEMAS = {
     "PlayLog": {"type": "object", "required": ["play", "url", "app_url"],
                 "properties": {"play": {"type": "object", "description": "schemas/bgstats.play"},

@@ -9,7 +9,6 @@ The maths is ``companion.core.season``, the storage ``companion.services.seasons
 
 from __future__ import annotations
 
-import copy
 from contextlib import contextmanager
 
 from flask import Blueprint, Response, abort, g, jsonify, render_template, request
@@ -19,7 +18,7 @@ from companion.base.errors import CompanionError, InputError, NotFoundError, joi
 from companion.games import GAMES
 from companion.web import i18n
 from companion.web.core import CSV_DIALECT_PARAM, ctx, json_body, require
-from companion.web.apidoc import body as _body, err as _err, ok as _ok
+from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param
 
 core = lazy.module("companion.core.season")  # imported at the first request that needs them
 ss = lazy.module("companion.services.seasons")
@@ -345,29 +344,11 @@ def page_club(club_id):
 
 # -- OpenAPI ------------------------------------------------------------------------------------------
 
-def _inline(schema: dict) -> dict:
-    """A schema with its ``#/$defs/...`` references inlined, so it stands alone as an OpenAPI component."""
-    defs = schema.get("$defs", {})
-
-    def walk(node):
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                target = copy.deepcopy(defs[ref[len("#/$defs/"):]])
-                rest = {k: v for k, v in node.items() if k != "$ref"}
-                return walk({**target, **rest})
-            return {k: walk(v) for k, v in node.items() if k not in ("$defs", "$schema", "$id")}
-        if isinstance(node, list):
-            return [walk(x) for x in node]
-        return node
-
-    return walk(schema)
-
-
 def _openapi_schemas() -> dict:
-    from companion.base.schemas import load_schema
+    from companion.base.schemas import load_schema, standalone
 
-    out = {name: _inline(load_schema(name)) for name in
+    # standalone: references (to the schema's own $defs or to season.settings) written in place
+    out = {name: standalone(load_schema(name)) for name in
            ("season.club", "season.create", "season.settings", "season.result")}
     num = {"type": "number"}
     row = {"type": "object", "required": ["rank", "player", "points", "matches", "wins", "eligible", "needs"],
@@ -415,10 +396,7 @@ def _openapi_schemas() -> dict:
 
 
 
-_ID = {"type": "string", "minLength": 1, "maxLength": 64}
-_SEASON = {"name": "season_id", "in": "path", "required": True, "schema": _ID}
-_CLUB = {"name": "club_id", "in": "path", "required": True, "schema": _ID}
-_SEC = [{"bearer": []}, {"session": []}]
+_SEASON, _CLUB, _SEC = path_param("season_id"), path_param("club_id"), SECURITY
 
 OPENAPI_SCHEMAS = _openapi_schemas()
 OPENAPI_PATHS = {
@@ -454,11 +432,11 @@ OPENAPI_PATHS = {
         "responses": {"201": _ok("SeasonMatch", "stored"), **_err(400, 401, 403, 404, 409)}}},
     "/api/seasons/{season_id}/results/{match}": {"delete": {
         "summary": "Remove a match from the season (organiser)", "security": _SEC,
-        "parameters": [_SEASON, {"name": "match", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [_SEASON, path_param("match")],
         "responses": {"200": _ok("Removed"), **_err(400, 401, 403, 404)}}},
     "/api/seasons/{season_id}/players/{player}": {"get": {
         "summary": "One player's season: matches, places, points, running total",
-        "parameters": [_SEASON, {"name": "player", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [_SEASON, path_param("player")],
         "responses": {"200": _ok("History"), **_err(400, 401, 404)}}},
     "/api/seasons/{season_id}/export.csv": {"get": {
         "summary": "The standings (with ratings) or every result as CSV",

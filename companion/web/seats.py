@@ -337,9 +337,7 @@ _json = apidoc.ok
 
 
 def _errors(*codes):
-    return {str(c): _json("Error", {400: "invalid input (the field is named)", 401: "no or bad credentials",
-                                   403: "not allowed", 404: "not found",
-                                   409: "the seat is taken, or the match has ended"}[c]) for c in codes}
+    return apidoc.err(*codes, words={409: "the seat is taken, or the match has ended"})
 
 
 _SEC = apidoc.SECURITY

@@ -14,7 +14,7 @@ from companion.base.errors import ConflictError, InputError, NotFoundError, Rule
 from companion.core.match import uses_clock
 from companion.storage import tournaments as rows
 from companion.web.core import CSV_DIALECT_PARAM, ctx, json_body, require
-from companion.web.apidoc import body as _body, err as _err, ok as _ok
+from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param
 
 season_core = lazy.module("companion.core.season")  # imported at the first request that needs them
 core = lazy.module("companion.core.tournament")
@@ -376,10 +376,9 @@ def _round_qrs(rnd: dict) -> list[dict | None]:
 
 
 
-_ID = {"type": "string", "minLength": 1, "maxLength": 64}
-_TID = {"name": "tid", "in": "path", "required": True, "schema": _ID}
-_ROUND = {"name": "number", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
-_SEC = [{"bearer": []}, {"session": []}]
+_TID = path_param("tid")
+_ROUND = path_param("number", schema={"type": "integer", "minimum": 1})
+_SEC = SECURITY
 _NUM = {"type": ["number", "null"]}
 OPENAPI_SCHEMAS = {
     "TournamentDay": {"type": "object", "required": ["id", "name", "date", "game", "table_size", "rounds", "players",
@@ -416,7 +415,7 @@ OPENAPI_PATHS = {
         "responses": {"201": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/players/{player}": {"delete": {
         "summary": "Unregister a player before round 1 is seated (organiser)", "security": _SEC,
-        "parameters": [_TID, {"name": "player", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [_TID, path_param("player")],
         "responses": {"200": _ok("TournamentDay"), **_err(400, 401, 403, 404, 409)}}},
     "/api/tournaments/{tid}/rounds": {"post": {
         "summary": "Seat the next round (organiser): round 1 at random, then by standing keeping pairs apart",
@@ -436,6 +435,6 @@ OPENAPI_PATHS = {
                       **_err(400, 401, 404)}}},
     "/api/matches/{match_id}/result": {"get": {
         "summary": "A finished match's ranking with the club points each player earned",
-        "parameters": [{"name": "match_id", "in": "path", "required": True, "schema": _ID}],
+        "parameters": [path_param("match_id")],
         "responses": {"200": _ok("MatchResult"), **_err(400, 401, 404)}}},
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Blueprint, jsonify
 
 from companion.web.core import ctx, json_body, require
-from companion.web.apidoc import err as _err, ok as _ok
+from companion.web.apidoc import SECURITY, body, err as _err, ok as _ok, path_param
 
 bp = Blueprint("tv", __name__)
 
@@ -83,10 +83,7 @@ def _open(store, match_id: str) -> bool:
         return False
 
 
-_BODY = {"required": True, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/api.tv-sound"}}}}
-_SEC = [{"bearer": []}, {"session": []}]
-_MID = {"name": "match_id", "in": "path", "required": True,
-        "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
+_BODY, _SEC, _MID = body("api.tv-sound"), SECURITY, path_param("match_id")
 OPENAPI_SCHEMAS = {
     "TvSoundClub": {"type": "object", "required": ["off", "muted_matches"],
                     "properties": {"off": {"type": "boolean"},

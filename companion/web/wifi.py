@@ -161,10 +161,10 @@ from companion.web import apidoc as _doc  # noqa: E402
 OPENAPI_PATHS = {
     "/api/wifi": {
         "get": {"summary": "The box's own Wi-Fi: which network the box is on, phones on its hotspot (organiser)",
-                "security": [{"bearer": []}, {"session": []}],
+                "security": _doc.SECURITY,
                 "responses": {"200": {"description": "OK"}, **_doc.err(401, 403)}},
         "put": {"summary": "Turn the box's own Wi-Fi on or off (organiser); the switch follows the answer",
-                "security": [{"bearer": []}, {"session": []}],
+                "security": _doc.SECURITY,
                 "requestBody": _doc.body("api.wifi"),
                 "responses": {"202": {"description": "switching: the Wi-Fi's name and password to join"},
                               **_doc.err(400, 401, 403, 409)}},

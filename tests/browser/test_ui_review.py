@@ -148,6 +148,23 @@ def _watch(page):
     return errors
 
 
+class Tabs:
+    """One tab per context, reused from page to page as a person's phone is (a new tab costs Chromium a
+    renderer process: about a second each, 50 times in this file). Its error list restarts at each page,
+    before the navigation: what the page before leaves behind on its way out counts against the next one."""
+
+    def __init__(self):
+        self.tabs = {}
+
+    def open(self, ctx, path):
+        if ctx not in self.tabs:
+            page = ctx.new_page()
+            self.tabs[ctx] = (page, _watch(page))
+        page, errors = self.tabs[ctx]
+        errors.clear()
+        return page, errors, page.goto(path)
+
+
 def _pages(site):
     s, m = site["season"], site["matches"]
     out = [("home", "/", "viewer"), ("new", "/new", "player"), ("tournament", "/tournament", "organiser"),
@@ -188,16 +205,14 @@ def review(page, lang, name, artifacts_dir, errors, expect_errors=()):
 
 @pytest.mark.parametrize("lang", ["en", "it"])
 def test_every_page_at_phone_size(browser, server, site, lang, artifacts_dir):
-    contexts = {}
+    contexts, tabs = {}, Tabs()
     try:
         for name, path, role in _pages(site):
             if role not in contexts:
                 contexts[role] = browser.new_context(base_url=server.url, viewport=PHONE, locale=LOCALE[lang],
                                                      storage_state=site[role])
                 contexts[role].set_default_timeout(15_000)
-            page = contexts[role].new_page()
-            errors = _watch(page)
-            response = page.goto(path)
+            page, errors, response = tabs.open(contexts[role], path)
             expect_errors = ()
             if name == "not-found":
                 assert response.status == 404
@@ -209,7 +224,6 @@ def test_every_page_at_phone_size(browser, server, site, lang, artifacts_dir):
                 # the clock's event in the history and its phase under the clock, in words
                 assert _catalogue(lang)["event.clock.start"] in page.inner_text("#history")
                 assert _catalogue(lang)["phase.regular"] in page.inner_text("#clock-panel")
-            page.close()
     finally:
         for c in contexts.values():
             c.close()
@@ -220,16 +234,14 @@ def test_dark_mode_pages_are_readable(browser, server, site, lang, artifacts_dir
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, color_scheme="dark",
                               locale=LOCALE[lang], storage_state=site["organiser"])
     ctx.set_default_timeout(15_000)
+    tabs = Tabs()
     try:
         for name, path in [("home", "/"), ("season", f"/seasons/{site['season']}"), ("join", "/join"),
                            ("match-richelieu", f"/m/{site['matches']['richelieu']}"),
                            ("match-conquest-italy", f"/m/{site['matches']['conquest-italy']}")]:
-            page = ctx.new_page()
-            errors = _watch(page)
-            page.goto(path)
+            page, errors, _ = tabs.open(ctx, path)
             assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(18, 19, 22)"
             review(page, lang, f"{name}-{lang}-dark", artifacts_dir, errors)
-            page.close()
     finally:
         ctx.close()
 
@@ -238,11 +250,10 @@ def test_dark_mode_pages_are_readable(browser, server, site, lang, artifacts_dir
 def test_display_at_tv_size(browser, server, site, lang, scheme, artifacts_dir):
     ctx = browser.new_context(base_url=server.url, viewport=TV, color_scheme=scheme,
                               locale=LOCALE[lang])
+    tabs = Tabs()
     try:
         for game, mid in site["matches"].items():
-            page = ctx.new_page()
-            errors = _watch(page)
-            page.goto(f"/m/{mid}/display")
+            page, errors, _ = tabs.open(ctx, f"/m/{mid}/display")
             expect(page.locator("#clock-remaining")).not_to_have_text("--:--")
             expect(page.locator("#tv-game table, #tv-side-extra table").first).to_be_visible()  # the game's own tables
             text = review(page, lang, f"display-{game}-{lang}-{scheme}", artifacts_dir, errors)
@@ -252,7 +263,6 @@ def test_display_at_tv_size(browser, server, site, lang, scheme, artifacts_dir):
             box = page.locator("#clock-remaining").bounding_box()
             assert box["width"] > TV["width"] / 6 and box["height"] > TV["height"] / 12  # h:mm:ss: 2:00:00
             assert box["x"] >= 0 and box["x"] + box["width"] <= TV["width"]
-            page.close()
     finally:
         ctx.close()
 

@@ -316,10 +316,16 @@ def test_resolution_matches_an_independent_formulation(rslots, fslots, queen, em
     assert out["cardinal"] == cardinal_after
 
 
-def test_event_schema_card_definitions_match_the_resolve_schema():
+def test_an_intrigue_event_s_cards_are_the_resolve_schema_s():
+    """An intrigue.resolve event and ``companion richelieu resolve`` take the same cards: the events schema
+    refers to the resolve schema's definitions rather than keep copies of them."""
+    from companion.base.schemas import resolve
+
     ev, res = load_schema("richelieu.events")["$defs"], load_schema("richelieu.resolve")["$defs"]
-    for name in ("slot", "slots", "reward", "rewards", "richelieu_card", "faction_card", "military_bonuses"):
-        assert ev[name] == res[name], name
+    for name in ("richelieu_card", "faction_card"):
+        assert name not in ev
+        ref = ev["intrigue_resolve"]["properties"][name]["$ref"]
+        assert resolve(ref, "richelieu.events")[0] is res[name]
 
 
 # ---------------------------------------------------------------------------------------------------------

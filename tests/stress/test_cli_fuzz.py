@@ -14,7 +14,6 @@ Most calls are in-process (``companion.cli.main``); a few are real processes at 
 
 from __future__ import annotations
 
-import copy
 import io
 import json
 import os
@@ -31,7 +30,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from companion.cli import main
-from companion.base.schemas import _validator, load_schema, schema_names
+from companion.base.schemas import _validator, load_schema, schema_names, standalone
 from tests.stress.cli_contract import COMMANDS, NOT_CLI, prepare_data_dir
 from tests.stress.conftest import examples
 
@@ -44,24 +43,12 @@ N_INVALID = examples(10, 300)
 BY_NAME = {c[0]: c for c in COMMANDS}
 
 
-def _rewrite_refs(node, name):
-    if isinstance(node, dict):
-        return {k: (v.replace("#/", f"#/components/schemas/{name}/", 1)
-                    if k == "$ref" and isinstance(v, str) else _rewrite_refs(v, name)) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_rewrite_refs(x, name) for x in node]
-    return node
-
-
 def _openapi_of_cli_schemas() -> dict:
     comps, paths = {}, {}
     for _, schema, *_ in COMMANDS:
         if schema in comps:
             continue
-        s = copy.deepcopy(load_schema(schema))
-        s.pop("$schema", None)
-        s.pop("$id", None)
-        comps[schema] = _rewrite_refs(s, schema)
+        comps[schema] = standalone(load_schema(schema))  # its references (to other files too) written in place
         paths["/" + schema] = {"post": {
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": f"#/components/schemas/{schema}"}}}},

@@ -98,6 +98,17 @@ def test_every_operation_conforms_and_never_fails_on_valid_data(env):
     fuzz(env, "positive")
 
 
+def nothing_to_negate(op) -> bool:
+    """No data can break this operation's document: no body, no security, and only optional query parameters
+    that take any string (on the wire every query value is a string). Schemathesis proves it the long way:
+    hundreds of negative draws, every one filtered out as valid, then Unsatisfiable."""
+    if list(op.path_parameters) or list(op.headers) or list(op.cookies) or list(op.body) \
+            or op.definition.raw.get("security") or not list(op.query):
+        return False
+    return all(not p.is_required and p.definition.get("schema") == {"type": "string"}
+               and set(p.definition) <= {"name", "in", "schema", "description"} for p in op.query)
+
+
 def fuzz(env, mode):
     """Every operation with data of this mode (the negative one in test_openapi_fuzz_negative.py: a file of
     its own, so that `make test` runs the two on two workers)."""
@@ -119,6 +130,9 @@ def fuzz(env, mode):
     seen = {}
     try:
         for op in operations(app):
+            if generation is GenerationMode.NEGATIVE and nothing_to_negate(op):
+                seen[op.label] = 0  # what schemathesis would find after 20-30 s of draws (all filtered out)
+                continue
             strategy = op.as_strategy(generation_mode=generation)
             calls = [0]
 

@@ -86,6 +86,27 @@ def test_openapi_document(client):
 
     for name, schema in doc["components"]["schemas"].items():
         Draft202012Validator.check_schema(schema)
+    # every error answer is the error object, said in words ("not found", not "error")
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            for code, answer in op.get("responses", {}).items():
+                if code.startswith("4") and "application/json" in answer.get("content", {}):
+                    assert answer["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Error"}
+                    assert answer["description"] not in ("", "error"), (path, method, code)
+
+
+def test_the_openapi_fragments_are_written_once_in_apidoc():
+    """A path parameter, a write's security and a reference to a component are built by
+    companion/web/apidoc.py; a blueprint that spells one out again drifts from the others."""
+    from pathlib import Path
+
+    import companion.web
+
+    root = Path(companion.web.__file__).parent
+    spelled = [f"{f.relative_to(root)}: {needle}" for f in sorted(root.rglob("*.py")) if f.name != "apidoc.py"
+               for needle in ('"in": "path"', '{"bearer": []}', '"#/components/schemas/')
+               if needle in f.read_text("utf-8")]
+    assert not spelled, spelled
 
 
 def test_token_cli(run_cli, tmp_path):

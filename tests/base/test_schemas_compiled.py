@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from companion.base.resources import schemas_dir
-from companion.base.schemas import compiled, format_checker, load_schema, schema_names
+from companion.base.schemas import compiled, data_schema, format_checker, load_schema, registry, schema_names
 
 SCHEMAS = schema_names()
 
@@ -26,7 +26,7 @@ def _docs(name):
 
 
 def _pair(schema, formats=True):
-    ref = Draft202012Validator(schema, format_checker=format_checker() if formats else None)
+    ref = Draft202012Validator(schema, format_checker=format_checker() if formats else None, registry=registry())
     return compiled(schema, formats=formats), ref
 
 
@@ -116,8 +116,7 @@ def test_event_data_definitions_get_jsonschema_s_verdict(name, data):
     """As the games check an event's data: one $defs entry, no format assertion."""
     root = load_schema(name)
     definition = data.draw(st.sampled_from(sorted(root["$defs"])))
-    schema = {"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}
-    check, ref = _pair(schema, formats=False)
+    check, ref = _pair(data_schema(name, definition), formats=False)
     assert check is not None
     datas = [e["data"] for doc in _docs(name) for e in (doc if isinstance(doc, list) else doc.get("events", []))
              if isinstance(e, dict) and isinstance(e.get("data"), dict)] or [{}]

@@ -1,0 +1,235 @@
+"""The routes the ASGI front answers without Flask (companion/web/hot.py) answer exactly as Flask's do: the
+same request sent to a front with its own routes and to one that leaves everything to Flask gets the same
+status, the same JSON (the field named, the sentence in the caller's language) and the same headers, for
+every rule of the gate (Host, bearer, session, viewers off, Origin, the write limits, the connection's
+probation) and of the views (roles, the body's check, the seat's secrets, a 500 with an id in the log)."""
+
+import asyncio
+import json
+import logging
+import re
+
+import pytest
+
+from companion.web import hot
+from companion.web.asgi import Front, Limits
+from companion.web.shares import PROBATION_KEY
+
+ORIGIN = "http://localhost"
+
+
+def scope_of(path, method="GET", headers=(), query=b"", client=("127.0.0.1", 50000), host=b"localhost"):
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+            "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query, "client": client,
+            "server": ("127.0.0.1", 80),
+            "headers": [*([(b"host", host)] if host else []), *[(k.lower().encode(), v.encode()) for k, v in headers]]}
+
+
+def ask(front, scope, body=b""):
+    """One request to ``front``: (status, headers as a dict, the body)."""
+    scope = dict(scope, headers=[*scope["headers"], *([(b"content-length", str(len(body)).encode())] if body else [])])
+    sent = []
+    got = [False]
+
+    async def receive():
+        if not got[0]:
+            got[0] = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(front(scope, receive, send))
+    headers = {}
+    for k, v in sent[0]["headers"]:
+        headers.setdefault(k.decode(), []).append(v.decode())
+    return sent[0]["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+def same(a, b, scope, body=b""):
+    """The answers of the two fronts, compared with what differs between two answers by nature (ids,
+    times) masked; returns the status and the JSON."""
+    answers = [ask(f, scope, body) for f in (a, b)]
+
+    def masked(answer):
+        status, headers, data = answer
+        doc = json.loads(data)
+        if "id" in doc and status >= 500:
+            doc["id"] = "<id>"
+        text = re.sub(r'"at":"[^"]*"', '"at":"<t>"', json.dumps(doc))
+        cookies = [re.sub(r"Expires=[^;]*", "Expires=<t>", c) for c in headers.pop("set-cookie", [])]
+        return status, headers, text, cookies
+
+    assert masked(answers[0]) == masked(answers[1])
+    return answers[0][0], json.loads(answers[0][2])
+
+
+@pytest.fixture
+def fronts(app):
+    own, flask = Front(app, Limits(), threads=2), Front(app, Limits(), threads=2, own_routes=False)
+    yield own, flask
+    for f in (own, flask):
+        f.pool.shutdown(wait=True)
+        f.io.shutdown(wait=True)
+
+
+@pytest.fixture
+def match(fake_game, organiser):
+    return organiser.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+
+
+def test_the_hot_routes_are_taken_only_for_plain_requests():
+    assert hot.route(scope_of("/healthz"))[0] == "api.healthz"
+    assert hot.route(scope_of("/api/matches/m1"))[0] == "api.get_match"
+    assert hot.route(scope_of("/api/matches/m1/events", "POST"))[0] == "api.append_event"
+    for odd in (scope_of("/healthz", "HEAD"), scope_of("/api/matches/m1/events"), scope_of("/api/matches/a/b"),
+                scope_of("/healthz", host=None), scope_of("/healthz", host=b"bad_host!"),
+                scope_of("/healthz", host=b"localhost:0"), scope_of("/healthz", query=b"a=%20"),
+                scope_of("/healthz", headers=[("Host", "other")]),
+                scope_of("/api/matches/m1/events", "POST", headers=[("Transfer-Encoding", "chunked")]),
+                scope_of("/api/matches/m1/events", "POST", headers=[("Content-Length", "+5")]),
+                scope_of("/healthz", headers=[("Cookie", 'lang="it"')])):
+        assert hot.route(odd) is None, odd
+
+
+def test_health_and_the_gate_answer_as_flask_does(app, fronts, tokens):
+    own, flask = fronts
+    assert same(own, flask, scope_of("/healthz"))[0] == 200
+    assert same(own, flask, scope_of("/healthz", headers=[("Authorization", "Bearer nope")])) == (
+        401, {"error": "unknown, expired or revoked token", "field": "Authorization"})
+    assert same(own, flask, scope_of("/healthz", headers=[("Authorization", "Basic x")]))[0] == 401
+    assert same(own, flask, scope_of("/healthz", host=b"rebind.example"))[1]["field"] == "Host"
+    # the caller's language, from ?lang= (its cookie set) or Accept-Language; a stale session cookie dropped
+    status, doc = same(own, flask, scope_of("/healthz", host=b"rebind.example", query=b"lang=it"))
+    assert status == 403 and doc["error"] != "this Host is not served here (DNS rebinding protection)"
+    assert same(own, flask, scope_of("/healthz", headers=[("Authorization", "Bearer nope"),
+                                                        ("Accept-Language", "it-IT,it;q=0.9")]))[0] == 401
+    assert same(own, flask, scope_of("/healthz", headers=[("Cookie", "companion_sid=gone; lang=en")]))[0] == 200
+    _, headers, _ = ask(own, scope_of("/healthz", headers=[("Cookie", "companion_sid=gone")], query=b"lang=it"))
+    assert any(c.startswith("companion_sid=;") for c in headers["set-cookie"])
+    assert any(c.startswith("lang=it;") for c in headers["set-cookie"])
+    assert headers["content-security-policy"] and headers["x-frame-options"] == ["DENY"]
+
+
+def test_a_match_is_shown_as_flask_shows_it_to_each_caller(app, fronts, tokens, match, organiser):
+    own, flask = fronts
+    path = f"/api/matches/{match}"
+    for headers in ([], [("Authorization", f"Bearer {tokens['player']}")],
+                    [("Authorization", f"Bearer {tokens['organiser']}")]):
+        for query in (b"", b"as=viewer"):
+            status, doc = same(own, flask, scope_of(path, headers=headers, query=query))
+            assert status == 200 and doc["id"] == match
+    assert same(own, flask, scope_of("/api/matches/nope")) == (404, {"error": "no match nope", "field": "match_id"})
+    assert organiser.put("/api/auth/settings", {"viewers_allowed": False}).status_code == 200
+    status, doc = same(own, flask, scope_of(path))
+    assert status == 401 and doc["field"] == "Authorization"
+    assert same(own, flask, scope_of("/healthz"))[0] == 200  # open to viewers whatever the club chose
+
+
+def test_a_write_is_refused_as_flask_refuses_it(app, fronts, tokens, match):
+    own, flask = fronts
+    path = f"/api/matches/{match}/events"
+    player = [("Authorization", f"Bearer {tokens['player']}")]
+
+    def post(doc, headers=player, **kw):
+        body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+        return same(own, flask, scope_of(path, "POST", headers=[*headers, ("Content-Type", "application/json")],
+                                         **kw), body)
+
+    assert post({"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}, headers=[])[1]["field"] == "Origin"
+    assert post({"type": "point", "data": {"player": "Anna"}, "expected_seq": 0},
+                headers=[("Origin", ORIGIN)])[1]["field"] == "Authorization"
+    assert post(b"{nope") == (400, post(b"{nope")[1]) and post(b"{nope")[1]["field"] == "$"
+    status, doc = post({"type": "point", "data": {"player": "Anna"}})
+    assert status == 400 and doc["error"] == "the last event seen is missing"
+    assert post({"type": "undo", "expected_seq": 0})[1]["field"] == "$.type"
+    assert post({"type": "point", "data": {"player": "Zed"}, "expected_seq": 0})[1]["field"].startswith("$.data")
+    assert post({"type": "point", "data": {"player": "Anna"}, "expected_seq": 7})[0] == 409
+    assert post(b'{"type": "point", "expected_seq": NaN}')[0] == 400
+    # a browser's write (a session cookie) from another site
+    cookie = [("Cookie", "companion_sid=whatever"), ("Origin", "http://evil.example")]
+    assert post({"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}, headers=cookie)[0] == 403
+    assert post({"type": "point", "data": {"player": "Anna"}, "expected_seq": 0},
+                headers=[*player, ("Origin", "http://evil.example")])[1]["field"] == "Origin"
+
+
+def test_writes_from_a_guest_address_are_limited_on_both_paths(app, fronts, match):
+    """A phone on the Wi-Fi (a session cookie, not loopback) spends the same write budget through the
+    front's own route as through Flask's: the 429 comes after as many writes, naming the same budget."""
+    from tests.web.conftest import join
+
+    runs = []
+    for n, front in enumerate(fronts):
+        phone = app.test_client()
+        join(app, phone)
+        headers = [("Cookie", f"companion_sid={phone.get_cookie('companion_sid').value}"), ("Origin", ORIGIN),
+                   ("Content-Type", "application/json")]
+        body = json.dumps({"type": "point", "data": {"player": "Nobody"}, "expected_seq": 0}).encode()
+        for i in range(200):
+            status, answer_headers, data = ask(front, scope_of(f"/api/matches/{match}/events", "POST",
+                                                               headers=headers, client=(f"192.168.1.{50 + n}", 4000)),
+                                               body)
+            if status == 429:
+                runs.append((i, json.loads(data)["field"], answer_headers["retry-after"]))
+                break
+    assert len(runs) == 2 and runs[0] == runs[1], runs
+
+
+def test_a_connection_on_probation_is_refused_but_for_an_organiser(app, fronts, tokens, match):
+    own, flask = fronts
+    from companion.web import gate
+
+    class Probation:
+        def probation_of(self, client):
+            return "address"
+
+        def earned(self, client, trust):
+            return trust >= 2
+
+        def get(self, client):
+            return None
+
+    for f in fronts:
+        f.connections = Probation()
+    status, doc = same(own, flask, scope_of(f"/api/matches/{match}"))
+    assert status == 429 and doc["field"] == "address"
+    status, headers, _ = ask(own, scope_of(f"/api/matches/{match}",
+                                           headers=[("Authorization", f"Bearer {tokens['organiser']}")]))
+    assert status == 200 and "connection" not in headers
+    assert gate.TooManyConnections("address").status == 429 and PROBATION_KEY
+
+
+def test_a_bug_is_a_500_with_an_id_in_the_log(app, fronts, tokens, match, monkeypatch, caplog):
+    own, flask = fronts
+    service = app.extensions["companion"].service
+
+    def broken(*a, **kw):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(service, "append", broken)
+    body = json.dumps({"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}).encode()
+    scope = scope_of(f"/api/matches/{match}/events", "POST",
+                     headers=[("Authorization", f"Bearer {tokens['organiser']}"), ("Content-Type", "application/json")])
+    with caplog.at_level(logging.ERROR, logger="companion.web.app"):
+        status, headers, data = ask(own, scope, body)
+        doc = json.loads(data)
+        assert status == 500 and doc["error"] == "internal error" and doc["id"]
+        assert any(doc["id"] in r.getMessage() and "/api/matches/<match_id>/events" in r.getMessage()
+                   for r in caplog.records)
+    assert same(own, flask, scope, body)[0] == 500
+
+
+def test_a_write_through_the_front_is_stored_and_answered_as_flask_answers_it(app, fronts, tokens, match):
+    own, flask = fronts
+    headers = [("Authorization", f"Bearer {tokens['organiser']}"), ("Content-Type", "application/json")]
+    answers = []
+    for seq, front in enumerate((flask, own)):
+        body = json.dumps({"type": "point", "data": {"player": "Anna"}, "expected_seq": seq}).encode()
+        status, h, data = ask(front, scope_of(f"/api/matches/{match}/events", "POST", headers=headers), body)
+        assert status == 201, data
+        answers.append((h, json.loads(data)))
+    (h0, a), (h1, b) = answers
+    assert {k: v for k, v in h0.items() if k != "content-length"} == {k: v for k, v in h1.items() if k != "content-length"}
+    assert b["event"]["seq"] == 2 and b["view"]["state"]["points"]["Anna"] == 2
+    assert set(a) == set(b) and set(a["event"]) == set(b["event"])
