@@ -53,8 +53,15 @@
   }
 
   // -- scores and clock (match, display, tournament) -------------------------------------
-  function renderScores(box, view, match) {
-    box.textContent = "";
+  function renderScores(live, view, match) {
+    // the game's tracker draws this box itself (its own columns): not drawn twice on every event
+    var game = C.game(body.dataset.game || "");
+    if (game && game.scores && game.scores(view)) return;
+    var box = document.createElement("div");
+    scoresInto(box, view, match);
+    C.patch(live, Array.prototype.slice.call(box.childNodes));
+  }
+  function scoresInto(box, view, match) {
     if (view && view.tracking === "result") { renderResult(box, view, match || {}); return; }
     var summary = view && view.summary;
     var scores = summary && (summary.scores || summary.points);
@@ -439,10 +446,33 @@
     var role = body.dataset.role || "viewer";
     // the box rolled these dice, or read them from the table's smart dice: undoing them is the organiser's
     function isPiRoll(e) { return !!(e && e.data && (e.data.rolled_by === "pi" || e.data.rolled_by === "dice")); }
+    // The history: drawn whole when loaded (a page opened, a reconnect, a conflict) or when an undo takes an
+    // event back (the undone row reads as undone, the words of every row are made again); any other event
+    // adds its row on top, the rows below it unchanged (what they say depends only on the events before
+    // them and the state after them, and an event that is not an undo takes nothing back).
+    var stack = [], nth = {};
+    function historyRow(e, undone) {
+      // an undone roll of the Pi's dice is said plainly: they were rolled again
+      var reroll = undone && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
+      return el("li", { value: String(e.seq), class: undone ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
+        C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) }));
+    }
+    // why the clock is paused (the last pause or resume in effect): said under the clock
+    function clockPausedBy() {
+      for (var i = stack.length - 1; i >= 0; i--) {
+        var e = stack[i];
+        if (e.type === "clock.pause" || e.type === "clock.resume") return e.type === "clock.pause" ? ((e.data || {}).reason || "") : null;
+      }
+      return null;
+    }
+    var drawnContext = null;
+    function historyContext() { return (client.match && client.match.seat || "") + "|" + client.ended(); }
     function drawHistory() {
       historyBox.textContent = "";
+      drawnContext = historyContext();
       // which events an undo took back: walk forward keeping a stack of events in effect
-      var stack = [], undone = {}, lastBack = null;
+      var undone = {}, lastBack = null;
+      stack = [];
       events.forEach(function (e) {
         // an undo names what it took back (e.undid, for the words of the history)
         if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; e.undid = back || null; }
@@ -451,22 +481,30 @@
       });
       // each event in effect knows its place among the events of its type in effect (e.nth: the game's
       // state lists some results in that order, such as Richelieu's resolutions)
-      var nth = {};
+      nth = {};
       stack.forEach(function (e) { e.nth = nth[e.type] = (nth[e.type] === undefined ? 0 : nth[e.type] + 1); });
       inEffect = stack.length ? stack[stack.length - 1] : null;
       redoable = lastBack;
       drawUndoRedo();
-      // why the clock is paused (the last pause or resume in effect): said under the clock
-      var lastClock = stack.filter(function (e) { return e.type === "clock.pause" || e.type === "clock.resume"; }).pop();
-      clock.pausedBy = lastClock && lastClock.type === "clock.pause" ? ((lastClock.data || {}).reason || "") : null;
+      clock.pausedBy = clockPausedBy();
       clock.draw();
-      events.slice().reverse().forEach(function (e) {
-        // an undone roll of the Pi's dice is said plainly: they were rolled again
-        var reroll = undone[e.seq] && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
-        historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
-          C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) })));
-      });
+      var rows = document.createDocumentFragment();
+      for (var i = events.length - 1; i >= 0; i--) rows.appendChild(historyRow(events[i], !!undone[events[i].seq]));
+      historyBox.appendChild(rows);
       if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
+    }
+    // one more event, not an undo: its row on top
+    function appendHistory(e) {
+      events.push(e);
+      stack.push(e);
+      e.nth = nth[e.type] = (nth[e.type] === undefined ? 0 : nth[e.type] + 1);
+      inEffect = e;
+      redoable = null;
+      drawUndoRedo();
+      if (e.type === "clock.pause" || e.type === "clock.resume") { clock.pausedBy = clockPausedBy(); clock.draw(); }
+      var empty = historyBox.querySelector("li.empty");
+      if (empty) empty.remove();
+      historyBox.insertBefore(historyRow(e, false), historyBox.firstChild);
     }
     function loadHistory() {
       // a failed load (the Pi away) keeps the history shown; the next reconnect loads it again
@@ -478,7 +516,10 @@
       if (events.length && e.seq <= events[events.length - 1].seq) return;
       if (events.length && e.seq !== events[events.length - 1].seq + 1) { loadHistory(); return; }
       if (!events.length && e.seq !== 1) { loadHistory(); return; }
-      events.push(e); drawHistory();
+      // an undo, or a page whose seat or end changed since the history was drawn (what the rows may say of
+      // the state: a secret of this seat, what the end reveals): every row again
+      if (e.type === "undo" || historyContext() !== drawnContext) { events.push(e); drawHistory(); return; }
+      appendHistory(e);
     }
     client.hooks.written = addEvent;
 
@@ -711,7 +752,7 @@
     window.companionMatch = client; // for the TV's panels and tests, as on the match page
     // the game's script may register after the first view (scripts load in parallel): draw again then
     document.addEventListener("companion:game", function (ev) {
-      if (ev.detail === body.dataset.game && client.view) client.setView(client.view);
+      if (ev.detail === body.dataset.game && client.view) client.setView(client.view, true);
     });
     client.load().then(function () {
       // the TV opened after the roll that ended the match: the dice and the total it was rolled against
