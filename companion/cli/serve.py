@@ -192,9 +192,9 @@ def _serve(args):
     from companion import systemd_notify as sd
     from companion.runtime import Runtime
     from companion.web import netinfo, server as http
-    from companion.web.app import create_app
     from companion.web.asgi import Limits
-    from companion.web.auth import current_join
+    from companion.web.context import current_join, open_context
+    from companion.web.limits import MAX_BODY
 
     files = http.raise_open_files_limit()  # every connection is a file: a room of phones needs more than 1,024
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -210,10 +210,16 @@ def _serve(args):
     runtime = Runtime.open(data_dir=args.data_dir, gpio=args.gpio, dice=args.dice, clock=hooks.get("CLOCK"),
                            rng=hooks.get("RNG"))
     try:
-        app = create_app(config, runtime=runtime)
+        context = open_context(config, runtime)
     except BaseException:
         runtime.stop()
         raise
+
+    def make_app():  # the Flask app: built by the front at its first need, after /healthz answers
+        from companion.web.app import create_app
+
+        return create_app(config, context=context)
+
     max_connections = args.max_connections
     if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)
         max_connections = max(1, min(max_connections, files[0] - 100))
@@ -222,14 +228,14 @@ def _serve(args):
         per_address = max(1, min(Limits.connections_per_address, max_connections // 8))
     limits = Limits(streams_per_address=args.max_streams_per_address,
                     connections_per_address=per_address, max_connections=max_connections,
-                    header_timeout=args.header_timeout, max_body=app.config["MAX_CONTENT_LENGTH"])
+                    header_timeout=args.header_timeout, max_body=MAX_BODY)
     try:
         sock = http.bind(args.host if args.host != "" else "0.0.0.0", args.port)
     except OSError as exc:
         runtime.stop()
         raise InputError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", "--port") from None
     landing = activated_sockets()
-    server, front = http.build(app, limits, threads=args.threads)
+    server, front = http.build(None, limits, threads=args.threads, context=context, make_app=make_app)
     port = sock.getsockname()[1]
     ip = (netinfo.primary_ip() or "127.0.0.1") if args.host in WILDCARDS else args.host
     host_part = f"[{ip}]" if ":" in ip else ip
@@ -242,8 +248,7 @@ def _serve(args):
         base = hotspot_base(base)
         wifi = runtime.hotspot.config()
         wifi_text = runtime.hotspot.qr_text()
-    with app.app_context():  # not a test request context: that imports flask.testing, click.testing, pdb
-        join = current_join(base)
+    join = current_join(context, base)
 
     service = under_systemd()
     out = sys.stdout
@@ -301,7 +306,7 @@ def _serve(args):
         sd.notify_stopping()
         if watchdog is not None:
             watchdog.stop()
-        app.extensions["companion"].hub.close_all()
+        context.hub.close_all()
         sock.close()
         for extra in landing:
             extra.close()

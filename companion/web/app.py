@@ -36,7 +36,6 @@ from companion import __version__
 from companion.base.errors import CompanionError
 from companion.web import gate, i18n
 from companion.web.core import Ctx
-from companion.web.netinfo import HostList
 from companion.web.limits import MAX_BODY
 
 if TYPE_CHECKING:
@@ -94,16 +93,18 @@ class _Flask(Flask):
     url_rule_class = _Rule
 
 
-def create_app(config: dict | None = None, runtime: Runtime | None = None) -> Flask:
+def create_app(config: dict | None = None, runtime: Runtime | None = None, context: Ctx | None = None) -> Flask:
     """The Flask app over ``runtime`` (``companion/runtime.py``: the store, the services, the clock runner,
     the GPIO box), or over a runtime opened from ``config`` when none is given (the tests' way: nothing is
-    started, and nothing stops it but the caller). Wires Flask, the blueprints and the live-update hub;
-    starts nothing."""
+    started, and nothing stops it but the caller). Wires Flask, the blueprints and the live-update hub
+    (``context``: the web's context already built over that runtime, ``companion serve``'s); starts nothing."""
     from companion.base.resources import web_dir
-    from companion.web.live import Hub
+    from companion.web.context import open_context
 
     config = dict(config or {})
-    if runtime is None:
+    if context is not None:
+        runtime = context.runtime
+    elif runtime is None:
         from companion.runtime import Runtime
 
         runtime = Runtime.from_config(config)
@@ -120,11 +121,8 @@ def create_app(config: dict | None = None, runtime: Runtime | None = None) -> Fl
     app.config.update({k: v for k, v in config.items() if k.isupper()})
     app.config["SETUP_CODE"] = runtime.setup_code
 
-    hub = Hub()
-    c = Ctx(runtime=runtime, hub=hub, hosts=HostList(config.get("ALLOWED_HOSTS")),
-            sse_heartbeat=float(config.get("SSE_HEARTBEAT", 10)))
+    c = context if context is not None else open_context(config, runtime)  # (its hub hears the runtime)
     app.extensions["companion"] = c
-    runtime.subscribe(lambda notice: hub.on_notice(c, notice))  # events, matches, clock, smart dice
 
     for modname in config.get("BLUEPRINTS", BLUEPRINTS):
         app.register_blueprint(importlib.import_module(modname).bp)

@@ -29,16 +29,18 @@ last chunk, so a clean stop leaves no half-written response and logs nothing.
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import json
 import logging
 import re
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from companion.web import hot
 from companion.web.limits import MAX_BODY, body_limit
-from companion.web.live import heartbeat_event
+from companion.web.hub import heartbeat_event
 from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
 
 log = logging.getLogger(__name__)
@@ -129,23 +131,62 @@ def head_size(scope) -> int:
 
 
 class Front:
-    def __init__(self, app, limits: Limits | None = None, threads: int = 16, connections=None,
-                 own_routes: bool = True):
-        self.app = app
+    def __init__(self, app=None, limits: Limits | None = None, threads: int = 16, connections=None,
+                 own_routes: bool = True, context=None, make_app=None):
+        self._app = app  # the Flask app; None: built by ``make_app()`` at its first need (see ``app``)
+        self._make_app = make_app
+        self._app_lock = threading.Lock()
+        self._warming = False
         self.own_routes = own_routes  # the hot routes answered here (companion/web/hot.py), not by Flask
         self.limits = limits or Limits()
-        self.c = app.extensions["companion"]
+        self.c = context if context is not None else app.extensions["companion"]
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="companion-wsgi")
         self.io = ThreadPoolExecutor(max_workers=self.limits.stream_threads, thread_name_prefix="companion-stream")
         self.connections = connections  # shares.Connections: to drop a stuck stream's connection, trust
         self.bodies = Bodies(self.limits)
-        self._urls = app.url_map.bind("localhost")
+        self._urls = None  # the app's URL map, bound (what a request's body limit is looked up in)
         self.streams: dict[str, int] = {}
         self.subs: set = set()
         self.stopping = False
         self._writing: dict = {}  # stream task -> loop.time() its current write started
         self._stuck: dict = {}  # stream tasks cancelled by _sweep
         self._sweeper = None
+
+    @property
+    def app(self):
+        """The Flask app. Given ``make_app`` instead (``companion serve``), it is built at its first need, in
+        the worker thread that needs it (never on the loop), once: the hot routes answer without it, so the
+        server answers ``/healthz`` before Flask, Werkzeug and Jinja2 are even imported."""
+        app = self._app
+        if app is None:
+            with self._app_lock:
+                if self._app is None:
+                    self._app = self._make_app()
+                app = self._app
+        return app
+
+    def _warm(self) -> None:
+        """Once the server listens (``companion/web/server.py``), and after an answer without Flask: the app
+        built in a worker thread, so the first page a phone asks for does not wait for it."""
+        if self._app is not None or self._warming:
+            return
+        self._warming = True
+
+        def build():
+            # no cyclic collection while Flask, Werkzeug, Jinja2 and the blueprints are imported and wired (as
+            # during the start itself: companion/cli/serve.py): it would go again and again over their objects
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                self.app
+            except Exception:  # the request that needs it meets the error again, and answers it
+                log.exception("could not build the web app")
+            finally:
+                if collecting:
+                    gc.enable()
+                self._warming = False
+
+        asyncio.get_running_loop().run_in_executor(self.pool, build)
 
     # -- ASGI -----------------------------------------------------------------------------------
     async def __call__(self, scope, receive, send):
@@ -185,7 +226,10 @@ class Front:
 
     # -- ordinary requests: the body first, then Flask in a worker thread ------------------------------
     def _endpoint(self, scope) -> str | None:
-        """The Flask endpoint the request goes to (its body limit), without a thread: the URL map alone."""
+        """The Flask endpoint the request goes to (its body limit), without a thread: the URL map alone (of
+        an app already built)."""
+        if self._urls is None:
+            self._urls = self.app.url_map.bind("localhost")
         try:
             return self._urls.match(scope["path"], method=scope["method"])[0]
         except Exception:  # 404, 405, a redirect: the default limit
@@ -223,6 +267,8 @@ class Front:
             elif name == b"transfer-encoding":
                 chunked = True
         found = hot.route(scope) if self.own_routes else None
+        if found is None and self._app is None:  # the first request that needs Flask: built in a thread
+            await asyncio.get_running_loop().run_in_executor(self.pool, lambda: self.app)
         limit = min(body_limit(found[0] if found is not None else self._endpoint(scope)), self.limits.max_body)
         if length is not None and length > limit:  # refused before anything is read
             await self._refuse(send, scope, 413, TOO_LARGE, "Content-Length", kib=limit // 1024)
@@ -258,6 +304,7 @@ class Front:
                     headers = [*headers, (b"connection", b"close")]
                 await send({"type": "http.response.start", "status": status, "headers": headers})
                 await send({"type": "http.response.body", "body": data, "more_body": False})
+                self._warm()
                 return
             from a2wsgi.wsgi import build_environ
 

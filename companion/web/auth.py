@@ -176,18 +176,10 @@ def public_base() -> str:
 
 
 def current_join(base: str | None = None) -> dict:
-    """The join link the server shows now (created when missing or expired)."""
-    c = ctx()
-    with c.join_lock:
-        cur = c.join
-        if cur is None or not c.access.join_token_alive(cur["token"]):
-            cur = c.access.shown_link(None)  # the link shown before a restart, while it works
-            if cur is None:
-                token, info = c.access.create_join_token(c.access.settings()["join_token_hours"])
-                cur = {"token": token, **info}
-                c.access.remember_shown_link(None, token, info)
-            c.join = cur
-    return {"url": f"{base or public_base()}/j/{cur['token']}", "expires_at": cur["expires_at"]}
+    """The join link the server shows now (created when missing or expired): ``context.current_join``."""
+    from companion.web.context import current_join as shown
+
+    return shown(ctx(), base or public_base())
 
 
 def qr_svg(text: str) -> str:

@@ -141,3 +141,35 @@ def present_event(event: dict, game: str, who: str, seat: str | None, ended: boo
     if who == "organiser" or ended:
         return event
     return policy.event_for(game_module(game), event, Caller(who, seat), ended)
+
+
+# -- how lists show a match ------------------------------------------------------------------------
+def brief(view: dict) -> dict:
+    """The few things a list or a tournament overview shows of a match's view."""
+    out = {"seq": view.get("seq", 0)}
+    for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll", "final_threshold",
+              "tracking", "result", "armed"):
+        if k in view:
+            out[k] = view[k]
+    summary = view.get("summary")
+    if isinstance(summary, dict) and "phase" in summary and "phase" in out:
+        out["game_phase"] = summary["phase"]  # the game's own step beside the clock's (conquest: the deal)
+    if isinstance(summary, dict):
+        for k in ("scores", "ranking", "winner", "phase", "current_player", "round"):
+            if k in summary and k not in out:
+                out[k] = summary[k]
+    return out
+
+
+def match_card(c: Ctx, match: dict, who: str = "viewer", seat: str | None = None,
+               with_view: bool = True) -> dict:
+    """A match as the lists show it: the stored match, its label and colours, its last seq and,
+    for open matches, a brief of its state (scores, phase, turn, clock)."""
+    card = {**match, **c.store.meta(match["id"])}
+    if with_view:
+        view = c.service.state(match["id"])
+        card["seq"] = view["seq"]
+        card["brief"] = brief(present_view(view, who, seat))
+    else:
+        card["seq"] = c.store.last_seq(match["id"])
+    return card

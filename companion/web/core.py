@@ -1,78 +1,20 @@
-"""What every blueprint shares: the app's context (the runtime's store, service, runner, GPIO box; the hub),
+"""What every blueprint shares: the app's context (``ctx()``: ``companion/web/context.py``'s ``Ctx``),
 the caller's role, JSON bodies validated against ``schemas/api.*``, and how a match is shown
 to a given caller (games with secrets hide them through ``public_view``/``public_event``)."""
 
 from __future__ import annotations
 
 import random
-import threading
-from dataclasses import dataclass, field
 from functools import wraps
-from typing import TYPE_CHECKING
 
 from flask import current_app, g, request
 
 from companion.base.errors import InputError
-from companion.services.access import ROLES, Access
+from companion.services.access import ROLES
 from companion.services.policy import Caller
 from companion.web.calls import Call, caller_of, check_role, parse_json_body, seat_of
-from companion.web.calls import present_event, present_view  # noqa: F401 (the views' names for them)
-
-if TYPE_CHECKING:
-    from companion.gpio import Box
-    from companion.runtime import Runtime
-    from companion.services.boxtime import BoxTime
-    from companion.services.clockrunner import ClockRunner
-    from companion.services.dice import DiceTables
-    from companion.services.matches import MatchService
-    from companion.storage import Store
-    from companion.web.live import Hub
-    from companion.web.netinfo import HostList
-
-
-@dataclass(eq=False)
-class Ctx:
-    """The web app's context (``ctx()``): the box's runtime (store, services, clock runner, GPIO box:
-    ``companion/runtime.py``) and what only the web keeps: the live-update hub, the Host allow-list, the
-    SSE heartbeat and the join links the screens show now."""
-
-    runtime: Runtime
-    hub: Hub
-    hosts: HostList
-    sse_heartbeat: float = 10.0
-    join_lock: threading.Lock = field(default_factory=threading.Lock)  # guards join and table_links
-    join: dict | None = None  # the club-wide join link shown now ({"token", "expires_at", ...})
-    table_links: dict[str, dict] = field(default_factory=dict)  # match id -> its table link shown now
-    wifi_switch: dict | None = None  # the organiser's last switch of it: {"thread", "error"}
-    wifi_switch_delay: float = 1.0  # seconds between the switch's answer and the switch (web/wifi.py SWITCH_DELAY_S; tests: 0)
-
-    @property
-    def store(self) -> Store:
-        return self.runtime.store
-
-    @property
-    def service(self) -> MatchService:
-        return self.runtime.service
-
-    @property
-    def access(self) -> Access:
-        return self.runtime.access
-
-    @property
-    def runner(self) -> ClockRunner | None:
-        return self.runtime.runner
-
-    @property
-    def box(self) -> Box | None:
-        return self.runtime.box
-
-    @property
-    def dice(self) -> DiceTables | None:
-        return self.runtime.dice
-
-    @property
-    def box_time(self) -> BoxTime | None:
-        return self.runtime.box_time
+from companion.web.calls import brief, match_card, present_event, present_view  # noqa: F401 (the views' names)
+from companion.web.context import Ctx
 
 
 def ctx() -> Ctx:
@@ -192,34 +134,3 @@ def download(text: str, name: str, ext: str, mimetype: str = "text/csv"):
     disposition = f'attachment; filename="{ascii_name}.{ext}"; filename*=UTF-8\'\'{quote(full + "." + ext)}'
     mime = f"{mimetype}; charset=utf-8" if mimetype.startswith("text/") else mimetype
     return Response(text, content_type=mime, headers={"Content-Disposition": disposition})
-
-
-def brief(view: dict) -> dict:
-    """The few things a list or a tournament overview shows of a match's view."""
-    out = {"seq": view.get("seq", 0)}
-    for k in ("phase", "round", "current_player", "ended", "ended_by", "clock", "awaiting_roll", "final_threshold",
-              "tracking", "result", "armed"):
-        if k in view:
-            out[k] = view[k]
-    summary = view.get("summary")
-    if isinstance(summary, dict) and "phase" in summary and "phase" in out:
-        out["game_phase"] = summary["phase"]  # the game's own step beside the clock's (conquest: the deal)
-    if isinstance(summary, dict):
-        for k in ("scores", "ranking", "winner", "phase", "current_player", "round"):
-            if k in summary and k not in out:
-                out[k] = summary[k]
-    return out
-
-
-def match_card(c: Ctx, match: dict, who: str = "viewer", seat: str | None = None,
-               with_view: bool = True) -> dict:
-    """A match as the lists show it: the stored match, its label and colours, its last seq and,
-    for open matches, a brief of its state (scores, phase, turn, clock)."""
-    card = {**match, **c.store.meta(match["id"])}
-    if with_view:
-        view = c.service.state(match["id"])
-        card["seq"] = view["seq"]
-        card["brief"] = brief(present_view(view, who, seat))
-    else:
-        card["seq"] = c.store.last_seq(match["id"])
-    return card

@@ -71,7 +71,8 @@ def create_app(state: League, allowed_hosts=None) -> Flask:
     """The league's pages. ``allowed_hosts``: the host names besides localhost and this machine's own
     addresses and names that a browser may use to reach it (a Host allow-list against DNS rebinding, as
     the box's own server has)."""
-    from companion.web.app import _SECURITY_HEADERS, HostList
+    from companion.web.gate import SECURITY_HEADERS
+    from companion.web.netinfo import HostList
 
     wd = web_dir()
     app = Flask(__name__, template_folder=str(wd / "templates"), static_folder=str(wd / "static"),
@@ -91,7 +92,7 @@ def create_app(state: League, allowed_hosts=None) -> Flask:
     def _cookie(resp):
         if request.args.get("lang") in i18n.LANGUAGES:
             resp.set_cookie("lang", request.args["lang"], max_age=365 * 86400, samesite="Lax")
-        for key, _lower, value in _SECURITY_HEADERS:  # the box's own: no frame, no script from elsewhere
+        for key, _lower, value in SECURITY_HEADERS:  # the box's own: no frame, no script from elsewhere
             resp.headers.setdefault(key, value)
         return resp
 

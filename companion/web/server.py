@@ -253,16 +253,17 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def build(app, limits=None, threads: int = 16, http: str | None = None):
-    """(uvicorn server, front) for the Flask ``app``; ``server.run(sockets=[sock])`` serves until a
-    signal (SIGINT/SIGTERM) or ``server.should_exit = True``. ``http``: the parser (``protocol_class``)."""
+def build(app, limits=None, threads: int = 16, http: str | None = None, context=None, make_app=None):
+    """(uvicorn server, front) for the Flask ``app`` (or, ``app`` None, the app ``make_app()`` builds at its
+    first need over ``context``: ``Front``); ``server.run(sockets=[sock])`` serves until a signal
+    (SIGINT/SIGTERM) or ``server.should_exit = True``. ``http``: the parser (``protocol_class``)."""
     import uvicorn
 
     from companion.web.asgi import Front, Limits
 
     limits = limits or Limits()
     connections = Connections(limits)
-    front = Front(app, limits, threads=threads, connections=connections)
+    front = Front(app, limits, threads=threads, connections=connections, context=context, make_app=make_app)
     config = uvicorn.Config(
         front, http=protocol_class(limits, connections, http), ws="none", lifespan="off", loop="asyncio",
         interface="asgi3", log_config=None, access_log=False, proxy_headers=False, server_header=False,
@@ -270,6 +271,10 @@ def build(app, limits=None, threads: int = 16, http: str | None = None):
         h11_max_incomplete_event_size=16 * 1024)
 
     class Server(uvicorn.Server):
+        async def startup(self, sockets=None):
+            await super().startup(sockets=sockets)
+            front._warm()  # listening: the Flask app built now, in a worker thread (the hot routes need none)
+
         async def shutdown(self, sockets=None):
             front.close_streams()  # every stream ends with its last chunk, then the connections close
             await asyncio.sleep(0.05)

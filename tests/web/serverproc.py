@@ -43,6 +43,26 @@ class Server:
         self._drain = threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True)
         self._drain.start()
         self.host = self.url.split("//", 1)[1]
+        self._until_the_app_answers()
+
+    def _until_the_app_answers(self, within: float = 60.0) -> None:
+        """The server answers /healthz and the hot routes before its Flask app is built (it builds it once it
+        listens, in a thread): wait for an answer of the app itself (any status), so that a test's first
+        request does not spend its own timeout on that build."""
+        import http.client
+        import time
+
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            conn = http.client.HTTPConnection(self.host, timeout=within)
+            try:
+                conn.request("GET", "/api/games")
+                conn.getresponse().read()
+                return
+            except OSError:
+                time.sleep(0.05)
+            finally:
+                conn.close()
 
     def stop(self):
         self.proc.terminate()

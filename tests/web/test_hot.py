@@ -233,3 +233,62 @@ def test_a_write_through_the_front_is_stored_and_answered_as_flask_answers_it(ap
     assert {k: v for k, v in h0.items() if k != "content-length"} == {k: v for k, v in h1.items() if k != "content-length"}
     assert b["event"]["seq"] == 2 and b["view"]["state"]["points"]["Anna"] == 2
     assert set(a) == set(b) and set(a["event"]) == set(b["event"])
+
+
+LAZY_PROBE = """
+import asyncio, json, sys
+sys.path.insert(0, sys.argv[2])
+from companion.runtime import Runtime
+from companion.web.asgi import Front
+from companion.web.context import current_join, open_context
+from tests.web.test_hot import ask, scope_of
+rt = Runtime.open(data_dir=sys.argv[1], runner=None)
+c = open_context({}, rt)
+current_join(c, "http://localhost")
+built = []
+front = Front(None, context=c, make_app=lambda: built.append(1) or sys.exit("not here"))
+front._warm = lambda: None
+status = ask(front, scope_of("/healthz"))[0]
+print(json.dumps({"status": status, "built": built,
+                  "loaded": sorted({m.split(".")[0] for m in sys.modules} & {"flask", "werkzeug", "jinja2", "click"})}))
+"""
+
+
+def test_healthz_and_the_join_link_need_no_flask(tmp_path):
+    """``companion serve`` prints the join link and answers /healthz before Flask, Werkzeug and Jinja2 are
+    imported (the front builds the app at its first need: after that first answer)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, "-c", LAZY_PROBE, str(tmp_path), str(repo)], capture_output=True,
+                       text=True, timeout=60, cwd=str(repo))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.strip().splitlines()[-1]) == {"status": 200, "built": [], "loaded": []}
+
+
+def test_the_app_is_built_once_after_the_first_answer_or_by_the_first_request_that_needs_it(store):
+    from companion.runtime import Runtime
+    from companion.web.app import create_app
+    from companion.web.context import open_context
+
+    c = open_context({}, Runtime.open(store=store, runner=None))
+    built = []
+
+    def make():
+        built.append(1)
+        return create_app({"TESTING": True}, context=c)
+
+    lazy = Front(None, Limits(), threads=2, context=c, make_app=make)
+    try:
+        lazy._warm = lambda: None  # (no warming: the first request that needs Flask builds it)
+        assert ask(lazy, scope_of("/healthz"))[0] == 200 and built == []
+        assert ask(lazy, scope_of("/api/games"))[0] == 200 and built == [1]
+        assert ask(lazy, scope_of("/api/games"))[0] == 200 and built == [1]
+        warmed = Front(None, Limits(), threads=2, context=c, make_app=make)
+        assert ask(warmed, scope_of("/healthz"))[0] == 200
+        warmed.pool.shutdown(wait=True)  # the warm-up ran in its pool
+        assert built == [1, 1] and warmed._app is not None
+    finally:
+        lazy.pool.shutdown(wait=True)

@@ -57,7 +57,7 @@ def test_a_match_stream_gets_the_event_and_no_card_is_made_without_a_club_stream
 
 
 def test_the_club_stream_still_gets_the_card(monkeypatch):
-    import companion.web.live as live
+    import companion.web.hub as live  # (where the hub looks them up)
 
     monkeypatch.setattr(live, "match_card", lambda c, match, with_view=True: {"id": match["id"]})
     monkeypatch.setattr(live, "brief", lambda view: "brief")

@@ -233,19 +233,22 @@
     return r.objective_set ? t("tv.ci_objective_recorded") : "—";
   }
 
+  function put(node, name, value) { if (node.getAttribute(name) !== value) node.setAttribute(name, value); }
   function draw(view, client) {
     if (!root || !view || !view.state) return;
     var s = view.state, sm = view.summary || {};
     if (map && marks.length) {
       map.cities.forEach(function (c, i) {
         var p = s.owner && s.owner[c.name], fill = p ? colourOf(client, p) : "#bbb";
-        marks[i].setAttribute("fill", fill);
-        marks[i].setAttribute("stroke", "#111");
-        marks[i].setAttribute("stroke-width", "2");
-        marks[i].setAttribute("data-holder", p || "");
+        // (written only where it changed: the TV repaints the cities an event changed)
+        put(marks[i], "fill", fill);
+        put(marks[i], "stroke", "#111");
+        put(marks[i], "stroke-width", "2");
+        put(marks[i], "data-holder", p || "");
         if (labels[i]) {
-          labels[i].textContent = s.units && s.units[c.name] ? String(s.units[c.name]) : "";
-          labels[i].setAttribute("fill", ink(fill));
+          var n = s.units && s.units[c.name] ? String(s.units[c.name]) : "";
+          if (labels[i].textContent !== n) labels[i].textContent = n;
+          put(labels[i], "fill", ink(fill));
         }
       });
     }
@@ -253,8 +256,7 @@
     var pl = document.getElementById("ci-tv-players");
     if (pl && sm.players) {
       var current = view.awaiting_roll || view.current_player || (sm.turn && sm.turn.player);
-      pl.textContent = "";
-      pl.appendChild(el("table", { class: "tv-table" },
+      C.patch(pl, el("table", { class: "tv-table" },
         el("thead", null, el("tr", null, el("th", { text: t("scores.player") }),
           ["tv.ci_col_cities", "tv.ci_col_units", "tv.ci_col_regions", "tv.ci_col_cards"].map(function (k) {
             return el("th", { class: "num", text: t(k) }); }),

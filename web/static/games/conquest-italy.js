@@ -86,21 +86,20 @@
 
   // -- steppers (placement and reinforcements) ------------------------------------------------------
   function steppers(box, cities, draft, due, onchange) {
-    box.textContent = "";
     Object.keys(draft).forEach(function (c) { if (cities.indexOf(c) < 0) delete draft[c]; });
     var total = 0;
     Object.keys(draft).forEach(function (c) { total += draft[c]; });
-    cities.forEach(function (c) {
+    C.patch(box, cities.map(function (c) {
       var n = draft[c] || 0;
       function set(v) { v = Math.max(0, v); if (v) draft[c] = v; else delete draft[c]; onchange(); }
-      box.appendChild(el("div", { class: "trk-step" + (n ? " on" : ""), "data-city": c },
+      return el("div", { class: "trk-step" + (n ? " on" : ""), "data-city": c },
         el("span", { class: "trk-step-name" }, c, el("span", { class: "muted small", text: " · " + (st().units[c] || 0) })),
         el("button", { type: "button", class: "btn btn-small", "aria-label": "- " + c, onclick: function () { set(n - 1); } }, "−"),
         el("span", { class: "trk-step-n", text: String(n) }),
         el("button", { type: "button", class: "btn btn-small", "aria-label": "+ " + c, onclick: function () { set(n + 1); } }, "+"),
         el("button", { type: "button", class: "btn btn-small btn-ghost", title: t("ci.all_here"), onclick: function () {
-          Object.keys(draft).forEach(function (k) { delete draft[k]; }); if (due > 0) draft[c] = due; onchange(); } }, "⇥")));
-    });
+          Object.keys(draft).forEach(function (k) { delete draft[k]; }); if (due > 0) draft[c] = due; onchange(); } }, "⇥"));
+    }));
     return total;
   }
 
@@ -138,7 +137,6 @@
     var sm = summary();
     if (!sm.players) return;
     if (ranking && client.ended()) { drawRanking(ranking, box); return; }
-    box.textContent = "";
     var head = el("tr", null, ["scores.player", "ci.col_territories", "ci.col_units", "ci.col_regions", "ci.col_cards",
       "ci.col_reinforcements", "ci.col_conquests", "ci.col_objective"].map(function (k, i) {
       return el("th", { class: i ? "num" : null, text: t(k) }); }));
@@ -154,7 +152,7 @@
         // the card is recorded (secret), not completed: said in words, never a tick that reads as "done"
         el("td", { class: "num", "data-objective": p.objective_set ? "recorded" : "none", text: p.objective_set ? t("ci.objective_recorded") : "—" }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "ci-summary" }, el("thead", null, head), el("tbody", null, rows))));
+    C.patch(box, el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "ci-summary" }, el("thead", null, head), el("tbody", null, rows))));
   }
 
   // -- the deal by the cards: the table dealt the real cards; one player at a time taps the cities on theirs --
@@ -183,17 +181,17 @@
       tabs.appendChild(el("button", { type: "button", class: "btn btn-small", "data-player": p, "aria-pressed": String(p === dealFor),
         onclick: function () { dealFor = p; renderDeal(); } }, swatch(p), p + " " + dealHas(p) + "/" + want[p]));
     });
-    var grid = $("ci-deal-grid");
-    grid.textContent = "";
+    var grid = $("ci-deal-grid"), chips = [];
     map.regions.forEach(function (r) {
-      grid.appendChild(el("h4", { text: r.name }));
+      chips.push(el("h4", { text: r.name }));
       r.cities.forEach(function (c) {
         var holder = dealDraft[c];
-        grid.appendChild(el("button", { type: "button", class: "btn ci-chip" + (holder === dealFor ? " mine" : holder ? " other" : ""),
+        chips.push(el("button", { type: "button", class: "btn ci-chip" + (holder === dealFor ? " mine" : holder ? " other" : ""),
           "data-city": c, "aria-pressed": String(holder === dealFor), onclick: function () { dealTap(c); } },
           el("span", { text: c }), el("span", { class: "ci-chip-who", text: holder || "" })));
       });
     });
+    C.patch(grid, chips);
     var rest = dealRest(), left = dealLeft().length, b = $("ci-deal-send");
     b.textContent = rest ? C.plural("ci.deal_send_rest", left, { player: rest }) : t("ci.deal_send");
     b.disabled = !!left && !rest;
@@ -226,15 +224,14 @@
     $("ci-place-draft").textContent = cities.length ? cities.map(function (c) { return c + " +" + placeDraft[c]; }).join(", ") +
       " · " + C.plural("ci.place_left", left) : "";
     $("ci-place-clear").hidden = !cities.length;
-    box.textContent = "";
-    owned(p).forEach(function (c) {
-      box.appendChild(el("div", { class: "ci-place-row", "data-city": c },
+    C.patch(box, owned(p).map(function (c) {
+      return el("div", { class: "ci-place-row", "data-city": c },
         el("button", { type: "button", class: "btn ci-unit", "aria-label": t("ci.place_one", { city: c }), onclick: function () { placeUnits(c, 1); } },
           el("span", null, c, el("span", { class: "muted small", text: " · " + (st().units[c] || 0) })),
           el("span", { class: "ci-plus", text: placeDraft[c] ? "+" + placeDraft[c] : "+" })),
         el("button", { type: "button", class: "btn ci-rest", "aria-label": t("ci.place_rest", { city: c, n: left }), onclick: function () { placeUnits(c, left); } },
-          "⇥ " + left)));
-    });
+          "⇥ " + left));
+    }));
   }
   function placeUnits(c, n) {
     var sm = summary(), p = sm.next_placer, due = sm.placement_due || 0;
@@ -417,14 +414,13 @@
       targets(c, p).forEach(function (d) { pairs.push([c, d, s.units[c] - s.units[d]]); });
     });
     pairs.sort(function (a, b) { return b[2] - a[2] || (a[0] + a[1] < b[0] + b[1] ? -1 : 1); });
-    box.textContent = "";
-    pairs.forEach(function (x) {
-      box.appendChild(el("button", { type: "button", class: "btn", "data-from": x[0], "data-to": x[1], "aria-pressed": String(x[0] === src && x[1] === dst),
+    C.patch(box, pairs.map(function (x) {
+      return el("button", { type: "button", class: "btn", "data-from": x[0], "data-to": x[1], "aria-pressed": String(x[0] === src && x[1] === dst),
         onclick: function () {
           $("ci-from").value = x[0]; $("ci-ndice").dataset.touched = ""; renderCombat();
           $("ci-to").value = x[1]; renderCombat();
-        } }, el("span", { text: x[0] + " " + s.units[x[0]] + " → " + x[1] + " " + s.units[x[1]] }), el("span", { class: "small", text: s.owner[x[1]] })));
-    });
+        } }, el("span", { text: x[0] + " " + s.units[x[0]] + " → " + x[1] + " " + s.units[x[1]] }), el("span", { class: "small", text: s.owner[x[1]] }));
+    }));
   }
   function tableDice(box, n, prefix) {
     if (box.children.length === n) return;
@@ -450,13 +446,12 @@
   }
   function renderLastCombat() {
     var lc = st().last_combat, box = $("ci-last-combat");
-    box.textContent = "";
-    if (!lc) return;
-    box.appendChild(el("p", null, el("strong", { text: lc.from + " → " + lc.to + ": " }),
+    if (!lc) { box.textContent = ""; return; }
+    C.patch(box, [el("p", null, el("strong", { text: lc.from + " → " + lc.to + ": " }),
       el("span", { class: "trk-dice", text: dieFaces(lc.attacker_dice) }), " " + t("ci.vs") + " ",
-      el("span", { class: "trk-dice", text: dieFaces(lc.defender_dice) })));
-    box.appendChild(el("p", { text: t("ci.losses", { attacker: lc.attacker, a: lc.attacker_losses, defender: lc.defender, d: lc.defender_losses }) +
-      (lc.conquered ? " · " + C.plural("ci.conquered", lc.moved, { city: lc.to }) : "") }));
+      el("span", { class: "trk-dice", text: dieFaces(lc.defender_dice) })),
+      el("p", { text: t("ci.losses", { attacker: lc.attacker, a: lc.attacker_losses, defender: lc.defender, d: lc.defender_losses }) +
+        (lc.conquered ? " · " + C.plural("ci.conquered", lc.moved, { city: lc.to }) : "") })]);
   }
 
   function renderMove() {
@@ -499,8 +494,7 @@
 
   function renderTerritories() {
     var s = st(), box = $("ci-terr-table");
-    box.textContent = "";
-    if (!map) return;
+    if (!map) { box.textContent = ""; return; }
     var rows = [];
     map.regions.forEach(function (r) {
       rows.push(el("tr", { class: "trk-group" }, el("th", { colspan: "4", text: r.name + " · +" + r.bonus })));
@@ -511,14 +505,15 @@
           el("td", null, p ? who(p) : "—"), el("td", { class: "num", text: s.units[c] ? String(s.units[c]) : "" })));
       });
     });
-    box.appendChild(el("table", { class: "scores trk-table" }, el("tbody", null, rows)));
-    // colour the SVG's city marks (drawn in the map's city order) by holder
+    C.patch(box, el("table", { class: "scores trk-table" }, el("tbody", null, rows)));
+    // colour the SVG's city marks (drawn in the map's city order) by holder (a mark whose holder is the same
+    // is left alone)
     var marks = document.querySelectorAll("#ci-map svg circle.city, #ci-map svg rect.airport");
     if (marks.length === map.cities.length) {
       map.cities.forEach(function (c, i) {
-        var p = s.owner[c.name];
-        marks[i].setAttribute("stroke", p ? (colour(p) || "#000") : "#222");
-        marks[i].setAttribute("stroke-width", p ? "5" : "1");
+        var p = s.owner[c.name], stroke = p ? (colour(p) || "#000") : "#222", width = p ? "5" : "1";
+        if (marks[i].getAttribute("stroke") !== stroke) marks[i].setAttribute("stroke", stroke);
+        if (marks[i].getAttribute("stroke-width") !== width) marks[i].setAttribute("stroke-width", width);
       });
     }
   }
@@ -802,5 +797,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.state && v.summary && v.summary.players); } });
 })();

@@ -42,8 +42,7 @@
     var withTotal = players.every(function (p) { return standing[p] && isNum(standing[p].total); });
     var order = withTotal ? players.slice().sort(function (a, b) { return standing[a].place - standing[b].place || players.indexOf(a) - players.indexOf(b); }) : players;
     var current = sm.turn && !sm.final ? sm.turn.player : null;
-    var box = $("rl-tv-tracks");
-    box.textContent = "";
+    var box = document.createElement("div");
     box.appendChild(el("table", { class: "tv-table", id: "rl-tv-table" },
       el("thead", null, el("tr", null, withTotal ? el("th", { text: t("rl.col_place") }) : null, el("th", { text: t("scores.player") }),
         cols.map(function (k) { return el("th", { class: "num", "data-track": k, text: t("rl.track_" + k) }); }),
@@ -59,6 +58,7 @@
           withTotal ? el("td", { class: "num tv-total", "data-col": "total", text: String(standing[p].total) }) : null);
       }))));
     if (withTotal && !sm.final) box.appendChild(el("p", { class: "tv-note", text: t("tv.rl_total_note") }));
+    C.patch($("rl-tv-tracks"), Array.prototype.slice.call(box.childNodes));
     var cardinal = sm.cardinal !== undefined ? sm.cardinal : s.cardinal;
     var side = $("rl-tv-cardinal");
     side.textContent = "";

@@ -23,7 +23,6 @@
   function drawStandings(box, id) {
     var standings = sm().standings;
     if (!box || !standings) return;
-    box.textContent = "";
     var cols = ["prestige", "income", "military", "richelieu_sheets", "opposing_sets", "jewels"];
     var head = el("tr", null, el("th", { text: t("rl.col_place") }), el("th", { text: t("scores.player") }),
       cols.map(function (k) { return el("th", { class: "num", text: t("rl.col_" + k) }); }),
@@ -45,9 +44,9 @@
         el("td", { class: "num score", title: p.total === null ? C.plural("rl.board_total", p.board_total) : null, text: shown(p.total) }),
         el("td", { class: "num", "data-part": "money", text: shown(p.money) }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: id },
-      el("thead", null, head), el("tbody", null, rows))));
-    if (standings.hidden) box.appendChild(el("p", { class: "small muted rl-behind-note", text: t("rl.behind_screen_note") }));
+    C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: id },
+      el("thead", null, head), el("tbody", null, rows))),
+      standings.hidden ? el("p", { class: "small muted rl-behind-note", text: t("rl.behind_screen_note") }) : null]);
   }
 
   function renderStatus() {
@@ -82,19 +81,16 @@
     $("rl-place").disabled = !place;
     space.disabled = !place;
     // the spaces as big buttons: one tap chooses the space, "Place" (at the bottom) places the agent
-    var picks = $("rl-spaces");
-    picks.textContent = "";
-    Object.keys(costs).forEach(function (k) {
-      picks.appendChild(el("button", { type: "button", class: "btn", "data-space": k, "aria-pressed": String(space.value === k),
-        onclick: function () { space.value = k; renderTurn(); } }, t("rl.space_cost", { value: k, cost: costs[k] })));
-    });
+    C.patch($("rl-spaces"), Object.keys(costs).map(function (k) {
+      return el("button", { type: "button", class: "btn", "data-space": k, "aria-pressed": String(space.value === k),
+        onclick: function () { space.value = k; renderTurn(); } }, t("rl.space_cost", { value: k, cost: costs[k] }));
+    }));
     $("rl-place").textContent = place && space.value ? t("rl.place_on", { value: space.value }) : t("rl.place");
     $("rl-turn-end").textContent = t("rl.turn_end", { player: turn.player });
   }
 
   function renderTracks() {
     var s = st(), m = sm().markers, box = $("rl-tracks");
-    box.textContent = "";
     var head = el("tr", null, el("th", { text: t("scores.player") }), TRACKS.map(function (k) { return el("th", { class: "num", text: t("rl.track_" + k) }); }),
       el("th", { text: t("rl.sheets") }));
     var rows = s.order.map(function (p) {
@@ -109,9 +105,9 @@
         }),
         el("td", { class: "small", text: sheets || "—" }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rl-tracks-table" },
-      el("thead", null, head), el("tbody", null, rows))));
-    box.appendChild(el("p", { class: "small muted", text: t("rl.cardinal_line", { n: st().cardinal, jewels: st().city_jewels }) }));
+    C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rl-tracks-table" },
+      el("thead", null, head), el("tbody", null, rows))),
+      el("p", { class: "small muted", text: t("rl.cardinal_line", { n: st().cardinal, jewels: st().city_jewels }) })]);
   }
 
   // -- the intrigue form, by taps -----------------------------------------------------------------------------
@@ -355,5 +351,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.summary && v.summary.standings); } });
 })();

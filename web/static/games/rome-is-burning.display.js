@@ -29,9 +29,7 @@
     else if (sm.phase === "moving" && !sm.to_move) side.appendChild(el("div", { text: t("tv.rome_scoring") }));
     var players = client.match.players;
     var names = players.slice().sort(function (a, b) { return (totals[b] || 0) - (totals[a] || 0) || players.indexOf(a) - players.indexOf(b); });
-    var box = $("rome-tv-scores");
-    box.textContent = "";
-    box.appendChild(el("table", { class: "tv-table rome-tv-table" },
+    C.patch($("rome-tv-scores"), el("table", { class: "tv-table rome-tv-table" },
       el("thead", null, el("tr", null, el("th", { text: t("scores.player") }), el("th", { class: "num", text: t("tv.rome_hand") }),
         el("th", { class: "num", text: t("tv.rome_this_turn") }), el("th", { class: "num", text: t("scores.total") }))),
       el("tbody", null, names.map(function (p) {

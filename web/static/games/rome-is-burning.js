@@ -32,7 +32,6 @@
   function renderScores() {
     var box = document.getElementById("scores"), s = sm();
     if (!box || !s.totals) return;
-    box.textContent = "";
     var now = s.scores_now || {};
     var best = Math.max.apply(null, Object.keys(s.totals).map(function (p) { return s.totals[p]; }));
     var head = el("tr", null, el("th", { text: t("scores.player") }), el("th", { text: t("rb.col_role") }),
@@ -47,7 +46,7 @@
         el("td", { class: "num", text: now[p] === undefined ? "" : String(now[p]) }),
         el("td", { class: "num score", text: String(s.totals[p]) }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-totals" },
+    C.patch(box, el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-totals" },
       el("thead", null, head), el("tbody", null, rows))));
   }
 
@@ -117,12 +116,10 @@
     if (!d) return;
     $("rb-election-text").textContent = d.by === "table" ? t("rb.election_table", { players: d.candidates.join(", ") }) :
       t("rb.election_by", { player: d.by, players: d.candidates.join(", ") });
-    var box = $("rb-candidates");
-    box.textContent = "";
-    d.candidates.forEach(function (p) {
-      box.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-player": p,
-        onclick: function () { send("emperor.choose", { emperor: p }); } }, "♛ " + p));
-    });
+    C.patch($("rb-candidates"), d.candidates.map(function (p) {
+      return el("button", { type: "button", class: "btn btn-primary", "data-player": p,
+        onclick: function () { send("emperor.choose", { emperor: p }); } }, "♛ " + p);
+    }));
   }
 
   function renderTurnScores() {
@@ -139,7 +136,6 @@
       if (scoresKey !== key) return; // a newer view asked again
       $("rb-scores-title").textContent = t("rb.turn_scores", { n: r.turn });
       var box = $("rb-scores-body");
-      box.textContent = "";
       var head = el("tr", null, el("th", { text: t("scores.player") }), el("th", { class: "num", text: t("rb.col_cards") }),
         el("th", { class: "num", text: t("rb.col_extra") }), el("th", { text: t("rb.col_squares") }),
         el("th", { class: "num", text: t("rb.col_score") }));
@@ -152,36 +148,33 @@
           el("td", { class: "small", text: sq || "—" }),
           el("td", { class: "num score", text: String(p.score) }));
       });
-      box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
-        el("thead", null, head), el("tbody", null, rows))));
-      if (r.new_emperor) box.appendChild(el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }));
+      C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
+        el("thead", null, head), el("tbody", null, rows))),
+        r.new_emperor ? el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }) : null]);
     }, function () {});
   }
 
   function renderBoard() {
-    var s = sm(), v = st(), ring = $("rb-ring");
-    ring.textContent = "";
-    if (!cat) return;
+    var s = sm(), v = st(), ring = $("rb-ring"), spaces = [];
+    if (!cat) { ring.textContent = ""; return; }
     for (var i = 0; i < cat.ring; i++) {
       var pawns = client.match.players.filter(function (p) { return v.positions[p] === i; });
       var cards = v.spaces[i] || [];
-      ring.appendChild(el("div", { class: "rb-space-box" + (i === 0 ? " rb-palace" : "") + (cards.length ? " rb-has" : ""), "data-space": String(i) },
+      spaces.push(el("div", { class: "rb-space-box" + (i === 0 ? " rb-palace" : "") + (cards.length ? " rb-has" : ""), "data-space": String(i) },
         el("div", { class: "rb-space-n", text: i === 0 ? t("rb.palace") : String(i) }),
         cards.map(function (c) { return el("div", { class: "rb-card-name small", text: cardText(c) }); }),
         el("div", { class: "rb-pawns" }, pawns.map(function (p) { return el("span", { class: "rb-pawn", title: p, style: colour(p) ? "background:" + colour(p) : null, text: p.slice(0, 2) }); }))));
     }
-    var hands = $("rb-hands");
-    hands.textContent = "";
-    client.match.players.forEach(function (p) {
+    C.patch(ring, spaces);
+    C.patch($("rb-hands"), client.match.players.map(function (p) {
       var h = v.hands[p] || [];
-      hands.appendChild(el("p", { "data-player": p }, el("strong", null, who(p)), ": ", h.length ? h.map(cardText).join(", ") : "—"));
-    });
+      return el("p", { "data-player": p }, el("strong", null, who(p)), ": ", h.length ? h.map(cardText).join(", ") : "—");
+    }));
   }
 
   function renderHistory() {
     var box = $("rb-history"), h = st().history;
-    box.textContent = "";
-    if (!h.length) { box.appendChild(el("p", { class: "muted small", text: t("rb.no_turns") })); return; }
+    if (!h.length) { C.patch(box, el("p", { class: "muted small", text: t("rb.no_turns") })); return; }
     var players = client.match.players;
     var head = el("tr", null, el("th", { text: t("rb.col_turn_n") }), players.map(function (p) { return el("th", { class: "num", text: p }); }),
       el("th", { text: t("rb.emperor") }));
@@ -190,7 +183,7 @@
         players.map(function (p) { return el("td", { class: "num" + (p === r.new_emperor ? " score" : ""), text: String(r.scores[p]) }); }),
         el("td", { text: r.new_emperor + " +" + r.points }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-history-table" },
+    C.patch(box, el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-history-table" },
       el("thead", null, head), el("tbody", null, rows))));
   }
 
@@ -274,5 +267,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.summary && v.summary.totals); } });
 })();

@@ -77,7 +77,8 @@
     (sc.final ? sc.final.players : []).forEach(function (r) { fin[r.player] = r.total; });
     ((sc.preview || {}).players || []).forEach(function (r) { now[r.player] = r.points; });
     var playing = sm.phase === "play", current = sm.turn ? sm.turn.player : sm.next_player;
-    box.textContent = "";
+    var live = box;
+    box = document.createElement("div");
     box.appendChild(el("table", { class: "tv-table", id: "wop-tv-totals" },
       el("thead", null, el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
         el("th", { class: "num", "data-col": "intermediate", text: t("wop.col_intermediate") }),
@@ -96,6 +97,7 @@
       }))));
     if (playing) box.appendChild(el("p", { class: "tv-note", text: t("tv.wop_now_note") }));
     if (sm.phase === "scoring") box.appendChild(el("p", { class: "tv-note tv-warn", text: t("wop.provisional") }));
+    C.patch(live, Array.prototype.slice.call(box.childNodes));
   }
 
   function pair(m, c) { return el("span", { class: "wop-tv-pair" }, el("span", { class: "wop-tv-m", text: String(m || 0) }), " / ",
@@ -104,8 +106,7 @@
     var box = $("wop-tv-countries"), sm = view.summary || {};
     if (!box || !sm.countries) return;
     var players = client.match.players;
-    box.textContent = "";
-    box.appendChild(el("table", { class: "tv-table wop-tv-table" },
+    C.patch(box, el("table", { class: "tv-table wop-tv-table" },
       el("thead", null, el("tr", null, el("th", { text: t("tv.wop_country") }), players.map(head))),
       el("tbody", null, sm.countries.map(function (c) {
         return el("tr", { "data-country": c.country }, el("td", { text: c.country }), players.map(function (p) {

@@ -125,7 +125,6 @@
     sc.ranking.forEach(function (r) { place[r.player] = r.place; });
     var now = {};
     sc.preview.players.forEach(function (r) { now[r.player] = r.points; });
-    box.textContent = "";
     var head = el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
       el("th", { class: "num", text: t("wop.col_intermediate") }), el("th", { class: "num", text: t("wop.col_final") }),
       el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num wop-now", text: t("wop.col_now") }));
@@ -140,11 +139,11 @@
         el("td", { class: "num score", "data-col": "total", text: String(sc.totals[p]) }),
         el("td", { class: "num muted", "data-col": "now", text: String(now[p]) }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-totals" },
-      el("thead", null, head), el("tbody", null, rows))));
-    // points, not pieces: say so under the table
-    box.appendChild(el("p", { class: "small muted", id: "wop-now-note", text: t("wop.now_note") }));
-    if (s.phase === "scoring") box.appendChild(el("p", { class: "trk-warn small", id: "wop-provisional", text: t("wop.provisional") }));
+    C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-totals" },
+      el("thead", null, head), el("tbody", null, rows))),
+      // points, not pieces: say so under the table
+      el("p", { class: "small muted", id: "wop-now-note", text: t("wop.now_note") }),
+      s.phase === "scoring" ? el("p", { class: "trk-warn small", id: "wop-provisional", text: t("wop.provisional") }) : null]);
   }
 
   function describeEntry(e) {
@@ -155,8 +154,7 @@
     return e.kind + " " + e.points;
   }
   function renderBreakdown() {
-    var box = $("wop-breakdown"), sc = sm().scores;
-    box.textContent = "";
+    var live = $("wop-breakdown"), sc = sm().scores, box = document.createElement("div");
     ["intermediate", "final"].forEach(function (kind) {
       var res = sc[kind];
       if (!res) return;
@@ -179,6 +177,7 @@
       box.appendChild(sec);
     });
     if (!box.children.length) box.appendChild(el("p", { class: "muted small", text: t("wop.no_scoring") }));
+    C.patch(live, Array.prototype.slice.call(box.childNodes));
   }
 
   function renderStatus() {
@@ -238,19 +237,18 @@
     var player = s.turn ? s.turn.player : s.next_player, sup = s.supply[player] || {};
     $("wop-quick").hidden = !(sup.monasteries > 0 || sup.councillors > 0);
     $("wop-quick-hint").textContent = t("wop.quick_hint", { player: player });
-    box.textContent = "";
-    s.countries.forEach(function (c) {
+    C.patch(box, s.countries.map(function (c) {
       var sites = (board.sites[c.country] || []).filter(function (id) { return !v.sites[id]; });
       var noMonastery = !(sup.monasteries > 0) || ((board.sites[c.country] || []).length > 0 && !sites.length);
       var noCouncillor = !(sup.councillors > 0) || !(c.councillor_room > 0);
       // the country's name on its own line, what it has room for below: nothing runs out of the button
-      box.appendChild(el("button", { type: "button", class: "btn wop-pick", "data-country": c.country,
+      return el("button", { type: "button", class: "btn wop-pick", "data-country": c.country,
         disabled: noMonastery && noCouncillor ? "disabled" : null,
         "aria-pressed": String(c.country === quickCountry), onclick: function () { quickCountry = c.country === quickCountry ? null : c.country; renderQuick(); } },
         el("span", { class: "wop-pick-name", text: c.country }),
         el("span", { class: "small wop-pick-room", text: (c.free_sites === null ? c.monasteries_total + " ⌂" : C.plural("wop.free", c.free_sites)) +
-          " · " + C.plural("wop.room", c.councillor_room) })));
-    });
+          " · " + C.plural("wop.room", c.councillor_room) }));
+    }));
     where.textContent = "";
     where.hidden = !quickCountry;
     if (!quickCountry) return;
@@ -455,7 +453,6 @@
 
   function renderCountries() {
     var s = sm(), box = $("wop-countries");
-    box.textContent = "";
     var ps = players();
     var head = el("tr", null, el("th", { text: t("wop.country") }), ps.map(function (p) { return el("th", { class: "num" }, who(p)); }),
       el("th", { class: "num", text: t("wop.col_sites") }), el("th", { class: "num", text: t("wop.col_councillors") }));
@@ -468,19 +465,18 @@
         el("td", { class: "num", text: c.monasteries_total + "/" + (c.sites === null ? "?" : c.sites) }),
         el("td", { class: "num" + (c.councillors_total > c.councillor_cap ? " trk-bad" : ""), text: c.councillors_total + "/" + c.councillor_cap }));
     });
-    box.appendChild(el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-country-table" },
+    C.patch(box, el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "wop-country-table" },
       el("thead", null, head), el("tbody", null, rows))));
-    var sup = $("wop-supply");
-    sup.textContent = "";
-    sup.appendChild(el("p", { class: "small", id: "wop-supply-line" }, el("strong", { text: t("wop.supply") + ": " }),
+    C.patch($("wop-supply"), el("p", { class: "small", id: "wop-supply-line" }, el("strong", { text: t("wop.supply") + ": " }),
       ps.map(function (p, i) { return el("span", { "data-player": p }, (i ? " · " : ""), who(p), " " + t("wop.supply_of", { monasteries: mons(s.supply[p].monasteries), councillors: cons(s.supply[p].councillors) })); })));
     // the board drawing: site circles coloured by holder
     if (board) {
       // each site's circle names its site (data-site, written by the server's drawing)
       document.querySelectorAll("#wop-svg svg circle[data-site]").forEach(function (mark) {
         var holder = st().sites[mark.getAttribute("data-site")];
-        mark.setAttribute("fill", holder ? (colour(holder) || "#222") : "#fff");
-        mark.setAttribute("stroke-width", holder ? "3" : "1");
+        var fillWith = holder ? (colour(holder) || "#222") : "#fff", width = holder ? "3" : "1";
+        if (mark.getAttribute("fill") !== fillWith) mark.setAttribute("fill", fillWith);
+        if (mark.getAttribute("stroke-width") !== width) mark.setAttribute("stroke-width", width);
       });
     }
   }
@@ -566,5 +562,6 @@
     return null;
   }
 
-  C.registerGame(GAME, { mount: mount, update: update, describe: describe });
+  C.registerGame(GAME, { mount: mount, update: update, describe: describe,
+    scores: function (v) { return !!(v && v.summary && v.summary.scores); } });
 })();

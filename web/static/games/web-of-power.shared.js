@@ -40,12 +40,17 @@
     return layer;
   }
   // each site's circle filled with its holder's colour (sites: the state's site -> player), free ones pale
+  // (an attribute is written only where it changes: the page redraws only the sites taken or freed)
+  function put(node, name, value) {
+    if (value === null) { if (node.hasAttribute(name)) node.removeAttribute(name); }
+    else if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+  }
   function paint(svg, sites, colour) {
     svg.querySelectorAll("circle[data-site]").forEach(function (mark) {
       var holder = sites[mark.getAttribute("data-site")];
-      mark.setAttribute("class", "wop-photo-site" + (holder ? "" : " free"));
-      if (holder) { mark.setAttribute("fill", colour(holder) || "#222"); mark.setAttribute("data-holder", holder); }
-      else { mark.removeAttribute("fill"); mark.removeAttribute("data-holder"); }
+      put(mark, "class", "wop-photo-site" + (holder ? "" : " free"));
+      put(mark, "fill", holder ? colour(holder) || "#222" : null);
+      put(mark, "data-holder", holder || null);
     });
   }
   // each player's chains (player -> [[site, ...], ...]) as polylines in their colour, in the chain layer

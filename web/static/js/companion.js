@@ -96,7 +96,7 @@
         if (v === null || v === undefined || v === false) return;
         if (k === "text") node.textContent = v;
         else if (k === "class") node.className = v;
-        else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+        else if (k.slice(0, 2) === "on") on(node, k.slice(2), v);
         else if (k === "style") node.setAttribute("style", v);
         else node.setAttribute(k, v === true ? "" : v);
       });
@@ -108,6 +108,58 @@
       else node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
     }
     return node;
+  }
+
+  // A handler given to el() is kept on the node (node._on), behind one listener per kind: patch() below can
+  // hand a node drawn again its new handlers (their closures hold what that drawing knew).
+  function dispatchOn(ev) { var f = this._on && this._on[ev.type]; if (f) return f.call(this, ev); }
+  function on(node, type, fn) {
+    if (!node._on) node._on = {};
+    node._on[type] = fn;
+    node.addEventListener(type, dispatchOn);
+  }
+  // patch(box, children): box's children become `children` (nodes made by el(), or a node whose children
+  // they are), changing only what differs: a node of the same kind in the same place keeps its place on the
+  // page and takes the new one's text, attributes and el() handlers. Style, layout and paint then redo only
+  // what changed (a tracker drew its whole table again on every event). A form control, or a node with a
+  // listener of its own, is replaced, never patched (its state and listeners are the new node's).
+  var FRESH = { INPUT: 1, SELECT: 1, TEXTAREA: 1, OPTION: 1, BUTTON: 0 };
+  function samePlace(a, b) {
+    if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+    if (a.nodeType !== 1) return true;
+    return !FRESH[a.nodeName] && !a._own && !b._own && a.namespaceURI === b.namespaceURI;
+  }
+  function morph(a, b) {
+    if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
+    var i, at;
+    for (i = a.attributes.length - 1; i >= 0; i--) { at = a.attributes[i]; if (!b.hasAttribute(at.name)) a.removeAttribute(at.name); }
+    for (i = 0; i < b.attributes.length; i++) { at = b.attributes[i]; if (a.getAttribute(at.name) !== at.value) a.setAttribute(at.name, at.value); }
+    if (a._on || b._on) {
+      a._on = b._on || {};
+      Object.keys(a._on).forEach(function (type) { a.addEventListener(type, dispatchOn); });
+    }
+    patchKids(a, b);
+  }
+  function patchKids(live, fresh) {
+    var a = live.firstChild, b = fresh.firstChild, next;
+    while (b) {
+      next = b.nextSibling;
+      if (!a) live.appendChild(b);
+      else if (samePlace(a, b)) { morph(a, b); a = a.nextSibling; }
+      else { var after = a.nextSibling; live.replaceChild(b, a); a = after; }
+      b = next;
+    }
+    while (a) { next = a.nextSibling; live.removeChild(a); a = next; }
+  }
+  function patch(box, children) {
+    if (!box) return box;
+    var fresh = document.createElement(box.nodeName);
+    [].concat(children).forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      fresh.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    });
+    patchKids(box, fresh);
+    return box;
   }
 
   // -- connection state -------------------------------------------------------
@@ -294,6 +346,8 @@
       var fn = plugin[k];
       if (fn) plugin[k] = function (a, cl) { var v = k === "update" ? a : cl && cl.view; if (!(v && v.tracking === "result")) return fn.apply(this, arguments); };
     });
+    // plugin.scores(view): the game draws the page's scores box itself for this view (the page does not)
+    if (plugin.scores) { var own = plugin.scores; plugin.scores = function (v) { return !(v && v.tracking === "result") && !!own(v); }; }
     games[game] = plugin; document.dispatchEvent(new CustomEvent("companion:game", { detail: game }));
   }
 
@@ -340,9 +394,21 @@
     if (m && m.status) this.status = m.status;
     this.setView(m.view);
   };
-  MatchClient.prototype.setView = function (view) {
+  // Everything a page draws from: the view, the match as this phone holds it (its seat, the colours, the
+  // power-lost flag; not the event a write answered with) and its status. The same key twice is the same
+  // page: a phone's own tap arrives twice (the write's answer, then the live stream's event).
+  MatchClient.prototype.drawKey = function (view) {
+    var m = this.match || {}, rest = {};
+    Object.keys(m).forEach(function (k) { if (k !== "view" && k !== "event") rest[k] = m[k]; });
+    return JSON.stringify(view) + "\n" + JSON.stringify(rest) + "\n" + this.status;
+  };
+  // force: draw even what was drawn (a game's script that registered after the first view)
+  MatchClient.prototype.setView = function (view, force) {
     if (!view) return;
     if (this.view && view.seq < this.seq) return; // never go back to an older view
+    var key = this.drawKey(view);
+    if (!force && this.view && key === this.drawn) return;  // drawn already: nothing the page reads changed
+    this.drawn = key;
     this.view = view;
     this.seq = view.seq;
     if (this.hooks.view) this.hooks.view(view, this);
@@ -464,8 +530,18 @@
       // items: [{value, label}]; keeps the chosen value when it is still offered
       fill: function (select, items, keep) {
         var cur = keep !== undefined ? keep : select.value, found = false;
-        select.textContent = "";
         items.forEach(function (it) { if (String(it.value) === String(cur)) found = true; });
+        // the same options as shown (most events change none of a list): only the choice, when it moved
+        var o = select.options, same = o.length === items.length;
+        for (var k = 0; same && k < items.length; k++) same = o[k].value === String(items[k].value) && o[k].textContent === String(items[k].label);
+        if (same) {
+          var at = 0;
+          items.forEach(function (it, i) { if (found && String(it.value) === String(cur)) at = i; });
+          for (k = 0; k < o.length; k++) if (o[k].defaultSelected !== (k === at)) o[k].defaultSelected = k === at;
+          if (o.length && select.selectedIndex !== at) select.selectedIndex = at;
+          return select.value;
+        }
+        select.textContent = "";
         items.forEach(function (it, i) { select.appendChild(opt(it.value, it.label, found ? String(it.value) === String(cur) : i === 0)); });
         return select.value;
       },
@@ -478,6 +554,6 @@
     t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
-    wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit
+    wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit, patch: patch, on: on
   };
 })();

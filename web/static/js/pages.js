@@ -44,6 +44,10 @@
     }
     return whenFormat.format(d);
   }
+  // a text or a flag written only when it changes: a page takes every event, and a write of the same words
+  // still costs the browser a new layout and paint of that line
+  function setText(node, s) { if (node && node.textContent !== s) node.textContent = s; }
+  function setHidden(node, h) { h = !!h; if (node && node.hidden !== h) node.hidden = h; }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
   // a phase in words: the clock's (phase.*), or a game's own (gphase.<game>.<phase>); never the raw name
   function phaseName(p, game) {
@@ -53,8 +57,15 @@
   }
 
   // -- scores and clock (match, display, tournament) -------------------------------------
-  function renderScores(box, view, match) {
-    box.textContent = "";
+  function renderScores(live, view, match) {
+    // the game's tracker draws this box itself (its own columns): not drawn twice on every event
+    var game = C.game(body.dataset.game || "");
+    if (game && game.scores && game.scores(view)) return;
+    var box = document.createElement("div");
+    scoresInto(box, view, match);
+    C.patch(live, Array.prototype.slice.call(box.childNodes));
+  }
+  function scoresInto(box, view, match) {
     if (view && view.tracking === "result") { renderResult(box, view, match || {}); return; }
     var summary = view && view.summary;
     var scores = summary && (summary.scores || summary.points);
@@ -198,9 +209,10 @@
     var q = function (id) { return document.getElementById(id); };
     var clock = view && view.clock;
     var panel = q("clock-panel");
-    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); document.body.classList.add("no-clock"); return; }
-    document.body.classList.remove("no-clock");
-    if (panel) panel.hidden = false;
+    var noClock = document.body.classList.contains("no-clock");
+    if (!clock) { setHidden(panel, true); C.wakeLock(false); this.stop(); if (!noClock) document.body.classList.add("no-clock"); return; }
+    if (noClock) document.body.classList.remove("no-clock");
+    setHidden(panel, false);
     if (view.players) this.players = view.players;
     this.remaining = clock.remaining_seconds;
     this.running = !!clock.running && !view.ended;
@@ -234,21 +246,21 @@
     if (!out) return;
     var r = this.remaining, v = this.v, offline = C.isOffline();
     if (r !== null && r !== undefined && this.running && !offline) r = r - (Date.now() - this.base) / 1000;
-    out.textContent = C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r));
+    setText(out, C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r)));
     out.classList.toggle("clock-low", r !== null && r !== undefined && r < 300);
     // the phone's countdown reaches 0 a moment before the server's next tick says so
     var phase = v.phase === "regular" && this.running && r !== null && r !== undefined && r <= 0 ? "finishing-round" : v.phase;
-    if (q("clock-phase")) q("clock-phase").textContent = v.ended || !phase ? "" : phaseName(phase);
-    if (q("clock-round")) q("clock-round").textContent = v.round && !v.ended ? t("clock.round", { n: v.round }) : "";
-    if (q("clock-turn")) q("clock-turn").textContent = turnText(v);
+    setText(q("clock-phase"), v.ended || !phase ? "" : phaseName(phase));
+    setText(q("clock-round"), v.round && !v.ended ? t("clock.round", { n: v.round }) : "");
+    setText(q("clock-turn"), turnText(v));
     var note = q("clock-note");
     if (note) {
       var paused = !this.running && !v.ended && phase && phase !== "setup";
       var text = offline && this.running ? t("clock.offline") :
         (phase === "finishing-round" && !v.ended ? t("clock.time_up", { player: this.players[0] || "" }) :
           (paused && this.pausedBy !== null ? (this.pausedBy ? t("clock.paused_because", { reason: C.pauseReason(this.pausedBy) }) : t("clock.paused")) : ""));
-      note.textContent = text;
-      note.hidden = !text;
+      setText(note, text);
+      setHidden(note, !text);
     }
   };
 
@@ -377,8 +389,8 @@
     var events = [];
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
-        document.getElementById("seq").textContent = String(view.seq);
-        document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
+        setText(document.getElementById("seq"), String(view.seq));
+        setText(document.getElementById("match-status"), t(cl.ended() ? "status.ended" : "status.open"));
         // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go)
         if (cl.ended()) ["who-card", "table-qr"].forEach(function (x) { var n = document.getElementById(x); if (n) n.hidden = true; });
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
@@ -396,14 +408,14 @@
       if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
-      var show = function (id, on) { var b = document.getElementById(id); if (b) b.hidden = !on; };
+      var show = function (id, on) { setHidden(document.getElementById(id), !on); };
       show("clock-start", c && view.phase === "setup" && !ended);
       show("clock-pause", c && c.running && !ended);
       show("clock-resume", c && !c.running && view.phase !== "setup" && !ended);
       show("turn-end", c && c.running && !ended && !view.awaiting_roll);
       show("final-roll", c && !ended && !!view.awaiting_roll);
       var pl = document.getElementById("power-lost");
-      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = C.plural("clock.power_lost", Math.floor((flag.remaining_seconds || 0) / 60)); }
+      if (pl) { var flag = cl.match && cl.match.power_lost; setHidden(pl, !flag); if (flag) setText(pl, C.plural("clock.power_lost", Math.floor((flag.remaining_seconds || 0) / 60))); }
     }
     function clockAction(id, fn) {
       var b = document.getElementById(id);
@@ -439,10 +451,33 @@
     var role = body.dataset.role || "viewer";
     // the box rolled these dice, or read them from the table's smart dice: undoing them is the organiser's
     function isPiRoll(e) { return !!(e && e.data && (e.data.rolled_by === "pi" || e.data.rolled_by === "dice")); }
+    // The history: drawn whole when loaded (a page opened, a reconnect, a conflict) or when an undo takes an
+    // event back (the undone row reads as undone, the words of every row are made again); any other event
+    // adds its row on top, the rows below it unchanged (what they say depends only on the events before
+    // them and the state after them, and an event that is not an undo takes nothing back).
+    var stack = [], nth = {};
+    function historyRow(e, undone) {
+      // an undone roll of the Pi's dice is said plainly: they were rolled again
+      var reroll = undone && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
+      return el("li", { value: String(e.seq), class: undone ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
+        C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) }));
+    }
+    // why the clock is paused (the last pause or resume in effect): said under the clock
+    function clockPausedBy() {
+      for (var i = stack.length - 1; i >= 0; i--) {
+        var e = stack[i];
+        if (e.type === "clock.pause" || e.type === "clock.resume") return e.type === "clock.pause" ? ((e.data || {}).reason || "") : null;
+      }
+      return null;
+    }
+    var drawnContext = null;
+    function historyContext() { return (client.match && client.match.seat || "") + "|" + client.ended(); }
     function drawHistory() {
       historyBox.textContent = "";
+      drawnContext = historyContext();
       // which events an undo took back: walk forward keeping a stack of events in effect
-      var stack = [], undone = {}, lastBack = null;
+      var undone = {}, lastBack = null;
+      stack = [];
       events.forEach(function (e) {
         // an undo names what it took back (e.undid, for the words of the history)
         if (e.type === "undo") { var back = stack.pop(); lastBack = back || null; if (back) undone[back.seq] = e.seq; e.undid = back || null; }
@@ -451,22 +486,30 @@
       });
       // each event in effect knows its place among the events of its type in effect (e.nth: the game's
       // state lists some results in that order, such as Richelieu's resolutions)
-      var nth = {};
+      nth = {};
       stack.forEach(function (e) { e.nth = nth[e.type] = (nth[e.type] === undefined ? 0 : nth[e.type] + 1); });
       inEffect = stack.length ? stack[stack.length - 1] : null;
       redoable = lastBack;
       drawUndoRedo();
-      // why the clock is paused (the last pause or resume in effect): said under the clock
-      var lastClock = stack.filter(function (e) { return e.type === "clock.pause" || e.type === "clock.resume"; }).pop();
-      clock.pausedBy = lastClock && lastClock.type === "clock.pause" ? ((lastClock.data || {}).reason || "") : null;
+      clock.pausedBy = clockPausedBy();
       clock.draw();
-      events.slice().reverse().forEach(function (e) {
-        // an undone roll of the Pi's dice is said plainly: they were rolled again
-        var reroll = undone[e.seq] && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
-        historyBox.appendChild(el("li", { value: String(e.seq), class: undone[e.seq] ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
-          C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) })));
-      });
+      var rows = document.createDocumentFragment();
+      for (var i = events.length - 1; i >= 0; i--) rows.appendChild(historyRow(events[i], !!undone[events[i].seq]));
+      historyBox.appendChild(rows);
       if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
+    }
+    // one more event, not an undo: its row on top
+    function appendHistory(e) {
+      events.push(e);
+      stack.push(e);
+      e.nth = nth[e.type] = (nth[e.type] === undefined ? 0 : nth[e.type] + 1);
+      inEffect = e;
+      redoable = null;
+      drawUndoRedo();
+      if (e.type === "clock.pause" || e.type === "clock.resume") { clock.pausedBy = clockPausedBy(); clock.draw(); }
+      var empty = historyBox.querySelector("li.empty");
+      if (empty) empty.remove();
+      historyBox.insertBefore(historyRow(e, false), historyBox.firstChild);
     }
     function loadHistory() {
       // a failed load (the Pi away) keeps the history shown; the next reconnect loads it again
@@ -478,7 +521,10 @@
       if (events.length && e.seq <= events[events.length - 1].seq) return;
       if (events.length && e.seq !== events[events.length - 1].seq + 1) { loadHistory(); return; }
       if (!events.length && e.seq !== 1) { loadHistory(); return; }
-      events.push(e); drawHistory();
+      // an undo, or a page whose seat or end changed since the history was drawn (what the rows may say of
+      // the state: a secret of this seat, what the end reveals): every row again
+      if (e.type === "undo" || historyContext() !== drawnContext) { events.push(e); drawHistory(); return; }
+      appendHistory(e);
     }
     client.hooks.written = addEvent;
 
@@ -504,7 +550,7 @@
     function closeConfirm() { confirmBox.hidden = true; }
     function drawUndoRedo() {
       if (redoBtn) {
-        redoBtn.hidden = !redoable || role === "viewer" || client.ended();
+        setHidden(redoBtn, !redoable || role === "viewer" || client.ended());
         if (redoable) {
           var what = t("match.redo_what", { what: C.describeEvent(game, redoable) });
           redoBtn.title = what; redoBtn.setAttribute("aria-label", what);
@@ -711,7 +757,7 @@
     window.companionMatch = client; // for the TV's panels and tests, as on the match page
     // the game's script may register after the first view (scripts load in parallel): draw again then
     document.addEventListener("companion:game", function (ev) {
-      if (ev.detail === body.dataset.game && client.view) client.setView(client.view);
+      if (ev.detail === body.dataset.game && client.view) client.setView(client.view, true);
     });
     client.load().then(function () {
       // the TV opened after the roll that ended the match: the dice and the total it was rolled against

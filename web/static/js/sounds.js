@@ -29,7 +29,28 @@
     if (!ctx) { try { ctx = new A(); } catch (e) { ctx = null; } }
     return ctx;
   }
-  function unlock() { var a = audio(); if (a && a.state === "suspended") a.resume(); }
+  // A running context renders silence all the time (a thread of the browser and one of the page, on a Pi
+  // too): it runs while a tone plays and is suspended the rest of the time. The first tap unlocks it (the
+  // page may start audio from then on), then it rests until a tone.
+  var quietAt = 0, quietTimer = null, unlocked = false;
+  function rest() {
+    quietTimer = null;
+    if (Date.now() < quietAt) { quietTimer = setTimeout(rest, quietAt - Date.now()); return; }
+    if (ctx && ctx.state === "running") ctx.suspend().catch(function () {});
+  }
+  function restAfter(ms) {
+    quietAt = Math.max(quietAt, Date.now() + ms);
+    if (quietTimer) clearTimeout(quietTimer);
+    quietTimer = setTimeout(rest, Math.max(0, quietAt - Date.now()));
+  }
+  function unlock() {
+    if (unlocked) return;
+    var a = audio();
+    if (!a) return;
+    unlocked = true;
+    if (a.state === "suspended") a.resume().then(function () { restAfter(0); }, function () { unlocked = false; });
+    else restAfter(0);
+  }
   document.addEventListener("pointerdown", unlock, { passive: true });
   document.addEventListener("keydown", unlock);
   function play(kind) {
@@ -40,7 +61,7 @@
     var a = audio();
     if (!a) return false;
     if (a.state === "suspended") a.resume();
-    var t0 = a.currentTime + 0.02;
+    var t0 = a.currentTime + 0.02, end = 0;
     notes.forEach(function (n) {
       var osc = a.createOscillator(), gain = a.createGain();
       osc.type = "sine"; osc.frequency.value = n[0];
@@ -49,7 +70,9 @@
       gain.gain.exponentialRampToValueAtTime(0.0001, t0 + n[1] + n[2]);
       osc.connect(gain); gain.connect(a.destination);
       osc.start(t0 + n[1]); osc.stop(t0 + n[1] + n[2] + 0.05);
+      end = Math.max(end, n[1] + n[2] + 0.05);
     });
+    restAfter(Math.ceil((end + 0.5) * 1000));  // the last tone has ended
     return true;
   }
   window.CompanionSound = { play: play, muted: muted, setMuted: setMuted, log: log, kinds: Object.keys(PATTERNS) };
