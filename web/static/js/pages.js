@@ -210,6 +210,7 @@
     var clock = view && view.clock;
     var panel = q("clock-panel");
     var noClock = document.body.classList.contains("no-clock");
+    this.hasClock = !!clock;
     if (!clock) { setHidden(panel, true); C.wakeLock(false); this.stop(); if (!noClock) document.body.classList.add("no-clock"); return; }
     if (noClock) document.body.classList.remove("no-clock");
     setHidden(panel, false);
@@ -243,7 +244,8 @@
   ClockView.prototype.draw = function () {
     var q = function (id) { return document.getElementById(id); };
     var out = q("clock-remaining");
-    if (!out) return;
+    // a match without the clock: its lines are the page's (the TV says whose turn it is there), not the clock's
+    if (!out || this.hasClock === false) return;
     var r = this.remaining, v = this.v, offline = C.isOffline();
     if (r !== null && r !== undefined && this.running && !offline) r = r - (Date.now() - this.base) / 1000;
     setText(out, C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r)));
