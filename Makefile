@@ -29,8 +29,11 @@ $(VENV)/.installed-dev: pyproject.toml setup.py | $(BIN)/python
 run: $(VENV)/.installed
 	@$(BIN)/companion serve $(ARGS)
 
+# PYTHONDONTWRITEBYTECODE= : the suite's Python processes (its workers, and the servers and CLI runs they start by
+# the hundred) compile companion and rewrite the tests once, into __pycache__/ (ignored by git), where that
+# variable is set in the environment (each process compiled them again: 10 CPU-s per worker's collection alone)
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile --durations=25 $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(JOBS) --dist loadfile --durations=25 $(PYTEST_ARGS)
 
 # `make bench PI=1`: the Pi budget (the server or the CLI alone in a calibrated cgroup, as root; see
 # bench/pi.py); FSYNC_MS=8 adds that delay to every fsync of the process under test (an SD card)

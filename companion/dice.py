@@ -1,6 +1,6 @@
 """Smart dice over Bluetooth LE: the box hears the table's dice and reads their faces (docs/dice.md).
 
-An adapter like the GPIO box (``companion/gpio.py``): it turns what the radio hears into :class:`Reading`
+An adapter like the GPIO panel (``companion/gpio.py``): it turns what the radio hears into :class:`Reading`
 (a die, its roll state, the face up, the battery) and tells its subscribers; the dice service
 (``companion/services/dice.py``) decides what a reading means for a match. No game rule lives here.
 ``bleak`` (the optional extra ``companion[dice]``) is imported only in this module, and only when a real

@@ -1,4 +1,4 @@
-"""The box: three buttons, three LEDs and an active buzzer on the Pi's GPIO pins.
+"""The button panel: three buttons, three LEDs and an active buzzer on the Pi's GPIO pins.
 
 An adapter like the CLI and the web app: the buttons go through the same core commands as the
 phones (``MatchService.append`` / ``undo`` / ``final_roll``), the LEDs and the buzzer
@@ -6,7 +6,7 @@ only *show* what the core says. No game rule lives here. gpiozero is imported on
 
 - **NEXT** ends the current player's turn (``turn.end``). When the turn's conquered count matters
   (the clock's final rounds) a short press asks the phones for it (a ``prompt`` published to the
-  box's subscribers, which the web layer forwards) and a long press (``long_press_s`` up to
+  panel's subscribers, which the web layer forwards) and a long press (``long_press_s`` up to
   ``undo_hold_s``) means "2 or more". Holding NEXT ``undo_hold_s`` (2 s) undoes the last event.
 - **PAUSE** pauses or resumes the clock (``clock.pause`` / ``clock.resume``).
 - **ROLL** rolls the dice owed now (the final-round 2d6) through the match service.
@@ -16,11 +16,11 @@ only *show* what the core says. No game rule lives here. gpiozero is imported on
 - The active buzzer beeps on the clock runner's alerts (``15-minutes``, ``5-minutes``, ``time-up``)
   and once when the match ends; a quick triple when the core refuses a button's command.
 
-Which match the box drives: the setting ``box.match_id`` when it names a match, or else the most
+Which match the panel drives: the setting ``box.match_id`` when it names a match, or else the most
 recently started open match that uses the clock (else the newest open clock match, not started yet).
 
 Modes (``attach(..., mode=...)``): ``auto`` uses gpiozero's default pin factory on a Pi and, where
-there are no pins, says so in the log and returns a box in the ``off`` state (``status()`` tells
+there are no pins, says so in the log and returns a panel in the ``off`` state (``status()`` tells
 the UI); ``mock`` uses gpiozero's ``MockFactory`` (demos and tests: the UI shows a "mock pins"
 banner); ``off`` drives nothing.
 """
@@ -311,9 +311,9 @@ def default_factory():
     raise RuntimeError("; ".join(failures))
 
 
-# -- the box -------------------------------------------------------------------------------------
+# -- the panel ----------------------------------------------------------------------------------
 
-class Box:
+class Panel:
     """Buttons, LEDs and buzzer bound to one match at a time. Create it with :func:`attach`."""
 
     def __init__(self, service, runner=None, *, mode: str = "off", requested: str | None = None,
@@ -334,7 +334,7 @@ class Box:
         self.match_id: str | None = None
         self._sticky: str | None = None  # the match driven so far (kept when it ends: red LED)
         self._lock = threading.RLock()
-        self._listeners = Listeners(self.log, "GPIO box")
+        self._listeners = Listeners(self.log, "GPIO panel")
         self._lit: str | None = None
         self._ended_seen: set[str] = set()
         self._press_lock = threading.Lock()
@@ -407,7 +407,7 @@ class Box:
             except Exception:
                 pass
 
-    # -- who listens to the box -----------------------------------------------------------------
+    # -- who listens to the panel --------------------------------------------------------------
     def subscribe(self, callback) -> None:
         """``callback(notice)`` (:class:`companion.base.notices.Notice`): ``kind`` ``"prompt"`` (ask the
         phones something), ``"refused"`` (the core refused a button's command) or ``"done"`` (a button's
@@ -422,11 +422,11 @@ class Box:
 
     # -- status --------------------------------------------------------------------------------
     def status(self) -> dict:
-        """What the UI shows about the box (JSON). Re-reads which match is driven first."""
+        """What the UI shows about the panel (JSON). Re-reads which match is driven first."""
         try:
             self.refresh()
         except Exception:
-            self.log.exception("box refresh failed")
+            self.log.exception("panel refresh failed")
         with self._lock:
             return {
                 "mode": self.mode,
@@ -441,7 +441,7 @@ class Box:
 
     # -- which match ---------------------------------------------------------------------------
     def resolve_match(self) -> str | None:
-        """The match the box drives now (see the module's docstring)."""
+        """The match the panel drives now (see the module's docstring)."""
         from companion.base.errors import NotFoundError
         from companion.core.match import uses_clock
 
@@ -483,7 +483,7 @@ class Box:
             return
         mid = self.resolve_match()
         if mid != self.match_id:
-            self.log.info("the box drives match %s", mid)
+            self.log.info("the panel drives match %s", mid)
         self.match_id = mid
         self._sticky = mid
         if view is None:
@@ -519,7 +519,7 @@ class Box:
 
     # -- core and clock events -----------------------------------------------------------------
     def _on_event(self, notice) -> None:
-        """MatchService listener: an event was stored (from a phone, the box or an import)."""
+        """MatchService listener: an event was stored (from a phone, the panel or an import)."""
         if notice.kind != "event":
             return
         match_id, event, fold = notice.match_id, notice.event, notice.fold
@@ -533,7 +533,7 @@ class Box:
             else:
                 self.refresh()
         except Exception:
-            self.log.exception("box refresh failed")
+            self.log.exception("panel refresh failed")
 
     def _on_clock(self, notice) -> None:
         """ClockRunner listener: ``tick`` (the clock view each second: phases move with time) and
@@ -552,7 +552,7 @@ class Box:
                     self._beep(name)
                 self.refresh()
         except Exception:
-            self.log.exception("box clock update failed")
+            self.log.exception("panel clock update failed")
 
     # -- buttons -------------------------------------------------------------------------------
     def _command(self, what: str, fn) -> bool:
@@ -560,13 +560,13 @@ class Box:
         try:
             result = fn()
         except CompanionError as exc:
-            self.log.info("box %s refused: %s", what, exc)
+            self.log.info("panel %s refused: %s", what, exc)
             self._beep("error")
             self._publish("refused", {"match_id": self.match_id, "button": what, "error": exc.message,
                                       "field": exc.field})
             return False
         except Exception:
-            self.log.exception("box %s failed", what)
+            self.log.exception("panel %s failed", what)
             self._beep("error")
             return False
         self._publish("done", {"match_id": self.match_id, "button": what, "result": result})
@@ -611,7 +611,7 @@ class Box:
         if self._no_match("undo"):
             return False
         mid = self.match_id
-        ok = self._command("undo", lambda: self.service.undo(mid))  # the box is the organiser's
+        ok = self._command("undo", lambda: self.service.undo(mid))  # the panel is the organiser's
         if ok:
             self._beep("ack")
         return ok
@@ -659,11 +659,11 @@ class Box:
         return self._command("roll", lambda: self.service.final_roll(mid, rng=rng))
 
 
-def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, logger=None, **kw) -> Box:
-    """Bind the box to the core. Always returns a Box: in ``off`` state when there are no pins
+def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, logger=None, **kw) -> Panel:
+    """Bind the panel to the core. Always returns a Panel: in ``off`` state when there are no pins
     (``status()["pins_available"]`` is False and ``status()["reason"]`` says why, for the UI).
     ``kw`` passes ``factory=`` (inject a pin factory), ``monotonic=``, ``sleep=``, ``rng=``,
-    ``sync_sound=`` to :class:`Box`."""
+    ``sync_sound=`` to :class:`Panel`."""
     log = logger or logging.getLogger("companion.gpio")
     if mode not in MODES:
         raise InputError("must be one of {names}", "gpio", names=', '.join(MODES))
@@ -677,15 +677,15 @@ def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, l
         factory, mock, reason = make_factory(mode)
     effective = "off" if factory is None else ("mock" if mock else "pins")
     if factory is None:  # (a machine without pins, in auto mode: no warning; `serve` says it after the address)
-        log.info("GPIO box off: %s", reason)
+        log.info("GPIO panel off: %s", reason)
     else:
-        log.info("GPIO box on: %s", reason)
+        log.info("GPIO panel on: %s", reason)
     try:
-        return Box(service, runner, mode=effective, requested=mode, pin_map=pm, factory=factory, mock=mock,
+        return Panel(service, runner, mode=effective, requested=mode, pin_map=pm, factory=factory, mock=mock,
                    reason=reason, logger=log, **kw)
     except CompanionError:
         raise
-    except Exception as exc:  # pins busy or not accessible: run without the box
+    except Exception as exc:  # pins busy or not accessible: run without the panel
         if factory is not None:
             try:
                 factory.close()
@@ -693,7 +693,7 @@ def attach(service, runner, mode: str = "auto", pin_map: PinMap | None = None, l
                 pass
         if mode == "mock":
             raise
-        log.warning("GPIO box off: cannot open the pins (%s)", exc)
-        return Box(service, runner, mode="off", requested=mode, pin_map=pm, factory=None, mock=False,
+        log.warning("GPIO panel off: cannot open the pins (%s)", exc)
+        return Panel(service, runner, mode="off", requested=mode, pin_map=pm, factory=None, mock=False,
                    reason=f"cannot open the pins: {exc}", logger=log,
                    **{k: v for k, v in kw.items() if k in ("monotonic", "rng")})

@@ -3,7 +3,7 @@
 ``companion serve`` (``companion/cli/serve.py``) is, in order::
 
     runtime = Runtime.open(data_dir=..., gpio="auto")  # the store, the services, the clock runner, the
-                                                       # announcer, the GPIO box, the smart dice, the
+                                                       # announcer, the GPIO panel, the smart dice, the
                                                        # box's time and its own Wi-Fi, built, not running
     app = create_app(runtime=runtime)                  # Flask, its blueprints and the live-update hub only
     runtime.public_url = "http://192.168.1.20:8080"    # once the port is bound: the base of join links
@@ -14,11 +14,11 @@
                                                        # box's pins and the dice radio released, the
                                                        # store closed
 
-What the match service, the clock runner and the GPIO box tell their listeners has one shape,
+What the match service, the clock runner and the GPIO panel tell their listeners has one shape,
 ``callback(notice)`` (:mod:`companion.base.notices`); :meth:`Runtime.subscribe` hands a listener the
 service's, the runner's and the dice tables' notices (the web's live-update hub is one).
 
-The modules of the clock runner, the announcer, the GPIO box (gpiozero) and the dice radio (bleak) are
+The modules of the clock runner, the announcer, the GPIO panel (gpiozero) and the dice radio (bleak) are
 imported by :meth:`Runtime.open` when it builds them, never by the web app's module.
 """
 
@@ -36,7 +36,7 @@ from companion.services.matches import MatchService
 
 if TYPE_CHECKING:  # (imported when built: see the module's docstring)
     from companion.announcer import Announcer
-    from companion.gpio import Box
+    from companion.gpio import Panel
     from companion.services.boxtime import BoxTime
     from companion.services.clockrunner import ClockRunner
     from companion.services.dice import DiceTables
@@ -62,7 +62,7 @@ class Runtime:
     access: Access
     announcer: Announcer
     runner: ClockRunner | None = None
-    box: Box | None = None
+    panel: Panel | None = None
     dice: DiceTables | None = None  # the tables' smart dice (docs/dice.md); its radio is off unless asked for
     box_time: BoxTime | None = None  # the box's time from an organiser's phone (no battery clock, no NTP)
     hotspot: Hotspot | None = None  # the box's own Wi-Fi through NetworkManager (nmcli)
@@ -85,7 +85,7 @@ class Runtime:
         server's monotonic wall clock, never before the last stored event). ``rng``: the random source of
         the Pi's dice and deals (default: the OS's). ``runner``: ``"auto"`` (the clock runner), None (no
         live clock: tests of the API) or a runner. ``announcer``: default from $COMPANION_ANNOUNCER
-        (off unless ``it`` or ``en``). ``gpio``: None or ``off`` (no box), ``auto`` or ``mock``. ``dice``: the
+        (off unless ``it`` or ``en``). ``gpio``: None or ``off`` (no button panel), ``auto`` or ``mock``. ``dice``: the
         smart dice radio, ``auto``, ``mock`` or None/``off`` (the default). ``box_time``: adopt an organiser's
         phone's time when the system clock has no source (the server's clock must be able to: ``adopt``);
         ``box_time_options``: ``synchronised``, ``boot``, ``system_now`` (tests)."""
@@ -112,9 +112,9 @@ class Runtime:
                 except Exception:
                     log.exception("could not take the box's adopted time again")
             if gpio and gpio != "off":
-                from companion import gpio as box
+                from companion import gpio as pins
 
-                rt.box = box.attach(service, runner, gpio)
+                rt.panel = pins.attach(service, runner, gpio)
             from companion import dice as radio
             from companion.services.dice import DiceTables
 
@@ -181,7 +181,7 @@ class Runtime:
                 self.runner.stop(pause_reason=SERVER_STOPPED_REASON if clean else None)
             except Exception:
                 log.exception("the clock runner did not stop cleanly")
-        for part, what in ((self.box, "the GPIO box"), (self.dice, "the dice tables"),
+        for part, what in ((self.panel, "the GPIO panel"), (self.dice, "the dice tables"),
                            (self.dice.radio if self.dice is not None else None, "the dice radio")):
             if part is not None:
                 try:

@@ -1,4 +1,4 @@
-"""The GPIO box, driven through gpiozero's MockFactory: buttons -> core commands, clock -> LEDs/buzzer.
+"""The GPIO panel, driven through gpiozero's MockFactory: buttons -> core commands, clock -> LEDs/buzzer.
 
 No test sleeps for real time: press lengths come from an injected monotonic clock, match time from
 the FakeClock, buzzer patterns play inline with a no-op sleep. One test lets gpiozero's own hold
@@ -58,9 +58,9 @@ class Table:
         self.runner = ClockRunner(self.service, store, clock=clock, rng=dice or Dice()) if runner else None
         self.ticker = Ticker()
         self.told = []
-        self.box = attach(self.service, self.runner, mode, pin_map=pin_map, monotonic=self.ticker,
+        self.panel = attach(self.service, self.runner, mode, pin_map=pin_map, monotonic=self.ticker,
                           sleep=lambda s: None, sync_sound=True)
-        self.box.subscribe(lambda n: self.told.append((n.kind, n.payload)))
+        self.panel.subscribe(lambda n: self.told.append((n.kind, n.payload)))
 
     def new_match(self, options=None, players=PLAYERS):
         return self.service.create("richelieu", players, {"clock": True, **(options or {})})["id"]
@@ -71,20 +71,20 @@ class Table:
         return mid
 
     def pin(self, bcm):
-        return self.box.factory.pin(bcm)
+        return self.panel.factory.pin(bcm)
 
     def press(self, button, seconds=0.1):
-        pin = self.pin(self.box.pin_map.buttons[button])
+        pin = self.pin(self.panel.pin_map.buttons[button])
         pin.drive_low()
         self.ticker.t += seconds
         pin.drive_high()
 
     def lit(self):
         """Which LEDs are on, read from the mock pins themselves."""
-        return {name for name in LEDS if self.pin(self.box.pin_map.leds[name]).state}
+        return {name for name in LEDS if self.pin(self.panel.pin_map.leds[name]).state}
 
     def buzzer_beeps(self):
-        return sum(1 for s in self.pin(self.box.pin_map.buzzer).states[1:] if s.state)
+        return sum(1 for s in self.pin(self.panel.pin_map.buzzer).states[1:] if s.state)
 
     def view(self, mid):
         return self.service.state(mid)
@@ -101,7 +101,7 @@ class Table:
 def table(store, clock, fake_game):
     t = Table(store, clock)
     yield t
-    t.box.close()
+    t.panel.close()
 
 
 # -- pin map ---------------------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_led_for_a_match_without_a_clock_or_none():
 # -- modes -----------------------------------------------------------------------------------------
 
 def test_mock_mode_status_shows_the_banner_flag(table):
-    s = table.box.status()
+    s = table.panel.status()
     assert s["mode"] == "mock" and s["requested"] == "mock" and s["mock"] is True
     assert s["pins_available"] is True and s["match_id"] is None
     assert s["leds"] == {"green": False, "amber": False, "red": False}
@@ -217,7 +217,7 @@ def test_auto_mode_off_a_pi_runs_without_pins_and_says_so(store, fake_game, capl
         assert s["mode"] == "off" and s["requested"] == "auto" and s["pins_available"] is False
         assert s["mock"] is False and "no GPIO pins" in s["reason"]
         # said in the log, not as a warning: a laptop has no pins (`serve` prints it after the address)
-        assert any("GPIO box off" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
+        assert any("GPIO panel off" in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
         assert not any(r.levelno >= logging.WARNING for r in caplog.records)
         # the phones still work: an event goes through, the box just shows nothing
         mid = service.create("richelieu", PLAYERS, {"clock": True})["id"]
@@ -255,15 +255,15 @@ def test_close_releases_every_pin(store, fake_game):
     t = Table(store, store.clock)
     mid = t.start()
     assert t.lit() == {"green"}
-    factory = t.box.factory
-    t.box.close()
+    factory = t.panel.factory
+    t.panel.close()
     # the pins are free again: a second box on the same factory can claim them
     from gpiozero import LED
 
     led = LED(5, pin_factory=factory)
     led.close()
     t.service.append(mid, "clock.pause", {})  # no subscriber left to fail
-    t.box.close()  # twice is harmless
+    t.panel.close()  # twice is harmless
 
 
 # -- buttons go through the core -------------------------------------------------------------------
@@ -291,7 +291,7 @@ def test_pause_pauses_and_resumes(table):
 def test_phone_events_move_the_leds_too(table):
     mid = table.start()
     table.runner.pause(mid)  # what the web layer calls for a phone
-    assert table.lit() == {"red"} and table.box.status()["leds"]["red"] is True
+    assert table.lit() == {"red"} and table.panel.status()["leds"]["red"] is True
 
 
 def test_holding_next_undoes_the_last_event(table):
@@ -302,7 +302,7 @@ def test_holding_next_undoes_the_last_event(table):
     table.press("next", seconds=2.5)  # past undo_hold_s: the release acts as the hold
     assert table.types(mid)[-1] == "undo"
     assert table.view(mid)["current_player"] == "Ada"
-    assert table.box.sounder.played[-1] == "ack" and table.buzzer_beeps() == before + 1
+    assert table.panel.sounder.played[-1] == "ack" and table.buzzer_beeps() == before + 1
 
 
 def test_a_hold_acts_once_even_when_the_release_follows(table):
@@ -311,8 +311,8 @@ def test_a_hold_acts_once_even_when_the_release_follows(table):
     pin = table.pin(17)
     pin.drive_low()
     table.ticker.t += 2.2
-    table.box._next_held()  # gpiozero's hold thread fires at undo_hold_s
-    table.box._next_held()  # (hold_repeat is off; a second call must not undo again)
+    table.panel._next_held()  # gpiozero's hold thread fires at undo_hold_s
+    table.panel._next_held()  # (hold_repeat is off; a second call must not undo again)
     pin.drive_high()  # the release after a hold does nothing more
     assert table.types(mid) == ["clock.start", "turn.end", "undo"]
 
@@ -324,14 +324,14 @@ def test_gpiozero_hold_thread_fires_the_undo(store, clock, fake_game):
         mid = t.start()
         t.press("next", seconds=0.01)  # by the injected clock, shorter than the hold
         undone = threading.Event()
-        t.box.subscribe(lambda n: undone.set() if n.kind == "done" and n.payload["button"] == "undo" else None)
+        t.panel.subscribe(lambda n: undone.set() if n.kind == "done" and n.payload["button"] == "undo" else None)
         pin = t.pin(17)
         pin.drive_low()
         assert undone.wait(10), "the hold thread never fired"
         pin.drive_high()  # the injected clock did not move: only the hold thread could undo
         assert t.types(mid) == ["clock.start", "turn.end", "undo"]
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_refusals_beep_and_tell_the_phones(table):
@@ -340,7 +340,7 @@ def test_refusals_beep_and_tell_the_phones(table):
     assert table.types(mid) == ["clock.start"]
     kind, payload = table.told[-1]
     assert kind == "refused" and payload["button"] == "roll" and "owes" in payload["error"]
-    assert table.box.sounder.played[-1] == "error"
+    assert table.panel.sounder.played[-1] == "error"
     assert table.buzzer_beeps() == len(PATTERNS["error"])
 
 
@@ -348,12 +348,12 @@ def test_without_a_match_the_buttons_only_beep(table):
     table.press("next")
     table.press("pause")
     assert table.told[-1][0] == "refused" and table.told[-1][1]["error"] == "no match to drive"
-    assert table.box.sounder.played == ["error", "error"]
+    assert table.panel.sounder.played == ["error", "error"]
 
 
 def test_before_the_clock_starts_leds_are_off_and_pause_is_refused(table):
     mid = table.new_match()
-    assert table.box.status()["match_id"] == mid and table.lit() == set()
+    assert table.panel.status()["match_id"] == mid and table.lit() == set()
     table.press("pause")
     assert table.types(mid) == [] and table.told[-1][0] == "refused"
 
@@ -391,12 +391,12 @@ def test_leds_through_every_phase_to_the_end(store, clock, fake_game):
         ev = t.store.events(mid)[-1]
         assert ev["type"] == "final.roll" and ev["data"] == {"player": "Ada", "dice": [1, 2], "rolled_by": "pi"}
         assert t.view(mid)["ended"] is True and t.lit() == {"red"}
-        assert t.box.sounder.played.count("ended") == 1
+        assert t.panel.sounder.played.count("ended") == 1
         # the ended match stays shown (red) although it is no longer open
-        t.box.refresh()
-        assert t.box.status()["match_id"] == mid and t.lit() == {"red"}
+        t.panel.refresh()
+        assert t.panel.status()["match_id"] == mid and t.lit() == {"red"}
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
@@ -406,13 +406,13 @@ def test_undoing_the_end_rearms_the_end_beep(store, clock, fake_game):
         to_final_rounds(t, mid)
         t.runner.append(mid, "turn.end", {"player": "Ada", "conquered": 1})
         t.press("roll")
-        assert t.view(mid)["ended"] and t.box.sounder.played.count("ended") == 1
+        assert t.view(mid)["ended"] and t.panel.sounder.played.count("ended") == 1
         t.press("next", seconds=3)  # undo the roll
         assert not t.view(mid)["ended"] and t.lit() == {"amber"}
         t.press("roll")
-        assert t.view(mid)["ended"] and t.box.sounder.played.count("ended") == 2
+        assert t.view(mid)["ended"] and t.panel.sounder.played.count("ended") == 2
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, clock, fake_game):
@@ -432,7 +432,7 @@ def test_the_boxs_hold_to_undo_counts_as_an_organiser_for_the_pis_roll(store, cl
         t.press("next", seconds=3)  # ... the box's hold-to-undo is the organiser's
         assert t.types(mid)[-1] == "undo" and t.view(mid)["awaiting_roll"] == "Ada"
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_a_high_final_roll_passes_the_turn(store, clock, fake_game):
@@ -444,9 +444,9 @@ def test_a_high_final_roll_passes_the_turn(store, clock, fake_game):
         t.press("roll")
         v = t.view(mid)
         assert not v["ended"] and v["current_player"] == "Bo" and t.lit() == {"amber"}
-        assert "ended" not in t.box.sounder.played
+        assert "ended" not in t.panel.sounder.played
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_final_rounds_short_press_asks_the_phones_long_press_means_two_or_more(store, clock, fake_game):
@@ -470,7 +470,7 @@ def test_final_rounds_short_press_asks_the_phones_long_press_means_two_or_more(s
         t.press("next", seconds=1.0)
         assert t.told[-1][0] == "refused" and "owes a final roll" in t.told[-1][1]["error"]
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_outside_the_final_rounds_a_long_press_is_a_plain_turn_end(table):
@@ -484,54 +484,54 @@ def test_buzzer_beeps_at_15_5_and_0_minutes_and_at_the_end(store, clock, fake_ga
     try:
         mid = t.start(minutes=20)
         t.advance(1)
-        assert t.box.sounder.played == []
+        assert t.panel.sounder.played == []
         t.advance(300)  # 899 s left
-        assert t.box.sounder.played == ["15-minutes"] and t.buzzer_beeps() == 1
+        assert t.panel.sounder.played == ["15-minutes"] and t.buzzer_beeps() == 1
         t.advance(600)  # 299 s left
-        assert t.box.sounder.played == ["15-minutes", "5-minutes"] and t.buzzer_beeps() == 3
+        assert t.panel.sounder.played == ["15-minutes", "5-minutes"] and t.buzzer_beeps() == 3
         assert t.lit() == {"green"}
         t.advance(300)  # time up
-        assert t.box.sounder.played[-1] == "time-up" and t.buzzer_beeps() == 6
+        assert t.panel.sounder.played[-1] == "time-up" and t.buzzer_beeps() == 6
         assert t.lit() == {"amber"}
         t.advance(5)
-        assert t.box.sounder.played.count("time-up") == 1  # each alert once
+        assert t.panel.sounder.played.count("time-up") == 1  # each alert once
         for _ in range(6):
             t.press("next")
         t.runner.append(mid, "turn.end", {"player": "Ada", "conquered": 0})
         t.press("roll")
-        assert t.box.sounder.played[-1] == "ended" and t.buzzer_beeps() == 7
-        assert t.box.sounder.played.count("ended") == 1
+        assert t.panel.sounder.played[-1] == "ended" and t.buzzer_beeps() == 7
+        assert t.panel.sounder.played.count("ended") == 1
         # the buzzer pin went on and off for every beep and ends off
         states = [s.state for s in t.pin(26).states]
         assert states[-1] is False
         assert all(a != b for a, b in zip(states, states[1:]))
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_alerts_of_other_matches_are_ignored(store, clock, fake_game):
     t = Table(store, clock)
     try:
         t.start(minutes=20)
-        t.box._on_clock(Notice("alert", "someone-else", {"alert": "5-minutes"}))
-        assert t.box.sounder.played == []
+        t.panel._on_clock(Notice("alert", "someone-else", {"alert": "5-minutes"}))
+        assert t.panel.sounder.played == []
     finally:
-        t.box.close()
+        t.panel.close()
 
 
-# -- which match the box drives --------------------------------------------------------------------
+# -- which match the panel drives --------------------------------------------------------------------
 
 def test_the_most_recently_started_clock_match_is_driven(table):
     a = table.start()
     table.clock.advance(1)
     b = table.new_match()
-    assert table.box.status()["match_id"] == a  # b has not started
+    assert table.panel.status()["match_id"] == a  # b has not started
     table.clock.advance(1)
     table.runner.start_clock(b)
-    assert table.box.status()["match_id"] == b
+    assert table.panel.status()["match_id"] == b
     table.service.create("richelieu", PLAYERS, {"clock": False})  # no clock: never driven
-    table.box.refresh()
-    assert table.box.match_id == b
+    table.panel.refresh()
+    assert table.panel.match_id == b
     table.press("next")
     assert table.types(b)[-1] == "turn.end" and table.types(a) == ["clock.start"]
 
@@ -541,13 +541,13 @@ def test_the_box_match_id_setting_wins(table):
     table.clock.advance(1)
     b = table.start()
     table.store.set_setting("box.match_id", a)
-    table.box.refresh()
-    assert table.box.match_id == a
+    table.panel.refresh()
+    assert table.panel.match_id == a
     table.press("pause")
     assert table.types(a)[-1] == "clock.pause" and table.types(b) == ["clock.start"]
     table.store.set_setting("box.match_id", "no-such-match")
-    table.box.refresh()
-    assert table.box.match_id == b
+    table.panel.refresh()
+    assert table.panel.match_id == b
 
 
 def test_an_ended_match_gives_way_to_the_next_started_one(store, clock, fake_game):
@@ -555,16 +555,16 @@ def test_an_ended_match_gives_way_to_the_next_started_one(store, clock, fake_gam
     try:
         a = t.start()
         t.runner.append(a, "objective.completed", {"player": "Bo"})
-        assert t.box.match_id == a and t.lit() == {"red"}
+        assert t.panel.match_id == a and t.lit() == {"red"}
         clock.advance(1)
         b = t.start()
-        assert t.box.match_id == b and t.lit() == {"green"}
+        assert t.panel.match_id == b and t.lit() == {"green"}
         # a fresh box (a restart) does not pick up the old ended match
-        t.box.close()
-        t.box = attach(t.service, t.runner, "mock", sleep=lambda s: None, sync_sound=True)
-        assert t.box.match_id == b
+        t.panel.close()
+        t.panel = attach(t.service, t.runner, "mock", sleep=lambda s: None, sync_sound=True)
+        assert t.panel.match_id == b
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 # -- without a runner: the core directly -----------------------------------------------------------
@@ -772,7 +772,7 @@ def test_any_press_sequence_keeps_the_leds_equal_to_the_core(tmp_path_factory, f
         refold = fold("richelieu", PLAYERS, store.events(mid), {"clock": True})
         assert refold.clock_state == t.service.fold(mid).clock_state
     finally:
-        t.box.close()
+        t.panel.close()
         store.close()
 
 
@@ -797,7 +797,7 @@ def test_next_ends_a_conquest_turn_with_the_card_the_box_draws(store, clock):
             svc.append(mid, "setup.place", {"player": p, "placements": {ci.held(s, p)[0]: min(5, s["reserve"][p])}})
             s = svc.fold(mid).game_state
         t.runner.start_clock(mid, 120)
-        assert t.box.match_id == mid  # the box drives the match whose clock started last
+        assert t.panel.match_id == mid  # the panel drives the match whose clock started last
         t.press("next")  # Ada has not reinforced: refused, nothing stored
         assert t.types(mid)[-1] == "clock.start" and t.told[-1][0] == "refused"
         s = svc.fold(mid).game_state
@@ -814,7 +814,7 @@ def test_next_ends_a_conquest_turn_with_the_card_the_box_draws(store, clock):
         assert t.view(mid)["current_player"] == "Bo"
         assert svc.fold(mid).game_state["hands"]["Ada"] == [e["data"]["card"]]
     finally:
-        t.box.close()
+        t.panel.close()
 
 
 def test_the_default_pin_factory_is_chosen_through_gpiozeros_public_classes(monkeypatch):

@@ -1,4 +1,4 @@
-"""The one shape of what the match service, the clock runner and the GPIO box tell their listeners.
+"""The one shape of what the match service, the clock runner and the GPIO panel tell their listeners.
 
 Every listener is ``callback(notice)`` with a :class:`Notice`:
 
@@ -9,9 +9,9 @@ service       ``"event"``         the committed event (``notice.fold``: the matc
 service       ``"match"``         ``None``: the match was created or imported
 clock runner  ``"tick"``          the clock's view, every second a clock runs
 clock runner  ``"alert"``         ``{"alert": "15-minutes" | "5-minutes" | "time-up" | "ended", ...}``
-GPIO box      ``"prompt"``        a question for the phones (``{"kind": "conquered", "player", ...}``)
-GPIO box      ``"refused"``       a button's command the core refused (``{"button", "error", ...}``)
-GPIO box      ``"done"``          a button's command that went through (``{"button", "result"}``)
+GPIO panel    ``"prompt"``        a question for the phones (``{"kind": "conquered", "player", ...}``)
+GPIO panel    ``"refused"``       a button's command the core refused (``{"button", "error", ...}``)
+GPIO panel    ``"done"``          a button's command that went through (``{"button", "result"}``)
 ============  ==================  ==================================================================
 
 :class:`Listeners` is the list each source keeps: a listener that raises is logged and never stops the

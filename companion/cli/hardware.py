@@ -22,7 +22,7 @@ and what the tests run)."""
 
 def register(sub):
     p = sub.add_parser("hardware", help="check the box's wiring: LEDs, buzzer and buttons",
-                       description="The GPIO box: buttons, LEDs and buzzer (see hardware/).")
+                       description="The GPIO panel: buttons, LEDs and buzzer (see hardware/).")
     hw = p.add_subparsers(dest="hardware_command", metavar="SUBCOMMAND")
     hw.required = True
 

@@ -272,9 +272,9 @@ def _serve(args):
     if not runtime.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
                   f"{runtime.setup_code}\n")
-    if runtime.box is not None:
+    if runtime.panel is not None:
         try:
-            status = runtime.box.status()
+            status = runtime.panel.status()
             why = " (mock pins)" if status.get("mock") else (f" ({status['reason']})" if status.get("mode") == "off"
                                                              and status.get("reason") else "")
             out.write(f"GPIO: {status.get('mode')}{why}\n")

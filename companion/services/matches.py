@@ -1,4 +1,4 @@
-"""The application service: every match write goes through here (phones, the GPIO box, the CLI,
+"""The application service: every match write goes through here (phones, the GPIO panel, the CLI,
 the clock runner, imports).
 
 :class:`MatchService` validates a write by folding it (``companion.core.match.Fold``), stamps it by the
@@ -320,7 +320,7 @@ class MatchService:
 
     def undo(self, match_id: str, expected_seq: int | None = None, by: Caller = ORGANISER) -> dict:
         """Take back the latest event in effect, when ``by`` may (``policy.check_undo``: the Pi's draws and
-        another player's secret are not a player's to take back; the GPIO box's hold-to-undo is the
+        another player's secret are not a player's to take back; the GPIO panel's hold-to-undo is the
         organiser's)."""
         def check(f):
             if not by.organiser:  # the log as it stands in this write

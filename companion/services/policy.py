@@ -4,7 +4,7 @@ The match service asks them itself on every write (``append``, ``act``, ``undo``
 ``enter_result``), so no route can forget a rule; the web asks them for what it shows (a match's view, its
 events, its export). The web keeps seats, links and pages; the rules are here.
 
-A caller (:class:`Caller`) is a role and, for a phone seated at the match, its seat. The CLI, the GPIO box,
+A caller (:class:`Caller`) is a role and, for a phone seated at the match, its seat. The CLI, the GPIO panel,
 the clock runner and imports write as :data:`ORGANISER`. The rules:
 
 - **The Pi's mark**: nobody sends ``rolled_by``; the service marks what it drew at random itself.

@@ -75,7 +75,7 @@ class MatchRows:
 
     def clock_starts(self, include: str | None = None) -> list[dict]:
         """Open matches (and ``include``, when given, whatever its status) with the instant of their
-        latest ``clock.start`` (None before the first): what the GPIO box chooses from."""
+        latest ``clock.start`` (None before the first): what the GPIO panel chooses from."""
         rows = self.conn().execute(
             "SELECT m.id, m.game, m.options, m.status, m.created_at, "
             "(SELECT MAX(e.at) FROM events e WHERE e.match_id = m.id AND e.type = 'clock.start') AS started "

@@ -242,4 +242,4 @@ def tournament_round():
 @bp.get("/api/hardware")
 def hardware():
     c = ctx()
-    return jsonify({"gpio": c.box.status() if c.box is not None else None})
+    return jsonify({"gpio": c.panel.status() if c.panel is not None else None})

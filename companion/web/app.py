@@ -1,7 +1,7 @@
 """The Flask app factory: ``create_app(config, runtime=None)``.
 
 It takes the box's runtime (``companion/runtime.py``: the store, the services, the clock runner, the
-announcer, the GPIO box; opened from ``config`` when not given), builds the live-update hub, registers the
+announcer, the GPIO panel; opened from ``config`` when not given), builds the live-update hub, registers the
 blueprints of ``BLUEPRINTS``, and installs what every request goes through (``companion/web/gate.py``, the
 same functions as the ASGI front's own routes):
 
@@ -18,7 +18,7 @@ Config keys of the web (all optional): ``ALLOWED_HOSTS``; ``SSE_HEARTBEAT`` (sec
 ``TESTING``. Without a runtime, the keys of ``Runtime.from_config`` too: ``STORE`` (an open Store) or
 ``DATA_DIR``/``DB_PATH``; ``CLOCK``; ``RNG``; ``CLOCK_RUNNER`` ("auto", None or a runner); ``GPIO`` (None,
 or auto|mock|off); ``DICE`` (the smart dice radio: auto|mock|off, default off); ``BOX_TIME``; ``SETUP_CODE`` (first-run code for setting the PIN; random when missing); ``PUBLIC_URL``
-(the base of join links). This module starts nothing and imports neither the CLI nor the GPIO box, the
+(the base of join links). This module starts nothing and imports neither the CLI nor the GPIO panel, the
 clock runner or the announcer (``tests/test_layers.py``).
 """
 
@@ -95,7 +95,7 @@ class _Flask(Flask):
 
 def create_app(config: dict | None = None, runtime: Runtime | None = None, context: Ctx | None = None) -> Flask:
     """The Flask app over ``runtime`` (``companion/runtime.py``: the store, the services, the clock runner,
-    the GPIO box), or over a runtime opened from ``config`` when none is given (the tests' way: nothing is
+    the GPIO panel), or over a runtime opened from ``config`` when none is given (the tests' way: nothing is
     started, and nothing stops it but the caller). Wires Flask, the blueprints and the live-update hub
     (``context``: the web's context already built over that runtime, ``companion serve``'s); starts nothing."""
     from companion.base.resources import web_dir
@@ -204,9 +204,9 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
     def template_globals():
         lang = g.get("lang", i18n.DEFAULT)
         box_status = None
-        if c.box is not None:
+        if c.panel is not None:
             try:
-                box_status = c.box.status()
+                box_status = c.panel.status()
             except Exception:
                 box_status = None
         return {

@@ -38,7 +38,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from companion.web import hot
+from companion.web import gate, hot
 from companion.web.limits import MAX_BODY, body_limit
 from companion.web.hub import heartbeat_event
 from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
@@ -188,6 +188,19 @@ class Front:
 
         asyncio.get_running_loop().run_in_executor(self.pool, build)
 
+    async def _built(self, scope, send) -> bool:
+        """The Flask app built (in a worker thread, by the first request that needs it); False when it could
+        not be: that request got a 500 with an id in the log, as any bug."""
+        if self._app is not None:
+            return True
+        try:
+            await asyncio.get_running_loop().run_in_executor(self.pool, lambda: self.app)
+            return True
+        except Exception as exc:
+            status, body = gate.failure_answer(exc, self.c, None, scope["method"], "(the web app, being built)")
+            await self._send_json(send, status, body)
+            return False
+
     # -- ASGI -----------------------------------------------------------------------------------
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
@@ -267,8 +280,8 @@ class Front:
             elif name == b"transfer-encoding":
                 chunked = True
         found = hot.route(scope) if self.own_routes else None
-        if found is None and self._app is None:  # the first request that needs Flask: built in a thread
-            await asyncio.get_running_loop().run_in_executor(self.pool, lambda: self.app)
+        if found is None and not await self._built(scope, send):
+            return
         limit = min(body_limit(found[0] if found is not None else self._endpoint(scope)), self.limits.max_body)
         if length is not None and length > limit:  # refused before anything is read
             await self._refuse(send, scope, 413, TOO_LARGE, "Content-Length", kib=limit // 1024)
@@ -415,6 +428,8 @@ class Front:
             return
         self.streams[addr] = self.streams.get(addr, 0) + 1
         try:
+            if not await self._built(scope, send):
+                return
             from a2wsgi.wsgi import build_environ
 
             environ = build_environ(scope, io.BytesIO(b""))

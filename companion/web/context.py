@@ -1,4 +1,4 @@
-"""The web's context of the box's process: ``Ctx`` (the runtime's store, services, clock runner and GPIO box,
+"""The web's context of the box's process: ``Ctx`` (the runtime's store, services, clock runner and GPIO panel,
 and what only the web keeps: the live-update hub, the Host allow-list, the SSE heartbeat, the join links
 shown now), ``open_context`` that builds it, and the club's join link shown now.
 
@@ -16,7 +16,7 @@ from companion.services.access import Access
 from companion.web.netinfo import HostList
 
 if TYPE_CHECKING:
-    from companion.gpio import Box
+    from companion.gpio import Panel
     from companion.runtime import Runtime
     from companion.services.boxtime import BoxTime
     from companion.services.clockrunner import ClockRunner
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 @dataclass(eq=False)
 class Ctx:
-    """The web app's context (``ctx()``): the box's runtime (store, services, clock runner, GPIO box:
+    """The web app's context (``ctx()``): the box's runtime (store, services, clock runner, GPIO panel:
     ``companion/runtime.py``) and what only the web keeps: the live-update hub, the Host allow-list, the
     SSE heartbeat and the join links the screens show now."""
 
@@ -59,8 +59,8 @@ class Ctx:
         return self.runtime.runner
 
     @property
-    def box(self) -> Box | None:
-        return self.runtime.box
+    def panel(self) -> Panel | None:
+        return self.runtime.panel
 
     @property
     def dice(self) -> DiceTables | None:

@@ -31,7 +31,7 @@ from companion.web.calls import Call, present_event, present_view
 def healthz(c) -> dict:
     return {"ok": True, "version": __version__, "schema_version": c.store.schema_version(),
             "streams": c.hub.count(), "clock_runner": c.runner is not None,
-            "gpio": c.box.status() if c.box is not None else None}
+            "gpio": c.panel.status() if c.panel is not None else None}
 
 
 def match_doc(call: Call, match_id: str) -> dict:

@@ -210,7 +210,7 @@ def _paths() -> dict:
             "summary": "Start the clocks of several tables (organiser)", "security": ORG,
             "requestBody": _body("api.tournament-round"),
             "responses": {"200": _json("RoundStarted"), **_errors(400, 401, 403, 404, 409)}}},
-        "/api/hardware": {"get": {"summary": "GPIO box status", "responses": {"200": _json("Hardware"),
+        "/api/hardware": {"get": {"summary": "GPIO panel status", "responses": {"200": _json("Hardware"),
                                                                                **_errors(400, 401)}}},
         "/api/auth/me": {"get": {"summary": "Who am I", "responses": {"200": _json("Me")}}},
         "/api/auth/login": {"post": {

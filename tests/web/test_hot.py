@@ -292,3 +292,27 @@ def test_the_app_is_built_once_after_the_first_answer_or_by_the_first_request_th
         assert built == [1, 1] and warmed._app is not None
     finally:
         lazy.pool.shutdown(wait=True)
+
+
+def test_an_app_that_cannot_be_built_is_a_500_with_an_id_and_health_still_answers(store, caplog):
+    from companion.runtime import Runtime
+    from companion.web.context import open_context
+
+    c = open_context({}, Runtime.open(store=store, runner=None))
+
+    def broken():
+        raise RuntimeError("a blueprint failed")
+
+    front = Front(None, Limits(), threads=2, context=c, make_app=broken)
+    front._warm = lambda: None
+    try:
+        with caplog.at_level(logging.ERROR, logger="companion.web.app"):
+            status, _, data = ask(front, scope_of("/api/games"))
+            doc = json.loads(data)
+            assert status == 500 and doc["error"] == "internal error" and doc["id"]
+            assert any(doc["id"] in r.getMessage() for r in caplog.records)
+        assert ask(front, scope_of("/api/stream"))[0] == 500
+        assert ask(front, scope_of("/healthz"))[0] == 200
+    finally:
+        front.pool.shutdown(wait=True)
+        front.io.shutdown(wait=True)

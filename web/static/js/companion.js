@@ -387,12 +387,13 @@
   }
   MatchClient.prototype.load = function () {
     var self = this;
-    return api("GET", "/api/matches/" + encodeURIComponent(this.id) + this.query).then(function (m) { self.setMatch(m); return m; });
+    // (a load is a fresh start: a reconnect, a conflict; the page is drawn again even if nothing changed)
+    return api("GET", "/api/matches/" + encodeURIComponent(this.id) + this.query).then(function (m) { self.setMatch(m, true); return m; });
   };
-  MatchClient.prototype.setMatch = function (m) {
+  MatchClient.prototype.setMatch = function (m, force) {
     this.match = m;
     if (m && m.status) this.status = m.status;
-    this.setView(m.view);
+    this.setView(m.view, force);
   };
   // Everything a page draws from: the view, the match as this phone holds it (its seat, the colours, the
   // power-lost flag; not the event a write answered with) and its status. The same key twice is the same
@@ -468,7 +469,8 @@
     var self = this;
     handlers = handlers || {};
     return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
-      snapshot: function (d) { if (d.status) self.status = d.status; self.setView(d.view); if (handlers.snapshot) handlers.snapshot(d); },
+      // a snapshot opens a stream (a reconnect): drawn whole, whatever the page showed meanwhile
+      snapshot: function (d) { if (d.status) self.status = d.status; self.setView(d.view, true); if (handlers.snapshot) handlers.snapshot(d); },
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },

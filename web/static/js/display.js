@@ -53,7 +53,14 @@
   function sound(kind) { if (window.CompanionSound) window.CompanionSound.play(kind); }
 
   // -- plugins -----------------------------------------------------------------------------------------
-  function register(g, plugin) { plugins[g] = plugin; mount(); }
+  // a panel that registers after the first view (scripts load in parallel): the page is drawn again with it
+  // (whose turn it is and the other lines its view handler writes below), not only the panel
+  function register(g, plugin) {
+    plugins[g] = plugin;
+    var was = mounted;
+    mount();
+    if (!was && mounted && client && client.view) client.setView(client.view, true);
+  }
   function mount() {
     var p = plugins[game], root = $("tv-game");
     if (!p || mounted || !client || !client.view || !root) return;

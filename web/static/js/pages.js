@@ -44,6 +44,10 @@
     }
     return whenFormat.format(d);
   }
+  // a text or a flag written only when it changes: a page takes every event, and a write of the same words
+  // still costs the browser a new layout and paint of that line
+  function setText(node, s) { if (node && node.textContent !== s) node.textContent = s; }
+  function setHidden(node, h) { h = !!h; if (node && node.hidden !== h) node.hidden = h; }
   function gameName(g) { var s = t("game." + g); return s === "game." + g ? g : s; }
   // a phase in words: the clock's (phase.*), or a game's own (gphase.<game>.<phase>); never the raw name
   function phaseName(p, game) {
@@ -205,9 +209,11 @@
     var q = function (id) { return document.getElementById(id); };
     var clock = view && view.clock;
     var panel = q("clock-panel");
-    if (!clock) { if (panel) panel.hidden = true; C.wakeLock(false); this.stop(); document.body.classList.add("no-clock"); return; }
-    document.body.classList.remove("no-clock");
-    if (panel) panel.hidden = false;
+    var noClock = document.body.classList.contains("no-clock");
+    this.hasClock = !!clock;
+    if (!clock) { setHidden(panel, true); C.wakeLock(false); this.stop(); if (!noClock) document.body.classList.add("no-clock"); return; }
+    if (noClock) document.body.classList.remove("no-clock");
+    setHidden(panel, false);
     if (view.players) this.players = view.players;
     this.remaining = clock.remaining_seconds;
     this.running = !!clock.running && !view.ended;
@@ -238,24 +244,25 @@
   ClockView.prototype.draw = function () {
     var q = function (id) { return document.getElementById(id); };
     var out = q("clock-remaining");
-    if (!out) return;
+    // a match without the clock: its lines are the page's (the TV says whose turn it is there), not the clock's
+    if (!out || this.hasClock === false) return;
     var r = this.remaining, v = this.v, offline = C.isOffline();
     if (r !== null && r !== undefined && this.running && !offline) r = r - (Date.now() - this.base) / 1000;
-    out.textContent = C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r));
+    setText(out, C.formatSeconds(r === null || r === undefined ? null : Math.max(0, r)));
     out.classList.toggle("clock-low", r !== null && r !== undefined && r < 300);
     // the phone's countdown reaches 0 a moment before the server's next tick says so
     var phase = v.phase === "regular" && this.running && r !== null && r !== undefined && r <= 0 ? "finishing-round" : v.phase;
-    if (q("clock-phase")) q("clock-phase").textContent = v.ended || !phase ? "" : phaseName(phase);
-    if (q("clock-round")) q("clock-round").textContent = v.round && !v.ended ? t("clock.round", { n: v.round }) : "";
-    if (q("clock-turn")) q("clock-turn").textContent = turnText(v);
+    setText(q("clock-phase"), v.ended || !phase ? "" : phaseName(phase));
+    setText(q("clock-round"), v.round && !v.ended ? t("clock.round", { n: v.round }) : "");
+    setText(q("clock-turn"), turnText(v));
     var note = q("clock-note");
     if (note) {
       var paused = !this.running && !v.ended && phase && phase !== "setup";
       var text = offline && this.running ? t("clock.offline") :
         (phase === "finishing-round" && !v.ended ? t("clock.time_up", { player: this.players[0] || "" }) :
           (paused && this.pausedBy !== null ? (this.pausedBy ? t("clock.paused_because", { reason: C.pauseReason(this.pausedBy) }) : t("clock.paused")) : ""));
-      note.textContent = text;
-      note.hidden = !text;
+      setText(note, text);
+      setHidden(note, !text);
     }
   };
 
@@ -384,8 +391,8 @@
     var events = [];
     var client = new C.MatchClient(id, {
       view: function (view, cl) {
-        document.getElementById("seq").textContent = String(view.seq);
-        document.getElementById("match-status").textContent = t(cl.ended() ? "status.ended" : "status.open");
+        setText(document.getElementById("seq"), String(view.seq));
+        setText(document.getElementById("match-status"), t(cl.ended() ? "status.ended" : "status.open"));
         // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go)
         if (cl.ended()) ["who-card", "table-qr"].forEach(function (x) { var n = document.getElementById(x); if (n) n.hidden = true; });
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
@@ -403,14 +410,14 @@
       if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
-      var show = function (id, on) { var b = document.getElementById(id); if (b) b.hidden = !on; };
+      var show = function (id, on) { setHidden(document.getElementById(id), !on); };
       show("clock-start", c && view.phase === "setup" && !ended);
       show("clock-pause", c && c.running && !ended);
       show("clock-resume", c && !c.running && view.phase !== "setup" && !ended);
       show("turn-end", c && c.running && !ended && !view.awaiting_roll);
       show("final-roll", c && !ended && !!view.awaiting_roll);
       var pl = document.getElementById("power-lost");
-      if (pl) { var flag = cl.match && cl.match.power_lost; pl.hidden = !flag; if (flag) pl.textContent = C.plural("clock.power_lost", Math.floor((flag.remaining_seconds || 0) / 60)); }
+      if (pl) { var flag = cl.match && cl.match.power_lost; setHidden(pl, !flag); if (flag) setText(pl, C.plural("clock.power_lost", Math.floor((flag.remaining_seconds || 0) / 60))); }
     }
     function clockAction(id, fn) {
       var b = document.getElementById(id);
@@ -545,7 +552,7 @@
     function closeConfirm() { confirmBox.hidden = true; }
     function drawUndoRedo() {
       if (redoBtn) {
-        redoBtn.hidden = !redoable || role === "viewer" || client.ended();
+        setHidden(redoBtn, !redoable || role === "viewer" || client.ended());
         if (redoable) {
           var what = t("match.redo_what", { what: C.describeEvent(game, redoable) });
           redoBtn.title = what; redoBtn.setAttribute("aria-label", what);
