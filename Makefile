@@ -51,7 +51,8 @@ systemd-check: $(VENV)/.installed-dev
 # the offline bundle installed on a Pi's processor: Debian 12 arm64 and armhf roots under qemu-user, in a chroot
 # with no network (docs/pi.md, "Checking the installer"); skips, saying why, where it cannot run
 arm-check: $(VENV)/.installed-dev
-	COMPANION_ARM_CHROOT=1 $(BIN)/python -m pytest -n 0 -p no:cacheprovider -s -rs tests/test_arm_chroot.py
+	COMPANION_ARM_CHROOT=1 $(BIN)/python -m pytest -n 0 -p no:cacheprovider -s -rs tests/test_arm_chroot.py \
+	    $(if $(ARCH),-k $(ARCH))
 
 wheel: $(VENV)/.installed-dev
 	systemd/build-wheel.sh . dist "$(BIN)/python -m pip"

@@ -216,7 +216,7 @@ def test_the_offline_bundle_installs_and_runs_on_the_pis_processor(pi):
     kernel = {"COMPANION_TEST_KERNEL_MACHINE": "aarch64"}
     assert c.sh("python3 -c 'import platform; print(platform.machine())'", env=kernel).stdout.strip() == "aarch64"
     # plain pip judges `platform_machine == 'aarch64'` true and wants httptools, which armhf has no wheel of
-    p = c.sh(f"python3 -m venv /tmp/v && /tmp/v/bin/pip install -q --no-index --find-links /bundle "
+    p = c.sh(f"python3 -m venv --system-site-packages /tmp/v && /tmp/v/bin/pip install -q --no-index --find-links /bundle "
              f"/bundle/{c.doc['companion']}", env=kernel)
     assert p.returncode != 0 and "httptools" in p.stderr, p.stdout + p.stderr
     # install.sh judges them as armv7l: the same bundle installs

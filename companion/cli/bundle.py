@@ -40,7 +40,9 @@ def register(sub):
                     "and wheel, and the installer (systemd/). Needs internet here, none on the Pi: copy DIR over "
                     "and run `sudo DIR/systemd/install.sh --wheels DIR`. Prints a JSON summary.")
     p.add_argument("--for", dest="platform", required=True, choices=sorted(PLATFORMS),
-                   help="the Pi's machine (`uname -m`): aarch64 (64-bit Raspberry Pi OS), armv7l (32-bit), "
+                   help="the Pi's platform (`dpkg --print-architecture` on the Pi: arm64 is aarch64, armhf is "
+                        "armv7l; not `uname -m`, which says aarch64 on a 32-bit OS under a 64-bit kernel): aarch64 "
+                        "(64-bit Raspberry Pi OS), armv7l (32-bit), "
                         "x86_64 (a PC)")
     p.add_argument("--python-version", default="3.11",
                    help="the Pi's Python, MAJOR.MINOR (default 3.11: Raspberry Pi OS Bookworm)")
