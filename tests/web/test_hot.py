@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import re
+import threading
 
 import pytest
 
@@ -40,7 +41,20 @@ def ask(front, scope, body=b""):
     async def send(message):
         sent.append(message)
 
-    asyncio.run(front(scope, receive, send))
+    # in a thread of its own: a worker that ran a browser test first holds Playwright's event loop in this one
+    failed = []
+
+    def run():
+        try:
+            asyncio.run(front(scope, receive, send))
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the test's thread
+            failed.append(exc)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if failed:
+        raise failed[0]
     headers = {}
     for k, v in sent[0]["headers"]:
         headers.setdefault(k.decode(), []).append(v.decode())
