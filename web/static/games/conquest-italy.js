@@ -8,7 +8,7 @@
   var GAME = "conquest-italy";
   var root = null, client = null, map = null, mapReq = null;
   var placeDraft = {}, reinforceDraft = {}, trade = [];
-  var lastOddsKey = null, lastCalcKey = null, rankingSeq = -1, objectiveSeq = "", ranking = null;
+  var lastOddsKey = null, lastCalcKey = null, rankingSeq = -1, objectiveSeq = "", objectiveAnswer = null, ranking = null;
 
   var K = C.trackerKit(function () { return client; });
   var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
@@ -545,13 +545,22 @@
       return;
     }
     box.dataset.form = "";
-    var mine = (s.objectives || {})[seat], progress = s.objective_progress;
+    var mine = (s.objectives || {})[seat], progress = s.objective_progress, key = client.seq + "|" + seat;
+    // the server's answer for this seq and seat, once it came, is drawn again as it was (a second drawing at
+    // the same seq, after a reload or a reconnect, would otherwise drop the offer to replace the objective)
+    if (objectiveAnswer && objectiveAnswer.key === key) {
+      var o = objectiveAnswer.o;
+      drawSecret(box, seat, o.objective, o.progress, o.may_reset);
+      return;
+    }
     if (mine && progress) drawSecret(box, seat, mine, progress);
-    if (objectiveSeq === client.seq + "|" + seat) return;
-    objectiveSeq = client.seq + "|" + seat;
+    if (objectiveSeq === key) return;
+    objectiveSeq = key;
     // the server also says whether this phone may replace an objective recorded before it sat here
     C.api("GET", base() + "/conquest/objective").then(function (o) {
-      if (o.player === client.match.seat) drawSecret(box, seat, o.objective, o.progress, o.may_reset);
+      if (o.player !== client.match.seat) return;
+      objectiveAnswer = { key: key, o: o };
+      if (client.seq + "|" + client.match.seat === key) drawSecret(box, seat, o.objective, o.progress, o.may_reset);
     }, function () {});
   }
   // the ticks of an objective's cities, sent as objective.set (``replace``: the one recorded before)
