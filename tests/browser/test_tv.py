@@ -358,6 +358,17 @@ def test_tv_rome_is_burning_emperor_turn_scores(browser, server, org, artifacts_
         assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         tv.screenshot(path=str(artifacts_dir / "tv-rome.png"))
         assert not tv.errors, tv.errors
+        # the box's answer came before the TV's own script (js/display.js) ran: its panel is drawn all the same
+        late = _watch(ctx.new_page())
+        held = []
+        late.route("**/static/js/display.js*", lambda route: held.append(route))
+        late.goto(f"/m/{mid}/display", wait_until="commit")
+        late.wait_for_function("() => window.companionMatch && window.companionMatch.view")
+        assert held and late.evaluate("!window.CompanionTV")
+        held[0].continue_()
+        expect(late.locator("#tv-game")).to_be_visible()
+        expect(late.locator("#rome-tv-emperor")).to_have_text(IT["tv.rome_no_emperor"])
+        assert not late.errors, late.errors
     finally:
         ctx.close()
 

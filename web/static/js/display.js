@@ -325,6 +325,15 @@
     }
   });
 
+  // the box's first answer may come before this script runs (the page's scripts load while the match is asked
+  // for): its view and its "loaded" were told to nobody, so they are told again now that someone listens
+  var early = window.companionMatch;
+  if (early && early.view) {
+    client = early;
+    early.setView(early.view, true);
+    if (early.loaded) document.dispatchEvent(new CustomEvent("companion:tv-loaded", { detail: { view: early.view } }));
+  }
+
   window.CompanionTV = { register: register, die: die, dice: dice, who: who, swatch: swatch, step: STEP,
                          colour: colourOf, client: function () { return client; } };
 })();

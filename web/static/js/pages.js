@@ -770,6 +770,7 @@
           showRoll(d.events[d.events.length - 1], v);
         }, function () {});
       }
+      client.loaded = true; // js/display.js may run after this (it then tells itself: see its end)
       tell("loaded", { view: v });
       client.follow({
         event: function (d) { showRoll(d.event, d.view); tell("event", { data: d }); },
