@@ -98,11 +98,15 @@ def seq(page) -> int:
 # Until the page's match shows event ``n`` and its own write is answered: checked in the page every 10 ms (a
 # timer, not every frame: a frame on each of a table's pages costs the machine more than the check), in the
 # one call that also answers (the seq shown, or the view with ``view``), failing after the pages' timeout.
-_SYNC = """([n, view, ms]) => new Promise((resolve, reject) => {
+# With ``sels``: the texts a person reads there once it does (textContent, its white space collapsed).
+_SYNC = """([n, view, ms, sels]) => new Promise((resolve, reject) => {
   const t0 = Date.now();
   (function check() {
     const c = window.companionMatch;
-    if (c && c.view && c.seq >= n && !c.busy) return resolve(view ? c.view : c.seq);
+    if (c && c.view && c.seq >= n && !c.busy) {
+      if (sels) return resolve([c.seq, sels.map(s => { const e = document.querySelector(s); return e ? e.textContent.replace(/\\s+/g, " ").trim() : null; })]);
+      return resolve(view ? c.view : c.seq);
+    }
     if (Date.now() - t0 > ms) return reject(new Error("the page shows event " + (c ? c.seq : "none") + ", not " + n + ", after " + ms + " ms"));
     setTimeout(check, 10);
   })();
@@ -112,12 +116,19 @@ TIMEOUT_MS = 15_000
 
 def wait_seq(page, n: int) -> int:
     """Until the page shows event ``n`` and its own write is answered (one write at a time): the seq shown."""
-    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS])
+    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS, None])
+
+
+def texts_at(page, n: int, *selectors: str) -> list[str | None]:
+    """Once the page shows event ``n`` (and its own write is answered): the text of each selector as the
+    person reads it then (None: not on the page). What the page draws from that event is drawn by then:
+    one call, where a wait and an ``expect`` per line were two."""
+    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS, list(selectors)])[1]
 
 
 def view_at(page, n: int) -> dict:
     """The match as ``page`` holds it once it shows event ``n`` (one call: the wait and the read)."""
-    return page.evaluate(_SYNC, [n, True, TIMEOUT_MS])
+    return page.evaluate(_SYNC, [n, True, TIMEOUT_MS, None])
 
 
 def act(page, selector: str, confirm: bool | None = None, n: int | None = None) -> int:
