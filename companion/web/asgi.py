@@ -10,8 +10,8 @@
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
   for every event: that read runs in the worker pool too. An error (403, 404, 400) is Flask's own
   response, sent as it is.
-- ``GET /healthz``, ``GET /api/matches/<id>`` and ``POST /api/matches/<id>/events`` (the requests every
-  table makes most) are answered without Flask (``companion/web/hot.py``: the same gate, views and
+- ``GET /healthz``, ``GET /api/matches/<id>``, ``POST /api/matches/<id>/events`` and its ``/undo`` and
+  ``/redo`` (the requests every table makes most) are answered without Flask (``companion/web/hot.py``: the same gate, views and
   answers, in the same pool of threads) when they are plain enough to be read as werkzeug reads them;
 - every other request goes to the Flask app in a bounded pool of threads (``--threads``): one trip to
   a thread per request, the environ built by a2wsgi's ``build_environ``, the response collected in the

@@ -1,5 +1,6 @@
 """The routes every table calls most, answered by the ASGI front itself (``companion/web/asgi.py``) without
-Flask and Werkzeug: ``GET /healthz``, ``GET /api/matches/<id>`` and ``POST /api/matches/<id>/events``.
+Flask and Werkzeug: ``GET /healthz``, ``GET /api/matches/<id>``, ``POST /api/matches/<id>/events`` and the
+match's ``/undo`` and ``/redo``.
 
 The views here are the only ones of these routes: the Flask blueprint (``companion/web/api.py``) calls the
 same functions with its own request, so a rule is never written twice. A request through the front goes
@@ -77,6 +78,24 @@ def append_event(call: Call, match_id: str) -> dict:
         match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"], by=call.caller(match_id)))
 
 
+def undo(call: Call, match_id: str) -> dict:
+    """``POST /api/matches/<id>/undo``: take back the match's last event in effect (201)."""
+    call.require("player")
+    doc = call.json_body("api.undo")
+    return stored(call, match_id, lambda: call.c.service.undo(match_id, expected_seq=doc["expected_seq"],
+                                                              by=call.caller(match_id)))
+
+
+def redo(call: Call, match_id: str) -> dict:
+    """``POST /api/matches/<id>/redo``: take back the most recent undo (while it is the match's last event): its
+    event again, same data (201). Re-recording another player's secret event is judged like recording it
+    (companion/services/policy.py)."""
+    call.require("player")
+    doc = call.json_body("api.undo")
+    return stored(call, match_id, lambda: call.c.service.redo(match_id, expected_seq=doc["expected_seq"],
+                                                              by=call.caller(match_id)))
+
+
 # -- the front's side: which requests, read how ---------------------------------------------------------
 # (method, path, the Flask endpoint and rule it stands for, the view: Call, view args -> (body, status))
 ROUTES = (
@@ -85,6 +104,10 @@ ROUTES = (
      lambda call, match_id: (match_doc(call, match_id), 200)),
     ("POST", re.compile(r"/api/matches/(?P<match_id>[^/]+)/events"), "api.append_event",
      "/api/matches/<match_id>/events", lambda call, match_id: (append_event(call, match_id), 201)),
+    ("POST", re.compile(r"/api/matches/(?P<match_id>[^/]+)/undo"), "api.undo", "/api/matches/<match_id>/undo",
+     lambda call, match_id: (undo(call, match_id), 201)),
+    ("POST", re.compile(r"/api/matches/(?P<match_id>[^/]+)/redo"), "api.redo", "/api/matches/<match_id>/redo",
+     lambda call, match_id: (redo(call, match_id), 201)),
 )
 # a Host werkzeug takes as it is (its ``_host_re``: a name or IPv4 address, or [IPv6], and a port)
 _HOST = re.compile(r"(?:[a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+])(?::([1-9][0-9]{,4}))?", re.ASCII | re.IGNORECASE)

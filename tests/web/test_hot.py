@@ -249,6 +249,41 @@ def test_a_write_through_the_front_is_stored_and_answered_as_flask_answers_it(ap
     assert set(a) == set(b) and set(a["event"]) == set(b["event"])
 
 
+def test_undo_and_redo_through_the_front_are_stored_and_refused_as_flask_does(app, fronts, tokens, match):
+    own, flask = fronts
+    organiser = [("Authorization", f"Bearer {tokens['organiser']}"), ("Content-Type", "application/json")]
+    player = [("Authorization", f"Bearer {tokens['player']}"), ("Content-Type", "application/json")]
+    assert hot.route(scope_of(f"/api/matches/{match}/undo", "POST"))[0] == "api.undo"
+    assert hot.route(scope_of(f"/api/matches/{match}/redo", "POST"))[0] == "api.redo"
+
+    def post(front, what, seq, headers=organiser):
+        body = json.dumps({"expected_seq": seq}).encode()
+        status, h, data = ask(front, scope_of(f"/api/matches/{match}/{what}", "POST", headers=headers), body)
+        return status, {k: v for k, v in h.items() if k != "content-length"}, json.loads(data)
+
+    for seq in range(2):  # two points, each undone by one front
+        body = json.dumps({"type": "point", "data": {"player": "Anna"}, "expected_seq": 3 * seq}).encode()
+        assert ask(own, scope_of(f"/api/matches/{match}/events", "POST", headers=organiser), body)[0] == 201
+        answers = [post(flask if seq == 0 else own, "undo", 3 * seq + 1)]
+        assert answers[0][0] == 201, answers
+        answers.append(post(flask if seq == 0 else own, "redo", 3 * seq + 2))
+        assert answers[1][0] == 201 and answers[1][2]["view"]["state"]["points"]["Anna"] == seq + 1, answers
+        if seq == 0:
+            first = answers
+        else:  # the same answers, but for the seqs and the points
+            for (s0, h0, a), (s1, h1, b) in zip(first, answers):
+                assert (s0, h0, set(a), a["event"]["type"]) == (s1, h1, set(b), b["event"]["type"])
+    # refusals: a stale seq, a viewer, a missing body field, nothing to redo
+    scope = scope_of(f"/api/matches/{match}/undo", "POST", headers=organiser)
+    assert same(own, flask, scope, json.dumps({"expected_seq": 1}).encode())[0] == 409
+    assert same(own, flask, scope, b"{}") == (400, {"error": "the last event seen is missing", "field": "$"})
+    status, doc = same(own, flask, scope_of(f"/api/matches/{match}/redo", "POST", headers=player),
+                       json.dumps({"expected_seq": 6}).encode())
+    assert status == 409 and doc["error"].startswith("nothing to redo")
+    assert same(own, flask, scope_of(f"/api/matches/{match}/undo", "POST", headers=[("Origin", ORIGIN)]),
+                json.dumps({"expected_seq": 6}).encode())[1]["field"] == "Authorization"
+
+
 LAZY_PROBE = """
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[2])
