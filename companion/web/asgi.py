@@ -2,14 +2,15 @@
 
 ``Front(app, limits)`` is an ASGI application:
 
-- ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` are opened by the Flask views themselves
-  (the request gate: Host allow-list, roles, viewers turned off; the 404, ``Last-Event-ID``, the
-  snapshot) in a small pool of worker threads, since they read SQLite; the ``Plan`` they return (see
-  ``companion/web/live.py``) is then pumped here, natively async: the hub feeds an
+- ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` are opened without Flask when they are plain
+  (``companion/web/hot.py``: the request gate — Host allow-list, roles, viewers turned off, the
+  connection's trust — then ``companion/web/streams.py``'s views: the 404, ``Last-Event-ID``, the
+  snapshot), else by the Flask views, which call the same views; either way in a small pool of worker
+  threads, since they read SQLite. The ``Plan`` they return is then pumped here, natively async: the hub feeds an
   ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
-  for every event: that read runs in the worker pool too. An error (403, 404, 400) is Flask's own
-  response, sent as it is.
+  for every event: that read runs in the worker pool too. An error (403, 404, 400) is sent as the gate or
+  Flask answered it.
 - ``GET /healthz``, ``GET /api/matches/<id>``, ``POST /api/matches/<id>/events`` and its ``/undo`` and
   ``/redo`` (the requests every table makes most) are answered without Flask (``companion/web/hot.py``: the same gate, views and
   answers, in the same pool of threads) when they are plain enough to be read as werkzeug reads them;
@@ -428,16 +429,25 @@ class Front:
             return
         self.streams[addr] = self.streams.get(addr, 0) + 1
         try:
-            if not await self._built(scope, send):
-                return
-            from a2wsgi.wsgi import build_environ
+            def subscribe(key):
+                return self.c.hub.subscribe_async(key, loop)
 
-            environ = build_environ(scope, io.BytesIO(b""))
-            environ["companion.subscribe"] = lambda key: self.c.hub.subscribe_async(key, loop)
             probation = self.connections.probation_of(client) if self.connections is not None else None
-            if probation:
-                environ[PROBATION_KEY] = probation
-            plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
+            found = hot.route(scope, hot.STREAMS) if self.own_routes else None
+            if found is not None:  # the same gate and view as Flask's, without Flask (companion/web/hot.py)
+                environ = {PROBATION_KEY: probation} if probation else {}
+                plan, status, headers, data = await loop.run_in_executor(
+                    self.io, hot.open_stream, self.c, found, scope, environ, subscribe)
+            else:
+                if not await self._built(scope, send):
+                    return
+                from a2wsgi.wsgi import build_environ
+
+                environ = build_environ(scope, io.BytesIO(b""))
+                environ["companion.subscribe"] = subscribe
+                if probation:
+                    environ[PROBATION_KEY] = probation
+                plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
             if not self._earned(client, environ):
                 if plan is not None:
                     plan.close()
