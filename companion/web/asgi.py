@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from companion.web import gate, hot
 from companion.web.limits import MAX_BODY, body_limit
 from companion.web.hub import heartbeat_event
+from companion.web.streams import frame
 from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
 
 log = logging.getLogger(__name__)
@@ -92,11 +93,6 @@ TOO_MANY_STREAMS = "too many live pages from this address (at most {n})"
 STOPPING = "the server is stopping"
 LATE_BODY = "the body did not arrive in time"
 SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY)
-
-
-def frame(data: bytes) -> bytes:
-    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter and uvicorn's httptools send write for it)."""
-    return b"%x\r\n%b\r\n" % (len(data), data)
 
 
 def _chunked(proto) -> bool:
@@ -498,22 +494,40 @@ class Front:
 
         proto = self.connections.get(scope.get("client")) if self.connections is not None else None
         direct = None  # the connection's protocol, once its response is known to be chunked
+        render = plan.render
+
+        def write_now(item) -> bool:
+            """On the loop, from the hub's fan-out (``AsyncSubscriber.direct``): the item's chunk, framed once
+            for every stream of its audience, written to the transport; False when it cannot be now."""
+            if not _writable(direct):
+                return False
+            chunk = render(item, True)
+            if chunk:
+                direct.transport.write(chunk)
+            return True
 
         try:
             await write({"type": "http.response.start", "status": status, "headers": headers})
             await write(body("".join(plan.head).encode("utf-8")))
             if scope.get("method") == "GET" and _chunked(proto):
                 direct = proto
+                if not plan.blocking:  # (a player's stream reads the seat for each event: in a worker thread)
+                    sub.direct = write_now
             async for batch in sub.batches_until_closed(plan.heartbeat):
                 if batch is None:
                     await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
                     continue
+                if direct is not None and len(batch) == 1 and not plan.blocking and _writable(direct):
+                    chunk = render(batch[0], True)  # the same bytes object for every stream of its audience
+                    if chunk:
+                        direct.transport.write(chunk)
+                    continue
                 parts = []
                 for item in batch:
                     if plan.blocking:
-                        text = await loop.run_in_executor(self.io, plan.render, item)
+                        text = await loop.run_in_executor(self.io, render, item)
                     else:
-                        text = plan.render(item)
+                        text = render(item)
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:
@@ -533,6 +547,7 @@ class Front:
                 raise
             self._drop(scope)  # the client read nothing for send_timeout: let its connection go
         finally:
+            sub.direct = None
             writing.pop(task, None)
             self.subs.discard(sub)
             plan.close()

@@ -36,10 +36,11 @@ class Subscriber:
 
 
 class _Waker:
-    """Wakes an event loop's waiting streams a slice at a time. A new event of a match shown on 1,000
-    screens wakes 1,000 stream tasks; woken all at once they would run back to back before the loop
-    polled its sockets again, so a player's request (and its answer, and ``/healthz``) would wait for the
-    whole fan-out. A slice at a time, the loop reads and answers requests between slices."""
+    """Wakes an event loop's waiting streams a slice at a time, and hands them their items a slice at a time.
+    A new event of a match shown on 1,000 screens reaches 1,000 streams; done all at once, the loop would
+    run them back to back before it polled its sockets again, so a player's request (and its answer, and
+    ``/healthz``) would wait for the whole fan-out. A slice at a time, the loop reads and answers requests
+    between slices."""
 
     SLICE = 50
 
@@ -47,6 +48,8 @@ class _Waker:
         self.loop = loop
         self.pending: collections.deque = collections.deque()
         self.scheduled = False
+        self.jobs: collections.deque = collections.deque()  # [subscribers, the next one's index, item]
+        self.fanning = False
 
     def wake(self, waiter: asyncio.Future) -> None:
         """On the loop."""
@@ -66,6 +69,33 @@ class _Waker:
         else:
             self.scheduled = False
 
+    def fan(self, subs, item) -> None:
+        """On the loop: ``item`` delivered to every subscriber of ``subs``, a slice at a time; items in the
+        order they came (an item reaches every subscriber before the next item reaches any)."""
+        self.jobs.append([subs, 0, item])
+        if not self.fanning:
+            self.fanning = True
+            self._fan()
+
+    def _fan(self) -> None:
+        budget = self.SLICE
+        jobs = self.jobs
+        while jobs and budget > 0:
+            job = jobs[0]
+            subs, i, item = job
+            end = min(len(subs), i + budget)
+            budget -= end - i
+            for n in range(i, end):
+                subs[n].deliver(item)
+            if end < len(subs):
+                job[1] = end
+            else:
+                jobs.popleft()
+        if jobs:
+            self.loop.call_soon(self._fan)
+        else:
+            self.fanning = False
+
 
 _wakers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker]" = weakref.WeakKeyDictionary()
 _wakers_lock = threading.Lock()
@@ -84,7 +114,12 @@ class AsyncSubscriber:
     published item for all the loop's subscribers, see ``Hub.publish``); bounded like ``Subscriber``.
     The reading task is woken through the loop's ``_Waker`` (a slice of streams at a time) and takes
     every item waiting at once; the heartbeat is one timer per stream, set again only when it fires
-    (not one timer per item), so an event costs each stream little more than its write."""
+    (not one timer per item), so an event costs each stream little more than its write.
+
+    ``direct``: set by the stream's pump (``companion/web/asgi.py``) when it can write an item itself, on
+    the loop, without waking its task: ``direct(item)`` writes it and returns True, or returns False (the
+    client is slow to read, the connection closing) and the item goes to the queue as before. It is tried
+    only while the task waits with nothing queued, so items are written in the order they came."""
 
     def __init__(self, key: str, loop: asyncio.AbstractEventLoop, maxsize: int = 1000):
         self.key = key
@@ -92,6 +127,7 @@ class AsyncSubscriber:
         self.maxsize = maxsize
         self.items: collections.deque = collections.deque()
         self.overflow = False
+        self.direct = None
         self._waker = _waker(loop)
         self._waiter: asyncio.Future | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -104,6 +140,11 @@ class AsyncSubscriber:
 
     def deliver(self, item) -> None:
         """On the loop."""
+        direct = self.direct
+        if direct is not None and self._waiter is not None and not self.items and item[0] != "close" \
+                and direct(item):
+            self._last = self.loop.time()  # (the heartbeat counts from the last write)
+            return
         if len(self.items) >= self.maxsize:
             self.overflow = True
         else:
@@ -164,8 +205,9 @@ class AsyncSubscriber:
 
 
 def _deliver_all(subs, item) -> None:
-    for s in subs:
-        s.deliver(item)
+    """On the loop: ``item`` to the loop's subscribers ``subs``, a slice at a time (``_Waker.fan``)."""
+    if subs:
+        subs[0]._waker.fan(subs, item)
 
 
 class Hub:
