@@ -496,12 +496,17 @@ class Front:
         direct = None  # the connection's protocol, once its response is known to be chunked
         render = plan.render
 
-        def write_now(item) -> bool:
-            """On the loop, from the hub's fan-out (``AsyncSubscriber.direct``): the item's chunk, framed once
-            for every stream of its audience, written to the transport; False when it cannot be now."""
+        def write_now(items) -> bool:
+            """On the loop, in the hub's slices of writes (``AsyncSubscriber.flush``): the items' chunk written
+            to the transport (one item: its chunk framed once for every stream of its audience); False when
+            it cannot be now (nothing rendered, nothing written)."""
             if not _writable(direct):
                 return False
-            chunk = render(item, True)
+            if len(items) == 1:
+                chunk = render(items[0], True)
+            else:
+                parts = [data for data in map(render, items) if data]
+                chunk = frame(b"".join(parts)) if parts else None
             if chunk:
                 direct.transport.write(chunk)
             return True

@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import logging
 import queue
 import threading
 import weakref
 
 from companion.web.calls import brief, match_card, present_view
+
+log = logging.getLogger(__name__)
 
 ALL = "*"
 CLOSE = ("close", None)
@@ -36,7 +39,7 @@ class Subscriber:
 
 
 class _Waker:
-    """Wakes an event loop's waiting streams a slice at a time, and hands them their items a slice at a time.
+    """Wakes an event loop's waiting streams a slice at a time, and has them write their items a slice at a time.
     A new event of a match shown on 1,000 screens reaches 1,000 streams; done all at once, the loop would
     run them back to back before it polled its sockets again, so a player's request (and its answer, and
     ``/healthz``) would wait for the whole fan-out. A slice at a time, the loop reads and answers requests
@@ -48,8 +51,8 @@ class _Waker:
         self.loop = loop
         self.pending: collections.deque = collections.deque()
         self.scheduled = False
-        self.jobs: collections.deque = collections.deque()  # [subscribers, the next one's index, item]
-        self.fanning = False
+        self.flushing: collections.deque = collections.deque()  # subscribers that write their items themselves
+        self.flush_scheduled = False
 
     def wake(self, waiter: asyncio.Future) -> None:
         """On the loop."""
@@ -69,32 +72,23 @@ class _Waker:
         else:
             self.scheduled = False
 
-    def fan(self, subs, item) -> None:
-        """On the loop: ``item`` delivered to every subscriber of ``subs``, a slice at a time; items in the
-        order they came (an item reaches every subscriber before the next item reaches any)."""
-        self.jobs.append([subs, 0, item])
-        if not self.fanning:
-            self.fanning = True
-            self._fan()
+    def dirty(self, sub) -> None:
+        """On the loop: ``sub`` has items to write itself (``AsyncSubscriber.flush``), a slice of streams at a
+        time. A stream that waits its turn while more items come writes them all at once: a loop that falls
+        behind a fan-out catches up instead of writing every item to every stream in turn."""
+        self.flushing.append(sub)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            self.loop.call_soon(self._flush)
 
-    def _fan(self) -> None:
-        budget = self.SLICE
-        jobs = self.jobs
-        while jobs and budget > 0:
-            job = jobs[0]
-            subs, i, item = job
-            end = min(len(subs), i + budget)
-            budget -= end - i
-            for n in range(i, end):
-                subs[n].deliver(item)
-            if end < len(subs):
-                job[1] = end
-            else:
-                jobs.popleft()
-        if jobs:
-            self.loop.call_soon(self._fan)
+    def _flush(self) -> None:
+        flushing = self.flushing
+        for _ in range(min(self.SLICE, len(flushing))):
+            flushing.popleft().flush()
+        if flushing:
+            self.loop.call_soon(self._flush)
         else:
-            self.fanning = False
+            self.flush_scheduled = False
 
 
 _wakers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker]" = weakref.WeakKeyDictionary()
@@ -116,10 +110,12 @@ class AsyncSubscriber:
     every item waiting at once; the heartbeat is one timer per stream, set again only when it fires
     (not one timer per item), so an event costs each stream little more than its write.
 
-    ``direct``: set by the stream's pump (``companion/web/asgi.py``) when it can write an item itself, on
-    the loop, without waking its task: ``direct(item)`` writes it and returns True, or returns False (the
-    client is slow to read, the connection closing) and the item goes to the queue as before. It is tried
-    only while the task waits with nothing queued, so items are written in the order they came."""
+    ``direct``: set by the stream's pump (``companion/web/asgi.py``) when it can write items itself, on
+    the loop, without waking its task: ``direct(items)`` writes them and returns True, or returns False (the
+    client is slow to read, the connection closing: nothing written) and the task takes them as before. While
+    the task waits, a new item marks the stream for the loop's next slice of writes (``_Waker.dirty``) and
+    ``flush`` writes every item queued by then; once the task is awake, it takes them: one queue, so the
+    items are written in the order they came, by one or the other."""
 
     def __init__(self, key: str, loop: asyncio.AbstractEventLoop, maxsize: int = 1000):
         self.key = key
@@ -128,6 +124,7 @@ class AsyncSubscriber:
         self.items: collections.deque = collections.deque()
         self.overflow = False
         self.direct = None
+        self._dirty = False
         self._waker = _waker(loop)
         self._waiter: asyncio.Future | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -140,16 +137,37 @@ class AsyncSubscriber:
 
     def deliver(self, item) -> None:
         """On the loop."""
-        direct = self.direct
-        if direct is not None and self._waiter is not None and not self.items and item[0] != "close" \
-                and direct(item):
-            self._last = self.loop.time()  # (the heartbeat counts from the last write)
-            return
         if len(self.items) >= self.maxsize:
             self.overflow = True
+            self._wake()
+            return
+        self.items.append(item)
+        if self.direct is not None and self._waiter is not None and item[0] != "close":
+            if not self._dirty:
+                self._dirty = True
+                self._waker.dirty(self)
         else:
-            self.items.append(item)
-        self._wake()
+            self._wake()
+
+    def flush(self) -> None:
+        """On the loop, in its turn (``_Waker._flush``): the items queued, written by ``direct`` while the
+        task still waits; else (the task is awake, or they could not be written now) the task takes them."""
+        self._dirty = False
+        items, direct = self.items, self.direct
+        if not items or direct is None or self._waiter is None:
+            return  # (the task is awake: it takes them)
+        try:
+            written = direct(list(items))
+        except Exception:  # a bug: logged, and the stream ends (its client reconnects, resumes by Last-Event-ID)
+            log.exception("a stream's write failed")
+            self.overflow = True
+            self._wake()
+            return
+        if written:
+            items.clear()
+            self._last = self.loop.time()  # (the heartbeat counts from the last write)
+        else:
+            self._wake()
 
     def put(self, item) -> None:
         """From any thread."""
@@ -205,9 +223,8 @@ class AsyncSubscriber:
 
 
 def _deliver_all(subs, item) -> None:
-    """On the loop: ``item`` to the loop's subscribers ``subs``, a slice at a time (``_Waker.fan``)."""
-    if subs:
-        subs[0]._waker.fan(subs, item)
+    for s in subs:
+        s.deliver(item)
 
 
 class Hub:

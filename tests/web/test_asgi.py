@@ -340,6 +340,47 @@ def test_a_new_event_wakes_the_streams_a_slice_at_a_time():
     run(go())
 
 
+def test_streams_that_write_themselves_write_a_slice_at_a_time_and_catch_up_in_one_write():
+    """Streams whose pump writes for them (``direct``) are not woken: the loop writes their items a slice of
+    streams at a time (a callback queued just after the event runs after one slice), items that came before
+    a stream's turn go in one write, and a stream that cannot write now (a slow reader) has its task take
+    them, in order."""
+    from companion.web.live import AsyncSubscriber, _Waker, _deliver_all
+
+    n = 3 * _Waker.SLICE
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        subs = [AsyncSubscriber("m", loop) for _ in range(n)]
+        writes, taken = [], []
+        for i, sub in enumerate(subs):
+            sub.direct = lambda items, i=i: writes.append((i, [item[1] for item in items])) or True
+
+        async def reader(sub):
+            async for batch in sub.batches_until_closed(600):
+                taken.append([item[1] for item in batch])
+
+        tasks = [loop.create_task(reader(s)) for s in subs]
+        await asyncio.sleep(0)  # every reader waits
+        seen = []
+        _deliver_all(subs, ("event", 1, {}))
+        loop.call_soon(lambda: seen.append(len(writes)))  # e.g. a POST's answer, ready now
+        _deliver_all(subs, ("event", 2, {}))  # (before any stream's turn: in the same write)
+        while len(writes) < n:
+            await asyncio.sleep(0)
+        assert seen and seen[0] <= _Waker.SLICE
+        assert sorted(writes) == [(i, [1, 2]) for i in range(n)] and taken == []
+        subs[0].direct = lambda items: False  # a client slow to read: its task takes the item
+        _deliver_all(subs[:1], ("event", 3, {}))
+        while not taken:
+            await asyncio.sleep(0)
+        assert taken == [[3]]
+        _deliver_all(subs, ("close", None))
+        await asyncio.gather(*tasks)
+
+    run(go())
+
+
 def test_items_waiting_for_a_stream_are_taken_in_one_batch_and_the_heartbeat_still_comes():
     from companion.web.live import AsyncSubscriber
 
