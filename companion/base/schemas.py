@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
-import re
 
 from companion.base.errors import InputError, join_path, pattern
 from companion.base.resources import schema_file, schemas_dir
@@ -14,8 +12,10 @@ from companion.base.resources import schema_file, schemas_dir
 def load_schema(name: str) -> dict:
     """``name`` without the ``.schema.json`` suffix, e.g. ``match-export``. The schema as written: a
     ``$ref`` to another file stays a reference (``resolve`` follows it, ``standalone`` writes it in place)."""
+    from companion.base.jsonio import loads  # json's own reader without importing json (nor re) at a CLI start
+
     with open(schema_file(name), encoding="utf-8") as fh:
-        return json.load(fh)
+        return loads(fh.read())
 
 
 # -- references between the schemas ------------------------------------------------------------------
@@ -180,10 +180,21 @@ def integral(value):
     return value
 
 
+def _quoted(p) -> str:
+    """``json.dumps(p, ensure_ascii=False)``; a text without importing json."""
+    if isinstance(p, str):
+        from companion.base.jsonio import quoted
+
+        return quoted(p)
+    import json
+
+    return json.dumps(p, ensure_ascii=False)
+
+
 def json_path(parts) -> str:
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{json.dumps(p, ensure_ascii=False)}]")
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{_quoted(p)}]")
     return out
 
 
@@ -371,7 +382,12 @@ class _Compiler:
             elif key == "maxLength":
                 checks.append(lambda x, n=value: not isinstance(x, str) or len(x) <= n)
             elif key == "pattern":
-                rx = re.compile(value)
+                import re  # here: most schemas (the score documents') have no pattern
+
+                try:
+                    rx = re.compile(value)
+                except re.error as exc:
+                    raise _Unsupported(f"pattern {value!r}") from exc
                 checks.append(lambda x, rx=rx: not isinstance(x, str) or rx.search(x) is not None)
             elif key == "format":
                 if not self.formats:
@@ -430,7 +446,7 @@ def compiled(schema: dict, formats: bool = True, name: str | None = None):
     none: they are to itself); a reference to another file is compiled from that file."""
     try:
         return _Compiler(schema, formats, name if name is not None else _own_name(schema)).node(schema)
-    except (_Unsupported, KeyError, IndexError, TypeError, ValueError, re.error):
+    except (_Unsupported, KeyError, IndexError, TypeError, ValueError):
         return None
 
 
@@ -480,7 +496,7 @@ def schema_error(err, field: str | None) -> InputError:
     if v in ("enum", "const"):
         choices = value if v == "enum" else [value]
         return InputError("{what:w} must be one of: {choices}", field, what=what,
-                          choices=", ".join(json.dumps(c, ensure_ascii=False) for c in choices[:12]))
+                          choices=", ".join(_quoted(c) for c in choices[:12]))
     if v == "minLength" and value == 1:
         return InputError("{what:w} is empty", field, what=what)
     if v == "minLength":
