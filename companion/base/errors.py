@@ -16,9 +16,6 @@ or ``$.cities[2]`` with the part as ``$``); the caller puts them under where the
 :func:`join_path` or :meth:`CompanionError.under` (``raise exc.under("$.events[3].data") from None``).
 """
 
-
-import re
-
 _PATTERNS: dict = {}
 
 
@@ -27,6 +24,8 @@ def pattern(text: str):
     pure Python, a few milliseconds of a CLI start on a Pi per pattern)."""
     rx = _PATTERNS.get(text)
     if rx is None:
+        import re  # here: a CLI start that renders no sentence needs no re (nor enum, which re imports)
+
         rx = _PATTERNS[text] = re.compile(text)
     return rx
 

@@ -2,12 +2,58 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from json.encoder import encode_basestring as _string  # json's own string writer (in C)
 
 from companion.base.errors import InputError
+
+# json's own parts in C, taken without importing the json package: json imports re (and re enum), and
+# compiles its patterns at import, a tenth of what a CLI start spends above the interpreter's own start
+try:
+    from _json import encode_basestring as _string, make_scanner as _make_scanner
+except ImportError:  # an interpreter without the accelerator: json's Python parts
+    from json.encoder import encode_basestring as _string
+    _make_scanner = None
+
+_WHITESPACE = " \t\n\r"  # what json's decoder skips around a document
+_CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
+
+
+class _Decoder:
+    """What json's scanner reads from ``json.JSONDecoder()`` (its defaults), with ``parse_constant``."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    def __init__(self, parse_constant):
+        self.parse_constant = parse_constant
+
+
+def loads(text, parse_constant=None):
+    """``json.loads(text, parse_constant=parse_constant)``: the same value, and the same error for text that
+    is not one JSON document (json itself reads it again to raise it), without importing json for a document. The scanner is
+    json's own (``_json.make_scanner``, what ``json.loads`` runs); what this skips is only the package's
+    import and its pattern for the whitespace around the document."""
+    if _make_scanner is not None and isinstance(text, str):
+        scan = _make_scanner(_Decoder(parse_constant or _CONSTANTS.__getitem__))
+        try:
+            value, end = scan(text, len(text) - len(text.lstrip(_WHITESPACE)))
+        except Exception:  # not one JSON value: json reads it again and raises its own error (the scanner
+            pass  # words its errors with json.decoder's class; with json not imported yet, some Pythons fail)
+        else:
+            if end == len(text.rstrip(_WHITESPACE)):  # (a value never ends with whitespace)
+                return value
+    import json
+
+    return json.loads(text, parse_constant=parse_constant)
+
+
+def quoted(text: str) -> str:
+    """``json.dumps(text, ensure_ascii=False)`` for a str."""
+    return _string(text)
 
 
 def load_json(source: str):
@@ -73,15 +119,17 @@ def parse_json(text: str, source: str = "input"):
     """Parse JSON text; any problem is an InputError naming ``source`` (never a ValueError escaping: a number
     with thousands of digits, nesting deeper than Python recurses)."""
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = loads(text, parse_constant=_no_constant)
     except _NotJsonNumber as exc:
         raise InputError("{source} is not valid JSON: {exc} is not a JSON number", source=source, exc=exc) from None
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:
+        from json import JSONDecodeError  # (json's scanner imported it to raise it)
+
+        if not isinstance(exc, JSONDecodeError):  # Python refuses ints of more than MAX_DIGITS digits
+            raise InputError("{source} holds a number with more than {MAX_DIGITS} digits{value}", source=source, MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
         raise InputError("{source} is not valid JSON: {msg} at line {lineno} column {colno}", source=source, msg=exc.msg, lineno=exc.lineno, colno=exc.colno) from None
     except RecursionError:
         raise InputError("{source} is nested too deeply to be a document", source=source) from None
-    except ValueError:  # Python refuses ints of more than MAX_DIGITS digits
-        raise InputError("{source} holds a number with more than {MAX_DIGITS} digits{value}", source=source, MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
     if depth_exceeds(doc):
         raise InputError("{source} is nested too deeply to be a document (more than {MAX_DEPTH} levels)", source=source, MAX_DEPTH=MAX_DEPTH)
     return doc
@@ -183,6 +231,8 @@ def write_status_file(path, doc: dict) -> None:
     a failure leaves the old file and no temporary one (a status is advice: it never stops the caller)."""
     from pathlib import Path  # here: reading a document at a CLI start needs no pathlib
 
+    import json
+
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
     try:
@@ -199,7 +249,7 @@ def read_status_file(path) -> dict | None:
     """A status file written by ``write_status_file``: its object, or ``None`` when missing or unreadable."""
     try:
         with open(path, encoding="utf-8") as fh:
-            doc = json.loads(fh.read())
+            doc = loads(fh.read())
     except (OSError, ValueError):
         return None
     return doc if isinstance(doc, dict) else None

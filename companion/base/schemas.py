@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
-import re
 
 from companion.base.errors import InputError, join_path, pattern
 from companion.base.resources import schema_file, schemas_dir
@@ -14,8 +12,10 @@ from companion.base.resources import schema_file, schemas_dir
 def load_schema(name: str) -> dict:
     """``name`` without the ``.schema.json`` suffix, e.g. ``match-export``. The schema as written: a
     ``$ref`` to another file stays a reference (``resolve`` follows it, ``standalone`` writes it in place)."""
+    from companion.base.jsonio import loads  # json's own reader without importing json (nor re) at a CLI start
+
     with open(schema_file(name), encoding="utf-8") as fh:
-        return json.load(fh)
+        return loads(fh.read())
 
 
 # -- references between the schemas ------------------------------------------------------------------
@@ -180,10 +180,21 @@ def integral(value):
     return value
 
 
+def _quoted(p) -> str:
+    """``json.dumps(p, ensure_ascii=False)``; a text without importing json."""
+    if isinstance(p, str):
+        from companion.base.jsonio import quoted
+
+        return quoted(p)
+    import json
+
+    return json.dumps(p, ensure_ascii=False)
+
+
 def json_path(parts) -> str:
     out = "$"
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{json.dumps(p, ensure_ascii=False)}]")
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if str(p).isidentifier() else f"[{_quoted(p)}]")
     return out
 
 
@@ -266,6 +277,36 @@ def _unique(items) -> bool:
     return True
 
 
+def _all(checks: tuple):
+    def check(x):
+        for c in checks:
+            if not c(x):
+                return False
+        return True
+    return check
+
+
+def _properties(props: tuple):
+    def check(x):
+        if isinstance(x, dict):
+            for k, f in props:
+                if k in x and not f(x[k]):
+                    return False
+        return True
+    return check
+
+
+def _enum(options: list):
+    # a text is one of the texts listed (JSON equality of two texts is theirs); anything else as jsonschema has it
+    texts = frozenset(o for o in options if isinstance(o, str))
+
+    def check(x):
+        if isinstance(x, str):
+            return x in texts
+        return any(_equal(x, o) for o in options)
+    return check
+
+
 class _Compiler:
     def __init__(self, root: dict, formats: bool, name: str | None = None):
         self.root, self.formats = root, formats
@@ -305,22 +346,20 @@ class _Compiler:
                 fns = [_TYPES[k] for k in kinds]
                 checks.append(fns[0] if len(fns) == 1 else (lambda x, fns=fns: any(f(x) for f in fns)))
             elif key == "properties":
-                props = [(k, self.node(v)) for k, v in value.items()]
-                checks.append(lambda x, props=props: not isinstance(x, dict)
-                              or all(k not in x or f(x[k]) for k, f in props))
+                checks.append(_properties(tuple((k, self.node(v)) for k, v in value.items())))
             elif key == "additionalProperties":
                 known = frozenset(schema.get("properties", {}))
                 if "patternProperties" in schema:
                     raise _Unsupported(key)
                 if value is False:
-                    checks.append(lambda x, known=known: not isinstance(x, dict) or all(k in known for k in x))
+                    checks.append(lambda x, known=known: not isinstance(x, dict) or known.issuperset(x))
                 else:
                     f = self.node(value)
                     checks.append(lambda x, known=known, f=f: not isinstance(x, dict)
                                   or all(f(v) for k, v in x.items() if k not in known))
             elif key == "required":
-                req = list(value)
-                checks.append(lambda x, req=req: not isinstance(x, dict) or all(k in x for k in req))
+                req = frozenset(value)
+                checks.append(lambda x, req=req: not isinstance(x, dict) or req.issubset(x.keys()))
             elif key == "propertyNames":
                 f = self.node(value)
                 checks.append(lambda x, f=f: not isinstance(x, dict) or all(f(k) for k in x))
@@ -343,7 +382,12 @@ class _Compiler:
             elif key == "maxLength":
                 checks.append(lambda x, n=value: not isinstance(x, str) or len(x) <= n)
             elif key == "pattern":
-                rx = re.compile(value)
+                import re  # here: most schemas (the score documents') have no pattern
+
+                try:
+                    rx = re.compile(value)
+                except re.error as exc:
+                    raise _Unsupported(f"pattern {value!r}") from exc
                 checks.append(lambda x, rx=rx: not isinstance(x, str) or rx.search(x) is not None)
             elif key == "format":
                 if not self.formats:
@@ -363,10 +407,9 @@ class _Compiler:
             elif key == "multipleOf":
                 raise _Unsupported(key)  # not used by our schemas (and float semantics to match)
             elif key == "const":
-                checks.append(lambda x, c=value: _equal(x, c))
+                checks.append(lambda x, c=value: x == c if isinstance(x, str) else _equal(x, c))
             elif key == "enum":
-                options = list(value)
-                checks.append(lambda x, options=options: any(_equal(x, o) for o in options))
+                checks.append(_enum(list(value)))
             elif key == "$ref":
                 checks.append(self.ref(value))
             elif key == "allOf":
@@ -393,7 +436,7 @@ class _Compiler:
             return lambda x: True
         if len(checks) == 1:
             return checks[0]
-        return lambda x, checks=tuple(checks): all(c(x) for c in checks)
+        return _all(tuple(checks))
 
 
 def compiled(schema: dict, formats: bool = True, name: str | None = None):
@@ -403,7 +446,7 @@ def compiled(schema: dict, formats: bool = True, name: str | None = None):
     none: they are to itself); a reference to another file is compiled from that file."""
     try:
         return _Compiler(schema, formats, name if name is not None else _own_name(schema)).node(schema)
-    except (_Unsupported, KeyError, IndexError, TypeError, ValueError, re.error):
+    except (_Unsupported, KeyError, IndexError, TypeError, ValueError):
         return None
 
 
@@ -453,7 +496,7 @@ def schema_error(err, field: str | None) -> InputError:
     if v in ("enum", "const"):
         choices = value if v == "enum" else [value]
         return InputError("{what:w} must be one of: {choices}", field, what=what,
-                          choices=", ".join(json.dumps(c, ensure_ascii=False) for c in choices[:12]))
+                          choices=", ".join(_quoted(c) for c in choices[:12]))
     if v == "minLength" and value == 1:
         return InputError("{what:w} is empty", field, what=what)
     if v == "minLength":

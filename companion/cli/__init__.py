@@ -8,14 +8,13 @@ Exit status: 0 ok, 2 invalid input (one line on stderr, never a traceback),
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
 import sys
 
 from companion import __version__
 from companion.base.errors import CompanionError
 from companion.base.resources import DATABASE_NAME, resolve_data_dir
+from companion.cli.usage import UsageError, terminal_columns  # noqa: F401 (the commands' UsageError)
 
 # Subcommand modules, in the order ``--help`` lists them.
 COMMANDS = [
@@ -45,53 +44,15 @@ COMMANDS = [
 ]
 
 
-class UsageError(Exception):
-    pass
+def __getattr__(name: str):
+    if name == "Parser":  # (companion/cli/parsing.py: argparse is imported when a parser is built)
+        from companion.cli.parsing import Parser
+
+        return Parser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def terminal_columns() -> int:
-    """The terminal's width as ``shutil.get_terminal_size()`` tells it ($COLUMNS, else the terminal of
-    stdout, else 80), without importing shutil (and with it bz2, lzma, zlib and fnmatch) at every start."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
-        except (AttributeError, ValueError, OSError):
-            columns = 80
-    return columns
-
-
-def _english_argparse() -> None:
-    """argparse's own words (``usage:``, ``options``, ``show this help message and exit``, its errors) in
-    English, as the rest of the CLI speaks, without asking gettext for each: every such word searched
-    the locale folders again for a ``messages`` catalogue (six searches, and the locale module imported,
-    at each start: about a twentieth of a ``companion score`` on a Pi), which Python does not ship."""
-    import gettext
-
-    if getattr(argparse, "_", None) is gettext.gettext:
-        argparse._ = lambda message: message
-    if getattr(argparse, "ngettext", None) is gettext.ngettext:
-        argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
-
-
-_english_argparse()
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting, so errors stay one line."""
-
-    def error(self, message):
-        raise UsageError(f"{self.prog}: {message}")
-
-    def _get_formatter(self):
-        # argparse's formatter asks shutil for the width; the same width, told here (terminal_columns)
-        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)
-
-
-def data_dir_arg(parser: argparse.ArgumentParser) -> None:
+def data_dir_arg(parser) -> None:
     parser.add_argument(
         "--data-dir", default=None,
         help="directory of the database companion.db (default: $COMPANION_DATA or ./data)")
@@ -174,9 +135,13 @@ def version_words() -> str:
     return f"companion {__version__} (built from commit {build_info.COMMIT})"
 
 
-def build_parser(command: str | None = None) -> Parser:
+def build_parser(command: str | None = None):
     """The whole parser, or (``command``: the command asked for) the parser with that command alone, so a
     start imports one command module instead of all of them."""
+    import importlib
+
+    from companion.cli.parsing import Parser
+
     parser = Parser(
         prog="companion",
         description="Companion for board games at the table: scoring, match clock, season standings.",
@@ -191,6 +156,35 @@ def build_parser(command: str | None = None) -> Parser:
     if command in COMMANDS and command not in sub.choices:  # a module naming its command otherwise
         return build_parser()
     return parser
+
+
+# Commands whose module reads its common arguments itself (``quick(words)``), so that a start of ``companion
+# score GAME FILE`` or ``companion odds A D`` builds no parser and imports no argparse (with it gettext, re
+# and enum: about a third of what such a start imports above the interpreter). ``quick`` takes only the
+# plainest form of the words, which argparse reads the same way (tests/cli/test_quick_args.py holds them
+# to argparse's result); anything else (an option, --help, a mistake) goes to argparse as before.
+QUICK = ("score", "odds")
+
+
+class Args:
+    """The arguments ``quick`` read: what ``parse_args`` returns (``argparse.Namespace``'s attributes)."""
+
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        return f"Args({', '.join(f'{k}={v!r}' for k, v in vars(self).items())})"
+
+
+def quick_args(argv: list[str]) -> Args | None:
+    """``argv`` read without argparse when its command can (``QUICK``), else None."""
+    if not argv or argv[0] not in QUICK:
+        return None
+    module = __import__(f"companion.cli.{argv[0]}", fromlist=["quick"])
+    values = module.quick(argv[1:])
+    if values is None:
+        return None
+    return Args(command=argv[0], **values, func=module.run)
 
 
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -247,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     gc.disable()  # no cyclic collection while the parser and the command's module are built (a start's own
     try:  # objects, nothing to collect yet); the command runs with it as it was
-        parser = build_parser(argv[0] if argv else None)
-        args = parser.parse_args(argv)
+        args = quick_args(argv)
+        if args is None:
+            args = build_parser(argv[0] if argv else None).parse_args(argv)
         if collecting:
             gc.enable()
         result = args.func(args)

@@ -27,6 +27,14 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def quick(words: list[str]) -> dict | None:
+    """``A D`` (plain decimal numbers) as the parser above reads them, without one (``companion.cli.QUICK``);
+    None otherwise."""
+    if len(words) == 2 and all(w.isascii() and w.isdigit() for w in words):
+        return {"attacker": int(words[0]), "defender": int(words[1]), "stop_at": 1, "table": False, "target": None}
+    return None
+
+
 def run(args):
     from companion.games.conquest_odds import DiceError, MAX_UNITS, battle, conquer_table, smallest_attacker
 

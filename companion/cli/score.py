@@ -11,6 +11,13 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def quick(words: list[str]) -> dict | None:
+    """``GAME FILE`` as the parser above reads it, without one (``companion.cli.QUICK``); None otherwise."""
+    if len(words) == 2 and words[0] in GAMES and (words[1] == "-" or not words[1].startswith("-")):
+        return {"game": words[0], "file": words[1]}
+    return None
+
+
 def run(args):
     module = game_module(args.game)
     doc = load_json(args.file)

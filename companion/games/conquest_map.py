@@ -9,11 +9,11 @@ not public): a club replaces it with its own file. Pure code; the only file read
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 
 from companion.base.errors import InputError, join_path
+from companion.base.jsonio import loads
 from companion.games import xml_escape as escape
 
 SYMBOLS = ("basil", "mozzarella", "tomato")
@@ -197,7 +197,7 @@ def default_map_doc_text() -> str:
 
 def default_map_doc() -> dict:
     """A fresh copy of the default map document."""
-    return json.loads(default_map_doc_text())
+    return loads(default_map_doc_text())
 
 
 @functools.cache

@@ -165,6 +165,51 @@ def _check_battle(attacker, defender, stop_at, limit=MAX_UNITS):
         raise DiceError("at most {limit} units (a player never has more on the map)", "defender", limit=limit)
 
 
+def _mass(attacker: int, defender: int, stop_at: int, probs: dict, zero, one) -> list:
+    """``mass[a][d]``: the probability of passing through state (a, d) from (attacker, defender).
+
+    The states are visited a descending, then d descending, so every successor (a - x, d - y), x + y >= 1, is
+    visited later, and each state's mass is added to its successors' in that order (the order matters to the
+    floats' last bits: every sum is made in it). A roll of 3 dice against 3 (a > 3, d >= 3: the bulk) costs
+    3 units in all, so from (attacker, defender) the states of the bulk with mass lie on every third
+    diagonal a + d: in each row, one class of d modulo 3. A row of the bulk is done at once: first its
+    own states down that class (the defender losing 3 keeps the row: (a, d) gives to (a, d - 3), visited
+    later in the row), then its shares of the three rows below, as slices (each state there gets one
+    share of this row's bulk, so their order is free); the states below 3 defenders (fewer dice, fewer
+    pairs), and the rows of fewer than 3 attacking dice, one by one as before, after the bulk of their row.
+    """
+    mass = [[zero] * (defender + 1) for _ in range(attacker + 1)]
+    mass[attacker][defender] = one
+    q0, q1, q2, q3 = probs[(3, 3)]
+    total = attacker + defender
+    for a in range(attacker, stop_at, -1):
+        row = mass[a]
+        i = min(MAX_DICE, a - 1)
+        rest = defender  # the states done one by one: d = rest .. 1
+        if i == MAX_DICE and defender >= MAX_DICE:
+            rest = MAX_DICE - 1
+            low = 3 + (total - a) % 3  # the row's lowest bulk state with mass: d = low, low + 3, ...
+            if low <= defender:
+                top = defender - (defender - low) % 3
+                for d in range(top, low - 1, -3):  # defender loses 3
+                    row[d - 3] += row[d] * q3
+                src = row[low:top + 1:3]
+                n = 3 * len(src)
+                for k, (q, target) in enumerate(((q0, mass[a - 3]), (q1, mass[a - 2]), (q2, mass[a - 1]))):
+                    at = slice(low - k, low - k + n, 3)  # defender loses k, attacker 3 - k
+                    target[at] = [x + m * q for x, m in zip(target[at], src)]
+        for d in range(rest, 0, -1):
+            m = row[d]
+            if not m:
+                continue
+            j = min(MAX_DICE, d)
+            p = probs[(i, j)]
+            pairs = min(i, j)
+            for k in range(pairs + 1):  # defender loses k, attacker pairs - k
+                mass[a - pairs + k][d - k] += m * p[k]
+    return mass
+
+
 def battle(attacker: int, defender: int, stop_at: int = 1, exact: bool = False) -> dict:
     """The exact distribution of the end states of a battle.
 
@@ -177,22 +222,7 @@ def battle(attacker: int, defender: int, stop_at: int = 1, exact: bool = False) 
     probs = roll_probabilities(exact=True) if exact else _FLOAT
     zero = probs[(1, 1)][0] * 0
     one = zero + 1
-    # mass[a][d]: probability of passing through state (a, d); visited a descending, d descending,
-    # so every successor (a - x, d - y) with x + y >= 1 is visited later.
-    mass = [[zero] * (defender + 1) for _ in range(attacker + 1)]
-    mass[attacker][defender] = one
-    for a in range(attacker, stop_at, -1):
-        row = mass[a]
-        i = min(MAX_DICE, a - 1)
-        for d in range(defender, 0, -1):
-            m = row[d]
-            if not m:
-                continue
-            j = min(MAX_DICE, d)
-            p = probs[(i, j)]
-            pairs = min(i, j)
-            for k in range(pairs + 1):  # defender loses k, attacker pairs - k
-                mass[a - pairs + k][d - k] += m * p[k]
+    mass = _mass(attacker, defender, stop_at, probs, zero, one)
     outcomes = []
     p_conquer = zero
     e_att = zero

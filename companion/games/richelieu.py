@@ -37,8 +37,6 @@ symbols printed on the military track; a marker reaching or passing one advances
 
 from __future__ import annotations
 
-import copy
-
 from companion.base.errors import InputError, RuleError, join_path
 from companion.base.schemas import check_event_data as check_data, integral, json_path, validate
 
@@ -335,7 +333,9 @@ def resolve_intrigue(players: dict, cardinal: int, rcard: dict, fcard: dict, neu
     ranked = placings(card)
     first = ranked[0][0] if ranked else None
     second = ranked[1][0] if len(ranked) > 1 else None
-    out_players = copy.deepcopy(players)
+    from copy import deepcopy  # here: scoring a game (``companion score``) copies nothing
+
+    out_players = deepcopy(players)
     actions, forfeited, applied = [], [], []
     for place, who in (("first", first), ("second", second)):
         rewards = card["rewards"][place]
@@ -531,7 +531,9 @@ def _copy_for(kind: str, state: dict, data: dict) -> dict:
         return s
     if kind == "turn.end":
         return dict(state)
-    return copy.deepcopy(state)
+    from copy import deepcopy
+
+    return deepcopy(state)
 
 
 def apply(state: dict, event: dict) -> dict:

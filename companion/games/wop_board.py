@@ -17,11 +17,11 @@ unknown (null) rather than invented.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 
 from companion.base.errors import InputError, join_path
+from companion.base.jsonio import dumps, loads
 from companion.games import xml_escape as escape
 from companion.base.schemas import integral
 
@@ -57,16 +57,16 @@ def _default_text() -> str:
 
 def default_board_doc() -> dict:
     """A fresh copy of the installed board document (the transcription template)."""
-    return json.loads(_default_text())
+    return loads(_default_text())
 
 
 @functools.cache
 def _default_normalized_json() -> str:
-    return json.dumps(normalize(default_board_doc()))
+    return dumps(normalize(default_board_doc()))  # (a copy by text: the same value as json's round trip)
 
 
 def default_board() -> dict:
-    return json.loads(_default_normalized_json())
+    return loads(_default_normalized_json())
 
 
 def _finite(v) -> bool:

@@ -7,7 +7,7 @@ import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.games import conquest_odds as co
@@ -191,6 +191,41 @@ def test_battle_equals_independent_fraction_recursion(a, d, k):
     assert got["expected_defender_remaining"] == sum(y * p for (x, y), p in expected.items())
     floats = co.battle(a, d, stop_at=k)
     assert floats["p_conquer"] == pytest.approx(float(got["p_conquer"]), abs=1e-12)
+
+
+def state_by_state_mass(attacker, defender, stop_at, probs):
+    """The battle's programme one state at a time (how the module computed it before it did the bulk of a
+    row at once): the same floats, bit for bit, are expected of the module."""
+    mass = [[0.0] * (defender + 1) for _ in range(attacker + 1)]
+    mass[attacker][defender] = 1.0
+    for a in range(attacker, stop_at, -1):
+        for d in range(defender, 0, -1):
+            m = mass[a][d]
+            if not m:
+                continue
+            i, j = min(3, a - 1), min(3, d)
+            pairs = min(i, j)
+            for k, p in enumerate(probs[(i, j)]):
+                mass[a - pairs + k][d - k] += m * p
+    return mass
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 125), st.integers(1, 125), st.integers(1, 8))
+def test_the_row_at_once_programme_gives_the_same_floats_as_state_by_state(a, d, k):
+    probs = co.roll_probabilities()
+    expected = state_by_state_mass(a, d, k, probs)
+    assert co._mass(a, d, k, probs, 0.0, 1.0) == expected
+    got = co.battle(a, d, stop_at=k)
+    assert {(o["attacker"], o["defender"]): o["p"] for o in got["outcomes"]} == {
+        (x, y): expected[x][y] for x in range(a + 1) for y in range(d + 1)
+        if expected[x][y] and (y == 0 or x <= min(k, a))}
+
+
+def test_the_full_battle_gives_the_same_floats_as_state_by_state():
+    probs = co.roll_probabilities()
+    for k in (1, 2, 3):
+        assert co._mass(125, 125, k, probs, 0.0, 1.0) == state_by_state_mass(125, 125, k, probs)
 
 
 @given(st.integers(1, 14), st.integers(1, 12), st.integers(1, 5))
