@@ -231,8 +231,9 @@ def answer(c, found: tuple, scope, body: bytes, environ: dict) -> tuple[int, lis
     g = _G()
     headers: dict = {}
     try:
-        gate.admit(c, request, g)
-        out, status = view(Call(c, request, g), **view_args)
+        with c.store.one_look():  # one look for other processes' commits per request (the first read's)
+            gate.admit(c, request, g)
+            out, status = view(Call(c, request, g), **view_args)
     except CompanionError as exc:
         status, out, headers = gate.error_answer(exc, g)
     except Exception as exc:
