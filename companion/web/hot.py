@@ -256,8 +256,9 @@ def open_stream(c, found: tuple, scope, environ: dict, subscribe):
     g = _G()
     headers: dict = {}
     try:
-        gate.admit(c, request, g)
-        plan = view(Call(c, request, g), subscribe, **view_args)
+        with c.store.one_look():  # (as ``answer``: one look for other processes' commits for the opening)
+            gate.admit(c, request, g)
+            plan = view(Call(c, request, g), subscribe, **view_args)
         return plan, 200, _headers(request, g, {}, list(_STREAM_HEADERS)), b""
     except CompanionError as exc:
         status, out, headers = gate.error_answer(exc, g)
