@@ -500,9 +500,7 @@ class Front:
             """On the loop, in the hub's slices of writes (``AsyncSubscriber.flush``): the items' chunk written
             to the transport (one item: its chunk framed once for every stream of its audience); False when
             it cannot be now (nothing rendered, nothing written)."""
-            cycle = direct.cycle  # (``_writable``, inline: this runs for every stream of every event)
-            if direct.flow.write_paused or direct.transport.is_closing() or cycle is None or cycle.disconnected \
-                    or cycle.response_complete:
+            if not _writable(direct):
                 return False
             if len(items) == 1:
                 chunk = render(items[0], True)
