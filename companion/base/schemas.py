@@ -277,6 +277,36 @@ def _unique(items) -> bool:
     return True
 
 
+def _all(checks: tuple):
+    def check(x):
+        for c in checks:
+            if not c(x):
+                return False
+        return True
+    return check
+
+
+def _properties(props: tuple):
+    def check(x):
+        if isinstance(x, dict):
+            for k, f in props:
+                if k in x and not f(x[k]):
+                    return False
+        return True
+    return check
+
+
+def _enum(options: list):
+    # a text is one of the texts listed (JSON equality of two texts is theirs); anything else as jsonschema has it
+    texts = frozenset(o for o in options if isinstance(o, str))
+
+    def check(x):
+        if isinstance(x, str):
+            return x in texts
+        return any(_equal(x, o) for o in options)
+    return check
+
+
 class _Compiler:
     def __init__(self, root: dict, formats: bool, name: str | None = None):
         self.root, self.formats = root, formats
@@ -316,22 +346,20 @@ class _Compiler:
                 fns = [_TYPES[k] for k in kinds]
                 checks.append(fns[0] if len(fns) == 1 else (lambda x, fns=fns: any(f(x) for f in fns)))
             elif key == "properties":
-                props = [(k, self.node(v)) for k, v in value.items()]
-                checks.append(lambda x, props=props: not isinstance(x, dict)
-                              or all(k not in x or f(x[k]) for k, f in props))
+                checks.append(_properties(tuple((k, self.node(v)) for k, v in value.items())))
             elif key == "additionalProperties":
                 known = frozenset(schema.get("properties", {}))
                 if "patternProperties" in schema:
                     raise _Unsupported(key)
                 if value is False:
-                    checks.append(lambda x, known=known: not isinstance(x, dict) or all(k in known for k in x))
+                    checks.append(lambda x, known=known: not isinstance(x, dict) or known.issuperset(x))
                 else:
                     f = self.node(value)
                     checks.append(lambda x, known=known, f=f: not isinstance(x, dict)
                                   or all(f(v) for k, v in x.items() if k not in known))
             elif key == "required":
-                req = list(value)
-                checks.append(lambda x, req=req: not isinstance(x, dict) or all(k in x for k in req))
+                req = frozenset(value)
+                checks.append(lambda x, req=req: not isinstance(x, dict) or req.issubset(x.keys()))
             elif key == "propertyNames":
                 f = self.node(value)
                 checks.append(lambda x, f=f: not isinstance(x, dict) or all(f(k) for k in x))
@@ -379,10 +407,9 @@ class _Compiler:
             elif key == "multipleOf":
                 raise _Unsupported(key)  # not used by our schemas (and float semantics to match)
             elif key == "const":
-                checks.append(lambda x, c=value: _equal(x, c))
+                checks.append(lambda x, c=value: x == c if isinstance(x, str) else _equal(x, c))
             elif key == "enum":
-                options = list(value)
-                checks.append(lambda x, options=options: any(_equal(x, o) for o in options))
+                checks.append(_enum(list(value)))
             elif key == "$ref":
                 checks.append(self.ref(value))
             elif key == "allOf":
@@ -409,7 +436,7 @@ class _Compiler:
             return lambda x: True
         if len(checks) == 1:
             return checks[0]
-        return lambda x, checks=tuple(checks): all(c(x) for c in checks)
+        return _all(tuple(checks))
 
 
 def compiled(schema: dict, formats: bool = True, name: str | None = None):

@@ -111,6 +111,9 @@ class MatchService:
         self.max_folds = max_folds
         self.rng = rng if rng is not None else random.SystemRandom()
         self._folds: OrderedDict[str, Fold] = OrderedDict()  # committed folds only
+        # match id -> the store's count of other connections' commits (``outside_commits``) when its fold was
+        # known to hold every stored event: while the count is the same, the fold is read with no statement
+        self._sure: dict[str, int] = {}
         self._unsure: dict[str, Fold] = {}  # folds of writes whose group commit has not returned yet
         self._lock = threading.RLock()
         self._listeners = Listeners(log, "match service")
@@ -155,14 +158,20 @@ class MatchService:
             with self._lock:
                 return self._write_fold(match_id)
         f = self._folds.get(match_id)
-        if f is not None and not self.store.events(match_id, after_seq=f.last_seq):
-            if self._lock.acquire(blocking=False):  # keep the LRU order when it costs no wait
-                try:
-                    if match_id in self._folds:
-                        self._folds.move_to_end(match_id)
-                finally:
-                    self._lock.release()
-            return f
+        outside = self.store.outside_commits()
+        if f is not None:
+            sure = outside is not None and self._sure.get(match_id) == outside
+            # (no other connection committed since the fold held every event: no statement; else ask the log)
+            if sure or not self.store.events(match_id, after_seq=f.last_seq):
+                if self._lock.acquire(blocking=False):  # keep the LRU order when it costs no wait
+                    try:
+                        if match_id in self._folds:
+                            self._folds.move_to_end(match_id)
+                            if not sure and outside is not None:
+                                self._sure[match_id] = outside
+                    finally:
+                        self._lock.release()
+                return f
         with self._lock:
             f = self._folds.get(match_id)
             if f is None:
@@ -172,16 +181,25 @@ class MatchService:
                     return self.store.events(match_id, before_seq=before_seq)
 
                 f = Fold(m["game"], m["players"], m["options"], history=history)._load(self.store.events(match_id))
-                self._folds[match_id] = f
-                while len(self._folds) > self.max_folds:
-                    self._folds.popitem(last=False)
             else:
-                self._folds.move_to_end(match_id)
                 newer = self.store.events(match_id, after_seq=f.last_seq)
                 if newer:  # written by another process (the CLI) since: catch up on a copy
                     f = copy.copy(f)._load(newer)
-                    self._folds[match_id] = f
+            self._keep(match_id, f, outside)
             return f
+
+    def _keep(self, match_id: str, f: Fold, outside: int | None) -> None:
+        """Under the service lock: ``f`` as the match's committed fold, holding every event stored when the
+        store's count of other connections' commits was ``outside`` (None: not known)."""
+        self._folds[match_id] = f
+        self._folds.move_to_end(match_id)
+        if outside is None:
+            self._sure.pop(match_id, None)
+        else:
+            self._sure[match_id] = outside
+        while len(self._folds) > self.max_folds:
+            gone, _ = self._folds.popitem(last=False)
+            self._sure.pop(gone, None)
 
     def _write_fold(self, match_id: str) -> Fold:
         """Inside a write (the store's writer lock, then the service lock): the match with every event
@@ -190,18 +208,16 @@ class MatchService:
         f = self._unsure.get(match_id) or self._folds.get(match_id)
         return f if f is not None else self._reload(match_id)
 
-    def _committed(self, match_id: str, event: dict, fold: Fold) -> None:
+    def _committed(self, match_id: str, event: dict, fold: Fold, outside: int | None = None) -> None:
         """After the COMMIT of a write (on the committing thread, in commit order): the fold becomes the
-        match's cached one, and the event is queued for the subscribers."""
+        match's cached one, and the event is queued for the subscribers. ``outside``: the store's count of
+        other connections' commits in that write (none can commit while its transaction is open)."""
         with self._lock:
             if self._unsure.get(match_id) is fold:
                 del self._unsure[match_id]
             cur = self._folds.get(match_id)
             if cur is None or cur.last_seq < fold.last_seq:
-                self._folds[match_id] = fold
-                self._folds.move_to_end(match_id)
-                while len(self._folds) > self.max_folds:
-                    self._folds.popitem(last=False)
+                self._keep(match_id, fold, outside)
             self._pending.append((match_id, event, fold))
 
     def _rolled_back(self, match_id: str, fold: Fold) -> None:
@@ -279,9 +295,12 @@ class MatchService:
                     if not policy.tells_secret(f.module, type, exc):
                         raise
                     raise policy.quiet_refusal(owner) from None
-        # the store's write first, then the service lock, released before the write ends: the write waits
-        # for its group's COMMIT holding no lock (Database.write, group commit)
-        with self.store.write(group=True), self._lock:
+        # the store's write first (append's), then the service lock, released before the write ends: the write
+        # waits for its group's COMMIT holding no lock (Database.write, group commit). Always inside append's
+        # write, and every failure here ends it: no savepoint of its own, nor for the store's append
+        if not self.store.in_write():
+            raise RuntimeError("an event is appended inside MatchService.append's write only")
+        with self._lock:
             f = self._write_fold(match_id)
             match = self.store.get_match(match_id)
             after: list[Fold] = []
@@ -303,10 +322,12 @@ class MatchService:
                 return lambda: self._derive(match, nf, event)
 
             event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
-                                      at=at or self._stamp(f), check=check)
+                                      at=at or self._stamp(f), check=check, savepoint=False,
+                                      folded=True)
             before, nf = after
             self._unsure[match_id] = nf
-            self.store.on_commit(lambda: self._committed(match_id, event, nf),
+            outside = self.store.outside_commits()  # (in the write: as its BEGIN saw it, no statement)
+            self.store.on_commit(lambda: self._committed(match_id, event, nf, outside),
                                  lambda: self._rolled_back(match_id, nf))
         return event, before, nf
 
@@ -481,3 +502,4 @@ class MatchService:
     def forget(self, match_id: str) -> None:
         with self._lock:
             self._folds.pop(match_id, None)
+            self._sure.pop(match_id, None)

@@ -134,6 +134,10 @@ class Database:
         self._all = []
         self._rows: dict = {}  # committed rows read often (row cache: cached())
         self._data_version = None  # the writer connection's PRAGMA data_version at its last reading
+        self._outside = 0  # other connections' commits seen (each look that found one counts it)
+        # a group's transaction is open and looked at its BEGIN, its COMMIT not yet sent: no other connection
+        # can commit meanwhile, so a look then is exact without a statement (read without the writer lock)
+        self._exact = False
         try:
             self._writer = connect(self.path)
             self._all.append(self._writer)
@@ -171,7 +175,7 @@ class Database:
         return self._owner == threading.get_ident()
 
     @contextmanager
-    def write(self, group: bool = False):
+    def write(self, group: bool = False, savepoint: bool = True):
         """The one write path: writer lock + BEGIN IMMEDIATE ... COMMIT. A write opened inside another on
         the same thread is a savepoint of the outer transaction: derived rows written with the event that
         causes them commit, or roll back, together with it.
@@ -184,8 +188,16 @@ class Database:
         acknowledged write is durable as before, and a failed COMMIT fails every write of its group. Still
         one writer at a time: the parts run one after another under the writer lock, on one connection.
         ``group=True`` promises that the caller holds no lock while it waits (a lock another writer may
-        need inside its write would deadlock)."""
+        need inside its write would deadlock).
+
+        ``savepoint=False``, for a nested write whose every failure ends the write it is nested in (its caller
+        lets the exception through): it joins the outer write with no savepoint of its own (two statements
+        fewer): its rows and its commit hooks are the outer write's, committed or rolled back with them.
+        Outermost, it is an ordinary write."""
         me = threading.get_ident()
+        if self._owner == me and not savepoint:  # nested, within the outer write's savepoint
+            yield self._writer
+            return
         if self._owner == me:  # nested: a savepoint of the outer transaction
             with self._write_lock:
                 c = self._writer
@@ -256,6 +268,56 @@ class Database:
         if version != self._data_version:
             self._rows.clear()
             self._data_version = version
+            self._outside += 1
+        if getattr(self._local, "looked", None) is False:
+            self._local.looked = True
+
+    @contextmanager
+    def one_look(self):
+        """Within it, this thread's reads look for other connections' commits once, at the first that
+        can (``cached``, ``outside_commits``): the reads of one request, which answer as of that look (a
+        commit by another process before the request is seen; one while it runs may be, as before). A
+        commit of this process is seen at once, as always. Nested: the outer one's look."""
+        if getattr(self._local, "looked", None) is not None:
+            yield
+            return
+        self._local.looked = False
+        try:
+            yield
+        finally:
+            self._local.looked = None
+
+    def _exact_now(self) -> bool:
+        """Without the writer lock: whether a write's transaction holds the database now, looked at its
+        BEGIN and its COMMIT not yet sent (then no other connection can have committed since that look); a
+        look for this thread's request (``one_look``) when so."""
+        if self._exact and self._writer.in_transaction:
+            if getattr(self._local, "looked", None) is False:
+                self._local.looked = True
+            return True
+        return False
+
+    def unseen_commit(self) -> None:
+        """A commit hook (``on_commit``) of a write of this process that the copies kept of the database
+        did not follow: it counts as another connection's (``outside_commits``)."""
+        self._outside += 1
+
+    def outside_commits(self) -> int | None:
+        """How many commits of other connections (another process: a CLI command, a restore; and this
+        process's own writes that declared themselves unseen: ``unseen_commit``) this store has seen, looked up now (or at this thread's look, ``one_look``); None when that needs a wait (a
+        write under way). Whatever this process keeps of the database (the match service's folds) holds
+        while the count has not moved since it was read."""
+        if self._owner == threading.get_ident() or getattr(self._local, "looked", None):
+            return self._outside  # (inside a write: exact since its BEGIN looked)
+        if self._exact_now():
+            return self._outside
+        if not self._write_lock.acquire(blocking=False):
+            return None
+        try:
+            self._outside_check(self._writer)
+            return self._outside
+        finally:
+            self._write_lock.release()
 
     def cached(self, kind: str, key, load):
         """The committed row ``(kind, key)``: ``load(conn)`` (a tuple, or None for no row, which is not kept)
@@ -267,6 +329,10 @@ class Database:
         if self._owner == threading.get_ident():
             row = self._rows.get((kind, key))
             return row if row is not None else load(self._writer)
+        if getattr(self._local, "looked", None) or self._exact_now():  # (one_look; a write's open transaction)
+            row = self._rows.get((kind, key))
+            if row is not None:
+                return row
         if not self._write_lock.acquire(blocking=False):
             return load(self.conn())
         try:
@@ -281,6 +347,18 @@ class Database:
             return row
         finally:
             self._write_lock.release()
+
+    def keep(self, kind: str, key, row) -> None:
+        """In a commit hook (``on_commit``: the writer lock held, the row just committed): keep ``row`` as the
+        committed row ``(kind, key)`` without reading it again. Should another connection commit meanwhile,
+        the next look (``cached``, a write's BEGIN) forgets it with every kept row."""
+        if self._write_lock.acquire(blocking=False):  # (held already by the committing thread: re-entrant)
+            try:
+                if len(self._rows) >= self.MAX_ROWS:
+                    self._rows.clear()
+                self._rows[(kind, key)] = row
+            finally:
+                self._write_lock.release()
 
     def forget(self, kind: str, key=None) -> None:
         """Inside the write that changes them: the cached row ``(kind, key)``, or every row of ``kind``."""
@@ -307,6 +385,7 @@ class Database:
             c.execute("BEGIN IMMEDIATE")
             self._outside_check(c)  # exact here: nobody else may commit while this transaction is open
             batch = self._batch = _Batch()
+            self._exact = True
         return batch
 
     def _end_part(self, c, batch, group: bool) -> None:
@@ -321,6 +400,7 @@ class Database:
             waiting = self._waiting
         if group and waiting and batch.writes < self.MAX_GROUP:
             return
+        self._exact = False  # (before the COMMIT: once it is done another connection may commit)
         if batch.writes == 0:
             c.execute("ROLLBACK")
             self._finish(batch, None)
@@ -338,6 +418,7 @@ class Database:
         self._finish(batch, None)
 
     def _finish(self, batch, error) -> None:
+        self._exact = False
         self._batch = None
         batch.error = error
         for committed, rolled_back in batch.hooks:

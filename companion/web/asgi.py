@@ -2,16 +2,17 @@
 
 ``Front(app, limits)`` is an ASGI application:
 
-- ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` are opened by the Flask views themselves
-  (the request gate: Host allow-list, roles, viewers turned off; the 404, ``Last-Event-ID``, the
-  snapshot) in a small pool of worker threads, since they read SQLite; the ``Plan`` they return (see
-  ``companion/web/live.py``) is then pumped here, natively async: the hub feeds an
+- ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` are opened without Flask when they are plain
+  (``companion/web/hot.py``: the request gate — Host allow-list, roles, viewers turned off, the
+  connection's trust — then ``companion/web/streams.py``'s views: the 404, ``Last-Event-ID``, the
+  snapshot), else by the Flask views, which call the same views; either way in a small pool of worker
+  threads, since they read SQLite. The ``Plan`` they return is then pumped here, natively async: the hub feeds an
   ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
-  for every event: that read runs in the worker pool too. An error (403, 404, 400) is Flask's own
-  response, sent as it is.
-- ``GET /healthz``, ``GET /api/matches/<id>`` and ``POST /api/matches/<id>/events`` (the requests every
-  table makes most) are answered without Flask (``companion/web/hot.py``: the same gate, views and
+  for every event: that read runs in the worker pool too. An error (403, 404, 400) is sent as the gate or
+  Flask answered it.
+- ``GET /healthz``, ``GET /api/matches/<id>``, ``POST /api/matches/<id>/events`` and its ``/undo`` and
+  ``/redo`` (the requests every table makes most) are answered without Flask (``companion/web/hot.py``: the same gate, views and
   answers, in the same pool of threads) when they are plain enough to be read as werkzeug reads them;
 - every other request goes to the Flask app in a bounded pool of threads (``--threads``): one trip to
   a thread per request, the environ built by a2wsgi's ``build_environ``, the response collected in the
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 from companion.web import gate, hot
 from companion.web.limits import MAX_BODY, body_limit
 from companion.web.hub import heartbeat_event
+from companion.web.streams import frame
 from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
 
 log = logging.getLogger(__name__)
@@ -91,11 +93,6 @@ TOO_MANY_STREAMS = "too many live pages from this address (at most {n})"
 STOPPING = "the server is stopping"
 LATE_BODY = "the body did not arrive in time"
 SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY)
-
-
-def frame(data: bytes) -> bytes:
-    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter and uvicorn's httptools send write for it)."""
-    return b"%x\r\n%b\r\n" % (len(data), data)
 
 
 def _chunked(proto) -> bool:
@@ -453,16 +450,25 @@ class Front:
             return
         self.streams[addr] = self.streams.get(addr, 0) + 1
         try:
-            if not await self._built(scope, send):
-                return
-            from a2wsgi.wsgi import build_environ
+            def subscribe(key):
+                return self.c.hub.subscribe_async(key, loop)
 
-            environ = build_environ(scope, io.BytesIO(b""))
-            environ["companion.subscribe"] = lambda key: self.c.hub.subscribe_async(key, loop)
             probation = self.connections.probation_of(client) if self.connections is not None else None
-            if probation:
-                environ[PROBATION_KEY] = probation
-            plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
+            found = hot.route(scope, hot.STREAMS) if self.own_routes else None
+            if found is not None:  # the same gate and view as Flask's, without Flask (companion/web/hot.py)
+                environ = {PROBATION_KEY: probation} if probation else {}
+                plan, status, headers, data = await loop.run_in_executor(
+                    self.io, hot.open_stream, self.c, found, scope, environ, subscribe)
+            else:
+                if not await self._built(scope, send):
+                    return
+                from a2wsgi.wsgi import build_environ
+
+                environ = build_environ(scope, io.BytesIO(b""))
+                environ["companion.subscribe"] = subscribe
+                if probation:
+                    environ[PROBATION_KEY] = probation
+                plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
             if not self._earned(client, environ):
                 if plan is not None:
                     plan.close()
@@ -513,22 +519,45 @@ class Front:
 
         proto = self.connections.get(scope.get("client")) if self.connections is not None else None
         direct = None  # the connection's protocol, once its response is known to be chunked
+        render = plan.render
+
+        def write_now(items) -> bool:
+            """On the loop, in the hub's slices of writes (``AsyncSubscriber.flush``): the items' chunk written
+            to the transport (one item: its chunk framed once for every stream of its audience); False when
+            it cannot be now (nothing rendered, nothing written)."""
+            if not _writable(direct):
+                return False
+            if len(items) == 1:
+                chunk = render(items[0], True)
+            else:
+                parts = [data for data in map(render, items) if data]
+                chunk = frame(b"".join(parts)) if parts else None
+            if chunk:
+                direct.transport.write(chunk)
+            return True
 
         try:
             await write({"type": "http.response.start", "status": status, "headers": headers})
             await write(body("".join(plan.head).encode("utf-8")))
             if scope.get("method") == "GET" and _chunked(proto):
                 direct = proto
+                if not plan.blocking:  # (a player's stream reads the seat for each event: in a worker thread)
+                    sub.direct = write_now
             async for batch in sub.batches_until_closed(plan.heartbeat):
                 if batch is None:
                     await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
                     continue
+                if direct is not None and len(batch) == 1 and not plan.blocking and _writable(direct):
+                    chunk = render(batch[0], True)  # the same bytes object for every stream of its audience
+                    if chunk:
+                        direct.transport.write(chunk)
+                    continue
                 parts = []
                 for item in batch:
                     if plan.blocking:
-                        text = await loop.run_in_executor(self.io, plan.render, item)
+                        text = await loop.run_in_executor(self.io, render, item)
                     else:
-                        text = plan.render(item)
+                        text = render(item)
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:
@@ -548,6 +577,7 @@ class Front:
                 raise
             self._drop(scope)  # the client read nothing for send_timeout: let its connection go
         finally:
+            sub.direct = None
             writing.pop(task, None)
             self.subs.discard(sub)
             plan.close()

@@ -62,8 +62,7 @@ def json_body(schema: str | None = None, optional: bool = False):
     return parse_json_body(request.get_data(cache=True), schema, optional)
 
 
-# the largest event seq a query may name (``?after=``, ``Last-Event-ID``): JSON's largest exact whole number
-SEQ_MAX = 2**53
+from companion.web.streams import SEQ_MAX  # noqa: E402,F401 (the largest seq a query may name)
 
 
 def int_arg(name: str, default: int | None, lo: int, hi: int) -> int | None:

@@ -1,5 +1,6 @@
 """The routes every table calls most, answered by the ASGI front itself (``companion/web/asgi.py``) without
-Flask and Werkzeug: ``GET /healthz``, ``GET /api/matches/<id>`` and ``POST /api/matches/<id>/events``.
+Flask and Werkzeug: ``GET /healthz``, ``GET /api/matches/<id>``, ``POST /api/matches/<id>/events`` and the
+match's ``/undo`` and ``/redo``.
 
 The views here are the only ones of these routes: the Flask blueprint (``companion/web/api.py``) calls the
 same functions with its own request, so a rule is never written twice. A request through the front goes
@@ -23,7 +24,7 @@ from urllib.parse import parse_qsl
 from companion import __version__
 from companion.base.errors import CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError
 from companion.core.match import event_path, uses_clock
-from companion.web import gate
+from companion.web import gate, streams
 from companion.web.calls import Call, present_event, present_view
 
 
@@ -77,6 +78,24 @@ def append_event(call: Call, match_id: str) -> dict:
         match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"], by=call.caller(match_id)))
 
 
+def undo(call: Call, match_id: str) -> dict:
+    """``POST /api/matches/<id>/undo``: take back the match's last event in effect (201)."""
+    call.require("player")
+    doc = call.json_body("api.undo")
+    return stored(call, match_id, lambda: call.c.service.undo(match_id, expected_seq=doc["expected_seq"],
+                                                              by=call.caller(match_id)))
+
+
+def redo(call: Call, match_id: str) -> dict:
+    """``POST /api/matches/<id>/redo``: take back the most recent undo (while it is the match's last event): its
+    event again, same data (201). Re-recording another player's secret event is judged like recording it
+    (companion/services/policy.py)."""
+    call.require("player")
+    doc = call.json_body("api.undo")
+    return stored(call, match_id, lambda: call.c.service.redo(match_id, expected_seq=doc["expected_seq"],
+                                                              by=call.caller(match_id)))
+
+
 # -- the front's side: which requests, read how ---------------------------------------------------------
 # (method, path, the Flask endpoint and rule it stands for, the view: Call, view args -> (body, status))
 ROUTES = (
@@ -85,17 +104,31 @@ ROUTES = (
      lambda call, match_id: (match_doc(call, match_id), 200)),
     ("POST", re.compile(r"/api/matches/(?P<match_id>[^/]+)/events"), "api.append_event",
      "/api/matches/<match_id>/events", lambda call, match_id: (append_event(call, match_id), 201)),
+    ("POST", re.compile(r"/api/matches/(?P<match_id>[^/]+)/undo"), "api.undo", "/api/matches/<match_id>/undo",
+     lambda call, match_id: (undo(call, match_id), 201)),
+    ("POST", re.compile(r"/api/matches/(?P<match_id>[^/]+)/redo"), "api.redo", "/api/matches/<match_id>/redo",
+     lambda call, match_id: (redo(call, match_id), 201)),
+)
+# the live streams the front opens itself (``open_stream``; ``companion/web/streams.py``): the view, given the
+# Call, its view args and the subscriber factory, returns the stream's Plan
+STREAMS = (
+    ("GET", re.compile(r"/api/matches/(?P<match_id>[^/]+)/stream"), "live.match_stream",
+     "/api/matches/<match_id>/stream",
+     lambda call, subscribe, match_id: streams.match_stream(call, match_id, subscribe)),
+    ("GET", re.compile(r"/api/stream"), "live.club_stream", "/api/stream",
+     lambda call, subscribe: streams.club_stream(call, subscribe)),
 )
 # a Host werkzeug takes as it is (its ``_host_re``: a name or IPv4 address, or [IPv6], and a port)
 _HOST = re.compile(r"(?:[a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+])(?::([1-9][0-9]{,4}))?", re.ASCII | re.IGNORECASE)
 _QUERY = re.compile(r"[A-Za-z0-9_.=&-]*")
-_ONCE = frozenset({b"host", b"cookie", b"content-length", b"authorization", b"origin", b"referer"})
+_ONCE = frozenset({b"host", b"cookie", b"content-length", b"authorization", b"origin", b"referer", b"last-event-id"})
 
 
-def route(scope) -> tuple | None:
-    """``(endpoint, rule, view, view args)`` when the front answers this request itself, else None (Flask does)."""
+def route(scope, routes=None) -> tuple | None:
+    """``(endpoint, rule, view, view args)`` when the front answers this request itself, else None (Flask does).
+    ``routes``: ``ROUTES``, or ``STREAMS`` (what ``open_stream`` opens)."""
     method, path = scope["method"], scope["path"]
-    for m, pattern, endpoint, rule, view in ROUTES:
+    for m, pattern, endpoint, rule, view in (ROUTES if routes is None else routes):
         if m == method:
             found = pattern.fullmatch(path)
             if found is not None:
@@ -177,6 +210,20 @@ def _json(body: dict) -> bytes:
     return (json.dumps(body, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
 
 
+def _headers(request, g, headers: dict, own: list) -> list:
+    """The answer's headers: its own (``own``, already bytes; ``headers``, the error's), the cookies the gate
+    decided, and the security and cache headers it does not have (Flask's ``after_request``)."""
+    listed = [*own, *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items())]
+    cookies = gate.answer_cookies(g)
+    if cookies:
+        from werkzeug.http import dump_cookie  # (what Flask's set_cookie writes: rare here)
+
+        listed += [(b"set-cookie", dump_cookie(**cookie).encode("latin-1")) for cookie in cookies]
+    have = {k.decode("latin-1") for k, _ in own} | {k.lower() for k in headers}
+    listed += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in gate.answer_headers(request.path, have)]
+    return listed
+
+
 def answer(c, found: tuple, scope, body: bytes, environ: dict) -> tuple[int, list, bytes]:
     """In a worker thread: the whole answer of one request of ``route`` (status, headers, body)."""
     endpoint, rule, view, view_args = found
@@ -184,20 +231,39 @@ def answer(c, found: tuple, scope, body: bytes, environ: dict) -> tuple[int, lis
     g = _G()
     headers: dict = {}
     try:
-        gate.admit(c, request, g)
-        out, status = view(Call(c, request, g), **view_args)
+        with c.store.one_look():  # one look for other processes' commits per request (the first read's)
+            gate.admit(c, request, g)
+            out, status = view(Call(c, request, g), **view_args)
     except CompanionError as exc:
         status, out, headers = gate.error_answer(exc, g)
     except Exception as exc:
         status, out = gate.failure_answer(exc, c, g, request.method, rule)
     data = _json(out)
-    listed = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-              *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items())]
-    cookies = gate.answer_cookies(g)
-    if cookies:
-        from werkzeug.http import dump_cookie  # (what Flask's set_cookie writes: rare here)
+    own = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    return status, _headers(request, g, headers, own), data
 
-        listed += [(b"set-cookie", dump_cookie(**cookie).encode("latin-1")) for cookie in cookies]
-    have = {"content-type", "content-length", *(k.lower() for k in headers)}
-    listed += [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in gate.answer_headers(request.path, have)]
-    return status, listed, data
+
+_STREAM_HEADERS = [(b"content-type", streams.CONTENT_TYPE.encode()),
+                   *((k.lower().encode(), v.encode()) for k, v in streams.HEADERS.items())]
+
+
+def open_stream(c, found: tuple, scope, environ: dict, subscribe):
+    """In a worker thread: a stream of ``route(scope, STREAMS)`` opened through the gate, as Flask's view
+    opens it: ``(plan, status, headers, b"")``, or ``(None, status, headers, body)`` when it is refused (the
+    gate's or the view's error, a 500 with an id)."""
+    endpoint, rule, view, view_args = found
+    request = Request(scope, b"", endpoint, view_args, environ)
+    g = _G()
+    headers: dict = {}
+    try:
+        with c.store.one_look():  # (as ``answer``: one look for other processes' commits for the opening)
+            gate.admit(c, request, g)
+            plan = view(Call(c, request, g), subscribe, **view_args)
+        return plan, 200, _headers(request, g, {}, list(_STREAM_HEADERS)), b""
+    except CompanionError as exc:
+        status, out, headers = gate.error_answer(exc, g)
+    except Exception as exc:
+        status, out = gate.failure_answer(exc, c, g, request.method, rule)
+    data = _json(out)
+    own = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    return None, status, _headers(request, g, headers, own), data

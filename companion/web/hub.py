@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
+import logging
 import queue
 import threading
 import weakref
 
 from companion.web.calls import brief, match_card, present_view
+
+log = logging.getLogger(__name__)
 
 ALL = "*"
 CLOSE = ("close", None)
@@ -36,10 +39,11 @@ class Subscriber:
 
 
 class _Waker:
-    """Wakes an event loop's waiting streams a slice at a time. A new event of a match shown on 1,000
-    screens wakes 1,000 stream tasks; woken all at once they would run back to back before the loop
-    polled its sockets again, so a player's request (and its answer, and ``/healthz``) would wait for the
-    whole fan-out. A slice at a time, the loop reads and answers requests between slices."""
+    """Wakes an event loop's waiting streams a slice at a time, and has them write their items a slice at a time.
+    A new event of a match shown on 1,000 screens reaches 1,000 streams; done all at once, the loop would
+    run them back to back before it polled its sockets again, so a player's request (and its answer, and
+    ``/healthz``) would wait for the whole fan-out. A slice at a time, the loop reads and answers requests
+    between slices."""
 
     SLICE = 50
 
@@ -47,6 +51,8 @@ class _Waker:
         self.loop = loop
         self.pending: collections.deque = collections.deque()
         self.scheduled = False
+        self.flushing: collections.deque = collections.deque()  # subscribers that write their items themselves
+        self.flush_scheduled = False
 
     def wake(self, waiter: asyncio.Future) -> None:
         """On the loop."""
@@ -66,6 +72,24 @@ class _Waker:
         else:
             self.scheduled = False
 
+    def dirty(self, sub) -> None:
+        """On the loop: ``sub`` has items to write itself (``AsyncSubscriber.flush``), a slice of streams at a
+        time. A stream that waits its turn while more items come writes them all at once: a loop that falls
+        behind a fan-out catches up instead of writing every item to every stream in turn."""
+        self.flushing.append(sub)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        flushing = self.flushing
+        for _ in range(min(self.SLICE, len(flushing))):
+            flushing.popleft().flush()
+        if flushing:
+            self.loop.call_soon(self._flush)
+        else:
+            self.flush_scheduled = False
+
 
 _wakers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker]" = weakref.WeakKeyDictionary()
 _wakers_lock = threading.Lock()
@@ -84,7 +108,14 @@ class AsyncSubscriber:
     published item for all the loop's subscribers, see ``Hub.publish``); bounded like ``Subscriber``.
     The reading task is woken through the loop's ``_Waker`` (a slice of streams at a time) and takes
     every item waiting at once; the heartbeat is one timer per stream, set again only when it fires
-    (not one timer per item), so an event costs each stream little more than its write."""
+    (not one timer per item), so an event costs each stream little more than its write.
+
+    ``direct``: set by the stream's pump (``companion/web/asgi.py``) when it can write items itself, on
+    the loop, without waking its task: ``direct(items)`` writes them and returns True, or returns False (the
+    client is slow to read, the connection closing: nothing written) and the task takes them as before. While
+    the task waits, a new item marks the stream for the loop's next slice of writes (``_Waker.dirty``) and
+    ``flush`` writes every item queued by then; once the task is awake, it takes them: one queue, so the
+    items are written in the order they came, by one or the other."""
 
     def __init__(self, key: str, loop: asyncio.AbstractEventLoop, maxsize: int = 1000):
         self.key = key
@@ -92,6 +123,8 @@ class AsyncSubscriber:
         self.maxsize = maxsize
         self.items: collections.deque = collections.deque()
         self.overflow = False
+        self.direct = None
+        self._dirty = False
         self._waker = _waker(loop)
         self._waiter: asyncio.Future | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -106,9 +139,35 @@ class AsyncSubscriber:
         """On the loop."""
         if len(self.items) >= self.maxsize:
             self.overflow = True
+            self._wake()
+            return
+        self.items.append(item)
+        if self.direct is not None and self._waiter is not None and item[0] != "close":
+            if not self._dirty:
+                self._dirty = True
+                self._waker.dirty(self)
         else:
-            self.items.append(item)
-        self._wake()
+            self._wake()
+
+    def flush(self) -> None:
+        """On the loop, in its turn (``_Waker._flush``): the items queued, written by ``direct`` while the
+        task still waits; else (the task is awake, or they could not be written now) the task takes them."""
+        self._dirty = False
+        items, direct = self.items, self.direct
+        if not items or direct is None or self._waiter is None:
+            return  # (the task is awake: it takes them)
+        try:
+            written = direct(list(items))
+        except Exception:  # a bug: logged, and the stream ends (its client reconnects, resumes by Last-Event-ID)
+            log.exception("a stream's write failed")
+            self.overflow = True
+            self._wake()
+            return
+        if written:
+            items.clear()
+            self._last = self.loop.time()  # (the heartbeat counts from the last write)
+        else:
+            self._wake()
 
     def put(self, item) -> None:
         """From any thread."""

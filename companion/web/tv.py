@@ -13,24 +13,13 @@ from flask import Blueprint, jsonify
 
 from companion.web.core import ctx, json_body, require
 from companion.web.apidoc import SECURITY, body, err as _err, ok as _ok, path_param
+from companion.web.streams import TV_CLUB_KEY, TV_MATCHES_KEY, muted_matches, sound_state  # noqa: F401
 
 bp = Blueprint("tv", __name__)
 
-CLUB_KEY = "tv.sound_off"
-MATCHES_KEY = "tv.sound_off_matches"
-
-
-def _muted_matches(store) -> list[str]:
-    v = store.get_setting(MATCHES_KEY, [])
-    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
-
-
-def sound_state(store, match_id: str | None = None) -> dict:
-    """``{"club_off"}``, with ``match_off`` for one match (what a TV's stream starts with)."""
-    out = {"club_off": bool(store.get_setting(CLUB_KEY, False))}
-    if match_id is not None:
-        out["match_off"] = match_id in _muted_matches(store)
-    return out
+# (kept without Flask: a stream's head tells a TV its sound, companion/web/streams.py)
+CLUB_KEY, MATCHES_KEY = TV_CLUB_KEY, TV_MATCHES_KEY
+_muted_matches = muted_matches
 
 
 @bp.get("/api/tv/sound")

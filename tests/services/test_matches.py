@@ -242,3 +242,25 @@ def test_what_undo_takes_back_and_what_redo_records_agree_with_the_fold(store, f
             svc.append(m["id"], "point", {"player": rng.choice(["ada", "bo"]), "n": step})
     with pytest.raises(RuleError):  # the last event is no undo: nothing to redo
         svc.redo(m["id"])
+
+
+def test_an_up_to_date_fold_is_read_with_no_statement_until_another_process_writes(store, fake_game, tmp_path):
+    from companion.storage import Store
+
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    svc.append(m["id"], "point", {"player": "ada"})
+    seen = []
+    for c in store._all:
+        c.set_trace_callback(seen.append)
+    assert svc.state(m["id"])["seq"] == 1
+    assert not [s for s in seen if s.startswith("SELECT")], seen
+    other = Store(store.path)  # another process (the CLI) writes
+    try:
+        other.append(m["id"], "point", {"player": "bo"}, expected_seq=1)
+    finally:
+        other.close()
+    assert svc.state(m["id"])["seq"] == 2
+    with store.one_look():
+        assert svc.append(m["id"], "point", {"player": "ada"}, expected_seq=2)["seq"] == 3
+        assert svc.state(m["id"])["seq"] == 3

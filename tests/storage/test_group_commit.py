@@ -264,3 +264,26 @@ def test_a_nested_write_is_a_savepoint_of_its_part(store, group):
                 c2.execute("INSERT INTO settings(key, value) VALUES ('b', '1')")
                 raise RuntimeError("no")
     assert store.get_setting("a") == 1 and store.get_setting("b") is None
+
+
+@pytest.mark.parametrize("group", [False, True])
+def test_a_nested_write_without_savepoint_is_its_outer_writes(store, group):
+    """``savepoint=False``: no savepoint of its own; its rows and hooks commit or roll back with the outer write."""
+    told = []
+    with pytest.raises(RuntimeError):
+        with store.write(group=group) as c:
+            c.execute("INSERT INTO settings(key, value) VALUES ('a', '1')")
+            with store.write(savepoint=False) as c2:
+                c2.execute("INSERT INTO settings(key, value) VALUES ('b', '1')")
+                store.on_commit(lambda: told.append("committed"), lambda: told.append("rolled back"))
+            raise RuntimeError("no")
+    assert store.get_setting("a") is None and store.get_setting("b") is None
+    assert told == ["rolled back"]
+    with store.write(group=group) as c:
+        with store.write(savepoint=False) as c2:
+            c2.execute("INSERT INTO settings(key, value) VALUES ('b', '2')")
+            store.on_commit(lambda: told.append("committed"))
+    assert store.get_setting("b") == 2 and told == ["rolled back", "committed"]
+    with store.write(savepoint=False) as c:  # outermost: an ordinary write
+        c.execute("INSERT INTO settings(key, value) VALUES ('c', '3')")
+    assert store.get_setting("c") == 3

@@ -112,3 +112,82 @@ def test_a_missing_match_is_not_kept(store, tmp_path):
         store.get_match("m1")
     store.create_match("richelieu", ["Ada", "Bo"], match_id="m1")
     assert store.get_match("m1")["id"] == "m1"
+
+
+def test_a_match_s_last_seq_is_known_after_its_append_and_another_process_s_event_counts(store, tmp_path):
+    from companion.base.errors import ConflictError
+
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.append(m["id"], "turn.end", {}, expected_seq=0)
+    seen = statements(store)
+    store.append(m["id"], "turn.end", {}, expected_seq=1)  # the last seq known: no MAX(seq)
+    assert not [s for s in seen if "MAX(seq)" in s], seen
+    other = Store(tmp_path / "companion.db")  # another process appends
+    try:
+        other.append(m["id"], "turn.end", {}, expected_seq=2)
+    finally:
+        other.close()
+    with pytest.raises(ConflictError):
+        store.append(m["id"], "turn.end", {}, expected_seq=2)
+    assert store.append(m["id"], "turn.end", {}, expected_seq=3)["seq"] == 4
+    # a write rolled back keeps nothing: the seq it would have taken is taken by the next
+    with pytest.raises(RuntimeError):
+        with store.write():
+            store.append(m["id"], "turn.end", {}, expected_seq=4)
+            raise RuntimeError("no")
+    assert store.append(m["id"], "turn.end", {}, expected_seq=4)["seq"] == 5
+    assert [e["seq"] for e in store.events(m["id"])] == [1, 2, 3, 4, 5]
+
+
+def test_one_look_per_request_and_another_process_s_commit_seen_by_the_next(store, tmp_path):
+    """Within ``one_look`` the reads look for other connections' commits once (a request's reads answer as
+    of that look); the next request sees a commit made meanwhile."""
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.set_meta(m["id"], "Table 1", {})
+    store.get_match(m["id"]), store.meta(m["id"])
+    seen = statements(store)
+    with store.one_look():
+        assert store.get_match(m["id"])["status"] == "open" and store.meta(m["id"])["label"] == "Table 1"
+        assert store.outside_commits() == store.outside_commits()
+    assert seen == ["PRAGMA data_version"], seen
+    before = store.outside_commits()
+    other = sqlite3.connect(tmp_path / "companion.db", isolation_level=None)  # as a CLI command would
+    other.execute("UPDATE match_meta SET label='Table 9' WHERE match_id=?", (m["id"],))
+    other.close()
+    with store.one_look():
+        assert store.meta(m["id"])["label"] == "Table 9"
+        assert store.outside_commits() == before + 1
+    store.append(m["id"], "turn.end", {})  # a write of this process that no kept copy followed counts too
+    assert store.outside_commits() == before + 2
+    store.append(m["id"], "turn.end", {}, folded=True)
+    assert store.outside_commits() == before + 2
+
+
+def test_a_kept_row_is_read_with_no_statement_while_a_write_s_transaction_is_open(store, tmp_path):
+    """While another thread's write holds its transaction (looked at its BEGIN, no COMMIT sent yet), no other
+    connection can commit: kept rows are read as they are; once it committed, the next read looks again."""
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.get_match(m["id"])
+    inside, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store.write() as c:
+            c.execute("INSERT INTO settings(key, value) VALUES ('x', '1')")
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    inside.wait(10)
+    seen = statements(store)
+    try:
+        assert store.get_match(m["id"])["status"] == "open"
+        assert store.outside_commits() is not None
+        assert seen == [], seen
+    finally:
+        release.set()
+        t.join()
+    other = sqlite3.connect(tmp_path / "companion.db", isolation_level=None)  # as a CLI command would
+    other.execute("UPDATE matches SET status='ended' WHERE id=?", (m["id"],))
+    other.close()
+    assert store.get_match(m["id"])["status"] == "ended"

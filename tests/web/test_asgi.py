@@ -340,6 +340,47 @@ def test_a_new_event_wakes_the_streams_a_slice_at_a_time():
     run(go())
 
 
+def test_streams_that_write_themselves_write_a_slice_at_a_time_and_catch_up_in_one_write():
+    """Streams whose pump writes for them (``direct``) are not woken: the loop writes their items a slice of
+    streams at a time (a callback queued just after the event runs after one slice), items that came before
+    a stream's turn go in one write, and a stream that cannot write now (a slow reader) has its task take
+    them, in order."""
+    from companion.web.live import AsyncSubscriber, _Waker, _deliver_all
+
+    n = 3 * _Waker.SLICE
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        subs = [AsyncSubscriber("m", loop) for _ in range(n)]
+        writes, taken = [], []
+        for i, sub in enumerate(subs):
+            sub.direct = lambda items, i=i: writes.append((i, [item[1] for item in items])) or True
+
+        async def reader(sub):
+            async for batch in sub.batches_until_closed(600):
+                taken.append([item[1] for item in batch])
+
+        tasks = [loop.create_task(reader(s)) for s in subs]
+        await asyncio.sleep(0)  # every reader waits
+        seen = []
+        _deliver_all(subs, ("event", 1, {}))
+        loop.call_soon(lambda: seen.append(len(writes)))  # e.g. a POST's answer, ready now
+        _deliver_all(subs, ("event", 2, {}))  # (before any stream's turn: in the same write)
+        while len(writes) < n:
+            await asyncio.sleep(0)
+        assert seen and seen[0] <= _Waker.SLICE
+        assert sorted(writes) == [(i, [1, 2]) for i in range(n)] and taken == []
+        subs[0].direct = lambda items: False  # a client slow to read: its task takes the item
+        _deliver_all(subs[:1], ("event", 3, {}))
+        while not taken:
+            await asyncio.sleep(0)
+        assert taken == [[3]]
+        _deliver_all(subs, ("close", None))
+        await asyncio.gather(*tasks)
+
+    run(go())
+
+
 def test_items_waiting_for_a_stream_are_taken_in_one_batch_and_the_heartbeat_still_comes():
     from companion.web.live import AsyncSubscriber
 
@@ -391,6 +432,93 @@ def test_an_event_is_encoded_once_for_all_the_streams_of_one_kind_of_caller(app,
     assert list(cache) == [("viewer", None)] and isinstance(cache[("viewer", None)], bytes)
     for c in calls:
         assert cache[("viewer", None)].decode() in c.text
+
+
+class FakeTransport:
+    def __init__(self):
+        self.written = []
+        self.closing = False
+
+    def write(self, data):
+        self.written.append(data)
+
+    def is_closing(self):
+        return self.closing
+
+    def abort(self):
+        self.closing = True
+
+
+class FakeProtocol:
+    """What the front reads of uvicorn's httptools protocol for a stream it writes to itself."""
+
+    def __init__(self):
+        from types import SimpleNamespace
+
+        self.transport = FakeTransport()
+        self.flow = SimpleNamespace(write_paused=False)
+        self.cycle = SimpleNamespace(response_started=True, response_complete=False, disconnected=False,
+                                     chunked_encoding=True)
+
+
+class FakeConnections:
+    def __init__(self):
+        self.by_client = {}
+
+    def get(self, client):
+        return self.by_client.get(client)
+
+    def probation_of(self, client):
+        return None
+
+    def earned(self, client, trust):
+        return True
+
+
+def test_an_event_is_framed_once_per_audience_and_written_to_every_stream_without_waking_it(app, front, player):
+    """Viewers' streams get the same chunk (one bytes object, framed once) written straight to their
+    transport by the hub's fan-out; a seated phone gets its own, with its secret, and the viewers' has none;
+    a client slow to read gets the event through the ordinary send, once its writes wait."""
+    from companion.web.streams import frame
+
+    mid = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    assert player.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
+    cookie = player.c.get_cookie("companion_sid").value
+    front.connections = FakeConnections()
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        calls = []
+        for n in range(4):
+            client = (f"127.0.0.{n + 2}", 1)
+            front.connections.by_client[client] = FakeProtocol()
+            headers = [("Cookie", f"companion_sid={cookie}")] if n == 3 else []
+            calls.append(Call(front, f"/api/matches/{mid}/stream", client=client, headers=headers).start())
+        for c in calls:
+            await c.until("event: snapshot")
+        protos = [front.connections.by_client[c.scope["client"]] for c in calls]
+        protos[2].flow.write_paused = True  # a client slow to read
+        r = await loop.run_in_executor(None, lambda: player.post(
+            f"/api/matches/{mid}/events", {"type": "objective.set", "data": {"player": "Anna", "cities": ["Roma"]},
+                                           "expected_seq": 0}))
+        assert r.status_code == 201, r.json
+        await calls[2].until("id: 1\nevent: event")
+        async with asyncio.timeout(10):
+            while not (protos[0].transport.written and protos[1].transport.written and protos[3].transport.written):
+                await asyncio.sleep(0.01)
+        a, b, mine = protos[0].transport.written, protos[1].transport.written, protos[3].transport.written
+        assert len(a) == len(b) == len(mine) == 1 and a[0] is b[0]  # one chunk, the same object
+        assert "id: 1\nevent: event" not in calls[0].text + calls[1].text  # (not through send)
+        text = a[0].split(b"\r\n", 1)[1].decode()
+        assert frame(text.removesuffix("\r\n").encode()) == a[0] and "Roma" not in text
+        assert "Roma" in mine[0].decode() and "Roma" not in calls[2].text
+        assert protos[2].transport.written == []
+        await calls[0].until("event: heartbeat")  # the heartbeat still comes when nothing else does
+        for c in calls:
+            await c.leave()
+
+    run(go())
+    assert app.extensions["companion"].hub.count() == 0
 
 
 class Chunks(Call):

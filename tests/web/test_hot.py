@@ -249,13 +249,149 @@ def test_a_write_through_the_front_is_stored_and_answered_as_flask_answers_it(ap
     assert set(a) == set(b) and set(a["event"]) == set(b["event"])
 
 
+def test_undo_and_redo_through_the_front_are_stored_and_refused_as_flask_does(app, fronts, tokens, match):
+    own, flask = fronts
+    organiser = [("Authorization", f"Bearer {tokens['organiser']}"), ("Content-Type", "application/json")]
+    player = [("Authorization", f"Bearer {tokens['player']}"), ("Content-Type", "application/json")]
+    assert hot.route(scope_of(f"/api/matches/{match}/undo", "POST"))[0] == "api.undo"
+    assert hot.route(scope_of(f"/api/matches/{match}/redo", "POST"))[0] == "api.redo"
+
+    def post(front, what, seq, headers=organiser):
+        body = json.dumps({"expected_seq": seq}).encode()
+        status, h, data = ask(front, scope_of(f"/api/matches/{match}/{what}", "POST", headers=headers), body)
+        return status, {k: v for k, v in h.items() if k != "content-length"}, json.loads(data)
+
+    for seq in range(2):  # two points, each undone by one front
+        body = json.dumps({"type": "point", "data": {"player": "Anna"}, "expected_seq": 3 * seq}).encode()
+        assert ask(own, scope_of(f"/api/matches/{match}/events", "POST", headers=organiser), body)[0] == 201
+        answers = [post(flask if seq == 0 else own, "undo", 3 * seq + 1)]
+        assert answers[0][0] == 201, answers
+        answers.append(post(flask if seq == 0 else own, "redo", 3 * seq + 2))
+        assert answers[1][0] == 201 and answers[1][2]["view"]["state"]["points"]["Anna"] == seq + 1, answers
+        if seq == 0:
+            first = answers
+        else:  # the same answers, but for the seqs and the points
+            for (s0, h0, a), (s1, h1, b) in zip(first, answers):
+                assert (s0, h0, set(a), a["event"]["type"]) == (s1, h1, set(b), b["event"]["type"])
+    # refusals: a stale seq, a viewer, a missing body field, nothing to redo
+    scope = scope_of(f"/api/matches/{match}/undo", "POST", headers=organiser)
+    assert same(own, flask, scope, json.dumps({"expected_seq": 1}).encode())[0] == 409
+    assert same(own, flask, scope, b"{}") == (400, {"error": "the last event seen is missing", "field": "$"})
+    status, doc = same(own, flask, scope_of(f"/api/matches/{match}/redo", "POST", headers=player),
+                       json.dumps({"expected_seq": 6}).encode())
+    assert status == 409 and doc["error"].startswith("nothing to redo")
+    assert same(own, flask, scope_of(f"/api/matches/{match}/undo", "POST", headers=[("Origin", ORIGIN)]),
+                json.dumps({"expected_seq": 6}).encode())[1]["field"] == "Authorization"
+
+
+def ask_stream(front, scope):
+    """A stream's answer from ``front``: (status, headers as a dict, what it sent before the client left:
+    its head, or the whole refusal). The client leaves once the head (a snapshot or a hello) arrived."""
+    sent = []
+    state = {"asked": False}
+
+    def run():
+        async def go():
+            head = asyncio.Event()
+
+            async def receive():
+                if not state["asked"]:
+                    state["asked"] = True
+                    return {"type": "http.request", "body": b"", "more_body": False}
+                await head.wait()
+                return {"type": "http.disconnect"}
+
+            async def send(message):
+                sent.append(message)
+                text = b"".join(m.get("body", b"") for m in sent[1:])
+                if b"event: snapshot" in text or b"event: hello" in text:
+                    head.set()
+
+            await asyncio.wait_for(front(scope, receive, send), 20)
+
+        asyncio.run(go())
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    headers = {}
+    for k, v in sent[0]["headers"]:
+        headers.setdefault(k.decode(), []).append(v.decode())
+    return sent[0]["status"], headers, b"".join(m.get("body", b"") for m in sent[1:]).decode()
+
+
+def same_stream(a, b, scope):
+    answers = [ask_stream(f, scope) for f in (a, b)]
+    for n in range(2):
+        status, headers, text = answers[n]
+        answers[n] = (status, headers, re.sub(r'"(at|now|deadline|started_at|id)":"[^"]*"', r'"\1":"<t>"', text))
+    assert answers[0] == answers[1]
+    return answers[0]
+
+
+def test_a_stream_through_the_front_opens_and_is_refused_as_flask_s_does(app, fronts, tokens, match, organiser):
+    own, flask = fronts
+    path = f"/api/matches/{match}/stream"
+    assert hot.route(scope_of(path), hot.STREAMS)[0] == "live.match_stream"
+    assert hot.route(scope_of("/api/stream"), hot.STREAMS)[0] == "live.club_stream"
+    assert hot.route(scope_of(path, headers=[("Last-Event-ID", "1"), ("Last-Event-ID", "2")]), hot.STREAMS) is None
+    assert hot.route(scope_of(path)) is None  # (not an ordinary hot route)
+    body = json.dumps({"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}).encode()
+    assert ask(own, scope_of(f"/api/matches/{match}/events", "POST", headers=[
+        ("Authorization", f"Bearer {tokens['organiser']}"), ("Content-Type", "application/json")]), body)[0] == 201
+    player = [("Authorization", f"Bearer {tokens['player']}")]
+    for headers, query in (([], b""), (player, b""), ([("Authorization", f"Bearer {tokens['organiser']}")], b"as=viewer"),
+                           ([("Last-Event-ID", "0")], b""), ([], b"last_event_id=0&tv=1")):
+        status, h, text = same_stream(own, flask, scope_of(path, headers=headers, query=query))
+        assert status == 200 and h["content-type"] == ["text/event-stream; charset=utf-8"], (h, text)
+        assert h["cache-control"] == ["no-cache, no-store"] and h["content-security-policy"]
+        assert "id: 1\nevent: snapshot" in text
+        assert ("id: 1\nevent: event" in text) == (b"0" in query or ("Last-Event-ID", "0") in headers)
+    status, _, text = same_stream(own, flask, scope_of("/api/stream", query=b"lang=it"))
+    assert status == 200 and "event: hello" in text
+    for scope, want, field in ((scope_of("/api/matches/nope/stream"), 404, "match_id"),
+                               (scope_of(path, headers=[("Last-Event-ID", "x")]), 400, "Last-Event-ID"),
+                               (scope_of(path, query=b"last_event_id=-1"), 400, "last_event_id"),
+                               (scope_of("/api/stream", host=b"rebind.example"), 403, "Host"),
+                               (scope_of(path, headers=[("Authorization", "Bearer nope")]), 401, "Authorization")):
+        status, h, text = same_stream(own, flask, scope)
+        assert status == want and json.loads(text)["field"] == field, text
+    assert organiser.put("/api/auth/settings", {"viewers_allowed": False}).status_code == 200
+    status, _, text = same_stream(own, flask, scope_of("/api/stream"))
+    assert status == 401 and json.loads(text)["field"] == "Authorization"
+    assert same_stream(own, flask, scope_of(path, headers=player))[0] == 200
+    assert app.extensions["companion"].hub.count() == 0 and own.streams == flask.streams == {}
+
+
+def test_a_stream_on_probation_is_refused_but_for_an_organiser(app, fronts, tokens, match):
+    own, flask = fronts
+
+    class Probation:
+        def probation_of(self, client):
+            return "address"
+
+        def earned(self, client, trust):
+            return trust >= 2
+
+        def get(self, client):
+            return None
+
+    for f in fronts:
+        f.connections = Probation()
+    status, _, text = same_stream(own, flask, scope_of(f"/api/matches/{match}/stream"))
+    assert status == 429 and json.loads(text)["field"] == "address"
+    status, headers, text = ask_stream(own, scope_of(f"/api/matches/{match}/stream",
+                                                     headers=[("Authorization", f"Bearer {tokens['organiser']}")]))
+    assert status == 200 and "connection" not in headers and "event: snapshot" in text
+
+
 LAZY_PROBE = """
 import asyncio, json, sys
 sys.path.insert(0, sys.argv[2])
 from companion.runtime import Runtime
 from companion.web.asgi import Front
 from companion.web.context import current_join, open_context
-from tests.web.test_hot import ask, scope_of
+from tests.web.test_hot import ask, ask_stream, scope_of
 rt = Runtime.open(data_dir=sys.argv[1], runner=None)
 c = open_context({}, rt)
 current_join(c, "http://localhost")
@@ -263,14 +399,16 @@ built = []
 front = Front(None, context=c, make_app=lambda: built.append(1) or sys.exit("not here"))
 front._warm = lambda: None
 status = ask(front, scope_of("/healthz"))[0]
+stream = ask_stream(front, scope_of("/api/stream"))
+assert stream[0] == 200 and "event: hello" in stream[2], stream
 print(json.dumps({"status": status, "built": built,
                   "loaded": sorted({m.split(".")[0] for m in sys.modules} & {"flask", "werkzeug", "jinja2", "click"})}))
 """
 
 
 def test_healthz_and_the_join_link_need_no_flask(tmp_path):
-    """``companion serve`` prints the join link and answers /healthz before Flask, Werkzeug and Jinja2 are
-    imported (the front builds the app at its first need: after that first answer)."""
+    """``companion serve`` prints the join link, answers /healthz and opens a stream before Flask, Werkzeug
+    and Jinja2 are imported (the front builds the app at its first need: after that first answer)."""
     import subprocess
     import sys
     from pathlib import Path
@@ -359,7 +497,8 @@ def test_an_app_that_cannot_be_built_is_a_500_with_an_id_and_health_still_answer
             doc = json.loads(data)
             assert status == 500 and doc["error"] == "internal error" and doc["id"]
             assert any(doc["id"] in r.getMessage() for r in caplog.records)
-        assert ask(front, scope_of("/api/stream"))[0] == 500
+        assert ask(front, scope_of("/api/stream", query=b"x=%20"))[0] == 500  # (a stream Flask opens)
+        assert ask_stream(front, scope_of("/api/stream"))[0] == 200  # (one the front opens itself)
         assert ask(front, scope_of("/healthz"))[0] == 200
     finally:
         front.pool.shutdown(wait=True)

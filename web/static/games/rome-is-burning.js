@@ -7,7 +7,7 @@
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
   var GAME = "rome-is-burning";
-  var root = null, client = null, cat = null, catReq = null, scoresKey = null;
+  var root = null, client = null, cat = null, catReq = null, scoresKey = null, scoresDrawn = null;
 
   var K = C.trackerKit(function () { return client; });
   var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
@@ -124,16 +124,22 @@
 
   function renderTurnScores() {
     var s = sm();
-    var key = client.seq + "|" + s.phase;
-    if (key === scoresKey || s.phase === "setup" || s.phase === "ended") {
-      if (s.phase === "setup" || s.phase === "ended") { $("rb-turn-scores").hidden = true; scoresKey = key; }
+    if (s.phase === "setup" || s.phase === "ended") { $("rb-turn-scores").hidden = true; scoresKey = null; return; }
+    $("rb-turn-scores").hidden = false;
+    // the turn's scores come from the hands, the emperor and (in an election) the scoring waiting for the
+    // old emperor's choice: a view that changed none of them (a move onto an empty space, a pawn that has
+    // moved) asks the box nothing; the table shown holds for this seq too
+    var key = JSON.stringify([s.turn, s.phase, s.emperor, st().hands, s.decision_needed || null]);
+    if (key === scoresKey) {
+      var shown = $("rb-turn-table");
+      if (shown && scoresDrawn === key) shown.setAttribute("data-seq", String(client.seq));
       return;
     }
     scoresKey = key;
-    $("rb-turn-scores").hidden = false;
-    var atSeq = client.seq;
     C.api("GET", base() + "/rome/scores").then(function (r) {
       if (scoresKey !== key) return; // a newer view asked again
+      scoresDrawn = key;
+      var atSeq = client.seq;
       $("rb-scores-title").textContent = t("rb.turn_scores", { n: r.turn });
       var box = $("rb-scores-body");
       var head = el("tr", null, el("th", { text: t("scores.player") }), el("th", { class: "num", text: t("rb.col_cards") }),
@@ -151,7 +157,7 @@
       C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
         el("thead", null, head), el("tbody", null, rows))),
         r.new_emperor ? el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }) : null]);
-    }, function () {});
+    }, function () { if (scoresKey === key) scoresKey = null; });  // asked again on the next view
   }
 
   function renderBoard() {

@@ -1,0 +1,215 @@
+"""The live streams' views, without Flask: what a stream sends first and how each hub item is written for
+its caller (``Plan``). ``GET /api/matches/<id>/stream`` and ``GET /api/stream`` (what they send:
+``companion/web/live.py``).
+
+Both the ASGI front (``companion/web/hot.py``: the request gate run on its own request, then these views,
+in a worker thread) and Flask's views (``live.py``, for a plain WSGI server, Flask's test client and the
+requests the front leaves to Flask) call these same functions with a ``Call``, so a rule is written once.
+
+Hidden information stays per caller: the text of an item is made once per audience (the caller's role and
+seat, read again for every event) and shared, as bytes, by every stream of that audience (``cached``);
+``framed`` keeps it framed as an HTTP/1.1 chunk too, so an event loop writes the same bytes object to every
+stream of one audience (``companion/web/asgi.py``).
+"""
+
+from __future__ import annotations
+
+import queue
+
+from companion.base.errors import InputError
+from companion.services.access import role_in
+from companion.web.calls import Call, present_event, present_view
+from companion.web.hub import ALL, heartbeat_event, sse
+
+# the largest event seq a query may name (``?after=``, ``Last-Event-ID``): JSON's largest exact whole number
+SEQ_MAX = 2**53
+
+# the TVs' sound (companion/web/tv.py: its routes), kept in the settings table
+TV_CLUB_KEY = "tv.sound_off"
+TV_MATCHES_KEY = "tv.sound_off_matches"
+
+
+def muted_matches(store) -> list[str]:
+    v = store.get_setting(TV_MATCHES_KEY, [])
+    return [x for x in v if isinstance(x, str)] if isinstance(v, list) else []
+
+
+def sound_state(store, match_id: str | None = None) -> dict:
+    """``{"club_off"}``, with ``match_off`` for one match (what a TV's stream starts with)."""
+    out = {"club_off": bool(store.get_setting(TV_CLUB_KEY, False))}
+    if match_id is not None:
+        out["match_off"] = match_id in muted_matches(store)
+    return out
+
+
+def frame(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter and uvicorn's httptools send write for it)."""
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
+def last_event_id(request) -> int | None:
+    """``Last-Event-ID`` (what a browser sends when it reconnects), else ``?last_event_id=``."""
+    raw = request.headers.get("Last-Event-ID")
+    field = "Last-Event-ID"
+    if raw is None:
+        raw = request.args.get("last_event_id")
+        field = "last_event_id"
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        n = int(raw.strip())
+    except ValueError:
+        raise InputError("must be the seq of the last event received (a whole number)", field) from None
+    if n < 0 or n > SEQ_MAX:
+        raise InputError("must be a seq from 0 to {most}", field, most=SEQ_MAX)
+    return n
+
+
+def _pump(sub, heartbeat: float):
+    """What a thread-read subscriber's stream sends next: a hub item, or None when nothing came for
+    ``heartbeat`` seconds (the write that reveals a phone that went away). Ends when the hub closes the
+    stream or the subscriber fell too far behind."""
+    while not sub.overflow:
+        try:
+            item = sub.q.get(timeout=heartbeat)
+        except queue.Empty:
+            yield None
+            continue
+        if item[0] == "close":
+            return
+        yield item
+
+
+class Plan:
+    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, framed=False)``:
+    the bytes for one hub item (None to skip it), as one HTTP/1.1 chunk when ``framed``. ``blocking`` says
+    that ``render`` reads the database (a player's seat, read again for every event), so an event loop runs
+    it in a worker thread."""
+
+    def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False):
+        self.hub, self.sub, self.head, self.render = hub, sub, head, render
+        self.heartbeat, self.blocking = heartbeat, blocking
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self.sub)
+
+    def body(self):
+        """The whole stream, pumped by the calling thread (WSGI)."""
+        try:
+            yield from self.head
+            for item in _pump(self.sub, self.heartbeat):
+                if item is None:
+                    yield heartbeat_event(self.heartbeat)
+                    continue
+                data = self.render(item)
+                if data:
+                    yield data
+        finally:
+            self.close()
+
+
+# what a stream's response carries (beside the security headers every answer gets: gate.answer_headers)
+CONTENT_TYPE = "text/event-stream; charset=utf-8"
+HEADERS = {"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"}
+
+
+def cached(item, key, make, framed: bool = False) -> bytes:
+    """The bytes written for ``item`` to every caller of one audience (``key``: the kind of item, or the
+    role and seat): made and encoded once per published item, shared by all its streams; ``framed``: as one
+    HTTP/1.1 chunk (framed once too)."""
+    cache = item[2] if len(item) > 2 else None
+    if cache is None:
+        data = make().encode("utf-8")
+        return frame(data) if framed else data
+    data = cache.get(key)
+    if data is None:
+        data = cache[key] = make().encode("utf-8")
+    if not framed:
+        return data
+    chunk = cache.get((key, "chunk"))
+    if chunk is None:
+        chunk = cache[(key, "chunk")] = frame(data)
+    return chunk
+
+
+def match_stream(call: Call, match_id: str, subscribe) -> Plan:
+    """``GET /api/matches/<id>/stream`` for ``call`` (already through the gate); ``subscribe(key)``: the hub
+    subscriber of the server that pumps it (an event loop's, or a thread's queue)."""
+    c, request = call.c, call.request
+    game = c.store.get_match(match_id)["game"]  # 404 before the stream starts
+    last = last_event_id(request)
+    who, seat = call.viewing(match_id)
+    public = request.args.get("as") == "viewer"  # the TV page: what a viewer sees, whoever opened it
+    session = call.session
+    session_key = session["key"] if session and not public else None
+    bearer_hash = _bearer_hash(request) if call.g.get("via") == "bearer" and not public else None
+    heartbeat = c.sse_heartbeat
+    sub = subscribe(match_id)  # before the snapshot: nothing written meanwhile is missed
+    try:
+        head = ["retry: 2000\n\n"]
+        if last is not None:
+            ended = c.store.get_match(match_id)["status"] == "ended"
+            for e in c.store.events(match_id, after_seq=last):
+                head.append(sse("event", {"event": present_event(e, game, who, seat, ended)}, id=e["seq"]))
+        view = c.service.state(match_id)
+        status = "ended" if c.service.fold(match_id).ended() else "open"
+        head.append(sse("snapshot", {"view": present_view(view, who, seat), "status": status}, id=view["seq"]))
+        if request.args.get("tv") == "1":  # a TV page: its sound as set from another device (web/tv.py)
+            head.append(sse("tv-sound", sound_state(c.store, match_id)))
+    except BaseException:
+        c.hub.unsubscribe(sub)
+        raise
+    state = {"sent": view["seq"]}
+
+    def caller():
+        """Who the caller is now, read again for every event: the phone may pick its seat after the stream
+        opened, and a session or token that ended (sign-out, revoked, expired, the match of a table's phone
+        ended) sees from then on what a viewer sees."""
+        if session_key is not None:
+            sess = c.access.session_by_key(session_key)
+            if sess is None:
+                return "viewer", None
+            scoped = sess.get("match_id") not in (None, match_id)
+            return role_in(sess, match_id), None if scoped else (sess["data"].get("seats") or {}).get(match_id)
+        if bearer_hash is not None:
+            info = c.access.api_token_by_hash(bearer_hash)
+            return (info["role"] if info is not None else "viewer"), None
+        return who, seat
+
+    def render(item, framed: bool = False):
+        kind, payload = item[0], item[1]
+        if kind != "event":
+            return cached(item, kind, lambda: sse(kind, payload), framed)
+        seq = payload["event"]["seq"]
+        if seq <= state["sent"]:
+            return None
+        state["sent"] = seq
+        now_who, now_seat = caller()
+        ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
+        return cached(item, (now_who, now_seat), lambda: sse(
+            "event", {"event": present_event(payload["event"], game, now_who, now_seat, ended),
+                      "view": present_view(payload["view"], now_who, now_seat),
+                      "status": payload.get("status", "open")}, id=seq), framed)
+
+    blocking = session_key is not None or bearer_hash is not None
+    return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking)
+
+
+def _bearer_hash(request) -> str | None:
+    from companion.services.access import hash_secret
+
+    token = (request.headers.get("Authorization") or "").strip().partition(" ")[2].strip()
+    return hash_secret(token) if token else None
+
+
+def club_stream(call: Call, subscribe) -> Plan:
+    """``GET /api/stream``: the club-wide feed (every match's card as it changes, ticks and alerts)."""
+    c = call.c
+    sub = subscribe(ALL)
+    head = ["retry: 2000\n\n", sse("hello", {"streams": c.hub.count()})]
+
+    def render(item, framed: bool = False):
+        kind, payload = item[0], item[1]
+        return cached(item, kind, lambda: sse(kind, payload), framed)
+
+    return Plan(c.hub, sub, head, render, c.sse_heartbeat)
