@@ -295,10 +295,12 @@ class MatchService:
                     if not policy.tells_secret(f.module, type, exc):
                         raise
                     raise policy.quiet_refusal(owner) from None
-        # the store's write first, then the service lock, released before the write ends: the write waits
-        # for its group's COMMIT holding no lock (Database.write, group commit). Always inside append's
+        # the store's write first (append's), then the service lock, released before the write ends: the write
+        # waits for its group's COMMIT holding no lock (Database.write, group commit). Always inside append's
         # write, and every failure here ends it: no savepoint of its own, nor for the store's append
-        with self.store.write(group=True, savepoint=False), self._lock:
+        if not self.store.in_write():
+            raise RuntimeError("an event is appended inside MatchService.append's write only")
+        with self._lock:
             f = self._write_fold(match_id)
             match = self.store.get_match(match_id)
             after: list[Fold] = []

@@ -19,7 +19,6 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 
 from companion.base.timeutil import WallClock
@@ -40,11 +39,15 @@ PRAGMAS = (
 
 def migrations() -> list[tuple[int, str, str]]:
     """``(version, name, sql)`` for every ``NNNN_name.sql`` in companion/storage/migrations, in order."""
+    # the folder beside this file, as the wheel installs it (os.path: importlib.resources imports zipfile and
+    # its readers, a tenth of a second of a Pi's start, to list one folder)
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrations")
     out = []
-    for entry in resources.files("companion.storage.migrations").iterdir():
-        m = re.fullmatch(r"(\d{4})_(\w+)\.sql", entry.name)
+    for name in os.listdir(folder):
+        m = re.fullmatch(r"(\d{4})_(\w+)\.sql", name)
         if m:
-            out.append((int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8")))
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                out.append((int(m.group(1)), m.group(2), fh.read()))
     out.sort()
     versions = [v for v, _, _ in out]
     if len(set(versions)) != len(versions):
@@ -132,6 +135,9 @@ class Database:
         self._rows: dict = {}  # committed rows read often (row cache: cached())
         self._data_version = None  # the writer connection's PRAGMA data_version at its last reading
         self._outside = 0  # other connections' commits seen (each look that found one counts it)
+        # a group's transaction is open and looked at its BEGIN, its COMMIT not yet sent: no other connection
+        # can commit meanwhile, so a look then is exact without a statement (read without the writer lock)
+        self._exact = False
         try:
             self._writer = connect(self.path)
             self._all.append(self._writer)
@@ -281,6 +287,16 @@ class Database:
         finally:
             self._local.looked = None
 
+    def _exact_now(self) -> bool:
+        """Without the writer lock: whether a write's transaction holds the database now, looked at its
+        BEGIN and its COMMIT not yet sent (then no other connection can have committed since that look); a
+        look for this thread's request (``one_look``) when so."""
+        if self._exact and self._writer.in_transaction:
+            if getattr(self._local, "looked", None) is False:
+                self._local.looked = True
+            return True
+        return False
+
     def unseen_commit(self) -> None:
         """A commit hook (``on_commit``) of a write of this process that the copies kept of the database
         did not follow: it counts as another connection's (``outside_commits``)."""
@@ -293,6 +309,8 @@ class Database:
         while the count has not moved since it was read."""
         if self._owner == threading.get_ident() or getattr(self._local, "looked", None):
             return self._outside  # (inside a write: exact since its BEGIN looked)
+        if self._exact_now():
+            return self._outside
         if not self._write_lock.acquire(blocking=False):
             return None
         try:
@@ -311,7 +329,7 @@ class Database:
         if self._owner == threading.get_ident():
             row = self._rows.get((kind, key))
             return row if row is not None else load(self._writer)
-        if getattr(self._local, "looked", None):  # this request looked already (one_look)
+        if getattr(self._local, "looked", None) or self._exact_now():  # (one_look; a write's open transaction)
             row = self._rows.get((kind, key))
             if row is not None:
                 return row
@@ -367,6 +385,7 @@ class Database:
             c.execute("BEGIN IMMEDIATE")
             self._outside_check(c)  # exact here: nobody else may commit while this transaction is open
             batch = self._batch = _Batch()
+            self._exact = True
         return batch
 
     def _end_part(self, c, batch, group: bool) -> None:
@@ -381,6 +400,7 @@ class Database:
             waiting = self._waiting
         if group and waiting and batch.writes < self.MAX_GROUP:
             return
+        self._exact = False  # (before the COMMIT: once it is done another connection may commit)
         if batch.writes == 0:
             c.execute("ROLLBACK")
             self._finish(batch, None)
@@ -398,6 +418,7 @@ class Database:
         self._finish(batch, None)
 
     def _finish(self, batch, error) -> None:
+        self._exact = False
         self._batch = None
         batch.error = error
         for committed, rolled_back in batch.hooks:

@@ -57,13 +57,16 @@ class MatchRows:
         return (row["id"], row["game"], tuple(json.loads(row["players"])), row["options"], row["created_at"],
                 row["status"])
 
-    def get_match(self, match_id: str) -> dict:
-        """The match (a new dict each time: the caller may change it)."""
+    def _match_kept(self, match_id: str) -> tuple:
         kept = self.cached("match", match_id, lambda c: self._kept_match(
             c.execute("SELECT * FROM matches WHERE id=?", (match_id,)).fetchone()))
         if kept is None:
             raise NotFoundError("no match {match_id}", "match_id", match_id=match_id)
-        mid, game, players, options, created_at, status = kept
+        return kept
+
+    def get_match(self, match_id: str) -> dict:
+        """The match (a new dict each time: the caller may change it)."""
+        mid, game, players, options, created_at, status = self._match_kept(match_id)
         return {"id": mid, "game": game, "players": list(players),
                 "options": {} if options == "{}" else json.loads(options), "created_at": created_at,
                 "status": status}
@@ -150,27 +153,32 @@ class MatchRows:
         inside a write that every failure of this one ends (``Database.write``). ``folded``: the caller
         keeps its own copy of the match up to date with the event (the match service); without it, the
         event counts as a commit the copies kept of the log have not seen (``outside_commits``)."""
+        if not savepoint and self.in_write():  # (the match service's writes: no context of its own)
+            return self._append_in(self._writer, match_id, type, data, expected_seq, at, check, folded)
         with self.write(savepoint=savepoint) as c:
-            self.get_match(match_id)  # (a NotFoundError; the row is most often known: no statement)
-            # the match's last seq: kept from this process's last append to it (dropped with every kept row
-            # when another connection commits: Database._outside_check at this transaction's BEGIN)
-            last = self.cached("last_seq", match_id, lambda c: (self.last_seq(match_id, c),))[0]
-            if expected_seq is not None and expected_seq != last:
-                raise ConflictError(
-                    "stale write: the match is at seq {last}, the write expected {expected_seq}", "expected_seq", last=last, expected_seq=expected_seq)
-            event = {"seq": last + 1, "id": new_id(), "type": type, "data": data or {},
-                     "at": at or self.clock.now_iso()}
-            derive = check(event, last) if check is not None else None
-            c.execute(
-                "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
-                (match_id, event["seq"], event["id"], type, json.dumps(event["data"]), event["at"]),
-            )
-            if derive is not None:
-                derive()
-            self.forget("last_seq", match_id)  # (until the COMMIT: the groups' next part reads it again)
-            self.on_commit(lambda: self.keep("last_seq", match_id, (event["seq"],)))
-            if not folded:
-                self.on_commit(self.unseen_commit)
+            return self._append_in(c, match_id, type, data, expected_seq, at, check, folded)
+
+    def _append_in(self, c, match_id, type, data, expected_seq, at, check, folded) -> dict:
+        self._match_kept(match_id)  # (a NotFoundError; the row is most often known: no statement)
+        # the match's last seq: kept from this process's last append to it (dropped with every kept row
+        # when another connection commits: Database._outside_check at this transaction's BEGIN)
+        last = self.cached("last_seq", match_id, lambda c: (self.last_seq(match_id, c),))[0]
+        if expected_seq is not None and expected_seq != last:
+            raise ConflictError(
+                "stale write: the match is at seq {last}, the write expected {expected_seq}", "expected_seq", last=last, expected_seq=expected_seq)
+        event = {"seq": last + 1, "id": new_id(), "type": type, "data": data or {},
+                 "at": at or self.clock.now_iso()}
+        derive = check(event, last) if check is not None else None
+        c.execute(
+            "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
+            (match_id, event["seq"], event["id"], type, json.dumps(event["data"]), event["at"]),
+        )
+        if derive is not None:
+            derive()
+        self.forget("last_seq", match_id)  # (until the COMMIT: the groups' next part reads it again)
+        self.on_commit(lambda: self.keep("last_seq", match_id, (event["seq"],)))
+        if not folded:
+            self.on_commit(self.unseen_commit)
         return event
 
     # -- export / import ---------------------------------------------------

@@ -30,6 +30,7 @@ import json
 import re
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from playwright.sync_api import expect
 
@@ -98,11 +99,18 @@ def seq(page) -> int:
 # Until the page's match shows event ``n`` and its own write is answered: checked in the page every 10 ms (a
 # timer, not every frame: a frame on each of a table's pages costs the machine more than the check), in the
 # one call that also answers (the seq shown, or the view with ``view``), failing after the pages' timeout.
-_SYNC = """([n, view, ms]) => new Promise((resolve, reject) => {
+# With ``sels``: the texts a person reads there once it does (textContent, its white space collapsed).
+_SYNC = """([n, view, ms, sels]) => new Promise((resolve, reject) => {
   const t0 = Date.now();
   (function check() {
     const c = window.companionMatch;
-    if (c && c.view && c.seq >= n && !c.busy) return resolve(view ? c.view : c.seq);
+    if (c && c.view && c.seq >= n && !c.busy) {
+      if (sels) return resolve([c.seq, sels.map(s => {
+        const v = s.startsWith("value:"), e = document.querySelector(v ? s.slice(6) : s);
+        return !e ? null : v ? e.value : e.textContent.replace(/\\s+/g, " ").trim();
+      })]);
+      return resolve(view ? c.view : c.seq);
+    }
     if (Date.now() - t0 > ms) return reject(new Error("the page shows event " + (c ? c.seq : "none") + ", not " + n + ", after " + ms + " ms"));
     setTimeout(check, 10);
   })();
@@ -110,14 +118,48 @@ _SYNC = """([n, view, ms]) => new Promise((resolve, reject) => {
 TIMEOUT_MS = 15_000
 
 
+# Until ``fn(arg)`` (a page function) answers something true, checked every 10 ms: its answer, in one call.
+_UNTIL = """([arg, ms]) => new Promise((resolve, reject) => {
+  const f = (FN), t0 = Date.now();
+  (function check() {
+    let r = null;
+    try { r = f(arg); } catch (e) { r = null; }
+    if (r) return resolve(r);
+    if (Date.now() - t0 > ms) return reject(new Error("not so after " + ms + " ms: " + f));
+    setTimeout(check, 10);
+  })();
+})"""
+_SEATED = """s => { const m = window.companionMatch.match, mine = document.getElementById("my-seat");
+  return m && m.seat === s && !mine.hidden && mine.textContent; }"""
+
+
+def until(page, fn: str, arg=None):
+    """What the page function ``fn(arg)`` answers once it answers something true (within the timeout)."""
+    return page.evaluate(_UNTIL.replace("(FN)", "(" + fn + ")"), [arg, TIMEOUT_MS])
+
+
 def wait_seq(page, n: int) -> int:
     """Until the page shows event ``n`` and its own write is answered (one write at a time): the seq shown."""
-    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS])
+    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS, None])
+
+
+def shown_at(page, n: int, *selectors: str) -> tuple[int, list[str | None]]:
+    """:func:`texts_at` with the seq the page shows (a tap that follows writes the event after it)."""
+    seq_, texts = page.evaluate(_SYNC, [n, False, TIMEOUT_MS, list(selectors)])
+    return seq_, texts
+
+
+def texts_at(page, n: int, *selectors: str) -> list[str | None]:
+    """Once the page shows event ``n`` (and its own write is answered): the text of each selector as the
+    person reads it then (None: not on the page; ``"value:<selector>"``: the value of a field or a list).
+    What the page draws from that event is drawn by then: one call, where a wait and an ``expect`` per line
+    were two or more."""
+    return page.evaluate(_SYNC, [n, False, TIMEOUT_MS, list(selectors)])[1]
 
 
 def view_at(page, n: int) -> dict:
     """The match as ``page`` holds it once it shows event ``n`` (one call: the wait and the read)."""
-    return page.evaluate(_SYNC, [n, True, TIMEOUT_MS])
+    return page.evaluate(_SYNC, [n, True, TIMEOUT_MS, None])
 
 
 def act(page, selector: str, confirm: bool | None = None, n: int | None = None) -> int:
@@ -376,11 +418,12 @@ class Evening:
             self.phone(p).goto(table.url, wait_until="commit")
         for p in table.players:
             page = self.phone(p)
-            page.wait_for_url(f"**/m/{table.match_id}")
-            page.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+            # (the match's page, its tracker mounted: one wait; the address is the match's)
+            page.wait_for_selector(f"body[data-match='{table.match_id}'] #game-tracker[data-mounted]", state="attached")
+            assert urlsplit(page.url).path == f"/m/{table.match_id}", page.url
             page.click(f"#who-card .who-btn[data-player='{p}']")
-            page.wait_for_function("s => window.companionMatch.match && window.companionMatch.match.seat === s", arg=p)
-            expect(page.locator("#my-seat")).to_have_text(text(self.cat, "seat.you_are", player=p))
+            # the phone is that seat's, and says so
+            assert until(page, _SEATED, p) == text(self.cat, "seat.you_are", player=p)
 
     def tv(self, table: Table, locale: str | None = None):
         """A TV (1920x1080) beside the table: its display page (the reveal's steps short)."""

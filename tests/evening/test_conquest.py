@@ -11,7 +11,8 @@ elimination among them); the standings are checked against the places the phones
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, check_standings, seq, text, tv_end, tv_fits, view_at, wait_seq
+from tests.evening.kit import (EN, Evening, check_standings, seq, shown_at, text, texts_at, tv_end, tv_fits, view_at,
+                               wait_seq)
 
 pytestmark = pytest.mark.browser
 
@@ -39,9 +40,8 @@ def set_up(ev, table, minutes: int = MINUTES) -> None:
         # each placement read from the phone that made it; the next placer's phone shows it before its tap
         placer, due = v["summary"]["next_placer"], v["summary"]["placement_due"]
         phone = table[placer]
-        wait_seq(phone, v["seq"])
         want = EN[f"ci.phase_place.{'one' if due == 1 else 'other'}"].replace("{player}", placer).replace("{n}", str(due))
-        expect(phone.locator("#ci-status")).to_have_text(want + " · " + text(EN, "ci.clock_armed", n=minutes))
+        assert texts_at(phone, v["seq"], "#ci-status") == [want + " · " + text(EN, "ci.clock_armed", n=minutes)]
         phone.locator("#ci-place-list .ci-place-row .ci-rest").first.click()
         v = view_at(phone, v["seq"] + 1)
         table.seq = max(table.seq, v["seq"])
@@ -57,8 +57,8 @@ def turn(table, player: str, conquered_note: bool = False, dice=None) -> None:
     """``player``'s turn on their phone: every reinforcement on their first city, then the end of the turn;
     with ``dice`` (the table's smart dice bound), a combat rolled with them in between."""
     page = table[player]
-    n = table.sync(player)
-    expect(page.locator("#ci-step")).to_have_text(text(EN, "ci.step_reinforce", player=player))
+    n, step = shown_at(page, table.seq, "#ci-step")
+    assert step == [text(EN, "ci.step_reinforce", player=player)]
     if dice is None:
         page.locator("#ci-reinforce-list .trk-step button[title]").first.click()
     else:  # the reinforcements on a city that borders a rival's: the combat comes from there

@@ -6,7 +6,7 @@ turn scored), the TV of table 1 open; the standings against the places the total
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, check_standings, text, tv_end, wait_seq
+from tests.evening.kit import EN, Evening, check_standings, text, texts_at, tv_end, wait_seq
 
 pytestmark = pytest.mark.browser
 
@@ -47,8 +47,7 @@ def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
         if s["phase"] == "ended":
             break
         if s["phase"] == "setup":
-            wait_seq(watch, v["seq"])
-            expect(watch.locator("#rb-status")).to_have_text(text(EN, "rb.status_setup", n=s["turn"], of=7))
+            assert texts_at(watch, v["seq"], "#rb-status") == [text(EN, "rb.status_setup", n=s["turn"], of=7)]
             v = table.act_view(first, "#rb-deal-pi", n=v["seq"])
         elif s["phase"] == "election":
             # the old emperor (or the table, on turn 1) decides the tie, on the first phone
@@ -60,15 +59,13 @@ def play_rome(ev, table, pi_rolls: int = 2) -> list[dict]:
             wait_seq(table[who], v["seq"])
             v = table.act_view(who, "#rb-steal-send", n=v["seq"])
         elif sm.get("to_move") is None:  # every card taken: the turn is scored
-            wait_seq(watch, v["seq"])
-            expect(watch.locator("#rb-status")).to_have_text(text(EN, "rb.status_score", n=s["turn"]))
+            assert texts_at(watch, v["seq"], "#rb-status") == [text(EN, "rb.status_score", n=s["turn"])]
             v = table.act_view(first, "#rb-score", n=v["seq"])
             turn_no += 1
         else:
             mover = sm["to_move"]
             page = table[mover]
-            wait_seq(page, v["seq"])
-            expect(page.locator("#rb-status")).to_have_text(text(EN, "rb.status_move", n=s["turn"], player=mover))
+            assert texts_at(page, v["seq"], "#rb-status") == [text(EN, "rb.status_move", n=s["turn"], player=mover)]
             if rolled < pi_rolls and s["turn"] >= 2:
                 rolled += 1
                 v = table.act_view(mover, "#rb-roll-cw", n=v["seq"])  # the Pi rolls the die

@@ -10,7 +10,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.evening.kit import EN, Evening, check_standings, places_shown, seq, text, tv_end
+from tests.evening.kit import EN, Evening, check_standings, places_shown, seq, shown_at, text, tv_end
 
 pytestmark = pytest.mark.browser
 
@@ -43,9 +43,8 @@ def place(table, player: str, country: str, councillor: bool = False) -> None:
     """``player``'s placement on their phone: a monastery on the first free site of ``country`` (or a
     councillor there), then the end of their turn."""
     page = table[player]
-    n = table.sync(player)
-    expect(page.locator("#wop-status")).to_contain_text(player)
-    expect(page.locator("#wop-player")).to_have_value(player)
+    n, (status, chosen) = shown_at(page, table.seq, "#wop-status", "value:#wop-player")
+    assert player in status and chosen == player, (status, chosen)
     page.click("#wop-piece-councillor" if councillor else "#wop-piece-monastery")
     page.select_option("#wop-country", country)
     n = table.act(player, "#wop-place", n=n)

@@ -161,3 +161,33 @@ def test_one_look_per_request_and_another_process_s_commit_seen_by_the_next(stor
     assert store.outside_commits() == before + 2
     store.append(m["id"], "turn.end", {}, folded=True)
     assert store.outside_commits() == before + 2
+
+
+def test_a_kept_row_is_read_with_no_statement_while_a_write_s_transaction_is_open(store, tmp_path):
+    """While another thread's write holds its transaction (looked at its BEGIN, no COMMIT sent yet), no other
+    connection can commit: kept rows are read as they are; once it committed, the next read looks again."""
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.get_match(m["id"])
+    inside, release = threading.Event(), threading.Event()
+
+    def writer():
+        with store.write() as c:
+            c.execute("INSERT INTO settings(key, value) VALUES ('x', '1')")
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    inside.wait(10)
+    seen = statements(store)
+    try:
+        assert store.get_match(m["id"])["status"] == "open"
+        assert store.outside_commits() is not None
+        assert seen == [], seen
+    finally:
+        release.set()
+        t.join()
+    other = sqlite3.connect(tmp_path / "companion.db", isolation_level=None)  # as a CLI command would
+    other.execute("UPDATE matches SET status='ended' WHERE id=?", (m["id"],))
+    other.close()
+    assert store.get_match(m["id"])["status"] == "ended"

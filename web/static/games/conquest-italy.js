@@ -318,6 +318,9 @@
           cardLabel(c)));
       });
     }
+    // a phone that shows no reinforcements now (another step of the turn) asks the box nothing: they are
+    // asked for again when the step comes back
+    if ($("ci-reinforce").hidden) { lastCalcKey = null; return; }
     var key = p + "|" + client.seq + "|" + trade.join(",");
     if (key === lastCalcKey) return;
     lastCalcKey = key;

@@ -530,9 +530,9 @@
     }
     client.hooks.written = addEvent;
 
-    // generic event form (hidden when the game has its own tracker script)
-    var typeSel = document.getElementById("event-type");
-    C.api("GET", "/api/games").then(function (d) {
+    // generic event form (hidden when the game has its own tracker script: its event types are then not asked for)
+    var typeSel = document.getElementById("event-type"), generic = document.getElementById("generic-event");
+    if (!(generic && generic.hidden)) C.api("GET", "/api/games").then(function (d) {
       var g = d.games.filter(function (x) { return x.id === game; })[0];
       (g ? g.event_types : []).forEach(function (ty) {
         var label = t("event." + ty);
