@@ -279,7 +279,7 @@ class MatchService:
         may not record (a correction outside the rules, another player's secret) and keeps the reason of a
         refusal that could tell another player's secret. ``data`` never carries the Pi's mark (``rolled_by``)
         but in a redo (``pi_mark``): the Pi's draws are completed here, by ``complete``."""
-        with self.store.write(group=True):
+        with self.store.write(group=True, keeps_sessions=True):  # (a match's event: no session nor seat)
             event, before, after = self._append(match_id, type, data, expected_seq, at, complete, by, pi_mark)
             start = clock_after_setup(before, after, event)
             if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
