@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,54 @@ AUTO = "auto"
 def new_setup_code() -> str:
     """The first-run code for choosing the organiser PIN (printed by ``companion serve``)."""
     return "".join(secrets.choice("0123456789") for _ in range(8))
+
+
+class OffRadio:
+    """The dice radio while the smart dice are off (``--dice off``, the default): companion/dice.py's radio in
+    its ``off`` state, made at the first question asked of it (the dice page's status, a set bound to a
+    table); until then it only keeps who subscribed. A start with the dice off imports none of that module
+    (its Bluetooth decoders and their dataclasses)."""
+
+    def __init__(self):
+        self._radio = None
+        self._subscribers: list = []
+        self._lock = threading.Lock()
+
+    def _real(self):
+        with self._lock:
+            if self._radio is None:
+                from companion import dice
+
+                radio = dice.attach("off")
+                for callback in self._subscribers:
+                    radio.subscribe(callback)
+                self._subscribers = []
+                self._radio = radio
+            return self._radio
+
+    def subscribe(self, callback) -> None:
+        with self._lock:
+            if self._radio is None:
+                self._subscribers.append(callback)
+                return
+        self._radio.subscribe(callback)
+
+    def unsubscribe(self, callback) -> None:
+        with self._lock:
+            if self._radio is None:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+                return
+        self._radio.unsubscribe(callback)
+
+    def close(self) -> None:
+        if self._radio is not None:
+            self._radio.close()
+
+    def __getattr__(self, name: str):  # everything else is the real radio's (status, heard, last, GONE_S ...)
+        if name.startswith("__") or name in ("_radio", "_subscribers", "_lock"):
+            raise AttributeError(name)
+        return getattr(self._real(), name)
 
 
 @dataclass(eq=False)
@@ -115,11 +164,16 @@ class Runtime:
                 from companion import gpio as pins
 
                 rt.panel = pins.attach(service, runner, gpio)
-            from companion import dice as radio
             from companion.services.dice import DiceTables
 
             rt.dice_mode = dice or "off"
-            rt.dice = DiceTables(service, store, radio.attach(rt.dice_mode))
+            if rt.dice_mode == "off":
+                radio = OffRadio()
+            else:
+                from companion import dice as radios
+
+                radio = radios.attach(rt.dice_mode)
+            rt.dice = DiceTables(service, store, radio)
             from companion.services.hotspot import Hotspot, StoreSettings
 
             rt.hotspot = Hotspot(StoreSettings(store))  # (runs nmcli only when asked)

@@ -429,11 +429,14 @@ def summary(state: dict) -> dict:
         "positions": dict(state["positions"]),
         "hand_sizes": {p: len(h) for p, h in state["hands"].items()},
     }
+    if state["phase"] in ("moving", "election"):
+        # this turn's scores with their breakdown, as GET .../rome/scores answers: every phone draws them
+        # from the view it is sent, asking nothing on each event
+        out["turn_scores"] = copy.deepcopy(scores_now(state))  # (the view is the state's reader, never its writer)
     if state["phase"] == "moving":
         out["to_move"] = state["players"][state["current"]] if _cards_left(state) else None
         out["steal"] = state["steal"]
-        out["scores_now"] = {r["player"]: r["score"]
-                             for r in turn_scores(state["emperor"], state["hands"])["players"]}
+        out["scores_now"] = {r["player"]: r["score"] for r in out["turn_scores"]["players"]}
     if state["phase"] == "election":
         out["decision_needed"] = state["scoring"]["decision_needed"]
     if state["phase"] == "ended":

@@ -19,7 +19,6 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 
 from companion.base.timeutil import WallClock
@@ -40,11 +39,15 @@ PRAGMAS = (
 
 def migrations() -> list[tuple[int, str, str]]:
     """``(version, name, sql)`` for every ``NNNN_name.sql`` in companion/storage/migrations, in order."""
+    # the folder beside this file, as the wheel installs it (os.path: importlib.resources imports zipfile and
+    # its readers, a tenth of a second of a Pi's start, to list one folder)
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "migrations")
     out = []
-    for entry in resources.files("companion.storage.migrations").iterdir():
-        m = re.fullmatch(r"(\d{4})_(\w+)\.sql", entry.name)
+    for name in os.listdir(folder):
+        m = re.fullmatch(r"(\d{4})_(\w+)\.sql", name)
         if m:
-            out.append((int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8")))
+            with open(os.path.join(folder, name), encoding="utf-8") as fh:
+                out.append((int(m.group(1)), m.group(2), fh.read()))
     out.sort()
     versions = [v for v, _, _ in out]
     if len(set(versions)) != len(versions):

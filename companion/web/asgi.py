@@ -134,6 +134,11 @@ class Front:
         self._make_app = make_app
         self._app_lock = threading.Lock()
         self._warming = False
+        self._answered = False  # an answer given without Flask (the first /healthz): the app is built then
+        self._warm_timer = None
+        # the process is this server's (``companion serve``): the built app's objects, alive as long as it, are
+        # frozen out of the collector's generations (companion/cli/serve.py freezes the start's the same way)
+        self.freeze_when_built = False
         self.own_routes = own_routes  # the hot routes answered here (companion/web/hot.py), not by Flask
         self.limits = limits or Limits()
         self.c = context if context is not None else app.extensions["companion"]
@@ -162,9 +167,26 @@ class Front:
                 app = self._app
         return app
 
+    # The Flask app is built after the first answer given without it (the first /healthz: systemd's
+    # watchdog, the benchmark), or this long after the server listens if no such request comes first: built
+    # the moment it listened, its imports held the interpreter's lock (and, on a Pi, the CPU) against the loop
+    # and the worker answering that first request, 0.2-0.3 s of a Pi's first answer. A page asked for sooner
+    # builds it at once (``_built``).
+    WARM_AFTER_S = 0.5
+
     def _warm(self) -> None:
-        """Once the server listens (``companion/web/server.py``), and after an answer without Flask: the app
-        built in a worker thread, so the first page a phone asks for does not wait for it."""
+        """Once the server listens (``companion/web/server.py``), and after each answer without Flask: the
+        app built in a worker thread (after the first answer, or ``WARM_AFTER_S`` after listening), so the
+        first page a phone asks for does not wait for it."""
+        if self._app is not None or self._warming:
+            return
+        if not self._answered:
+            if self._warm_timer is None:
+                self._warm_timer = asyncio.get_running_loop().call_later(self.WARM_AFTER_S, self._warm_now)
+            return
+        self._warm_now()
+
+    def _warm_now(self) -> None:
         if self._app is not None or self._warming:
             return
         self._warming = True
@@ -180,6 +202,8 @@ class Front:
                 log.exception("could not build the web app")
             finally:
                 if collecting:
+                    if self.freeze_when_built:
+                        gc.freeze()
                     gc.enable()
                 self._warming = False
 
@@ -314,6 +338,7 @@ class Front:
                     headers = [*headers, (b"connection", b"close")]
                 await send({"type": "http.response.start", "status": status, "headers": headers})
                 await send({"type": "http.response.body", "body": data, "more_body": False})
+                self._answered = True
                 self._warm()
                 return
             from a2wsgi.wsgi import build_environ

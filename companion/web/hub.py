@@ -53,6 +53,7 @@ class _Waker:
         self.scheduled = False
         self.flushing: collections.deque = collections.deque()  # subscribers that write their items themselves
         self.flush_scheduled = False
+        self.now = 0.0
 
     def wake(self, waiter: asyncio.Future) -> None:
         """On the loop."""
@@ -83,6 +84,7 @@ class _Waker:
 
     def _flush(self) -> None:
         flushing = self.flushing
+        self.now = self.loop.time()  # (one reading of the clock for the slice's writes)
         for _ in range(min(self.SLICE, len(flushing))):
             flushing.popleft().flush()
         if flushing:
@@ -111,8 +113,9 @@ class AsyncSubscriber:
     (not one timer per item), so an event costs each stream little more than its write.
 
     ``direct``: set by the stream's pump (``companion/web/asgi.py``) when it can write items itself, on
-    the loop, without waking its task: ``direct(items)`` writes them and returns True, or returns False (the
-    client is slow to read, the connection closing: nothing written) and the task takes them as before. While
+    the loop, without waking its task: ``direct(items)`` (the queue itself, left as it is) writes them and
+    returns True, or returns False (the client is slow to read, the connection closing: nothing written) and
+    the task takes them as before. While
     the task waits, a new item marks the stream for the loop's next slice of writes (``_Waker.dirty``) and
     ``flush`` writes every item queued by then; once the task is awake, it takes them: one queue, so the
     items are written in the order they came, by one or the other."""
@@ -157,7 +160,7 @@ class AsyncSubscriber:
         if not items or direct is None or self._waiter is None:
             return  # (the task is awake: it takes them)
         try:
-            written = direct(list(items))
+            written = direct(items)
         except Exception:  # a bug: logged, and the stream ends (its client reconnects, resumes by Last-Event-ID)
             log.exception("a stream's write failed")
             self.overflow = True
@@ -165,7 +168,7 @@ class AsyncSubscriber:
             return
         if written:
             items.clear()
-            self._last = self.loop.time()  # (the heartbeat counts from the last write)
+            self._last = self._waker.now  # (the heartbeat counts from the last write)
         else:
             self._wake()
 

@@ -237,7 +237,10 @@ def _httptools_class(limits, connections: Connections):
 
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket: connections wait in its backlog until uvicorn's loop runs."""
-    infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    # an ASCII name as bytes, as the "idna" codec would give it: a str goes through that codec, which imports
+    # encodings.idna, stringprep and unicodedata at every start (for "0.0.0.0")
+    name = host.encode("ascii") if host and host.isascii() else (host or None)
+    infos = socket.getaddrinfo(name, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     family, _, _, _, addr = infos[0]
     # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP (accepted
     # sockets inherit it); nodelay() sets it again per connection in any case

@@ -160,6 +160,7 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
         c.hub.unsubscribe(sub)
         raise
     state = {"sent": view["seq"]}
+    blocking = session_key is not None or bearer_hash is not None  # (else the caller never changes)
 
     def caller():
         """Who the caller is now, read again for every event: the phone may pick its seat after the stream
@@ -184,14 +185,13 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
         if seq <= state["sent"]:
             return None
         state["sent"] = seq
-        now_who, now_seat = caller()
+        now_who, now_seat = caller() if blocking else (who, seat)
         ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
         return cached(item, (now_who, now_seat), lambda: sse(
             "event", {"event": present_event(payload["event"], game, now_who, now_seat, ended),
                       "view": present_view(payload["view"], now_who, now_seat),
                       "status": payload.get("status", "open")}, id=seq), framed)
 
-    blocking = session_key is not None or bearer_hash is not None
     return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking)
 
 

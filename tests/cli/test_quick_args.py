@@ -28,6 +28,41 @@ def test_what_quick_reads_argparse_reads_the_same(argv):
     assert vars(args) == vars(parsed)
 
 
+SERVE_WORDS = ["--host", "--port", "--data-dir", "--gpio", "--dice", "--allow-host", "--threads",
+               "--max-streams-per-address", "--max-connections-per-address", "--max-connections",
+               "--header-timeout", "--no-qr", "--help", "--po", "--port=8080", "--hos", "--", "0.0.0.0", "127.0.0.1",
+               "", "8080", "0", "08", "-1", "1.5", "10.", ".5", "1e3", "inf", " 5", "٣", "auto", "mock", "off",
+               "radio", "data", "-", "x y", "box.local"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(SERVE_WORDS), max_size=8), st.sampled_from([None, "mock", "bogus"]))
+def test_what_quick_reads_of_serve_argparse_reads_the_same(words, dice_env):
+    import os
+
+    old = os.environ.pop("COMPANION_DICE", None)
+    try:
+        if dice_env is not None:
+            os.environ["COMPANION_DICE"] = dice_env  # the default of --dice, read when the parser is built
+        argv = ["serve", *words]
+        args = quick_args(argv)
+        if args is None:
+            return
+        assert vars(args) == vars(build_parser("serve").parse_args(argv))
+    finally:
+        os.environ.pop("COMPANION_DICE", None)
+        if old is not None:
+            os.environ["COMPANION_DICE"] = old
+
+
+def test_the_unit_s_serve_is_read_quickly():
+    for argv in (["serve", "--host", "0.0.0.0", "--port", "8080", "--gpio", "auto"],
+                 ["serve", "--host", "127.0.0.1", "--port", "0", "--gpio", "off", "--no-qr", "--data-dir", "/x",
+                  "--allow-host", "a", "--allow-host", "b", "--header-timeout", "2.5", "--threads", "8"], ["serve"]):
+        assert quick_args(argv) is not None
+        assert vars(quick_args(argv)) == vars(build_parser("serve").parse_args(argv))
+
+
 def test_the_plain_forms_are_read_quickly():
     assert vars(quick_args(["odds", "125", "125"])) == vars(build_parser("odds").parse_args(["odds", "125", "125"]))
     for game in GAMES:

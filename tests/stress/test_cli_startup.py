@@ -124,6 +124,8 @@ def test_serve_start_imports_only_what_it_serves_with(tmp_path):
     early = [m for m in modules if m.startswith(NOT_AT_SERVE_START)
              and m not in ("companion.cli.serve", "companion.cli.parsing", "companion.cli.usage")]
     assert early == [], f"companion serve imported at start {early}"
+    # the smart dice are off: their radio (companion/dice.py) is made at the first question asked of it
+    assert "companion.dice" not in modules and "companion.services.dice" in modules
 
 
 def test_with_the_unit_s_malloc_arena_max_no_ctypes_is_imported():

@@ -103,3 +103,18 @@ def test_nobody_sends_the_dice_mark_themselves(app, player, organiser):
         r = a.post(f"/api/matches/{mid}/events", body)
         assert r.status_code == 403 and r.json["field"] == "$.data.rolled_by"
     assert svc.fold(mid).last_seq == seq
+
+
+def test_with_the_dice_off_the_radio_says_so(app, organiser):
+    # (the runtime makes the off radio at the first question asked of it: companion/runtime.py OffRadio)
+    from companion.dice import attach
+
+    heard = []
+    app.extensions["companion"].dice.radio.subscribe(heard.append)  # kept, then given to the radio when made
+    state = organiser.get("/api/dice").json
+    assert state["radio"] == attach("off", start=False).status() and state["heard"] == []
+    assert state["radio"]["mode"] == "off" and state["radio"]["reason"] == "smart dice are off (--dice off)"
+    radio = app.extensions["companion"].dice.radio
+    assert heard.append in radio._real()._subscribers
+    radio.unsubscribe(heard.append)
+    assert heard.append not in radio._real()._subscribers

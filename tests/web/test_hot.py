@@ -446,6 +446,40 @@ def test_the_app_is_built_once_after_the_first_answer_or_by_the_first_request_th
         lazy.pool.shutdown(wait=True)
 
 
+def test_listening_with_no_request_the_app_is_built_a_moment_later_not_at_once(store):
+    # (the first /healthz is answered without the build holding the interpreter's lock; companion/web/asgi.py)
+    from companion.runtime import Runtime
+    from companion.web.app import create_app
+    from companion.web.context import open_context
+
+    c = open_context({}, Runtime.open(store=store, runner=None))
+    built = threading.Event()
+
+    def make():
+        app = create_app({"TESTING": True}, context=c)
+        built.set()
+        return app
+
+    front = Front(None, Limits(), threads=2, context=c, make_app=make)
+    front.WARM_AFTER_S = 0.05
+    at_once = []
+
+    async def listening():  # what the server's start-up does once it listens
+        front._warm()
+        at_once.append(front._warming or front._app is not None)
+        await asyncio.get_running_loop().run_in_executor(None, built.wait, 60)
+
+    try:
+        t = threading.Thread(target=asyncio.run, args=(listening(),))
+        t.start()
+        t.join(90)
+        assert at_once == [False] and built.is_set()
+        front.pool.shutdown(wait=True)
+        assert front._app is not None
+    finally:
+        front.pool.shutdown(wait=True)
+
+
 def test_an_app_that_cannot_be_built_is_a_500_with_an_id_and_health_still_answers(store, caplog):
     from companion.runtime import Runtime
     from companion.web.context import open_context

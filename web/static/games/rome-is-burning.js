@@ -7,7 +7,7 @@
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
   var GAME = "rome-is-burning";
-  var root = null, client = null, cat = null, catReq = null, scoresKey = null, scoresDrawn = null;
+  var root = null, client = null, cat = null, catReq = null;
 
   var K = C.trackerKit(function () { return client; });
   var $ = K.$, base = K.base, done = K.done, send = K.send, colour = K.colour, who = K.who, opt = K.opt, fill = K.fill;
@@ -124,40 +124,29 @@
 
   function renderTurnScores() {
     var s = sm();
-    if (s.phase === "setup" || s.phase === "ended") { $("rb-turn-scores").hidden = true; scoresKey = null; return; }
-    $("rb-turn-scores").hidden = false;
-    // the turn's scores come from the hands, the emperor and (in an election) the scoring waiting for the
-    // old emperor's choice: a view that changed none of them (a move onto an empty space, a pawn that has
-    // moved) asks the box nothing; the table shown holds for this seq too
-    var key = JSON.stringify([s.turn, s.phase, s.emperor, st().hands, s.decision_needed || null]);
-    if (key === scoresKey) {
-      var shown = $("rb-turn-table");
-      if (shown && scoresDrawn === key) shown.setAttribute("data-seq", String(client.seq));
-      return;
-    }
-    scoresKey = key;
-    C.api("GET", base() + "/rome/scores").then(function (r) {
-      if (scoresKey !== key) return; // a newer view asked again
-      scoresDrawn = key;
-      var atSeq = client.seq;
-      $("rb-scores-title").textContent = t("rb.turn_scores", { n: r.turn });
-      var box = $("rb-scores-body");
-      var head = el("tr", null, el("th", { text: t("scores.player") }), el("th", { class: "num", text: t("rb.col_cards") }),
-        el("th", { class: "num", text: t("rb.col_extra") }), el("th", { text: t("rb.col_squares") }),
-        el("th", { class: "num", text: t("rb.col_score") }));
-      var rows = r.players.map(function (p) {
-        var b = p.breakdown, sq = Object.keys(b.squares).map(function (k) { return k + "² " + b.squares[k]; }).join(" + ");
-        return el("tr", { "data-player": p.player, class: r.candidates.indexOf(p.player) >= 0 ? "leader" : null },
-          el("td", null, who(p.player), p.role === "emperor" ? " ♛" : null),
-          el("td", { class: "num", text: String(b.cards) }),
-          el("td", { class: "num", text: String(b.extra) + (p.role === "emperor" ? " B" : " A") }),
-          el("td", { class: "small", text: sq || "—" }),
-          el("td", { class: "num score", text: String(p.score) }));
-      });
-      C.patch(box, [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(atSeq) },
-        el("thead", null, head), el("tbody", null, rows))),
-        r.new_emperor ? el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }) : null]);
-    }, function () { if (scoresKey === key) scoresKey = null; });  // asked again on the next view
+    $("rb-turn-scores").hidden = !s.turn_scores;
+    // the view brings the turn's scores with their breakdown (the box's own, as GET .../rome/scores
+    // answers): drawn with the rest of the view, nothing asked of the box on each event
+    if (s.turn_scores) drawTurnScores(s.turn_scores);
+  }
+  // the table holds for the seq drawn (data-seq)
+  function drawTurnScores(r) {
+    $("rb-scores-title").textContent = t("rb.turn_scores", { n: r.turn });
+    var head = el("tr", null, el("th", { text: t("scores.player") }), el("th", { class: "num", text: t("rb.col_cards") }),
+      el("th", { class: "num", text: t("rb.col_extra") }), el("th", { text: t("rb.col_squares") }),
+      el("th", { class: "num", text: t("rb.col_score") }));
+    var rows = r.players.map(function (p) {
+      var b = p.breakdown, sq = Object.keys(b.squares).map(function (k) { return k + "² " + b.squares[k]; }).join(" + ");
+      return el("tr", { "data-player": p.player, class: r.candidates.indexOf(p.player) >= 0 ? "leader" : null },
+        el("td", null, who(p.player), p.role === "emperor" ? " ♛" : null),
+        el("td", { class: "num", text: String(b.cards) }),
+        el("td", { class: "num", text: String(b.extra) + (p.role === "emperor" ? " B" : " A") }),
+        el("td", { class: "small", text: sq || "—" }),
+        el("td", { class: "num score", text: String(p.score) }));
+    });
+    C.patch($("rb-scores-body"), [el("div", { class: "trk-scroll" }, el("table", { class: "scores trk-compact", id: "rb-turn-table", "data-seq": String(client.seq) },
+      el("thead", null, head), el("tbody", null, rows))),
+      r.new_emperor ? el("p", { class: "small", text: C.plural("rb.would_elect", r.emperor_points, { player: r.new_emperor }) }) : null]);
   }
 
   function renderBoard() {
