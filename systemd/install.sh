@@ -361,7 +361,10 @@ else
 fi
 code_changed=0
 if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
-    pip_args=(--disable-pip-version-check --quiet --root-user-action=ignore)
+    # --compile (pip's default, said here so that no pip.conf or PIP_NO_COMPILE undoes it): the bytecode is
+    # written at install, as root; the unit runs with PYTHONDONTWRITEBYTECODE=1, so a module left without it
+    # would be compiled again at every start (a Pi's start is mostly imports)
+    pip_args=(--disable-pip-version-check --quiet --root-user-action=ignore --compile)
     build=$(mktemp -d)
     if [ -n "$bundled" ]; then
         whl=$bundled

@@ -604,6 +604,8 @@ def test_install_is_idempotent_and_uninstall_keeps_the_data(fake_root):
     wheel_calls = [c for c in calls if c.startswith("pip wheel")]
     assert len(wheel_calls) == 1 and not wheel_calls[0].endswith(str(REPO))
     assert any(c.startswith("pip install") and c.endswith("/companion-0.1.0-py3-none-any.whl") for c in calls)
+    # the bytecode compiled at install (the unit's PYTHONDONTWRITEBYTECODE=1 writes none at start)
+    assert all("--compile" in c.split() for c in calls if c.startswith("pip install"))
     assert not any(c.endswith(str(REPO)) for c in calls)
     assert clone_snapshot(REPO) == clone_before
     assert "systemctl daemon-reload" in calls

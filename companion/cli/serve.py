@@ -259,10 +259,18 @@ def _serve(args):
         runtime.stop()
         raise
 
-    def make_app():  # the Flask app: built by the front at its first need, after /healthz answers
-        from companion.web.app import create_app
+    # the templates' compiled code, kept between starts in the data folder (companion/web/app.py)
+    config["TEMPLATE_CACHE"] = os.path.join(os.path.dirname(os.path.abspath(runtime.store.path)), "cache", "templates")
 
-        return create_app(config, context=context)
+    def make_app():  # the Flask app: built by the front at its first need, after /healthz answers
+        import threading
+
+        from companion.web.app import compile_templates, create_app
+
+        app = create_app(config, context=context)
+        # then every template, in the background: no page waits for its own at its first render
+        threading.Thread(target=compile_templates, args=(app,), name="companion-templates", daemon=True).start()
+        return app
 
     max_connections = args.max_connections
     if files is not None and files[0] > 0:  # (RLIM_INFINITY reads as -1)

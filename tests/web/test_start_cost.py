@@ -29,3 +29,32 @@ def test_registering_the_routes_compiles_no_url_builder_and_url_for_still_builds
         method = sorted(r.methods - {"HEAD", "OPTIONS"})[0]
         assert ours.build(r.endpoint, values, method=method) == theirs.build(r.endpoint, values, method=method)
     assert calls  # made on demand
+
+
+def test_compiled_templates_are_kept_between_starts_and_one_cut_short_is_compiled_again(tmp_path):
+    from companion.web.app import compile_templates
+
+    cache = tmp_path / "cache" / "templates"
+    config = {"DATA_DIR": str(tmp_path / "data"), "GPIO": "off", "TEMPLATE_CACHE": str(cache)}
+
+    def start():
+        app = create_app(config)
+        compiled = []
+        original = app.jinja_env.compile
+        app.jinja_env.compile = lambda source, name=None, *a, **k: compiled.append(name) or original(source, name, *a, **k)
+        return app, compiled
+
+    app, compiled = start()
+    names = app.jinja_env.list_templates(extensions=["html"])
+    assert compile_templates(app) == len(names) > 20 and sorted(compiled) == sorted(names)
+    files = sorted(cache.iterdir())
+    assert len(files) == len(names)
+    again, compiled = start()  # the next start reads them back
+    assert compile_templates(again) == len(names) and compiled == []
+    files[0].write_bytes(files[0].read_bytes()[:10])  # (a power cut, say)
+    third, compiled = start()
+    assert compile_templates(third) == len(names) and len(compiled) == 1
+    for name in names:  # a template read back is the one compiled (its blocks, its root's code)
+        ours, theirs = third.jinja_env.get_template(name), app.jinja_env.get_template(name)
+        assert sorted(ours.blocks) == sorted(theirs.blocks)
+        assert ours.root_render_func.__code__.co_code == theirs.root_render_func.__code__.co_code
