@@ -1178,6 +1178,9 @@ def summary(state) -> dict:
             "cards": len(state["hands"][p]),
             "reserve": state["reserve"][p] if state["phase"] != "play" else 0,
             "reinforcements": due["placeable"] if due else None,
+            # (the whole calculation, as GET .../conquest/reinforcements answers without a trade: a phone
+            # draws it from the view instead of asking on each turn)
+            "reinforcements_now": due,
             "conquests": state["conquests"][p],
             "objective_set": p in state["objectives"],
             "eliminated": p in state["eliminated"],

@@ -102,7 +102,8 @@ def test_a_rome_is_burning_tournament_evening(browser, server, artifacts_dir):
             played.append(play_rome(ev, t))
             ev.lap(f"round {n} table {t.number} played")
         tv_end(ev, tables[0], "rome-is-burning", played[-2])
-        ev.shot(tv, f"rome-tv-end-{n}")
+        if n == 2:  # (round 1's end screen looks the same)
+            ev.shot(tv, f"rome-tv-end-{n}")
         check_standings(ev, played)
     ev.shot(ev.org, "rome-standings", full_page=True)
     assert ev.errors() == []

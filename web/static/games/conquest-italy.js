@@ -324,29 +324,34 @@
     var key = p + "|" + client.seq + "|" + trade.join(",");
     if (key === lastCalcKey) return;
     lastCalcKey = key;
+    // the calculation without a trade comes with the view (the box's own, as GET .../conquest/reinforcements
+    // answers): drawn at once; a trade of three cards is asked for
+    var row = trade.length === 3 ? null : (summary().players || []).filter(function (x) { return x.player === p; })[0];
+    if (row && row.reinforcements_now) { drawCalc(p, row.reinforcements_now); return; }
     // until the box answers for this event, the list on screen is the last event's (another player's
     // cities, another count): its taps would be lost when the answer redraws it, so they wait
     Array.prototype.forEach.call($("ci-reinforce-list").querySelectorAll("button"), function (b) { b.disabled = true; });
     $("ci-reinforce-send").disabled = true;
     var q = "?player=" + encodeURIComponent(p) + (trade.length === 3 ? trade.map(function (c) { return "&trade=" + encodeURIComponent(c); }).join("") : "");
-    C.api("GET", base() + "/conquest/reinforcements" + q).then(function (r) {
-      var parts = [C.plural("ci.calc_base", r.territories, { base: r.base })];
-      r.regions.forEach(function (g) { parts.push(g.name + " +" + g.bonus); });
-      if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
-      var calc = $("ci-reinforce-calc");
-      calc.textContent = "";
-      calc.appendChild(el("p", null, el("strong", { text: C.plural("ci.calc_total", r.placeable) }), " = " + parts.join(" + ") +
-        (r.not_placed ? " · " + C.plural("ci.calc_cap", r.not_placed) : "")));
-      var due = r.placeable;
-      var draw = function () {
-        var total = steppers($("ci-reinforce-list"), owned(p), reinforceDraft, due, draw);
-        var b = $("ci-reinforce-send");
-        b.textContent = t("ci.reinforce_send", { n: total, due: due });
-        b.disabled = total !== due;
-        b.dataset.due = String(due);
-      };
-      draw();
-    }, function (e) { $("ci-reinforce-calc").textContent = C.errorText(e); });
+    C.api("GET", base() + "/conquest/reinforcements" + q).then(function (r) { drawCalc(p, r); },
+      function (e) { $("ci-reinforce-calc").textContent = C.errorText(e); });
+  }
+  // what player p receives (r: the box's calculation) and the steppers to place it
+  function drawCalc(p, r) {
+    var parts = [C.plural("ci.calc_base", r.territories, { base: r.base })];
+    r.regions.forEach(function (g) { parts.push(g.name + " +" + g.bonus); });
+    if (r.trade) parts.push(t("ci.calc_trade", { value: r.trade.value, bonus: r.trade.held_bonus }));
+    C.patch($("ci-reinforce-calc"), el("p", null, el("strong", { text: C.plural("ci.calc_total", r.placeable) }), " = " + parts.join(" + ") +
+      (r.not_placed ? " · " + C.plural("ci.calc_cap", r.not_placed) : "")));
+    var due = r.placeable;
+    var draw = function () {
+      var total = steppers($("ci-reinforce-list"), owned(p), reinforceDraft, due, draw);
+      var b = $("ci-reinforce-send");
+      b.textContent = t("ci.reinforce_send", { n: total, due: due });
+      b.disabled = total !== due;
+      b.dataset.due = String(due);
+    };
+    draw();
   }
 
   function cardLabel(c) {

@@ -60,20 +60,18 @@
     if (withTotal && !sm.final) box.appendChild(el("p", { class: "tv-note", text: t("tv.rl_total_note") }));
     C.patch($("rl-tv-tracks"), Array.prototype.slice.call(box.childNodes));
     var cardinal = sm.cardinal !== undefined ? sm.cardinal : s.cardinal;
-    var side = $("rl-tv-cardinal");
-    side.textContent = "";
-    side.appendChild(el("div", { text: t("tv.rl_cardinal", { n: cardinal }) }));
-    if (sm.intrigues_left !== undefined) side.appendChild(el("div", { text: C.plural("tv.rl_left", sm.intrigues_left) }));
-    if (current && sm.turn && isNum(sm.turn.left) && sm.turn.left > 0) side.appendChild(el("div", { text: C.plural("tv.rl_actions_left", sm.turn.left) }));
+    // the cardinal's and the last intrigue's lines, written only where they changed (most events change none)
+    C.patch($("rl-tv-cardinal"), [el("div", { text: t("tv.rl_cardinal", { n: cardinal }) }),
+      sm.intrigues_left !== undefined ? el("div", { text: C.plural("tv.rl_left", sm.intrigues_left) }) : null,
+      current && sm.turn && isNum(sm.turn.left) && sm.turn.left > 0 ? el("div", { text: C.plural("tv.rl_actions_left", sm.turn.left) }) : null]);
     var ib = $("rl-tv-intrigue"), last = (s.resolutions || [])[(s.resolutions || []).length - 1];
-    ib.textContent = "";
-    if (!last) { ib.appendChild(el("p", { class: "muted", text: t("tv.rl_no_intrigue") })); return; }
+    if (!last) { C.patch(ib, el("p", { class: "muted", text: t("tv.rl_no_intrigue") })); return; }
     var totals = last.totals || {}, other = last.faction;
     var winner = last.winner === "richelieu" ? "Richelieu" : faction(last.winner);
-    ib.appendChild(el("div", { class: "rl-tv-result", text: t("tv.rl_intrigue", { faction: faction(last.faction), winner: winner,
-      a: totals[last.winner], b: last.winner === "richelieu" ? totals[other] : totals.richelieu }) }));
-    if (last.first) ib.appendChild(el("div", { text: t("tv.rl_places", { first: last.first, second: last.second || "–" }) }));
-    if (last.sheet && last.sheet.to) ib.appendChild(el("div", { text: t("tv.rl_sheet", { player: last.sheet.to }) }));
+    C.patch(ib, [el("div", { class: "rl-tv-result", text: t("tv.rl_intrigue", { faction: faction(last.faction), winner: winner,
+      a: totals[last.winner], b: last.winner === "richelieu" ? totals[other] : totals.richelieu }) }),
+      last.first ? el("div", { text: t("tv.rl_places", { first: last.first, second: last.second || "–" }) }) : null,
+      last.sheet && last.sheet.to ? el("div", { text: t("tv.rl_sheet", { player: last.sheet.to }) }) : null]);
   }
   TV.register("richelieu", {
     mount: mount,

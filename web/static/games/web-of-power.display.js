@@ -119,7 +119,6 @@
   function drawStatus(view) {
     var box = $("wop-tv-status"), sm = view.summary || {};
     if (!box) return;
-    box.textContent = "";
     var lines = [];
     if (sm.phase === "play") {
       if (sm.current_turn) lines.push(t("tv.wop_turn", { n: sm.current_turn }));
@@ -130,7 +129,8 @@
       if ((miss.alliances || []).length) lines.push(t("tv.wop_missing_alliances", { list: miss.alliances.join(", ") }));
       if ((miss.chains || []).length) lines.push(t("tv.wop_missing_chains", { players: miss.chains.join(", ") }));
     }
-    lines.forEach(function (s) { box.appendChild(el("div", { text: s })); });
+    // (written only where a line changed: most events change none)
+    C.patch(box, lines.map(function (s) { return el("div", { text: s }); }));
   }
 
   // the rows of a scoring: each country's monasteries (in the board's order), each alliance by its number,
