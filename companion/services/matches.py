@@ -100,6 +100,19 @@ class _CountingRng:
         return getattr(self._rng, name)
 
 
+class InEffect:
+    """A fold's events in effect, read from the log only when iterated (the policy needs them for a
+    secret's reset alone; a phone's every other write would read the whole log)."""
+
+    __slots__ = ("fold",)
+
+    def __init__(self, fold: Fold):
+        self.fold = fold
+
+    def __iter__(self):
+        return iter(self.fold.effective)
+
+
 class MatchService:
     # Folds kept in memory (the least recently used goes first). At least as many as the lists show open
     # matches (the tournament overview: 100), or each list would fold them all again from their logs. A
@@ -266,7 +279,7 @@ class MatchService:
         may not record (a correction outside the rules, another player's secret) and keeps the reason of a
         refusal that could tell another player's secret. ``data`` never carries the Pi's mark (``rolled_by``)
         but in a redo (``pi_mark``): the Pi's draws are completed here, by ``complete``."""
-        with self.store.write(group=True):
+        with self.store.write(group=True, keeps_sessions=True):  # (a match's event: no session nor seat)
             event, before, after = self._append(match_id, type, data, expected_seq, at, complete, by, pi_mark)
             start = clock_after_setup(before, after, event)
             if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
@@ -286,7 +299,7 @@ class MatchService:
         if not by.organiser:
             f = self.fold(match_id)
             policy.check_write(f.module, f.players, by, type, data, result_only=f.result_only,
-                               effective=f.effective)
+                               effective=InEffect(f))
             owner = policy.secret_refused_for(f.module, f.players, by, type, data)
             if owner is not None:
                 try:
@@ -415,7 +428,7 @@ class MatchService:
         type_, fn = spec
         if not by.organiser:
             policy.check_write(f.module, f.players, by, type_, data, result_only=f.result_only,
-                               effective=f.effective)
+                               effective=InEffect(f))
             owner = policy.secret_refused_for(f.module, f.players, by, type_, data)
             if owner is not None:
                 try:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+from companion.base.errors import NotFoundError
+
 
 # the phone's device in words ("Android · Chrome", companion/web/useragent.py), kept in the session's data
 _DEVICE = "CASE WHEN json_valid(s.data) THEN json_extract(s.data, '$.device') END"
@@ -55,16 +57,33 @@ class AccessRows:
 
     def session_row(self, sid_hash: str) -> dict | None:
         """A session with its seats (``data["seats"]``: {match id: player}) and, for a phone that joined by a
-        table's QR code, the match it is limited to (``match_id``) and that match's ``match_status``."""
-        row = self.conn().execute(
-            "SELECT s.sid_hash, s.role, s.expires_at, s.data, s.match_id, m.status AS match_status "
-            "FROM web_sessions s LEFT JOIN matches m ON m.id = s.match_id WHERE s.sid_hash=?", (sid_hash,)).fetchone()
+        table's QR code, the match it is limited to (``match_id``) and that match's ``match_status``. Kept
+        until a write that may change a session or a seat (``Database.SESSION_KINDS``); its expiry is the
+        caller's to check, as before; the match's status is the match's kept row."""
+        kept = self.cached("session", sid_hash, lambda c: self._session_kept(c, sid_hash))
+        if kept is None:
+            return None
+        key, role, expires_at, data, match_id, seats = kept
+        data = json.loads(data)
+        data["seats"] = dict(seats)
+        status = None
+        if match_id is not None:
+            try:
+                status = self._match_kept(match_id)[5]
+            except NotFoundError:  # (a match that is not there: no status, as the join had none)
+                status = None
+        return {"key": key, "role": role, "expires_at": expires_at, "data": data, "match_id": match_id,
+                "match_status": status}
+
+    @staticmethod
+    def _session_kept(c, sid_hash: str) -> tuple | None:
+        row = c.execute("SELECT sid_hash, role, expires_at, data, match_id FROM web_sessions WHERE sid_hash=?",
+                        (sid_hash,)).fetchone()
         if row is None:
             return None
-        data = json.loads(row["data"])
-        data["seats"] = self._seats_of(row["sid_hash"])
-        return {"key": row["sid_hash"], "role": row["role"], "expires_at": row["expires_at"], "data": data,
-                "match_id": row["match_id"], "match_status": row["match_status"]}
+        seats = tuple((r[0], r[1]) for r in c.execute(
+            "SELECT match_id, player FROM seats WHERE sid_hash=? ORDER BY bound_at", (sid_hash,)))
+        return (row["sid_hash"], row["role"], row["expires_at"], row["data"], row["match_id"], seats)
 
     def set_session_data(self, key: str, data: dict) -> None:
         data = {k: v for k, v in data.items() if k != "seats"}
@@ -73,15 +92,17 @@ class AccessRows:
 
     # -- seats ---------------------------------------------------------------
     def seat_rows(self, match_id: str, now: str) -> list[dict]:
-        """The phones seated in a match (live sessions only), by seat then oldest first."""
-        rows = self.conn().execute(
+        """The phones seated in a match (live sessions only), by seat then oldest first. The match's seats are
+        kept until a write that may change a session or a seat; the live ones are chosen at each call."""
+        kept = self.cached("seats", match_id, lambda c: (tuple(tuple(r) for r in c.execute(
             "SELECT t.player, t.sid_hash, t.bound_at, s.role, s.expires_at, s.created_at, " + _DEVICE + " AS device, "
             "CASE WHEN json_valid(s.data) THEN json_extract(s.data, '$.address') END AS address "
-            "FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? AND s.expires_at > ? "
-            "ORDER BY t.player, t.bound_at, t.sid_hash", (match_id, now))
-        return [{"player": r["player"], "session": r["sid_hash"][:12], "key": r["sid_hash"], "role": r["role"],
-                 "bound_at": r["bound_at"], "expires_at": r["expires_at"], "joined_at": r["created_at"],
-                 "device": r["device"], "address": r["address"]} for r in rows]
+            "FROM seats t JOIN web_sessions s ON s.sid_hash = t.sid_hash WHERE t.match_id=? "
+            "ORDER BY t.player, t.bound_at, t.sid_hash", (match_id,))),))[0]
+        return [{"player": player, "session": key[:12], "key": key, "role": role, "bound_at": bound_at,
+                 "expires_at": expires_at, "joined_at": created_at, "device": device, "address": address}
+                for player, key, bound_at, role, expires_at, created_at, device, address in kept
+                if expires_at > now]
 
     def claim_seat(self, match_id: str, player: str, key: str, now: str, address: str | None = None) -> str | None:
         """A phone's own claim of a seat, checked and written in one transaction: None when it now holds it
@@ -132,14 +153,16 @@ class AccessRows:
     def seat_confirmation_rows(self, match_id: str, now: str) -> list[dict]:
         """The confirmations that count: of a phone still in the seat confirmed (its session live), by an
         organiser or by a phone whose session is live."""
-        rows = self.conn().execute(
-            "SELECT c.sid_hash, c.player, c.by_hash, c.by_role, c.at FROM seat_confirmations c "
+        kept = self.cached("confirm", match_id, lambda c: (tuple(tuple(r) for r in c.execute(
+            "SELECT c.sid_hash, c.player, c.by_hash, c.by_role, c.at, s.expires_at, b.expires_at "
+            "FROM seat_confirmations c "
             "JOIN seats t ON t.match_id = c.match_id AND t.sid_hash = c.sid_hash AND t.player = c.player "
             "JOIN web_sessions s ON s.sid_hash = c.sid_hash LEFT JOIN web_sessions b ON b.sid_hash = c.by_hash "
-            "WHERE c.match_id=? AND s.expires_at > ? AND (c.by_role='organiser' OR b.expires_at > ?) ORDER BY c.at",
-            (match_id, now, now))
-        return [{"key": r["sid_hash"], "player": r["player"], "by": r["by_hash"], "by_role": r["by_role"],
-                 "at": r["at"]} for r in rows]
+            "WHERE c.match_id=? ORDER BY c.at", (match_id,))),))[0]
+        # (kept until a write that may change a session, a seat or a confirmation; the live ones chosen now)
+        return [{"key": key, "player": player, "by": by, "by_role": by_role, "at": at}
+                for key, player, by, by_role, at, expires, by_expires in kept
+                if expires > now and (by_role == "organiser" or (by_expires is not None and by_expires > now))]
 
     def sessions_of_join(self, join_hash: str, now: str) -> int:
         """How many live sessions a join link made."""

@@ -99,6 +99,9 @@ class Database:
     READERS = 4  # read connections shared by all threads
     MAX_GROUP = 4  # writes committed together at most (each waits for the others' parts before its COMMIT)
     MAX_ROWS = 4096  # cached rows (matches, their labels, tokens, settings) before the cache starts afresh
+    # kept rows of sessions, seats and their confirmations: written by many paths (joins, seats, the roster's
+    # links, sign-outs), so every write forgets them but those that say they change none (``keeps_sessions``)
+    SESSION_KINDS = frozenset({"session", "seats", "confirm"})
 
     def __init__(self, path: str | Path, clock=None):
         """Open (or create) the database. A data folder that cannot be made or used, or a database file
@@ -133,6 +136,7 @@ class Database:
         self._part_hooks: list = []
         self._all = []
         self._rows: dict = {}  # committed rows read often (row cache: cached())
+        self._session_keys: set = set()  # the kept rows of SESSION_KINDS (every write but a few forgets them)
         self._data_version = None  # the writer connection's PRAGMA data_version at its last reading
         self._outside = 0  # other connections' commits seen (each look that found one counts it)
         # a group's transaction is open and looked at its BEGIN, its COMMIT not yet sent: no other connection
@@ -175,7 +179,7 @@ class Database:
         return self._owner == threading.get_ident()
 
     @contextmanager
-    def write(self, group: bool = False, savepoint: bool = True):
+    def write(self, group: bool = False, savepoint: bool = True, keeps_sessions: bool = False):
         """The one write path: writer lock + BEGIN IMMEDIATE ... COMMIT. A write opened inside another on
         the same thread is a savepoint of the outer transaction: derived rows written with the event that
         causes them commit, or roll back, together with it.
@@ -193,12 +197,19 @@ class Database:
         ``savepoint=False``, for a nested write whose every failure ends the write it is nested in (its caller
         lets the exception through): it joins the outer write with no savepoint of its own (two statements
         fewer): its rows and its commit hooks are the outer write's, committed or rolled back with them.
-        Outermost, it is an ordinary write."""
+        Outermost, it is an ordinary write.
+
+        ``keeps_sessions``: the write changes no row of a session, a seat or a seat's confirmation (a match's
+        event); any other write forgets every kept row of those (``SESSION_KINDS``) as it begins."""
         me = threading.get_ident()
         if self._owner == me and not savepoint:  # nested, within the outer write's savepoint
+            if not keeps_sessions:
+                self.forget_sessions()
             yield self._writer
             return
         if self._owner == me:  # nested: a savepoint of the outer transaction
+            if not keeps_sessions:
+                self.forget_sessions()
             with self._write_lock:
                 c = self._writer
                 name = f"w{self._depth}"
@@ -228,6 +239,8 @@ class Database:
             c = self._writer
             batch = self._join_batch(c)
             self._owner, self._depth, self._part_hooks = me, 1, []
+            if not keeps_sessions:
+                self.forget_sessions()
             c.execute("SAVEPOINT part")
             try:
                 yield c
@@ -267,6 +280,7 @@ class Database:
         version = c.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
             self._rows.clear()
+            self._session_keys.clear()
             self._data_version = version
             self._outside += 1
         if getattr(self._local, "looked", None) is False:
@@ -343,7 +357,10 @@ class Database:
                 if row is not None:
                     if len(self._rows) >= self.MAX_ROWS:
                         self._rows.clear()
+                        self._session_keys.clear()
                     self._rows[(kind, key)] = row
+                    if kind in self.SESSION_KINDS:
+                        self._session_keys.add((kind, key))
             return row
         finally:
             self._write_lock.release()
@@ -356,9 +373,18 @@ class Database:
             try:
                 if len(self._rows) >= self.MAX_ROWS:
                     self._rows.clear()
+                    self._session_keys.clear()
                 self._rows[(kind, key)] = row
+                if kind in self.SESSION_KINDS:
+                    self._session_keys.add((kind, key))
             finally:
                 self._write_lock.release()
+
+    def forget_sessions(self) -> None:
+        """Inside a write: every kept row of a session, a seat or a confirmation (``SESSION_KINDS``)."""
+        for k in self._session_keys:
+            self._rows.pop(k, None)
+        self._session_keys.clear()
 
     def forget(self, kind: str, key=None) -> None:
         """Inside the write that changes them: the cached row ``(kind, key)``, or every row of ``kind``."""

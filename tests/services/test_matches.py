@@ -264,3 +264,20 @@ def test_an_up_to_date_fold_is_read_with_no_statement_until_another_process_writ
     with store.one_look():
         assert svc.append(m["id"], "point", {"player": "ada"}, expected_seq=2)["seq"] == 3
         assert svc.state(m["id"])["seq"] == 3
+
+
+def test_a_phone_s_write_reads_the_log_only_for_a_secret_s_reset(store, fake_game):
+    """The policy needs the events in effect only to judge a reset of a secret: a seated phone's ordinary
+    write reads no event of the log (it would read the whole log at every write)."""
+    from companion.services.policy import Caller
+
+    svc = MatchService(store)
+    m = svc.create(fake_game, ["ada", "bo"])
+    for i in range(5):
+        svc.append(m["id"], "point", {"player": "ada"})
+    svc.state(m["id"])
+    seen = []
+    for c in store._all:
+        c.set_trace_callback(seen.append)
+    svc.append(m["id"], "point", {"player": "ada"}, by=Caller("player", "ada"))
+    assert not [s for s in seen if "FROM events" in s], seen

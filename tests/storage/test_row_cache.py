@@ -191,3 +191,47 @@ def test_a_kept_row_is_read_with_no_statement_while_a_write_s_transaction_is_ope
     other.execute("UPDATE matches SET status='ended' WHERE id=?", (m["id"],))
     other.close()
     assert store.get_match(m["id"])["status"] == "ended"
+
+
+def test_sessions_seats_and_confirmations_are_kept_until_a_write_that_may_change_them(store, tmp_path):
+    from companion.services.matches import MatchService
+
+    now, later, far = "2026-06-01T10:00:00.000Z", "2026-06-01T13:00:00.000Z", "2026-06-01T12:00:00.000Z"
+    for key in ("h1", "h2"):
+        store.insert_session(key, "player", now, far, {}, purge_before="2000-01-01T00:00:00.000Z")
+    svc = MatchService(store)
+    m = svc.create("richelieu", ["Ada", "Bo"])
+    assert store.claim_seat(m["id"], "Ada", "h1", now) is None and store.claim_seat(m["id"], "Bo", "h2", now) is None
+    assert store.confirm_seat(m["id"], "Ada", "h2", "player", now) == 1
+
+    def read(at=now):
+        s = store.session_row("h1")
+        return (s and s["data"]["seats"], s and s["match_status"], [r["player"] for r in store.seat_rows(m["id"], at)],
+                [r["player"] for r in store.seat_confirmation_rows(m["id"], at)])
+
+    assert read() == ({m["id"]: "Ada"}, None, ["Ada", "Bo"], ["Ada"])
+    seen = statements(store)
+    svc.append(m["id"], "turn.end", {})  # a match's event changes no session nor seat: they stay kept
+    assert read() == ({m["id"]: "Ada"}, None, ["Ada", "Bo"], ["Ada"])
+    assert not [s for s in seen if s.startswith("SELECT") and ("web_sessions" in s or "seats" in s)], seen
+    assert read(later) == ({m["id"]: "Ada"}, None, [], [])  # expired by then: chosen at each call
+    store.free_seat(m["id"], "Bo")  # seen at once (Bo's phone, live, still confirms Ada's)
+    assert read() == ({m["id"]: "Ada"}, None, ["Ada"], ["Ada"])
+    store.leave_seat(m["id"], "h1")
+    assert read() == ({}, None, [], [])
+    store.delete_session("h1")
+    assert store.session_row("h1") is None
+    other = sqlite3.connect(tmp_path / "companion.db", isolation_level=None)  # as a CLI command would
+    assert store.session_row("h2")["role"] == "player"
+    other.execute("DELETE FROM web_sessions WHERE sid_hash='h2'")
+    other.close()
+    assert store.session_row("h2") is None  # another process's sign-out: refused by the next read
+
+
+def test_a_table_s_phone_session_shows_its_match_s_status_as_it_changes(store):
+    m = store.create_match("richelieu", ["Ada", "Bo"])
+    store.insert_session("h3", "player", "2026-06-01T10:00:00.000Z", "2099-01-01T00:00:00.000Z", {},
+                         purge_before="2000-01-01T00:00:00.000Z", match_id=m["id"])
+    assert store.session_row("h3")["match_status"] == "open"
+    store.set_status(m["id"], "ended")
+    assert store.session_row("h3")["match_status"] == "ended"

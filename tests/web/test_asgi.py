@@ -521,6 +521,37 @@ def test_an_event_is_framed_once_per_audience_and_written_to_every_stream_withou
     assert app.extensions["companion"].hub.count() == 0
 
 
+def test_a_stream_written_by_the_loop_whose_client_reads_nothing_is_dropped_after_send_timeout(app, front, player,
+                                                                                             match):
+    """The direct path keeps the deadline: once the client's buffer is full (its transport paused), the
+    items go through the stream's own write, which the sweeper ends after ``send_timeout``; the connection
+    is aborted and the stream unsubscribed."""
+    hub = app.extensions["companion"].hub
+    front.connections = FakeConnections()
+    proto = front.connections.by_client[("127.0.0.7", 1)] = FakeProtocol()
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        call = Call(front, f"/api/matches/{match}/stream", client=("127.0.0.7", 1)).start()
+        await call.until("event: snapshot")
+        r = await loop.run_in_executor(None, lambda: player.post(
+            f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}))
+        assert r.status_code == 201
+        async with asyncio.timeout(10):
+            while not proto.transport.written:
+                await asyncio.sleep(0.01)
+        proto.flow.write_paused = True  # the client stopped reading: its buffer is full
+        call.stuck = True  # (and a write through send never completes)
+        r = await loop.run_in_executor(None, lambda: player.post(
+            f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 1}))
+        assert r.status_code == 201
+        await asyncio.wait_for(call.task, 10)  # ended by the sweeper after send_timeout (0.5 s)
+        assert proto.transport.closing and len(proto.transport.written) == 1
+
+    run(go())
+    assert hub.count() == 0 and front.streams == {}
+
+
 class Chunks(Call):
     """A request whose body arrives in pieces (``pieces`` of ``size`` bytes); counts what was read."""
 
