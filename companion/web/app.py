@@ -136,7 +136,8 @@ def create_app(config: dict | None = None, runtime: Runtime | None = None, conte
 def _keep_compiled_templates(app: Flask, folder: str) -> None:
     """The templates' compiled code kept in ``folder`` between starts (Jinja's bytecode cache, keyed by each
     template's source: an upgrade compiles anew): a Pi compiles a page's templates once, not at its first
-    render after every start (0.3-0.8 s). A file that cannot be read back is compiled again."""
+    render after every start (0.3-0.8 s). A file that cannot be read back is compiled again; one that cannot be
+    written (a full card) is not kept, and its page is served all the same."""
     import os
 
     from jinja2 import FileSystemBytecodeCache
@@ -148,6 +149,12 @@ def _keep_compiled_templates(app: Flask, folder: str) -> None:
             except Exception:  # (a file cut short, say: Jinja reads its checksum unguarded)
                 log.warning("compiled template %s unreadable: compiling it again", bucket.key)
                 bucket.reset()
+
+        def dump_bytecode(self, bucket):
+            try:
+                super().dump_bytecode(bucket)
+            except OSError as exc:  # a full card, say: the page is served all the same, compiled in memory
+                log.warning("compiled template %s not kept: %s", bucket.key, exc)
 
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)

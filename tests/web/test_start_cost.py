@@ -58,3 +58,21 @@ def test_compiled_templates_are_kept_between_starts_and_one_cut_short_is_compile
         ours, theirs = third.jinja_env.get_template(name), app.jinja_env.get_template(name)
         assert sorted(ours.blocks) == sorted(theirs.blocks)
         assert ours.root_render_func.__code__.co_code == theirs.root_render_func.__code__.co_code
+
+
+def test_a_full_card_keeps_no_compiled_template_and_every_page_still_renders(tmp_path, monkeypatch):
+    import errno
+
+    import jinja2.bccache
+
+    from companion.web.app import compile_templates
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    cache = tmp_path / "cache" / "templates"
+    app = create_app({"DATA_DIR": str(tmp_path / "data"), "GPIO": "off", "TEMPLATE_CACHE": str(cache)})
+    monkeypatch.setattr(jinja2.bccache.tempfile, "NamedTemporaryFile", full)
+    names = app.jinja_env.list_templates(extensions=["html"])
+    assert compile_templates(app) == len(names) > 20  # each compiled, none kept
+    assert list(cache.iterdir()) == []

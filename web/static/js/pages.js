@@ -515,8 +515,8 @@
     }
     function loadHistory() {
       // a failed load (the Pi away) keeps the history shown; the next reconnect loads it again
-      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); },
-        function () {});
+      return C.api("GET", "/api/matches/" + encodeURIComponent(id) + "/events").then(function (d) { events = d.events; drawHistory(); return true; },
+        function () { return false; });
     }
     function addEvent(e) {
       if (!e) return;
@@ -589,13 +589,19 @@
       mount(plugin);
       document.addEventListener("companion:game", function (ev) { if (ev.detail === game) mount(C.game(game)); });
       if (!plugin && !root.children.length) root.hidden = true;
-      loadHistory();
-      var opened = false;
+      var firstHistory = loadHistory();
+      var opened = false, loadedSeq = client.seq, snapshots = 0;
       client.follow({
         // a reconnect (the Wi-Fi, a restart of the Pi): the match again (its power-lost flag) and the history
         open: function () { if (opened) { client.load().catch(function () {}); loadHistory(); } opened = true; },
         event: function (d) { addEvent(d.event); },
-        snapshot: function () { loadHistory(); },
+        // the stream's first snapshot at the match the page just loaded: the history asked for then covers it
+        // (asked again only if that answer failed)
+        snapshot: function (d) {
+          snapshots += 1;
+          if (snapshots === 1 && d && d.view && d.view.seq === loadedSeq) { firstHistory.then(function (ok) { if (!ok) loadHistory(); }); return; }
+          loadHistory();
+        },
         tick: function (d) { clock.tick(d); },
         alert: function (d) { C.toast(alertText(d, clock.players), true); sound(d && d.alert); }
       });
