@@ -9,6 +9,7 @@ import sys
 from companion.cli import data_dir_arg
 
 WILDCARDS = ("0.0.0.0", "", "::")
+TEMPLATES_AFTER_S = 3.0  # the templates compiled this long after the Flask app is built (``make_app``)
 
 
 def register(sub):
@@ -268,8 +269,11 @@ def _serve(args):
         from companion.web.app import compile_templates, create_app
 
         app = create_app(config, context=context)
-        # then every template, in the background: no page waits for its own at its first render
-        threading.Thread(target=compile_templates, args=(app,), name="companion-templates", daemon=True).start()
+        # then every template, in the background a few seconds later (not against the first pages' answers;
+        # a page asked for sooner compiles or reads back its own): no page waits for its own later
+        timer = threading.Timer(TEMPLATES_AFTER_S, compile_templates, args=(app,))
+        timer.name, timer.daemon = "companion-templates", True
+        timer.start()
         return app
 
     max_connections = args.max_connections
