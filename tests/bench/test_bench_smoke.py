@@ -101,3 +101,11 @@ def test_the_installed_case_imports_its_own_copy_without_the_editable_finder(tmp
     where, web, editable = p.stdout.split()
     assert where.startswith(str(tmp_path)) and web.endswith("companion/web_files") and editable == "False"
     assert list((tmp_path / "venv").rglob("companion/base/__pycache__/*.pyc"))  # compiled, as pip does
+
+
+def test_the_report_ends_with_its_notes_as_the_notes_file_holds_them():
+    # make bench writes docs/benchmarks.md again (its tables, then docs/benchmarks-notes.md): a note written
+    # straight into the report would be lost at the next run
+    report = open(os.path.join(REPO, "docs", "benchmarks.md"), encoding="utf-8").read()
+    notes = open(os.path.join(REPO, "docs", "benchmarks-notes.md"), encoding="utf-8").read()
+    assert report.endswith("\n" + notes), "edit the notes in docs/benchmarks-notes.md, not in docs/benchmarks.md"
