@@ -84,13 +84,19 @@ def test_bind_the_dice_and_roll_a_combat_with_them(new_context, server, tokens, 
     # the attacker's phone: the table's dice are the way to roll; the TV beside the table
     phone = open_match(joined_page(new_context, server, viewport={"width": 390, "height": 844}), mid, seat=attack["player"])
     tv = new_context(viewport={"width": 1280, "height": 720}).new_page()
+    held = []  # the TV's stream held back until the roll has begun: its first read of the dice came before it
+    tv.route("**/api/matches/*/stream*", lambda route: held.append(route))
     tv.goto(f"/m/{mid}/display")
+    tv.wait_for_function("() => window.CompanionDice && window.CompanionDice.info()")
     expect(phone.locator("input[name=ci-dice-mode][value=smart]")).to_be_checked()
     phone.click(f"#ci-targets button[data-from='{attack['from']}'][data-to='{attack['to']}']")
     n = phone.evaluate("window.companionMatch.seq")
     phone.click("#ci-attack")
     expect(phone.locator("#dice-live")).to_be_visible()
     expect(phone.locator("#dice-live .dice-need")).to_have_text("Attacker: 3 dice · Defender: 3 dice")
+    assert held, "the TV opened no stream"
+    for route in held:
+        route.continue_()
     expect(tv.locator("#dice-live")).to_be_visible()
     kit.roll(BLUE[2], 2)  # not this table's turn yet? the defender's die rolls first: it counts for its side
     kit.start_rolling(RED[0])

@@ -470,7 +470,14 @@
     handlers = handlers || {};
     return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
       // a snapshot opens a stream (a reconnect): drawn whole, whatever the page showed meanwhile
-      snapshot: function (d) { if (d.status) self.status = d.status; self.setView(d.view, true); if (handlers.snapshot) handlers.snapshot(d); },
+      snapshot: function (d) {
+        if (d.status) self.status = d.status;
+        self.setView(d.view, true);
+        if (handlers.snapshot) handlers.snapshot(d);
+        // what the stream tells as it happens and a snapshot does not hold (js/dice-live.js: a roll that began
+        // before this stream opened) is read again
+        document.dispatchEvent(new CustomEvent("companion:snapshot"));
+      },
       event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },

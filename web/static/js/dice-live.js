@@ -112,6 +112,9 @@
     }
     set(w);
   });
+  // the stream (re)opened: a roll that began before it did, or while the page was offline, is on no event
+  // this page will hear (the page's first read may have come before it began: a TV opened as a combat starts)
+  document.addEventListener("companion:snapshot", function () { load(); });
   window.CompanionDice = {
     info: function () { return info; }, wait: function () { return wait; },
     smart: function () { return !!(info && info.source === "smart"); },
