@@ -355,12 +355,7 @@ class Database:
             if row is None:
                 row = load(self._writer)
                 if row is not None:
-                    if len(self._rows) >= self.MAX_ROWS:
-                        self._rows.clear()
-                        self._session_keys.clear()
-                    self._rows[(kind, key)] = row
-                    if kind in self.SESSION_KINDS:
-                        self._session_keys.add((kind, key))
+                    self._put(kind, key, row)
             return row
         finally:
             self._write_lock.release()
@@ -371,14 +366,18 @@ class Database:
         the next look (``cached``, a write's BEGIN) forgets it with every kept row."""
         if self._write_lock.acquire(blocking=False):  # (held already by the committing thread: re-entrant)
             try:
-                if len(self._rows) >= self.MAX_ROWS:
-                    self._rows.clear()
-                    self._session_keys.clear()
-                self._rows[(kind, key)] = row
-                if kind in self.SESSION_KINDS:
-                    self._session_keys.add((kind, key))
+                self._put(kind, key, row)
             finally:
                 self._write_lock.release()
+
+    def _put(self, kind: str, key, row) -> None:
+        """(The writer lock held.) ``row`` kept as ``(kind, key)``; a full cache starts afresh."""
+        if len(self._rows) >= self.MAX_ROWS:
+            self._rows.clear()
+            self._session_keys.clear()
+        self._rows[(kind, key)] = row
+        if kind in self.SESSION_KINDS:
+            self._session_keys.add((kind, key))
 
     def forget_sessions(self) -> None:
         """Inside a write: every kept row of a session, a seat or a confirmation (``SESSION_KINDS``)."""

@@ -229,18 +229,13 @@ def answer(c, found: tuple, scope, body: bytes, environ: dict) -> tuple[int, lis
     endpoint, rule, view, view_args = found
     request = Request(scope, body, endpoint, view_args, environ)
     g = _G()
-    headers: dict = {}
     try:
         with c.store.one_look():  # one look for other processes' commits per request (the first read's)
             gate.admit(c, request, g)
             out, status = view(Call(c, request, g), **view_args)
-    except CompanionError as exc:
-        status, out, headers = gate.error_answer(exc, g)
     except Exception as exc:
-        status, out = gate.failure_answer(exc, c, g, request.method, rule)
-    data = _json(out)
-    own = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-    return status, _headers(request, g, headers, own), data
+        return _refused(exc, c, request, g, rule)
+    return _answer(request, g, {}, status, out)
 
 
 _STREAM_HEADERS = [(b"content-type", streams.CONTENT_TYPE.encode()),
@@ -254,16 +249,28 @@ def open_stream(c, found: tuple, scope, environ: dict, subscribe):
     endpoint, rule, view, view_args = found
     request = Request(scope, b"", endpoint, view_args, environ)
     g = _G()
-    headers: dict = {}
     try:
         with c.store.one_look():  # (as ``answer``: one look for other processes' commits for the opening)
             gate.admit(c, request, g)
             plan = view(Call(c, request, g), subscribe, **view_args)
         return plan, 200, _headers(request, g, {}, list(_STREAM_HEADERS)), b""
-    except CompanionError as exc:
-        status, out, headers = gate.error_answer(exc, g)
     except Exception as exc:
+        return (None, *_refused(exc, c, request, g, rule))
+
+
+def _refused(exc: Exception, c, request, g, rule) -> tuple:
+    """The answer to a request that raised: the gate's or the view's error (a CompanionError), else a bug's
+    500 with an id in the log."""
+    if isinstance(exc, CompanionError):
+        status, out, headers = gate.error_answer(exc, g)
+    else:
         status, out = gate.failure_answer(exc, c, g, request.method, rule)
+        headers = {}
+    return _answer(request, g, headers, status, out)
+
+
+def _answer(request, g, headers: dict, status: int, out) -> tuple:
+    """``(status, headers, body)`` of a JSON answer."""
     data = _json(out)
     own = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
-    return None, status, _headers(request, g, headers, own), data
+    return status, _headers(request, g, headers, own), data
