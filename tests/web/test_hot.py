@@ -190,22 +190,25 @@ def test_writes_from_a_guest_address_are_limited_on_both_paths(app, fronts, matc
     assert len(runs) == 2 and runs[0] == runs[1], runs
 
 
+class _Probation:
+    """Every connection on probation: an organiser's token earns its way out, nobody else's."""
+
+    def probation_of(self, client):
+        return "address"
+
+    def earned(self, client, trust):
+        return trust >= 2
+
+    def get(self, client):
+        return None
+
+
 def test_a_connection_on_probation_is_refused_but_for_an_organiser(app, fronts, tokens, match):
     own, flask = fronts
     from companion.web import gate
 
-    class Probation:
-        def probation_of(self, client):
-            return "address"
-
-        def earned(self, client, trust):
-            return trust >= 2
-
-        def get(self, client):
-            return None
-
     for f in fronts:
-        f.connections = Probation()
+        f.connections = _Probation()
     status, doc = same(own, flask, scope_of(f"/api/matches/{match}"))
     assert status == 429 and doc["field"] == "address"
     status, headers, _ = ask(own, scope_of(f"/api/matches/{match}",
@@ -366,18 +369,8 @@ def test_a_stream_through_the_front_opens_and_is_refused_as_flask_s_does(app, fr
 def test_a_stream_on_probation_is_refused_but_for_an_organiser(app, fronts, tokens, match):
     own, flask = fronts
 
-    class Probation:
-        def probation_of(self, client):
-            return "address"
-
-        def earned(self, client, trust):
-            return trust >= 2
-
-        def get(self, client):
-            return None
-
     for f in fronts:
-        f.connections = Probation()
+        f.connections = _Probation()
     status, _, text = same_stream(own, flask, scope_of(f"/api/matches/{match}/stream"))
     assert status == 429 and json.loads(text)["field"] == "address"
     status, headers, text = ask_stream(own, scope_of(f"/api/matches/{match}/stream",
