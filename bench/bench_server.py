@@ -88,8 +88,9 @@ class Server:
     def argv(self, data_dir):
         from bench import installed
 
+        # as the unit runs it (systemd/companion.service: --gpio auto; off a Pi, no pins are found)
         return [installed.python(), "-m", "companion", "serve", "--host", HOST, "--port", str(self.port),
-                "--gpio", "off", "--no-qr", "--data-dir", str(data_dir)]
+                "--gpio", "auto", "--no-qr", "--data-dir", str(data_dir)]
 
     def cwd(self):  # outside the checkout: the installed case imports its own copy (bench/installed.py)
         return tempfile.gettempdir()
@@ -250,7 +251,7 @@ APP_NAME = "server: start to the first page's answer (`GET /api/games`: the Flas
 def app_row(app: list[float], note: str) -> dict:
     return {"name": APP_NAME, "key": "start-app", "median_ms": statistics.median(app) if app else None,
             "best_ms": min(app) if app else None, "target_ms": None,
-            "note": "the server builds its Flask app once it listens (`/healthz` and the hot routes need none); "
+            "note": "the server attaches its GPIO panel and builds its Flask app once it listens (`/healthz` and the hot routes need none); "
                     + note}
 
 
