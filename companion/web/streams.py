@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import queue
 
+from companion.base import jsondiff
 from companion.base.errors import InputError
 from companion.services.access import role_in
 from companion.web.calls import Call, present_event, present_view
@@ -159,7 +160,9 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
     except BaseException:
         c.hub.unsubscribe(sub)
         raise
-    state = {"sent": view["seq"]}
+    # the seq of the last event written, the hub item whose view it carried (its cache: see ``render``) and
+    # for whom it was presented
+    state = {"sent": view["seq"], "basis": None, "aud": None}
     blocking = session_key is not None or bearer_hash is not None  # (else the caller never changes)
 
     def caller():
@@ -184,13 +187,42 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
         seq = payload["event"]["seq"]
         if seq <= state["sent"]:
             return None
-        state["sent"] = seq
-        now_who, now_seat = caller() if blocking else (who, seat)
-        ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
-        return cached(item, (now_who, now_seat), lambda: sse(
-            "event", {"event": present_event(payload["event"], game, now_who, now_seat, ended),
-                      "view": present_view(payload["view"], now_who, now_seat),
-                      "status": payload.get("status", "open")}, id=seq), framed)
+        aud = caller() if blocking else (who, seat)
+        cache = item[2] if len(item) > 2 else None
+        basis, last_aud = state["basis"], state["aud"]
+        state.update(sent=seq, basis=cache, aud=aud)
+        prev = payload.get("prev")
+        if prev is not None and basis is not None and prev[1] is basis and last_aud == aud and cache is not None:
+            # the page holds the view of the event this one follows, as this caller saw it: only what changed
+            return cached(item, ("patch", *aud), lambda: event_text(payload, cache, aud, prev), framed)
+        return cached(item, aud, lambda: event_text(payload, cache, aud), framed)
+
+    def event_text(payload, cache, aud, prev=None) -> str:
+        """The event for this audience, once per published event: with the whole view, or (``prev``: the
+        hub's previous event of the match) with ``base`` (that event's seq) and ``patch``, the operations that
+        turn this audience's view of it into this one's (``companion.base.jsondiff``)."""
+        now_who, now_seat = aud
+        view = payload["view"]
+        ended = bool(view.get("ended")) or payload.get("status") == "ended"
+        out = {"event": present_event(payload["event"], game, now_who, now_seat, ended)}
+        if prev is None:
+            out["view"] = presented(view, cache, aud)
+        else:
+            before = presented(prev[0], prev[1], aud)
+            out["base"] = prev[0]["seq"]
+            out["patch"] = jsondiff.diff(before, presented(view, cache, aud))
+        out["status"] = payload.get("status", "open")
+        return sse("event", out, id=payload["event"]["seq"])
+
+    def presented(view, cache, aud):
+        """``view`` as ``aud`` sees it, kept in its hub item's cache for the next event's patch."""
+        if cache is None:
+            return present_view(view, *aud)
+        key = ("view", *aud)
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = present_view(view, *aud)
+        return got
 
     return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking)
 
