@@ -536,8 +536,7 @@
         if (d.patch) {
           var view = heard && heard.seq === d.base ? applyPatch(heard, d.patch) : null;
           if (!view) { heard = null; handle.resume(heardId); return; }
-          d.view = view;
-          delete d.patch; delete d.base;
+          d.view = view;  // (the handlers read d.view, as from an event with the whole view)
         }
         if (d.view) heard = d.view;
         heardId = id || heardId;
