@@ -82,14 +82,16 @@ def _pump(sub, heartbeat: float):
 
 
 class Plan:
-    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, framed=False)``:
-    the bytes for one hub item (None to skip it), as one HTTP/1.1 chunk when ``framed``. ``blocking`` says
-    that ``render`` reads the database (a player's seat, read again for every event), so an event loop runs
-    it in a worker thread."""
+    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, framed=False,
+    looked=None)``: the bytes for one hub item (None to skip it), as one HTTP/1.1 chunk when ``framed``.
+    ``blocking`` says that ``render`` reads the database (a signed-in caller's session or token, and a
+    player's seat, read again for every event), so an event loop runs it in a worker thread, unless
+    ``look()`` (no statement: the rows the store keeps) says who the caller is now: then ``render(item,
+    framed, looked)`` with that answer runs on the loop. ``look()`` is None when it cannot say."""
 
-    def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False):
+    def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False, look=None):
         self.hub, self.sub, self.head, self.render = hub, sub, head, render
-        self.heartbeat, self.blocking = heartbeat, blocking
+        self.heartbeat, self.blocking, self.look = heartbeat, blocking, look
 
     def close(self) -> None:
         self.hub.unsubscribe(self.sub)
@@ -165,29 +167,56 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
     state = {"sent": view["seq"], "basis": None, "aud": None}
     blocking = session_key is not None or bearer_hash is not None  # (else the caller never changes)
 
+    gone = []  # [True] once the session or token ended: it never comes back
+
     def caller():
         """Who the caller is now, read again for every event: the phone may pick its seat after the stream
         opened, and a session or token that ended (sign-out, revoked, expired, the match of a table's phone
         ended) sees from then on what a viewer sees."""
+        if gone:
+            return "viewer", None
         if session_key is not None:
-            sess = c.access.session_by_key(session_key)
-            if sess is None:
-                return "viewer", None
-            scoped = sess.get("match_id") not in (None, match_id)
-            return role_in(sess, match_id), None if scoped else (sess["data"].get("seats") or {}).get(match_id)
+            return session_caller(c.access.session_by_key(session_key))
         if bearer_hash is not None:
-            info = c.access.api_token_by_hash(bearer_hash)
-            return (info["role"] if info is not None else "viewer"), None
+            return token_caller(c.access.api_token_by_hash(bearer_hash))
         return who, seat
 
-    def render(item, framed: bool = False):
+    def look():
+        """``caller()`` from the rows the store keeps, without a statement (on the event loop: no trip to a
+        worker thread), or None when they cannot say (a row forgotten by a write, another process's commit):
+        then ``caller()`` reads them, in a worker thread. The kept rows are as fresh as the event's own write
+        (its BEGIN looked at other processes' commits: ``Database.kept``)."""
+        if gone:
+            return "viewer", None
+        if session_key is not None:
+            sess = c.access.session_by_key_kept(session_key)
+            return None if sess is False else session_caller(sess)
+        if bearer_hash is not None:
+            info = c.access.api_token_by_hash_kept(bearer_hash)
+            return None if info is False else token_caller(info)
+        return who, seat
+
+    def session_caller(sess):
+        if sess is None:
+            gone.append(True)
+            return "viewer", None
+        scoped = sess.get("match_id") not in (None, match_id)
+        return role_in(sess, match_id), None if scoped else (sess["data"].get("seats") or {}).get(match_id)
+
+    def token_caller(info):
+        if info is None:
+            gone.append(True)
+            return "viewer", None
+        return info["role"], None
+
+    def render(item, framed: bool = False, looked=None):
         kind, payload = item[0], item[1]
         if kind != "event":
             return cached(item, kind, lambda: sse(kind, payload), framed)
         seq = payload["event"]["seq"]
         if seq <= state["sent"]:
             return None
-        aud = caller() if blocking else (who, seat)
+        aud = looked if looked is not None else caller() if blocking else (who, seat)
         cache = item[2] if len(item) > 2 else None
         basis, last_aud = state["basis"], state["aud"]
         state.update(sent=seq, basis=cache, aud=aud)
@@ -224,7 +253,7 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
             got = cache[key] = present_view(view, *aud)
         return got
 
-    return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking)
+    return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking, look=look if blocking else None)
 
 
 def _bearer_hash(request) -> str | None:
@@ -240,7 +269,7 @@ def club_stream(call: Call, subscribe) -> Plan:
     sub = subscribe(ALL)
     head = ["retry: 2000\n\n", sse("hello", {"streams": c.hub.count()})]
 
-    def render(item, framed: bool = False):
+    def render(item, framed: bool = False, looked=None):
         kind, payload = item[0], item[1]
         return cached(item, kind, lambda: sse(kind, payload), framed)
 
