@@ -120,13 +120,16 @@ class Runtime:
     public_url: str | None = None  # the base of join links (``http://<address>:<port>``), once known
     owns_store: bool = False
     started: bool = False
+    gpio_mode: str = "off"  # the button panel asked for (auto, mock, off); ``panel`` once attached
+    stopped: bool = False
 
     @classmethod
     def open(cls, *, store: Store | None = None, db_path: str | None = None, data_dir: str | None = None,
              clock: Any = None, rng: Any = None, service: MatchService | None = None,
              runner: Any = AUTO, announcer: Announcer | None = None, gpio: str | None = None,
              dice: str | None = None, box_time: bool = True, box_time_options: dict | None = None,
-             setup_code: str | None = None, public_url: str | None = None) -> Runtime:
+             setup_code: str | None = None, public_url: str | None = None,
+             panel_later: bool = False) -> Runtime:
         """Build the box's parts; nothing runs yet (:meth:`start`).
 
         ``store`` (an open Store, kept open by :meth:`stop`), else the database at ``db_path``, else
@@ -137,7 +140,9 @@ class Runtime:
         (off unless ``it`` or ``en``). ``gpio``: None or ``off`` (no button panel), ``auto`` or ``mock``. ``dice``: the
         smart dice radio, ``auto``, ``mock`` or None/``off`` (the default). ``box_time``: adopt an organiser's
         phone's time when the system clock has no source (the server's clock must be able to: ``adopt``);
-        ``box_time_options``: ``synchronised``, ``boot``, ``system_now`` (tests)."""
+        ``box_time_options``: ``synchronised``, ``boot``, ``system_now`` (tests). ``panel_later``: the
+        panel is not attached here but by :meth:`attach_panel` (``companion serve`` attaches it once it
+        listens: gpiozero's import and its pins are about a second of a Pi's start)."""
         owns = store is None
         if store is None:
             store = _open_store(db_path or database_path(data_dir), clock)
@@ -160,10 +165,9 @@ class Runtime:
                     rt.box_time.restore()  # the time adopted earlier in this boot (a restart of the service)
                 except Exception:
                     log.exception("could not take the box's adopted time again")
-            if gpio and gpio != "off":
-                from companion import gpio as pins
-
-                rt.panel = pins.attach(service, runner, gpio)
+            rt.gpio_mode = gpio or "off"
+            if not panel_later:
+                rt.attach_panel()
             from companion.services.dice import DiceTables
 
             rt.dice_mode = dice or "off"
@@ -210,6 +214,16 @@ class Runtime:
         if self.runner is not None:
             self.runner.subscribe(on_clock)
 
+    def attach_panel(self) -> Panel | None:
+        """Attach the GPIO button panel asked for (``gpio_mode``) unless it is attached or off; the panel
+        (None when off). None is attached once the runtime is stopped."""
+        with _PANEL_LOCK:
+            if self.panel is None and self.gpio_mode != "off" and not self.stopped:
+                from companion import gpio as pins
+
+                self.panel = pins.attach(self.service, self.runner, self.gpio_mode)
+            return self.panel
+
     # -- running --------------------------------------------------------------------------------
     def start(self) -> None:
         """Start what runs in the background: the clock runner (which first recovers the clocks a power
@@ -235,7 +249,9 @@ class Runtime:
                 self.runner.stop(pause_reason=SERVER_STOPPED_REASON if clean else None)
             except Exception:
                 log.exception("the clock runner did not stop cleanly")
-        for part, what in ((self.panel, "the GPIO panel"), (self.dice, "the dice tables"),
+        with _PANEL_LOCK:
+            self.stopped, panel = True, self.panel
+        for part, what in ((panel, "the GPIO panel"), (self.dice, "the dice tables"),
                            (self.dice.radio if self.dice is not None else None, "the dice radio")):
             if part is not None:
                 try:
@@ -245,6 +261,9 @@ class Runtime:
         self.started = False
         if self.owns_store:
             self.store.close()
+
+
+_PANEL_LOCK = threading.Lock()  # (attached by one thread while another may stop the runtime)
 
 
 def _open_store(path: str, clock) -> Store:

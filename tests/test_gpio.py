@@ -233,6 +233,25 @@ def test_off_mode_opens_no_pins(store, fake_game):
     box.close()
 
 
+def test_a_panel_asked_for_later_is_attached_once_and_never_after_the_stop(store):
+    """``companion serve`` attaches the panel once it listens (``Runtime.open(panel_later=True)``, then
+    ``attach_panel``): none before, the same one when asked again, and none once the runtime is stopped (a
+    late attach racing the stop must not hold the pins)."""
+    from companion.runtime import Runtime
+
+    rt = Runtime.open(store=store, runner=None, gpio="mock", panel_later=True, box_time=False)
+    assert rt.panel is None
+    panel = rt.attach_panel()
+    assert panel is rt.panel and panel.status()["mode"] == "mock" and rt.attach_panel() is panel
+    rt.stop()
+    late = Runtime.open(store=store, runner=None, gpio="mock", panel_later=True, box_time=False)
+    late.stop()
+    assert late.attach_panel() is None and late.panel is None
+    off = Runtime.open(store=store, runner=None, gpio="off", panel_later=True, box_time=False)
+    assert off.attach_panel() is None
+    off.stop()
+
+
 def test_unknown_mode_is_an_input_error_naming_gpio(store):
     with pytest.raises(InputError) as err:
         attach(MatchService(store), None, "maybe")

@@ -226,6 +226,24 @@ def run(args):
         gc.enable()
 
 
+def attach_panel(runtime, out) -> None:
+    """Attach the box's GPIO panel (``--gpio``) and say in one line how it is (``GPIO: mode (why)``). A
+    failure is logged: the box serves on without its buttons."""
+    try:
+        panel = runtime.attach_panel()
+        if panel is None:
+            return
+        status = panel.status()
+        why = " (mock pins)" if status.get("mock") else (f" ({status['reason']})" if status.get("mode") == "off"
+                                                         and status.get("reason") else "")
+        out.write(f"GPIO: {status.get('mode')}{why}\n")
+        out.flush()
+    except Exception:
+        import logging
+
+        logging.getLogger("companion").exception("could not attach the GPIO panel")
+
+
 def _serve(args):
     import gc
     import logging
@@ -253,7 +271,7 @@ def _serve(args):
     if os.environ.get("COMPANION_SSE_HEARTBEAT"):  # seconds between SSE heartbeats (tests set it)
         config["SSE_HEARTBEAT"] = float(os.environ["COMPANION_SSE_HEARTBEAT"])
     runtime = Runtime.open(data_dir=args.data_dir, gpio=args.gpio, dice=args.dice, clock=hooks.get("CLOCK"),
-                           rng=hooks.get("RNG"))
+                           rng=hooks.get("RNG"), panel_later=True)
     try:
         context = open_context(config, runtime)
     except BaseException:
@@ -266,6 +284,9 @@ def _serve(args):
     def make_app():  # the Flask app: built by the front at its first need, after /healthz answers
         import threading
 
+        # first the GPIO panel (gpiozero's import and the pins: about a second of a Pi's start), once the
+        # box listens
+        attach_panel(runtime, sys.stdout)
         from companion.web.app import compile_templates, create_app
 
         app = create_app(config, context=context)
@@ -329,14 +350,6 @@ def _serve(args):
     if not runtime.access.pin_is_set():
         out.write(f"First run: choose the organiser PIN at {base}/login with the setup code "
                   f"{runtime.setup_code}\n")
-    if runtime.panel is not None:
-        try:
-            status = runtime.panel.status()
-            why = " (mock pins)" if status.get("mock") else (f" ({status['reason']})" if status.get("mode") == "off"
-                                                             and status.get("reason") else "")
-            out.write(f"GPIO: {status.get('mode')}{why}\n")
-        except Exception:
-            pass
     if args.dice != "off":
         st = runtime.dice.radio.status()
         out.write(f"Smart dice: {st['mode']}" + (f" ({st['reason']})" if st["mode"] == "off" else "") + "\n")

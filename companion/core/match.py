@@ -169,11 +169,24 @@ def _data_fields(schema: str) -> dict[str, frozenset | None]:
 
 
 _FIELDS: dict[str, dict] = {}
+_FIELDS_OF: dict[tuple, frozenset | None] = {}  # (game, clock_on, a known type) -> data_fields' answer
 
 
 def data_fields(game: str, clock_on: bool, type_: str) -> frozenset | None:
     """The fields an event of ``type_`` may carry in a match of ``game`` (with the clock or not): the
     game's and, for the clock's events, the clock's; None where no schema names them."""
+    key = (game, clock_on, type_)
+    try:
+        return _FIELDS_OF[key]
+    except KeyError:
+        pass
+    mine = _data_fields_of(game, clock_on, type_)
+    if type_ in (UNDO, RESULT) or type_ in game_module(game).EVENT_TYPES or type_ in _clock().EVENT_TYPES:
+        _FIELDS_OF[key] = mine  # (only the types the games know: whatever a writer sends is not kept)
+    return mine
+
+
+def _data_fields_of(game: str, clock_on: bool, type_: str) -> frozenset | None:
     for name in (f"{game}.events", "clock.events"):
         if name not in _FIELDS:
             _FIELDS[name] = _data_fields(name)
@@ -205,10 +218,15 @@ def check_new_data(game: str, clock_on: bool, type_: str, data) -> None:
                          kib=EVENT_DATA_MAX // 1024, size=size)
 
 
-def _clock():
-    from companion.core import clock
+_CLOCK = []  # the clock's module, once imported (imported at first need: a game without the clock never does)
 
-    return clock
+
+def _clock():
+    if not _CLOCK:
+        from companion.core import clock
+
+        _CLOCK.append(clock)
+    return _CLOCK[0]
 
 
 def _in_effect(events) -> list[dict]:

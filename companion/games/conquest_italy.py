@@ -351,8 +351,7 @@ def reinforcements(gm: GameMap, territories, units_on_map: int, trade: list[str]
     """Units a player receives at the start of a turn (all arguments already checked)."""
     held = frozenset(territories)
     base = len(held) // 3
-    regions = [{"name": r["name"], "bonus": r["bonus"]} for r in gm.regions
-               if all(c in held for c in r["cities"])]
+    regions = [{"name": r["name"], "bonus": r["bonus"]} for r in gm.regions if held.issuperset(r["cities"])]
     region_bonus = sum(r["bonus"] for r in regions)
     traded = trade_value(trade, held, gm) if trade else None
     total = base + region_bonus + (traded["total"] if traded else 0)
@@ -1163,18 +1162,35 @@ def final_ranking(state) -> list[dict]:
 def summary(state) -> dict:
     """What every phone may see (no secret objective)."""
     gm = map_of(state["map"])
+    # each player's cities and units in one pass over the map (``held`` and ``units_on_map``, for all at once)
+    owner = state["owner"]
+    cities_of: dict = {p: [] for p in state["players"]}
+    units_of = dict.fromkeys(state["players"], 0)
+    for c, p in owner.items():
+        if p in cities_of:
+            cities_of[p].append(c)
+    for c, n in state["units"].items():
+        p = owner.get(c)
+        if p in units_of:
+            units_of[p] += n
     players = []
     for p in state["players"]:
-        cities = held(state, p)
-        on_map = units_on_map(state, p)
+        cities = cities_of[p]
+        on_map = units_of[p]
         due = reinforcements(gm, cities, on_map) if state["phase"] == "play" else None
+        if not cities:
+            regions = []
+        elif due is not None:  # (the regions it holds whole: what its reinforcements count)
+            regions = [r["name"] for r in due["regions"]]
+        else:
+            mine = frozenset(cities)
+            regions = [r["name"] for r in gm.regions if mine.issuperset(r["cities"])]
         players.append({
             "player": p,
             "territories": len(cities),
             "units": on_map,
-            "regions": [r["name"] for r in gm.regions if cities and all(state["owner"].get(c) == p
-                                                                        for c in r["cities"])],
-            "value": sum(gm.value(c) for c in cities),
+            "regions": regions,
+            "value": sum(map(gm.values.__getitem__, cities)),
             "cards": len(state["hands"][p]),
             "reserve": state["reserve"][p] if state["phase"] != "play" else 0,
             "reinforcements": due["placeable"] if due else None,

@@ -48,6 +48,7 @@ class GameMap:
         self.land = {k: frozenset(v) for k, v in land.items()}
         self.sea = {k: frozenset(v) for k, v in sea.items()}
         self.neighbours = {k: self.land[k] | self.sea[k] for k in self.cities}
+        self.values = {k: v["value"] for k, v in self.city.items()}  # name -> value (``value``, for sums)
         self.airports = tuple(doc.get("airports", []))
         self.region = {r["name"]: r for r in self.regions}
         sets = doc.get("sets", {})

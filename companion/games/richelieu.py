@@ -521,19 +521,23 @@ def _final_rows(state: dict) -> list[dict]:
 
 
 def _copy_for(kind: str, state: dict, data: dict) -> dict:
-    """The state's copy that ``apply`` changes: for a track correction (most of a table's events) the top
-    level, the players' map and that one player; for a turn's end the top level (the turn is replaced
-    whole); else all of it. What is not copied is shared with ``state`` and never changed in place."""
-    if kind == "track.adjust" and data.get("player") in state["players"]:
-        s = dict(state)
-        s["players"] = dict(state["players"])
-        s["players"][data["player"]] = dict(state["players"][data["player"]])
-        return s
-    if kind == "turn.end":
-        return dict(state)
-    from copy import deepcopy
-
-    return deepcopy(state)
+    """The state's copy that ``apply`` changes, and no more: always the top level; for a track correction
+    or an action (most of a table's events) the players' map and that one player (an action also the turn
+    and its list of actions done); for an intrigue every player's tracks, their sheets and the list of
+    resolutions; a turn's end and the game's end replace what they change whole. What is not copied is
+    shared with ``state`` and never changed in place."""
+    s = dict(state)
+    if kind in ("track.adjust", "action"):
+        who = data.get("player")
+        if who in state["players"]:
+            s["players"] = dict(state["players"])
+            s["players"][who] = dict(state["players"][who])
+        if kind == "action":
+            s["turn"] = {**state["turn"], "done": list(state["turn"]["done"])}
+    elif kind == "intrigue.resolve":
+        s["players"] = {n: {**p, "cards": dict(p["cards"])} for n, p in state["players"].items()}
+        s["resolutions"] = list(state["resolutions"])
+    return s
 
 
 def apply(state: dict, event: dict) -> dict:

@@ -283,11 +283,12 @@ def _cards_left(s: dict) -> int:
 
 
 def _elect(s: dict, result: dict) -> None:
+    """The election's result on ``s`` (a copy of the top level only: what it changes is replaced)."""
     new = result["new_emperor"]
-    s["totals"][new] += result["emperor_points"]
-    s["history"].append({"turn": s["turn"], "old_emperor": s["emperor"], "new_emperor": new,
-                         "points": result["emperor_points"],
-                         "scores": {r["player"]: r["score"] for r in result["players"]}})
+    s["totals"] = {**s["totals"], new: s["totals"][new] + result["emperor_points"]}
+    s["history"] = s["history"] + [{"turn": s["turn"], "old_emperor": s["emperor"], "new_emperor": new,
+                                    "points": result["emperor_points"],
+                                    "scores": {r["player"]: r["score"] for r in result["players"]}}]
     s["emperor"] = new
     s["scoring"] = None
     s["hands"] = {p: [] for p in s["players"]}
@@ -312,7 +313,9 @@ def apply(state: dict, event: dict) -> dict:
     if state["phase"] == "ended":
         raise RuleError("the match has ended", "type")
     _data_check(kind.replace(".", "_"), data)
-    s = copy.deepcopy(state)
+    # a copy of the top level: whatever the event changes below it is replaced, never changed in place (the
+    # state before is shared, unchanged, by every fold and view that holds it)
+    s = dict(state)
     if kind == "turn.setup":
         if s["phase"] != "setup":
             raise RuleError("turn {turn} is already dealt", "type", turn=s['turn'])
@@ -351,10 +354,11 @@ def apply(state: dict, event: dict) -> dict:
             raise RuleError("it is {mover}'s move", "player", mover=mover)
         step = die if data["direction"] == "cw" else -die
         space = (s["positions"][who] + step) % RING
-        s["positions"][who] = space
+        s["positions"] = {**s["positions"], who: space}
         taken = s["spaces"][space]
+        s["spaces"] = list(s["spaces"])
         s["spaces"][space] = []
-        s["hands"][who] = s["hands"][who] + taken
+        s["hands"] = {**s["hands"], who: s["hands"][who] + taken}
         others = [p for p in s["players"] if p != who and s["positions"][p] == space and s["hands"][p]]
         s["steal"] = {"player": who, "from": others} if others else None
         s["last_move"] = {"player": who, "space": space, "took": taken}
@@ -370,7 +374,7 @@ def apply(state: dict, event: dict) -> dict:
         name = card_name(data["card"], "card")
         if name not in s["hands"][victim]:
             raise RuleError("{name!r} is not in {victim}'s hand", "card", name=name, victim=victim)
-        s["hands"][victim] = [c for c in s["hands"][victim] if c != name]
+        s["hands"] = {**s["hands"], victim: [c for c in s["hands"][victim] if c != name]}
         s["hands"][who] = s["hands"][who] + [name]
         s["steal"] = None
     elif kind == "turn.score":
@@ -432,7 +436,8 @@ def summary(state: dict) -> dict:
     if state["phase"] in ("moving", "election"):
         # this turn's scores with their breakdown, as GET .../rome/scores answers: every phone draws them
         # from the view it is sent, asking nothing on each event
-        out["turn_scores"] = copy.deepcopy(scores_now(state))  # (the view is the state's reader, never its writer)
+        now = scores_now(state)  # (made anew while moving; during an election it holds the state's scoring)
+        out["turn_scores"] = copy.deepcopy(now) if state["phase"] == "election" else now
     if state["phase"] == "moving":
         out["to_move"] = state["players"][state["current"]] if _cards_left(state) else None
         out["steal"] = state["steal"]

@@ -952,8 +952,13 @@ def summary(state) -> dict:
     rank = ranking(players, totals, unplayed, tie_break=ended)
     # the turn warnings belong to: the open one, or the last one played
     current_turn = state["turns"] + (1 if state["turn"] is not None else 0)
-    preview = evaluate(board, players, state["monasteries"], state["player_sites"], state["councillors"],
-                       {}, "intermediate")
+    # what each player's monasteries would score now (an intermediate scoring's monasteries: ``evaluate``'s
+    # totals, without the breakdown and the warnings it also makes)
+    preview = dict.fromkeys(players, 0)
+    for c in board["countries"]:
+        for p, (points, _) in monastery_points(state["monasteries"].get(c) or {}).items():
+            if p in preview:
+                preview[p] += points
     turn = state["turn"]
     return {
         "phase": "ended" if ended else ("scoring" if step else "play"),
@@ -982,10 +987,10 @@ def summary(state) -> dict:
             "ranking": rank,
             # points (not pieces) each player's monasteries would score if the deck ran out now
             "preview": {"scoring": "monasteries now", "unit": "points",
-                        "players": [{"player": r["player"], "points": r["total"],
-                                     "monasteries": sum(state["monasteries"][c].get(r["player"], 0)
+                        "players": [{"player": p, "points": preview[p],
+                                     "monasteries": sum(state["monasteries"][c].get(p, 0)
                                                         for c in board["countries"])}
-                                    for r in preview["players"]]},
+                                    for p in players]},
         },
         "current_turn": current_turn,
         "warnings": [{**w, "current": not ended and w.get("turn") == current_turn} for w in state["warnings"]],

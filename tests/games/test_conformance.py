@@ -15,7 +15,7 @@ import pytest
 
 from companion.base.errors import InputError
 from companion.games import contract, game_ids, registry
-from companion.core.match import check_export
+from companion.core.match import Fold, check_export
 from companion.services.seasons import results_from_fold
 from companion.services.tournaments import game_points
 from tests.games.conformance import Playthrough
@@ -65,6 +65,24 @@ def test_a_random_legal_match_keeps_the_contract_to_its_end(played, game, seed):
     # the export is valid, and check_export (schema, seqs, every event legal) folds the same
     again = check_export(copy.deepcopy(p.export()))
     assert again.game_state == p.fold.game_state and again.clock_state == p.fold.clock_state
+
+
+def test_no_event_changes_an_earlier_state_or_its_summary(played):
+    """The reducers copy only what an event changes and share the rest with the state before (which every
+    fold, view and page holding it keeps): folded again event by event, every state and summary of the
+    match, kept as they were made, still equal their JSON text of then once the match has ended (a later
+    event that changed a shared part in place would show here)."""
+    for (g, s), p in played.items():
+        f = Fold(g, p.players, p.options)
+        kept = []
+        for e in p.events:
+            f.apply(copy.deepcopy(e))
+            summary = p.module.summary(f.game_state)
+            kept.append((e["seq"], f.game_state, summary, json.dumps(f.game_state), json.dumps(summary)))
+        assert f.game_state == p.fold.game_state, f"{g}/{s}"
+        for seq, state, summary, state_text, summary_text in kept:
+            assert json.dumps(state) == state_text, f"{g}/{s}: the state after seq {seq} changed later"
+            assert json.dumps(summary) == summary_text, f"{g}/{s}: the summary after seq {seq} changed later"
 
 
 def test_the_playthroughs_reach_what_the_rules_ask_of_a_whole_match(played):

@@ -40,7 +40,9 @@ class Server:
         else:
             err = self.proc.stderr.read()
             raise RuntimeError(f"the server did not start: {''.join(self.lines)} {err}")
-        self._drain = threading.Thread(target=lambda: [None for _ in self.proc.stdout], daemon=True)
+        # the lines that come once it serves (the GPIO panel's, attached after it listens) are kept too
+        self._drain = threading.Thread(target=lambda: [self.lines.append(line) for line in self.proc.stdout],
+                                       daemon=True)
         self._drain.start()
         self.host = self.url.split("//", 1)[1]
         self._until_the_app_answers()

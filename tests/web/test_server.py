@@ -97,12 +97,18 @@ def test_join_link_on_the_wire(server):
 
 def test_a_box_without_pins_says_so_after_the_address_not_as_a_warning_before_it(tmp_path):
     """`make run` on a laptop (GPIO auto, no pins): the first thing shown is the address; the GPIO line
-    comes with the others, saying why the box's buttons are off, and stderr holds no warning."""
+    comes once the box listens (the panel is attached then), saying why the box's buttons are off, and
+    stderr holds no warning."""
+    import time
+
     from tests.web.serverproc import Server
 
     s = Server(tmp_path / "data", args=("--gpio", "auto"))
     try:
-        lines = s.lines
+        deadline = time.monotonic() + 30  # (printed before the app answers; read by another thread)
+        while not any(line.startswith("GPIO: ") for line in s.lines) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        lines = list(s.lines)
     finally:
         err = s.stop()
     at = next(i for i, line in enumerate(lines) if line.startswith("Open on the LAN"))
