@@ -1,6 +1,6 @@
 /* companion.js: the helpers every page and every game tracker shares (no build step, no CDN).
  *
- *   Companion.t(key, vars)                 translated string (catalogue embedded in the page)
+ *   Companion.t(key, vars)                 translated string (the catalogue script the page loads first)
  *   Companion.plural(key, n, vars)         a counted string: "<key>.one" / "<key>.other" by the language's rule
  *   Companion.num(x, digits)               a number in the page's language ("-1,5" in Italian)
  *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
@@ -22,11 +22,8 @@
 (function () {
   "use strict";
 
-  var catalogue = {};
-  try {
-    var node = document.getElementById("i18n-data");
-    if (node) catalogue = JSON.parse(node.textContent || "{}");
-  } catch (e) { catalogue = {}; }
+  // the page's words: /static/i18n/<lang>.js, loaded just before this script (base.html), kept by the browser
+  var catalogue = window.CompanionCatalogue || {};
 
   function t(key, vars) {
     var s = Object.prototype.hasOwnProperty.call(catalogue, key) ? catalogue[key] : key;
