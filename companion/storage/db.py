@@ -374,6 +374,14 @@ class Database:
         finally:
             self._write_lock.release()
 
+    def kept(self, kind: str, key):
+        """The committed row ``(kind, key)`` if it is kept now, else None, read without a statement or a lock
+        (a live stream's look for each event, on the event loop). It is as fresh as the last look at other
+        connections' commits (every write's BEGIN, every ``cached`` read that could look): for an event this
+        process wrote, what was committed before that event's write began; a row this process changes is
+        forgotten by the write that changes it, before its COMMIT."""
+        return self._rows.get((kind, key))
+
     def keep(self, kind: str, key, row) -> None:
         """In a commit hook (``on_commit``: the writer lock held, the row just committed): keep ``row`` as the
         committed row ``(kind, key)`` without reading it again. Should another connection commit meanwhile,

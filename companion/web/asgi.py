@@ -588,6 +588,9 @@ class Front:
         proto = self.connections.get(scope.get("client")) if self.connections is not None else None
         direct = None  # the connection's protocol, once its response is known to be chunked
         render = plan.render
+        # a signed-in caller's stream reads who it is for each event: from the rows the store keeps, on the
+        # loop (plan.look), else in a worker thread (render alone)
+        look = plan.look if plan.blocking else None
 
         def write_now(items) -> bool:
             """On the loop, in the hub's slices of writes (``AsyncSubscriber.flush``): the items' chunk written
@@ -595,10 +598,15 @@ class Front:
             it cannot be now (nothing rendered, nothing written)."""
             if not _writable(direct):
                 return False
+            looked = None
+            if plan.blocking:
+                looked = look() if look is not None else None
+                if looked is None:  # (its task reads it in a worker thread)
+                    return False
             if len(items) == 1:
-                chunk = render(items[0], True)
+                chunk = render(items[0], True, looked)
             else:
-                parts = [data for data in map(render, items) if data]
+                parts = [data for data in (render(item, False, looked) for item in items) if data]
                 chunk = frame(b"".join(parts)) if parts else None
             if chunk:
                 direct.transport.write(chunk)
@@ -609,23 +617,24 @@ class Front:
             await write(body("".join(plan.head).encode("utf-8")))
             if scope.get("method") == "GET" and _chunked(proto):
                 direct = proto
-                if not plan.blocking:  # (a player's stream reads the seat for each event: in a worker thread)
-                    sub.direct = write_now
+                sub.direct = write_now
             async for batch in sub.batches_until_closed(plan.heartbeat):
                 if batch is None:
                     await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
                     continue
-                if direct is not None and len(batch) == 1 and not plan.blocking and _writable(direct):
-                    chunk = render(batch[0], True)  # the same bytes object for every stream of its audience
+                looked = look() if look is not None else None
+                if direct is not None and len(batch) == 1 and (looked is not None or not plan.blocking) \
+                        and _writable(direct):
+                    chunk = render(batch[0], True, looked)  # the same bytes for every stream of its audience
                     if chunk:
                         direct.transport.write(chunk)
                     continue
                 parts = []
                 for item in batch:
-                    if plan.blocking:
+                    if plan.blocking and looked is None:
                         text = await loop.run_in_executor(self.io, render, item)
                     else:
-                        text = render(item)
+                        text = render(item, False, looked)
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:

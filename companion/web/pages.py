@@ -69,6 +69,27 @@ def favicon():
     return resp
 
 
+CACHED_FOR_A_YEAR = "public, max-age=31536000, immutable"
+
+
+@bp.get("/static/i18n/<lang>.js")
+def catalogue_script(lang):
+    """The page's words (``companion/web/i18n.py``: ``catalogue_script``), loaded before the page's scripts.
+    Its address carries the hash of its content (``?v=``), so a phone keeps it for a year and asks again only
+    for new words; any other ``v`` (a page of an older version) gets today's words, to be revalidated."""
+    from flask import Response, request
+
+    from companion.web import i18n
+
+    if lang not in i18n.LANGUAGES:
+        abort(404)
+    body, digest = i18n.catalogue_script(lang)
+    resp = Response(body, mimetype="text/javascript")
+    resp.set_etag(digest)
+    resp.headers["Cache-Control"] = CACHED_FOR_A_YEAR if request.args.get("v") == digest else "no-cache"
+    return resp.make_conditional(request)
+
+
 @bp.get("/")
 def home():
     # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs

@@ -116,20 +116,32 @@ def conquest_reinforcements(match_id):
 
 @bp.get("/api/matches/<match_id>/conquest/objective")
 def conquest_objective(match_id):
-    """The secret objective of the player this phone belongs to (its seat), with its progress. Nobody
-    else's: a phone without a seat gets 403."""
+    """The secret objective of the player this phone belongs to (its seat), with its progress, and whether this
+    phone may replace it (``may_reset``: recorded before it sat, its seat confirmed) or will once its seat is
+    confirmed (``may_reset_once_confirmed``: the page asks again after each event only then). Nobody else's:
+    a phone without a seat gets 403."""
+    from flask import g
+
     game_match(match_id, GAME)
     seat = seat_for(match_id)
     if seat is None:
         raise ForbiddenError("this phone belongs to no player of the match: choose your seat first", "seat")
-    state = ctx().service.fold(match_id).game_state
+    f = ctx().service.fold(match_id)
+    state = f.game_state
     view = ci.public_view(state, seat)
     mine = state["objectives"].get(seat)
-    f = ctx().service.fold(match_id)
+    open_, player = mine is not None and not f.ended(), role() == "player"
+    now = open_ and player and policy.may_reset(ci, caller(match_id), seat, "objective.set", f.effective)
+    later = False
+    if open_ and player and not now and g.get("session") is not None:
+        # the same rule for this phone as if its seat were confirmed now: when it sat is all it needs
+        bound = next((r["bound_at"] for r in ctx().access.seats(match_id)
+                      if r["key"] == g.session["key"] and r["player"] == seat), None)
+        later = bound is not None and policy.may_reset(ci, Caller("player", seat, bound), seat, "objective.set",
+                                                       f.effective)
     return jsonify({"player": seat, "objective": list(mine) if mine is not None else None,
-                    "progress": view.get("objective_progress"),
-                    "may_reset": mine is not None and not f.ended() and role() == "player"
-                    and policy.may_reset(ci, caller(match_id), seat, "objective.set", f.effective)})
+                    "progress": view.get("objective_progress"), "may_reset": now,
+                    "may_reset_once_confirmed": later})
 
 
 @bp.get("/api/matches/<match_id>/conquest/ranking")
