@@ -530,7 +530,9 @@ class Panel:
                     self.refresh()
                 else:
                     self.refresh(view=fold.view(event.get("at")))
-            else:
+            elif getattr(fold, "clock_on", True):
+                # (another match without the clock never takes the panel: ``resolve_match`` looks at clock
+                # matches only, and its reading of them is a query over every open match's events)
                 self.refresh()
         except Exception:
             self.log.exception("panel refresh failed")
