@@ -851,9 +851,9 @@ def test_the_default_pin_factory_is_chosen_through_gpiozeros_public_classes(monk
     assert factory is None and "no GPIO pins here" in reason and "nosuch" in reason
 
 
-def test_an_event_of_another_match_without_the_clock_leaves_the_panel_as_it_is(table):
-    """A club's other tables, playing without the clock, write without the panel looking again for the match
-    it drives (a query over every open match's events, for each of their writes)."""
+def test_an_event_of_another_match_leaves_the_panel_as_it_is_unless_its_clock_starts(table):
+    """The other tables write without the panel looking again for the match it drives (a query over every
+    open match's events, for each of their writes), unless a clock starts."""
     a = table.start()
     other = table.service.create("richelieu", PLAYERS)["id"]  # no clock
     asked = []
@@ -862,5 +862,8 @@ def test_an_event_of_another_match_without_the_clock_leaves_the_panel_as_it_is(t
     table.service.append(other, "point", {"player": "Ada"}, expected_seq=0)
     assert asked == [] and table.panel.match_id == a
     clocked = table.new_match()
-    table.service.append(clocked, "point", {"player": "Ada"}, expected_seq=0)  # a clock match's event: looked
-    assert asked and table.panel.match_id == a
+    table.service.append(clocked, "point", {"player": "Ada"}, expected_seq=0)  # not its clock's start either
+    assert asked == [] and table.panel.match_id == a
+    table.clock.advance(1)
+    table.runner.start_clock(clocked, 120)  # its clock started: it takes the panel
+    assert asked and table.panel.match_id == clocked
