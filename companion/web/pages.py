@@ -110,13 +110,29 @@ def _match(match_id: str) -> dict:
     return {**match, **c.store.meta(match_id)}
 
 
+def tracker_data(match: dict) -> dict:
+    """What a game's page script reads from the page (``data-<name>`` of the body) instead of asking for it:
+    the address of the conquest match's map, of Rome Is Burning's card catalogue, with their content's hash,
+    which the browser then keeps."""
+    if match["game"] == "conquest-italy":
+        from companion.web.trackers.conquest import map_url
+
+        return {"map-url": map_url(match)}
+    if match["game"] == "rome-is-burning":
+        from companion.web.trackers.rome import catalogue_url
+
+        return {"catalogue-url": catalogue_url()}
+    return {}
+
+
 @bp.get("/m/<match_id>")
 def match_page(match_id):
     from companion.web.seats import table_qr, who_question
 
     match = _match(match_id)
     return render_template("match.html", page="match", match=match, seat=seat_for(match_id),
-                           who=who_question(match), table=table_qr(match), **game_files(match["game"]))
+                           who=who_question(match), table=table_qr(match), data=tracker_data(match),
+                           **game_files(match["game"]))
 
 
 @bp.get("/m/<match_id>/display")
@@ -125,7 +141,7 @@ def display_page(match_id):
 
     match = _match(match_id)
     return render_template("display.html", page="display", match=match, table=table_qr(match),
-                           **game_files(match["game"]))
+                           data=tracker_data(match), **game_files(match["game"]))
 
 
 @bp.get("/tournament")

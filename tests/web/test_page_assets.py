@@ -152,3 +152,33 @@ def test_a_table_qr_code_is_drawn_once_for_every_view_of_its_page(organiser, mon
     organiser.post("/api/auth/join-tokens", {"match_id": mid, "revoke_others": True})
     organiser.get(f"/m/{mid}")
     assert len(drawn) == 2  # a new link: a new code
+
+
+def test_the_conquest_map_is_named_by_its_content_and_kept(organiser):
+    mid = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    urls = {re.search(r'data-map-url="([^"]+)"', organiser.get(p).get_data(as_text=True)).group(1)
+            for p in (f"/m/{mid}", f"/m/{mid}/display")}
+    assert len(urls) == 1
+    url = urls.pop()
+    assert url.startswith(f"/api/matches/{mid}/conquest/map?v=")
+    r = organiser.get(url)
+    assert r.status_code == 200 and r.json["cities"] and "<svg" in r.json["svg"]
+    assert r.headers["Cache-Control"] == "private, max-age=31536000, immutable"
+    plain = organiser.get(f"/api/matches/{mid}/conquest/map")
+    assert plain.data == r.data and plain.headers["Cache-Control"] == "no-cache"
+    assert organiser.get(url, headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    other = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Dora", "Ezio", "Fabio"]}).json["id"]
+    assert re.search(r'data-map-url="[^"]+\?v=([^"]+)"', organiser.get(f"/m/{other}").get_data(as_text=True)).group(1) \
+        == url.split("?v=")[1]  # the same map: the same content, drawn once
+    wop = organiser.post("/api/matches", {"game": "web-of-power", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    assert "data-map-url" not in organiser.get(f"/m/{wop}").get_data(as_text=True)
+
+
+def test_rome_s_card_catalogue_is_named_by_its_content_and_kept(organiser):
+    mid = organiser.post("/api/matches", {"game": "rome-is-burning", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    url = re.search(r'data-catalogue-url="([^"]+)"', organiser.get(f"/m/{mid}").get_data(as_text=True)).group(1)
+    r = organiser.get(url)
+    assert r.status_code == 200 and len(r.json["cards"]) == 40
+    assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    plain = organiser.get("/api/games/rome-is-burning/catalogue")
+    assert plain.data == r.data and plain.headers["Cache-Control"] == "no-cache"
