@@ -228,6 +228,23 @@ class Access:
             return None
         return row
 
+    def session_by_key_kept(self, key: str) -> dict | None | bool:
+        """``session_by_key`` from the rows the store keeps, without a statement (a live stream's look for
+        each event, on the event loop), or False when they cannot say (then ask ``session_by_key``)."""
+        row = self.store.session_row_kept(key)
+        if row is None:
+            return False
+        return None if self._expired(row["expires_at"]) else row
+
+    def api_token_by_hash_kept(self, token_hash: str) -> dict | None | bool:
+        """``api_token_by_hash`` from the rows the store keeps, or False when they cannot say."""
+        row = self.store.api_token_row_kept(token_hash)
+        if row is None:
+            return False
+        if row["revoked"] or self._expired(row["expires_at"]):
+            return None
+        return {"id": row["id"], "role": row["role"]}
+
     def api_token_by_hash(self, token_hash: str) -> dict | None:
         row = self.store.api_token_row(token_hash)
         if row is None or row["revoked"] or self._expired(row["expires_at"]):

@@ -63,15 +63,33 @@ class AccessRows:
         kept = self.cached("session", sid_hash, lambda c: self._session_kept(c, sid_hash))
         if kept is None:
             return None
+        status = None
+        if kept[4] is not None:
+            try:
+                status = self._match_kept(kept[4])[5]
+            except NotFoundError:  # (a match that is not there: no status, as the join had none)
+                status = None
+        return self._session_of(kept, status)
+
+    def session_row_kept(self, sid_hash: str) -> dict | None:
+        """``session_row`` from the kept rows alone (``Database.kept``: no statement, no lock), or None when
+        a row it needs is not kept (then ``session_row`` reads it)."""
+        kept = self.kept("session", sid_hash)
+        if kept is None:
+            return None
+        status = None
+        if kept[4] is not None:
+            match = self.kept("match", kept[4])
+            if match is None:
+                return None
+            status = match[5]
+        return self._session_of(kept, status)
+
+    @staticmethod
+    def _session_of(kept: tuple, status) -> dict:
         key, role, expires_at, data, match_id, seats = kept
         data = json.loads(data)
         data["seats"] = dict(seats)
-        status = None
-        if match_id is not None:
-            try:
-                status = self._match_kept(match_id)[5]
-            except NotFoundError:  # (a match that is not there: no status, as the join had none)
-                status = None
         return {"key": key, "role": role, "expires_at": expires_at, "data": data, "match_id": match_id,
                 "match_status": status}
 
@@ -208,6 +226,11 @@ class AccessRows:
     def api_token_row(self, token_hash: str) -> dict | None:
         row = self.cached("token", token_hash, lambda c: c.execute(
             "SELECT id, role, expires_at, revoked FROM api_tokens WHERE token_hash=?", (token_hash,)).fetchone())
+        return dict(row) if row is not None else None
+
+    def api_token_row_kept(self, token_hash: str) -> dict | None:
+        """``api_token_row`` from the kept rows alone (``Database.kept``), or None when it is not kept."""
+        row = self.kept("token", token_hash)
         return dict(row) if row is not None else None
 
     def api_token_rows(self) -> list[dict]:

@@ -34,7 +34,7 @@ from werkzeug.routing import Rule as WerkzeugRule
 
 from companion import __version__
 from companion.base.errors import CompanionError
-from companion.web import gate, i18n
+from companion.web import assets, gate, i18n
 from companion.web.core import Ctx
 from companion.web.limits import MAX_BODY
 
@@ -91,6 +91,18 @@ class _Rule(WerkzeugRule):
 
 class _Flask(Flask):
     url_rule_class = _Rule
+
+    def send_static_file(self, filename: str):
+        """A static file; kept a year by the browser when asked at its content's address (``web/assets.py``)."""
+        from flask import request
+
+        from companion.web import assets
+
+        resp = super().send_static_file(filename)  # (a file that is not there raised 404: the names are finite)
+        kept = assets.cache_control(filename, request.args.get("v"))
+        if kept:
+            resp.headers["Cache-Control"] = kept
+        return resp
 
 
 def create_app(config: dict | None = None, runtime: Runtime | None = None, context: Ctx | None = None) -> Flask:
@@ -263,9 +275,10 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
             "num": lambda x, digits=None: i18n.number(lang, x, digits),
             "lang": lang,
             "languages": i18n.LANGUAGES,
-            "catalogue": i18n.catalogue(lang),
+            "catalogue_url": i18n.catalogue_url(lang),  # the page's words, a script cached until they change
             "role": g.get("role", "viewer"),
             "version": __version__,
+            "static_url": assets.url,  # a static file's address with its content's hash (kept a year by browsers)
             "gpio_status": box_status,
             "pin_set": c.access.pin_is_set(),
             "heartbeat": c.sse_heartbeat,  # the live pages' watchdog waits 3 heartbeats

@@ -356,6 +356,74 @@ class Front:
         finally:
             ticket.close()
 
+    # -- the hot routes without ASGI: what the httptools protocol hands over (companion/web/server.py) -------
+    def lean_head(self, proto, cycle):
+        """On the loop, a request's head just read by the httptools protocol, in place of uvicorn's ASGI task:
+        for a request that ``_request`` would hand straight to ``hot.answer`` (a hot route, plain; its head
+        within its limit; a ``Content-Length`` within the route's, its bytes taken on the address's share of
+        bodies; no ``Expect``; a client that reads its answers), what ``lean_run`` needs once the body is
+        here. None: the ASGI path serves it (``__call__``), every refusal included. The answer is the same
+        either way (``hot.answer``, in the same pool), written as one piece by the protocol: no task, no ASGI
+        messages, one write of the head and the body (docs/server.md)."""
+        if not self.own_routes or cycle.waiting_for_100_continue or proto.flow.write_paused:
+            return None
+        scope = cycle.scope
+        if head_size(scope) > self.limits.max_head:
+            return None
+        found = hot.route(scope)
+        if found is None:
+            return None
+        length = 0
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value)  # (digits, once: hot.route)
+                break
+        if length > self.limits.max_body or length > body_limit(found[0]):
+            return None
+        client = scope.get("client") or ("", 0)
+        ticket = Ticket(self.bodies, client[0])
+        if length and ticket.grow(length) is not None:
+            return None
+        return found, ticket, client
+
+    def lean_drop(self, lean) -> None:
+        """The body did not arrive with its head: the request goes the ASGI path after all."""
+        lean[1].close()
+
+    def lean_run(self, proto, cycle, lean) -> None:
+        """On the loop, the body whole: ``hot.answer`` in a worker thread, its answer handed back to the loop
+        for the protocol to write (``proto.lean_answer``)."""
+        found, ticket, client = lean
+        probation = self.connections.probation_of(client) if self.connections is not None else None
+        environ = {PROBATION_KEY: probation} if probation else {}
+        body = bytes(cycle.body)
+        loop = proto.loop
+        c, scope, done = self.c, cycle.scope, self._lean_done
+
+        def job():
+            try:
+                out = hot.answer(c, found, scope, body, environ)
+            except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
+                out = exc
+            loop.call_soon_threadsafe(done, proto, cycle, out, environ, ticket, client)
+
+        try:
+            self.pool.submit(job)
+        except RuntimeError:  # the pool is shut down: the server is stopping
+            ticket.close()
+            proto.transport.close()
+
+    def _lean_done(self, proto, cycle, out, environ, ticket, client) -> None:
+        ticket.close()
+        if isinstance(out, BaseException):
+            log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for the ASGI path)
+            proto.transport.close()
+            return
+        status, headers, data = out
+        proto.lean_answer(cycle, status, headers, data, close=not self._earned(client, environ))
+        self._answered = True
+        self._warm()
+
     def _earned(self, client, environ) -> bool:
         """The trust this request's credentials earned its connection; False: close it after the answer."""
         if self.connections is None:
@@ -520,6 +588,9 @@ class Front:
         proto = self.connections.get(scope.get("client")) if self.connections is not None else None
         direct = None  # the connection's protocol, once its response is known to be chunked
         render = plan.render
+        # a signed-in caller's stream reads who it is for each event: from the rows the store keeps, on the
+        # loop (plan.look), else in a worker thread (render alone)
+        look = plan.look if plan.blocking else None
 
         def write_now(items) -> bool:
             """On the loop, in the hub's slices of writes (``AsyncSubscriber.flush``): the items' chunk written
@@ -527,10 +598,15 @@ class Front:
             it cannot be now (nothing rendered, nothing written)."""
             if not _writable(direct):
                 return False
+            looked = None
+            if plan.blocking:
+                looked = look() if look is not None else None
+                if looked is None:  # (its task reads it in a worker thread)
+                    return False
             if len(items) == 1:
-                chunk = render(items[0], True)
+                chunk = render(items[0], True, looked)
             else:
-                parts = [data for data in map(render, items) if data]
+                parts = [data for data in (render(item, False, looked) for item in items) if data]
                 chunk = frame(b"".join(parts)) if parts else None
             if chunk:
                 direct.transport.write(chunk)
@@ -541,23 +617,24 @@ class Front:
             await write(body("".join(plan.head).encode("utf-8")))
             if scope.get("method") == "GET" and _chunked(proto):
                 direct = proto
-                if not plan.blocking:  # (a player's stream reads the seat for each event: in a worker thread)
-                    sub.direct = write_now
+                sub.direct = write_now
             async for batch in sub.batches_until_closed(plan.heartbeat):
                 if batch is None:
                     await write(body(heartbeat_event(plan.heartbeat).encode("utf-8")))
                     continue
-                if direct is not None and len(batch) == 1 and not plan.blocking and _writable(direct):
-                    chunk = render(batch[0], True)  # the same bytes object for every stream of its audience
+                looked = look() if look is not None else None
+                if direct is not None and len(batch) == 1 and (looked is not None or not plan.blocking) \
+                        and _writable(direct):
+                    chunk = render(batch[0], True, looked)  # the same bytes for every stream of its audience
                     if chunk:
                         direct.transport.write(chunk)
                     continue
                 parts = []
                 for item in batch:
-                    if plan.blocking:
+                    if plan.blocking and looked is None:
                         text = await loop.run_in_executor(self.io, render, item)
                     else:
-                        text = render(item)
+                        text = render(item, False, looked)
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:

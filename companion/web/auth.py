@@ -4,6 +4,7 @@ leaves the address bar), sign-out, and the club's access settings."""
 
 from __future__ import annotations
 
+import functools
 import hmac
 import io
 
@@ -182,7 +183,11 @@ def current_join(base: str | None = None) -> dict:
     return shown(ctx(), base or public_base())
 
 
+@functools.lru_cache(maxsize=64)
 def qr_svg(text: str) -> str:
+    """The QR code of ``text`` as SVG. Drawn once per text and kept (the last 64): a table's code is on every
+    page view of its match (each seated phone's, the TV's), and drawing it cost about 80% of such a view's
+    CPU (8 ms here, a tenth of a second on a Pi). A new link is a new text, drawn at its first page."""
     import qrcode
     import qrcode.image.svg
 

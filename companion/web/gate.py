@@ -35,7 +35,7 @@ SESSION_COOKIE = "companion_sid"
 LANG_COOKIE = "lang"
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # What a viewer may still reach when the club turned viewers off.
-OPEN_ENDPOINTS = {"static", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
+OPEN_ENDPOINTS = {"static", "pages.catalogue_script", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
                   "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page",
                   "players.me_landing", "wifi.android_probe", "wifi.apple_probe", "wifi.windows_probe",
                   "wifi.windows_redirect"}

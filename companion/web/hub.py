@@ -236,6 +236,9 @@ class Hub:
     def __init__(self):
         self._lock = threading.Lock()
         self._subs: dict[str, set] = {}
+        # per match listened to: the view and the cache of its last published event (the next event's
+        # ``prev``: a stream that wrote that event sends the next one as a patch of it, companion/web/streams.py)
+        self._last: dict[str, tuple] = {}
 
     def _add(self, sub):
         with self._lock:
@@ -255,6 +258,7 @@ class Hub:
                 subs.discard(sub)
                 if not subs:
                     del self._subs[sub.key]
+                    self._last.pop(sub.key, None)
 
     def _send(self, subs, item) -> None:
         by_loop: dict = {}
@@ -276,6 +280,21 @@ class Hub:
         # the third element caches the text written for each kind of caller: 1,000 viewers of one
         # match cost one rendering, not 1,000
         self._send(subs, (kind, payload, {}))
+
+    def publish_event(self, match_id: str, payload: dict) -> None:
+        """A match's committed event (``{"event", "view", "status"}``) to its streams, linked to the one
+        published before it: ``payload["prev"]`` is that one's ``(view, cache)``, or None (the first since a
+        stream opened, or since nobody listened). The link is made and the item sent under one lock, so the
+        streams receive the events in the order they were linked."""
+        cache: dict = {}
+        with self._lock:
+            subs = list(self._subs.get(match_id, ()))
+            payload["prev"] = self._last.get(match_id)
+            if subs:
+                self._last[match_id] = (payload["view"], cache)
+            else:
+                self._last.pop(match_id, None)
+            self._send(subs, ("event", payload, cache))
 
     def publish_every(self, kind: str, payload) -> None:
         """To every open stream (a club-wide setting every TV follows: ``companion/web/tv.py``)."""
@@ -315,12 +334,15 @@ class Hub:
     def _on_event(self, c, match_id: str, event: dict, fold) -> None:
         """The view and the match card are made only for the streams open now (none: no work at all)."""
         match_listened, club_listened = self.listened(match_id), self.listened(ALL)
+        if not match_listened:
+            with self._lock:
+                self._last.pop(match_id, None)  # (the next event is not linked to one nobody heard)
         if not (match_listened or club_listened):
             return
         view = fold.view(c.store.clock.now_iso())
         if match_listened:
-            self.publish(match_id, "event", {"event": event, "view": view,
-                                             "status": "ended" if fold.ended() else "open"})
+            self.publish_event(match_id, {"event": event, "view": view,
+                                          "status": "ended" if fold.ended() else "open"})
         if not club_listened:
             return
         card = match_card(c, c.store.get_match(match_id), with_view=False)

@@ -23,7 +23,7 @@ from companion.core import season as core
 from companion.base.errors import CompanionError
 from companion.base.resources import web_dir
 from companion.base.timeutil import WallClock
-from companion.web import i18n
+from companion.web import assets, i18n
 
 
 class League:
@@ -101,7 +101,7 @@ def create_app(state: League, allowed_hosts=None) -> Flask:
         lang = g.get("lang", i18n.DEFAULT)
         return {"t": lambda key, **kw: i18n.translate(lang, key, **kw),
                 "plural": lambda key, n, **kw: i18n.plural(lang, key, n, **kw), "lang": lang,
-                "languages": i18n.LANGUAGES, "version": __version__}
+                "languages": i18n.LANGUAGES, "version": __version__, "static_url": assets.url}
 
     def _result():
         latest = state.latest

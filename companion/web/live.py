@@ -7,7 +7,15 @@ on connect (each with the match's ``status``, ``open`` or ``ended``: a game with
 long (``SSE_HEARTBEAT``, 10 s by default): a named event, so the page's watchdog sees it (an SSE comment
 fires no browser event) and a dead socket is found by the write. A client that reconnects sends
 ``Last-Event-ID`` (browsers do it by themselves; ``?last_event_id=N`` works too) and first gets
-every event it missed, then a fresh snapshot.
+every event it missed (``{"event"}`` alone), then a fresh snapshot.
+
+A live event is ``{"event", "view", "status"}`` (the view whole) when it is the first this stream sends
+since its snapshot, or when the caller it is shown to changed (a seat picked, a session ended), or when
+the stream did not send the event before it; else ``{"event", "base", "patch", "status"}``: ``base`` the seq
+of the event before (whose view the page holds as this stream sent it) and ``patch`` the operations that
+turn that view into this one (``companion/base/jsondiff.py``: ``[path, value]`` sets, ``[path]`` removes a
+key), made once per audience per event. The page applies it (``Companion.applyPatch``); one whose base it
+does not hold starts the stream again from the last event it had, with a fresh snapshot.
 
 ``GET /api/stream``: the club-wide feed for the home page and the tournament overview
 (``event: match`` when a match is created or changes, ticks and alerts of every match).

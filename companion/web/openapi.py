@@ -195,7 +195,8 @@ def _paths() -> dict:
             "responses": {"200": {"description": "the export", "content": {
                 "application/json": {"schema": _ref("match-export")}}}, **_errors(400, 401, 403, 404)}}},
         "/api/matches/{match_id}/stream": {"get": {
-            "summary": "Server-Sent Events: snapshot, every new event (id = seq), clock ticks and alerts",
+            "summary": "Server-Sent Events: snapshot, every new event (id = seq) with the view whole or as a patch "
+                       "of the previous event's (base, patch), clock ticks and alerts",
             "parameters": [MATCH_ID,
                            {"name": "Last-Event-ID", "in": "header",
                             "schema": {"type": "integer", "minimum": 0, "maximum": SEQ_MAX}},

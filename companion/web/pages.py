@@ -69,6 +69,27 @@ def favicon():
     return resp
 
 
+CACHED_FOR_A_YEAR = "public, max-age=31536000, immutable"
+
+
+@bp.get("/static/i18n/<lang>.js")
+def catalogue_script(lang):
+    """The page's words (``companion/web/i18n.py``: ``catalogue_script``), loaded before the page's scripts.
+    Its address carries the hash of its content (``?v=``), so a phone keeps it for a year and asks again only
+    for new words; any other ``v`` (a page of an older version) gets today's words, to be revalidated."""
+    from flask import Response, request
+
+    from companion.web import i18n
+
+    if lang not in i18n.LANGUAGES:
+        abort(404)
+    body, digest = i18n.catalogue_script(lang)
+    resp = Response(body, mimetype="text/javascript")
+    resp.set_etag(digest)
+    resp.headers["Cache-Control"] = CACHED_FOR_A_YEAR if request.args.get("v") == digest else "no-cache"
+    return resp.make_conditional(request)
+
+
 @bp.get("/")
 def home():
     # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs
@@ -89,13 +110,29 @@ def _match(match_id: str) -> dict:
     return {**match, **c.store.meta(match_id)}
 
 
+def tracker_data(match: dict) -> dict:
+    """What a game's page script reads from the page (``data-<name>`` of the body) instead of asking for it:
+    the address of the conquest match's map, of Rome Is Burning's card catalogue, with their content's hash,
+    which the browser then keeps."""
+    if match["game"] == "conquest-italy":
+        from companion.web.trackers.conquest import map_url
+
+        return {"map-url": map_url(match)}
+    if match["game"] == "rome-is-burning":
+        from companion.web.trackers.rome import catalogue_url
+
+        return {"catalogue-url": catalogue_url()}
+    return {}
+
+
 @bp.get("/m/<match_id>")
 def match_page(match_id):
     from companion.web.seats import table_qr, who_question
 
     match = _match(match_id)
     return render_template("match.html", page="match", match=match, seat=seat_for(match_id),
-                           who=who_question(match), table=table_qr(match), **game_files(match["game"]))
+                           who=who_question(match), table=table_qr(match), data=tracker_data(match),
+                           **game_files(match["game"]))
 
 
 @bp.get("/m/<match_id>/display")
@@ -104,7 +141,7 @@ def display_page(match_id):
 
     match = _match(match_id)
     return render_template("display.html", page="display", match=match, table=table_qr(match),
-                           **game_files(match["game"]))
+                           data=tracker_data(match), **game_files(match["game"]))
 
 
 @bp.get("/tournament")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import queue
 
+from companion.base import jsondiff
 from companion.base.errors import InputError
 from companion.services.access import role_in
 from companion.web.calls import Call, present_event, present_view
@@ -81,14 +82,16 @@ def _pump(sub, heartbeat: float):
 
 
 class Plan:
-    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, framed=False)``:
-    the bytes for one hub item (None to skip it), as one HTTP/1.1 chunk when ``framed``. ``blocking`` says
-    that ``render`` reads the database (a player's seat, read again for every event), so an event loop runs
-    it in a worker thread."""
+    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, framed=False,
+    looked=None)``: the bytes for one hub item (None to skip it), as one HTTP/1.1 chunk when ``framed``.
+    ``blocking`` says that ``render`` reads the database (a signed-in caller's session or token, and a
+    player's seat, read again for every event), so an event loop runs it in a worker thread, unless
+    ``look()`` (no statement: the rows the store keeps) says who the caller is now: then ``render(item,
+    framed, looked)`` with that answer runs on the loop. ``look()`` is None when it cannot say."""
 
-    def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False):
+    def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False, look=None):
         self.hub, self.sub, self.head, self.render = hub, sub, head, render
-        self.heartbeat, self.blocking = heartbeat, blocking
+        self.heartbeat, self.blocking, self.look = heartbeat, blocking, look
 
     def close(self) -> None:
         self.hub.unsubscribe(self.sub)
@@ -159,40 +162,98 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
     except BaseException:
         c.hub.unsubscribe(sub)
         raise
-    state = {"sent": view["seq"]}
+    # the seq of the last event written, the hub item whose view it carried (its cache: see ``render``) and
+    # for whom it was presented
+    state = {"sent": view["seq"], "basis": None, "aud": None}
     blocking = session_key is not None or bearer_hash is not None  # (else the caller never changes)
+
+    gone = []  # [True] once the session or token ended: it never comes back
 
     def caller():
         """Who the caller is now, read again for every event: the phone may pick its seat after the stream
         opened, and a session or token that ended (sign-out, revoked, expired, the match of a table's phone
         ended) sees from then on what a viewer sees."""
+        if gone:
+            return "viewer", None
         if session_key is not None:
-            sess = c.access.session_by_key(session_key)
-            if sess is None:
-                return "viewer", None
-            scoped = sess.get("match_id") not in (None, match_id)
-            return role_in(sess, match_id), None if scoped else (sess["data"].get("seats") or {}).get(match_id)
+            return session_caller(c.access.session_by_key(session_key))
         if bearer_hash is not None:
-            info = c.access.api_token_by_hash(bearer_hash)
-            return (info["role"] if info is not None else "viewer"), None
+            return token_caller(c.access.api_token_by_hash(bearer_hash))
         return who, seat
 
-    def render(item, framed: bool = False):
+    def look():
+        """``caller()`` from the rows the store keeps, without a statement (on the event loop: no trip to a
+        worker thread), or None when they cannot say (a row forgotten by a write, another process's commit):
+        then ``caller()`` reads them, in a worker thread. The kept rows are as fresh as the event's own write
+        (its BEGIN looked at other processes' commits: ``Database.kept``)."""
+        if gone:
+            return "viewer", None
+        if session_key is not None:
+            sess = c.access.session_by_key_kept(session_key)
+            return None if sess is False else session_caller(sess)
+        if bearer_hash is not None:
+            info = c.access.api_token_by_hash_kept(bearer_hash)
+            return None if info is False else token_caller(info)
+        return who, seat
+
+    def session_caller(sess):
+        if sess is None:
+            gone.append(True)
+            return "viewer", None
+        scoped = sess.get("match_id") not in (None, match_id)
+        return role_in(sess, match_id), None if scoped else (sess["data"].get("seats") or {}).get(match_id)
+
+    def token_caller(info):
+        if info is None:
+            gone.append(True)
+            return "viewer", None
+        return info["role"], None
+
+    def render(item, framed: bool = False, looked=None):
         kind, payload = item[0], item[1]
         if kind != "event":
             return cached(item, kind, lambda: sse(kind, payload), framed)
         seq = payload["event"]["seq"]
         if seq <= state["sent"]:
             return None
-        state["sent"] = seq
-        now_who, now_seat = caller() if blocking else (who, seat)
-        ended = bool(payload["view"].get("ended")) or payload.get("status") == "ended"
-        return cached(item, (now_who, now_seat), lambda: sse(
-            "event", {"event": present_event(payload["event"], game, now_who, now_seat, ended),
-                      "view": present_view(payload["view"], now_who, now_seat),
-                      "status": payload.get("status", "open")}, id=seq), framed)
+        aud = looked if looked is not None else caller() if blocking else (who, seat)
+        cache = item[2] if len(item) > 2 else None
+        basis, last_aud = state["basis"], state["aud"]
+        state.update(sent=seq, basis=cache, aud=aud)
+        prev = payload.get("prev")
+        if prev is not None and basis is not None and prev[1] is basis and last_aud == aud and cache is not None:
+            # the page holds the view of the event this one follows, as this caller saw it: only what changed
+            return cached(item, ("patch", *aud), lambda: event_text(payload, cache, aud, prev), framed)
+        return cached(item, aud, lambda: event_text(payload, cache, aud), framed)
 
-    return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking)
+    def event_text(payload, cache, aud, prev=None) -> str:
+        """The event for this audience, once per published event: with the whole view, or (``prev``: the
+        hub's previous event of the match) with ``base`` (that event's seq) and ``patch``, the operations that
+        turn this audience's view of it into this one's (``companion.base.jsondiff``)."""
+        now_who, now_seat = aud
+        view = payload["view"]
+        ended = bool(view.get("ended")) or payload.get("status") == "ended"
+        out = {"event": present_event(payload["event"], game, now_who, now_seat, ended)}
+        if prev is None:
+            out["view"] = presented(view, cache, aud)
+        else:
+            before = presented(prev[0], prev[1], aud)
+            out["base"] = prev[0]["seq"]
+            out["patch"] = jsondiff.diff(before, presented(view, cache, aud))
+        out["status"] = payload.get("status", "open")
+        return sse("event", out, id=payload["event"]["seq"])
+
+    def presented(view, cache, aud):
+        """``view`` as ``aud`` sees it, kept in its hub item's cache for the next event's patch."""
+        if cache is None:
+            return present_view(view, *aud)
+        key = ("view", *aud)
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = present_view(view, *aud)
+        return got
+
+    return Plan(c.hub, sub, head, render, heartbeat, blocking=blocking, look=look if blocking else None)
 
 
 def _bearer_hash(request) -> str | None:
@@ -208,7 +269,7 @@ def club_stream(call: Call, subscribe) -> Plan:
     sub = subscribe(ALL)
     head = ["retry: 2000\n\n", sse("hello", {"streams": c.hub.count()})]
 
-    def render(item, framed: bool = False):
+    def render(item, framed: bool = False, looked=None):
         kind, payload = item[0], item[1]
         return cached(item, kind, lambda: sse(kind, payload), framed)
 

@@ -79,3 +79,79 @@ def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match
             page.screenshot(path=str(artifacts_dir / f"live-quiet-{name}.png"))
     finally:
         ctx.close()
+
+
+def _random_doc(rng, depth=0):
+    roll = rng.random()
+    if depth > 2 or roll < 0.35:
+        return rng.choice([None, True, False, 0, 1, 2, -1.5, "", "a", "b"])
+    if roll < 0.6:
+        return [_random_doc(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {k: _random_doc(rng, depth + 1) for k in rng.sample(["a", "b", "c", "1", "__proto__"], rng.randint(0, 4))}
+
+
+def _call(server, method, path, body=None, cookie=None):
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection(server.host, timeout=10)
+    headers = {"Content-Type": "application/json", "Origin": server.url, **({"Cookie": cookie} if cookie else {})}
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r, (json.loads(data) if data and "json" in (r.getheader("Content-Type") or "") else None)
+
+
+def test_the_page_applies_a_patch_as_the_server_makes_it(browser, server, match_id):
+    """``Companion.applyPatch`` gives what ``companion.base.jsondiff.apply`` gives (nulls, removed keys, grown
+    and shrunk arrays, a ``__proto__`` key), and leaves the document it patched as it was; then a page
+    following a match holds exactly the view the server has after events sent as patches (Richelieu
+    without the clock: its view does not depend on when it was made)."""
+    import json
+    import random
+
+    from companion.base import jsondiff
+
+    rng = random.Random(7)
+    pairs = [(_random_doc(rng), _random_doc(rng)) for _ in range(300)]
+    cases = [[old, json.loads(json.dumps(jsondiff.diff(old, new)))] for old, new in pairs]
+    ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
+    ctx.set_default_timeout(10_000)
+    try:
+        page = ctx.new_page()
+        page.goto(f"/m/{match_id}")
+        got = page.evaluate("""(text) => JSON.parse(text).map(([doc, ops]) => {
+            const before = JSON.stringify(doc), out = Companion.applyPatch(doc, ops);
+            return [JSON.stringify(out === undefined ? null : out), JSON.stringify(doc) === before];
+        })""", json.dumps(cases))  # (as a stream's text: JSON.parse makes "__proto__" a key)
+        for (old, new), (text, untouched) in zip(pairs, got):
+            assert json.loads(text) == json.loads(json.dumps(new)) and untouched, (old, new, text)
+        assert page.evaluate("Companion.applyPatch({a: [1]}, [[['a', 5], 1]])") is None  # does not fit
+
+        r, _ = _call(server, "GET", server.join_url.split(server.host, 1)[1])
+        cookie = r.getheader("Set-Cookie").split(";", 1)[0]
+        r, doc = _call(server, "POST", "/api/matches", {"game": "richelieu", "players": ["Ada", "Bo", "Cy"]}, cookie)
+        assert r.status == 201, doc
+        mid = doc["id"]
+        page.evaluate("""(id) => { window.__heard = []; window.__c = new Companion.MatchClient(id);
+            window.__c.follow({ event: (d) => window.__heard.push(d) }); }""", mid)
+        page.wait_for_function("() => window.__c.view !== null")
+        seq = 0
+        for i in range(6):
+            body = {"type": "track.adjust", "data": {"player": ["Ada", "Bo", "Cy"][i % 3], "track": "money",
+                                                     "delta": 1 + i}, "expected_seq": seq}
+            r, doc = _call(server, "POST", f"/api/matches/{mid}/events", body, cookie)
+            assert r.status == 201, doc
+            seq = doc["seq"]
+            if i == 3:
+                r, doc = _call(server, "POST", f"/api/matches/{mid}/undo", {"expected_seq": seq}, cookie)
+                assert r.status == 201, doc
+                seq = doc["seq"]
+        page.wait_for_function(f"() => window.__c.seq === {seq}")
+        held = json.loads(page.evaluate("JSON.stringify(window.__c.view)"))
+        r, doc = _call(server, "GET", f"/api/matches/{mid}")  # (no session: a viewer, as the page)
+        assert held == doc["view"]
+        assert sum(1 for d in page.evaluate("window.__heard") if "patch" in d) >= 5
+    finally:
+        ctx.close()

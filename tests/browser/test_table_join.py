@@ -244,4 +244,12 @@ def test_a_seat_confirmed_by_the_table_lets_its_owner_replace_an_objective_a_gue
         ["Bari", "Napoli", "Roma"]
     expect(anna.locator("#ci-obj-before")).to_have_count(0)
     assert org.engine(mid).game_state["objectives"]["Anna"] == ["Roma", "Napoli", "Bari"]
+    # the other seats' objectives recorded: Anna's phone draws its own from its view and asks the box nothing
+    asked = []
+    anna.on("request", lambda r: "/conquest/objective" in r.url and asked.append(r.url))
+    seq = org.event(mid, "objective.set", {"player": "Bruno", "cities": ["Milano"]})["seq"]
+    seq = org.event(mid, "objective.set", {"player": "Carla", "cities": ["Firenze"]})["seq"]
+    anna.wait_for_function("n => window.companionMatch.seq >= n", arg=seq)
+    expect(anna.locator("#ci-objective li")).to_have_count(3)
+    assert asked == []
     assert not anna.errors and not bruno.errors, anna.errors + bruno.errors

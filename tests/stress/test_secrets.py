@@ -129,6 +129,8 @@ def test_match_stream(table):
             assert "Anna" not in d["view"]["state"]["objectives"]
         assert live[-1]["event"]["hidden"]
         assert no_secret(t, json.dumps([d["event"] for d in live] + [d["view"]["state"]["objectives"] for d in live]))
+        patches = [d["patch"] for d in live if "patch" in d]  # (as sent: test_sse.parse made their views)
+        assert patches and no_secret(t, json.dumps(patches))
     finally:
         s.close()
 

@@ -429,7 +429,8 @@ def test_an_event_is_encoded_once_for_all_the_streams_of_one_kind_of_caller(app,
     event = [item for item in items if item[0] == "event"]
     assert len(event) == 1
     cache = event[0][2]
-    assert list(cache) == [("viewer", None)] and isinstance(cache[("viewer", None)], bytes)
+    texts = [k for k, v in cache.items() if isinstance(v, bytes)]
+    assert texts == [("viewer", None)]  # (beside it, the view as a viewer sees it: the next event's patch)
     for c in calls:
         assert cache[("viewer", None)].decode() in c.text
 
@@ -519,6 +520,77 @@ def test_an_event_is_framed_once_per_audience_and_written_to_every_stream_withou
 
     run(go())
     assert app.extensions["companion"].hub.count() == 0
+
+
+def test_a_seated_phone_s_stream_is_written_by_the_loop_and_an_end_by_another_process_is_seen(app, front, player):
+    """A seated phone's stream asks who its caller is for every event from the rows the store keeps, on the
+    loop (no worker thread, no statement), and is written by the hub's fan-out like a viewer's; a session
+    ended by another process (another connection's commit) is seen at the next event, whose write looked
+    at other connections' commits first: that event is a viewer's, whole, without the seat's secret."""
+    import sqlite3
+
+    from companion.services.access import hash_secret
+
+    c = app.extensions["companion"]
+    mid = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    assert player.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
+    cookie = player.c.get_cookie("companion_sid").value
+    front.connections = FakeConnections()
+    client = ("127.0.0.5", 1)
+    proto = front.connections.by_client[client] = FakeProtocol()
+    reads = []
+    by_key = c.access.session_by_key
+    c.access.session_by_key = lambda key: reads.append(key) or by_key(key)
+
+    def write(seq, cities):
+        r = player.post(f"/api/matches/{mid}/events", {"type": "objective.set", "expected_seq": seq,
+                                                      "data": {"player": "Anna", "cities": cities}})
+        assert r.status_code == 201, r.json
+
+    def events():
+        text = b"".join(proto.transport.written).decode()
+        return [json.loads(block.split("data: ", 1)[1]) for block in text.split("\n\n") if "event: event" in block]
+
+    async def go():
+        loop = asyncio.get_running_loop()
+        call = Call(front, f"/api/matches/{mid}/stream", client=client,
+                    headers=[("Cookie", f"companion_sid={cookie}")]).start()
+        await call.until("event: snapshot")
+        await loop.run_in_executor(None, write, 0, ["Roma"])
+        async with asyncio.timeout(10):
+            while len(events()) < 1:
+                await asyncio.sleep(0.01)
+        r = await loop.run_in_executor(None, lambda: player.post(f"/api/matches/{mid}/conquest/deal",
+                                                                 {"expected_seq": 1, "data": {}}))
+        assert r.status_code == 201, r.json
+        async with asyncio.timeout(10):
+            while len(events()) < 2:
+                await asyncio.sleep(0.01)
+        first, second = events()
+        assert first["view"]["state"]["objectives"] == {"Anna": ["Roma"]}
+        assert second["patch"] and "view" not in second  # (the page holds the view before: a patch)
+        assert reads == [] and "event: event" not in call.text  # no worker thread's read, nothing through send
+        other = sqlite3.connect(c.store.path)  # another process ends the phone's session
+        with other:
+            other.execute("DELETE FROM web_sessions WHERE sid_hash=?", (hash_secret(cookie),))
+        other.close()
+        r = await loop.run_in_executor(None, lambda: app.test_client().post(  # (the deal undone)
+            f"/api/matches/{mid}/undo", json={"expected_seq": 2},
+            headers={"Origin": "http://localhost", "Authorization": f"Bearer {organiser_token}"}))
+        assert r.status_code == 201, r.json
+        async with asyncio.timeout(10):
+            while len(events()) < 3:
+                await asyncio.sleep(0.01)
+        third = events()[2]
+        assert "patch" not in third and third["view"]["state"]["objectives"] == {}  # a viewer's, whole
+        assert "Roma" not in json.dumps(third) and reads  # (read again: the rows kept were forgotten)
+        await call.leave()
+
+    from companion.services.access import Access
+
+    organiser_token = Access(c.store).create_api_token("organiser")[0]
+    run(go())
+    assert c.hub.count() == 0
 
 
 def test_a_stream_written_by_the_loop_whose_client_reads_nothing_is_dropped_after_send_timeout(app, front, player,

@@ -102,3 +102,14 @@ def test_deep_nesting_and_huge_integers_are_named_in_the_answer(app, tokens):
         r = c.post(path, data='{"players": ' + "9" * 5000 + "}", headers=h)
         assert r.status_code == 400 and "more than 4300 digits" in r.json["error"], (path, r.json)
         assert r.json["field"] == "$"
+
+
+def test_a_match_refuses_the_line_breaks_the_roster_refuses(player, fake_game):
+    """U+0085, U+2028 and U+2029 end a line as CR and LF do: refused in a player's name and the table's label
+    of a new match, as in the roster's names (one line on a TV, in a CSV, in the CLI's messages)."""
+    for ch in ("\u0085", "\u2028", "\u2029", "\n"):
+        r = player.post("/api/matches", {"game": fake_game, "players": ["Anna", f"Bru{ch}no"]})
+        assert r.status_code == 400 and r.json["field"] == "$.players[1]", r.json
+        r = player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"], "label": f"Tavolo{ch}3"})
+        assert r.status_code == 400 and r.json["field"] == "$.label", r.json
+    assert player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Brunò"], "label": "Tavolo 3"}).status_code == 201

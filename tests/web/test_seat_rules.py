@@ -123,6 +123,12 @@ def test_the_other_seated_phones_confirm_a_seat(app, organiser, clock):
                "data": {"player": "Anna", "cities": [CITIES[3]], "replace": True}}
     r = anna.post(f"/api/matches/{mid}/events", replace)
     assert r.status_code == 403 and r.json["field"] == "$.data.replace"  # not confirmed yet
+    # her page is told it may once her seat is confirmed (it asks again after each event only while so);
+    # the others' are told nothing of it
+    mine = anna.get(f"/api/matches/{mid}/conquest/objective").json
+    assert mine["may_reset"] is False and mine["may_reset_once_confirmed"] is True
+    theirs = bruno.get(f"/api/matches/{mid}/conquest/objective").json
+    assert theirs["player"] == "Bruno" and not theirs["may_reset"] and not theirs["may_reset_once_confirmed"]
     doc = bruno.get(f"/api/matches/{mid}/seats").json
     entry = next(s for s in doc["seats"] if s["player"] == "Anna")
     assert entry["may_confirm"] and not entry["confirmed"] and entry["needed"] == 1
@@ -137,8 +143,12 @@ def test_the_other_seated_phones_confirm_a_seat(app, organiser, clock):
     assert r.status_code == 200
     entry = next(s for s in r.json["seats"] if s["player"] == "Anna")
     assert entry["confirmed"] and entry["confirmed_by"] == "players" and entry["confirmed_by_players"] == ["Bruno"]
+    mine = anna.get(f"/api/matches/{mid}/conquest/objective").json
+    assert mine["may_reset"] is True and mine["may_reset_once_confirmed"] is False
     r = anna.post(f"/api/matches/{mid}/events", replace)
     assert r.status_code == 201, r.json
+    mine = anna.get(f"/api/matches/{mid}/conquest/objective").json  # recorded after she sat: hers for good
+    assert mine["may_reset"] is False and mine["may_reset_once_confirmed"] is False
     clock.advance(60)
     # Bruno set his own objective after he sat: confirmed or not, he cannot swap it for a better one
     assert bruno.post(f"/api/matches/{mid}/events", {"type": "objective.set", "expected_seq": 2, "data": {

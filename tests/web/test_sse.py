@@ -9,8 +9,12 @@ from companion.base.notices import Notice
 
 
 def parse(chunks):
-    """SSE text -> list of (event, id, data) and the count of heartbeats (named ``heartbeat`` events)."""
-    out, pings = [], 0
+    """SSE text -> list of (event, id, data) and the count of heartbeats (named ``heartbeat`` events). A match
+    stream's event that carries a patch (``base``, ``patch``) gets its ``view`` too, as a page makes it: the
+    patch applied to the view the stream gave before (``companion.base.jsondiff``)."""
+    from companion.base import jsondiff
+
+    out, pings, held = [], 0, None
     for block in "".join(chunks).split("\n\n"):
         if not block.strip():
             continue
@@ -24,7 +28,14 @@ def parse(chunks):
         if fields.get("event") == "heartbeat":
             pings += 1
         elif "event" in fields:
-            out.append((fields["event"], fields.get("id"), json.loads(fields["data"])))
+            data = json.loads(fields["data"])
+            if fields["event"] in ("snapshot", "event") and isinstance(data, dict):
+                if "patch" in data:
+                    assert held is not None and held["seq"] == data["base"], "a patch of a view the stream never gave"
+                    data["view"] = jsondiff.apply(held, data["patch"])
+                if "view" in data:
+                    held = data["view"]
+            out.append((fields["event"], fields.get("id"), data))
     return out, pings
 
 

@@ -236,7 +236,8 @@ def test_the_secret_objective_is_its_owners_only(seeded, player, organiser):
     mine = anna.get(f"/api/matches/{mid}/conquest/objective").json
     assert mine["objective"] == cities and mine["progress"]["cities"] == cities
     theirs = bruno.get(f"/api/matches/{mid}/conquest/objective").json
-    assert theirs == {"player": "Bruno", "objective": None, "progress": None, "may_reset": False}
+    assert theirs == {"player": "Bruno", "objective": None, "progress": None, "may_reset": False,
+                      "may_reset_once_confirmed": False}
     assert "Roma" not in str(bruno.get(f"/api/matches/{mid}").json["view"]["state"]["objectives"])
     # the ranking would reveal objective points: after the end only (an organiser may look)
     assert bruno.get(f"/api/matches/{mid}/conquest/ranking").status_code == 409

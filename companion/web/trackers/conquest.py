@@ -3,7 +3,10 @@ phone's own secret objective, the final ranking."""
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+import functools
+import json
+
+from flask import Blueprint, Response, jsonify, request
 
 from companion.base.errors import ForbiddenError, InputError, RuleError
 from companion.base import lazy
@@ -20,20 +23,47 @@ bp = Blueprint("trackers_conquest", __name__)
 GAME = "conquest-italy"  # ci.GAME_ID
 
 
-@bp.get("/api/matches/<match_id>/conquest/map")
-def conquest_map(match_id):
-    """The match's map for the page: cities (region, card symbol, value, neighbours), regions with their
-    bonus, airports, set values, and the SVG drawing."""
-    m = game_match(match_id, GAME)
-    doc = m["options"].get("map")
+KEPT_A_YEAR = "private, max-age=31536000, immutable"
+
+
+@functools.lru_cache(maxsize=8)
+def _map_answer(doc_text: str) -> tuple[bytes, str]:
+    doc = json.loads(doc_text)
     gm = cm.map_of(doc)
     cities = [{"name": c, "region": gm.city[c]["region"], "card": gm.city[c]["card"], "value": gm.city[c]["value"],
                "land": sorted(gm.land[c]), "sea": sorted(gm.sea[c]), "airport": c in gm.airports}
               for c in gm.cities]
     svg = cm.map_svg(doc if doc is not None else cm.default_map_doc())
-    return jsonify({"name": gm.name, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
-                    "cards": list(gm.cards), "sets": {k: v for k, v in gm.sets.items() if v is not None},
-                    "mixed_set": ci.MIXED_SET, "svg": svg})
+    body = json.dumps({"name": gm.name, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
+                       "cards": list(gm.cards), "sets": {k: v for k, v in gm.sets.items() if v is not None},
+                       "mixed_set": ci.MIXED_SET, "svg": svg}, ensure_ascii=False, separators=(",", ":")).encode()
+    import hashlib
+
+    return body, hashlib.sha256(body).hexdigest()[:16]
+
+
+def map_answer(match: dict) -> tuple[bytes, str]:
+    """The match's map as the page reads it, and the hash of those bytes. A match's map never changes (its
+    options hold it), so it is drawn once per process for all the matches on the same map (the last 8)."""
+    return _map_answer(json.dumps(match["options"].get("map"), sort_keys=True, separators=(",", ":")))
+
+
+def map_url(match: dict) -> str:
+    """The address of the match's map with its content's hash: a phone or a TV keeps it (the match and TV
+    pages name it: ``data-map-url``) and does not ask again at the next load."""
+    return f"/api/matches/{match['id']}/conquest/map?v={map_answer(match)[1]}"
+
+
+@bp.get("/api/matches/<match_id>/conquest/map")
+def conquest_map(match_id):
+    """The match's map for the page: cities (region, card symbol, value, neighbours), regions with their
+    bonus, airports, set values, and the SVG drawing. Asked for at its address with ``?v=`` its content's
+    hash (:func:`map_url`), it is kept a year by the browser; otherwise it is asked again each time."""
+    body, digest = map_answer(game_match(match_id, GAME))
+    resp = Response(body, mimetype="application/json")
+    resp.set_etag(digest)
+    resp.headers["Cache-Control"] = KEPT_A_YEAR if request.args.get("v") == digest else "no-cache"
+    return resp.make_conditional(request)
 
 
 @bp.post("/api/matches/<match_id>/conquest/deal")
@@ -116,20 +146,32 @@ def conquest_reinforcements(match_id):
 
 @bp.get("/api/matches/<match_id>/conquest/objective")
 def conquest_objective(match_id):
-    """The secret objective of the player this phone belongs to (its seat), with its progress. Nobody
-    else's: a phone without a seat gets 403."""
+    """The secret objective of the player this phone belongs to (its seat), with its progress, and whether this
+    phone may replace it (``may_reset``: recorded before it sat, its seat confirmed) or will once its seat is
+    confirmed (``may_reset_once_confirmed``: the page asks again after each event only then). Nobody else's:
+    a phone without a seat gets 403."""
+    from flask import g
+
     game_match(match_id, GAME)
     seat = seat_for(match_id)
     if seat is None:
         raise ForbiddenError("this phone belongs to no player of the match: choose your seat first", "seat")
-    state = ctx().service.fold(match_id).game_state
+    f = ctx().service.fold(match_id)
+    state = f.game_state
     view = ci.public_view(state, seat)
     mine = state["objectives"].get(seat)
-    f = ctx().service.fold(match_id)
+    open_, player = mine is not None and not f.ended(), role() == "player"
+    now = open_ and player and policy.may_reset(ci, caller(match_id), seat, "objective.set", f.effective)
+    later = False
+    if open_ and player and not now and g.get("session") is not None:
+        # the same rule for this phone as if its seat were confirmed now: when it sat is all it needs
+        bound = next((r["bound_at"] for r in ctx().access.seats(match_id)
+                      if r["key"] == g.session["key"] and r["player"] == seat), None)
+        later = bound is not None and policy.may_reset(ci, Caller("player", seat, bound), seat, "objective.set",
+                                                       f.effective)
     return jsonify({"player": seat, "objective": list(mine) if mine is not None else None,
-                    "progress": view.get("objective_progress"),
-                    "may_reset": mine is not None and not f.ended() and role() == "player"
-                    and policy.may_reset(ci, caller(match_id), seat, "objective.set", f.effective)})
+                    "progress": view.get("objective_progress"), "may_reset": now,
+                    "may_reset_once_confirmed": later})
 
 
 @bp.get("/api/matches/<match_id>/conquest/ranking")

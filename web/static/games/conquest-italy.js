@@ -49,7 +49,8 @@
   // -- map ------------------------------------------------------------------------------------------
   function loadMap() {
     if (mapReq) return mapReq;
-    mapReq = C.api("GET", base() + "/conquest/map").then(function (m) {
+    // (the page names the map's address with its content's hash: the browser keeps it from one load to the next)
+    mapReq = C.api("GET", document.body.dataset.mapUrl || base() + "/conquest/map").then(function (m) {
       m.byName = {};
       m.cities.forEach(function (c) { m.byName[c.name] = c; });
       map = m;
@@ -553,22 +554,30 @@
       return;
     }
     box.dataset.form = "";
-    var mine = (s.objectives || {})[seat], progress = s.objective_progress, key = client.seq + "|" + seat;
-    // the server's answer for this seq and seat, once it came, is drawn again as it was (a second drawing at
-    // the same seq, after a reload or a reconnect, would otherwise drop the offer to replace the objective)
-    if (objectiveAnswer && objectiveAnswer.key === key) {
-      var o = objectiveAnswer.o;
-      drawSecret(box, seat, o.objective, o.progress, o.may_reset);
-      return;
+    var mine = (s.objectives || {})[seat], progress = s.objective_progress, own = !!(mine && progress);
+    // The cities and their progress come with this phone's own view. The server alone says whether this phone
+    // may replace an objective recorded before it sat here (docs/rulings.md#seats): that changes only with
+    // this seat's objective, the seat, the end, or the seat's confirmation. So it is asked when one of the
+    // first three changed, and after each event only while the answer said "once the seat is confirmed"
+    // (not after every event by every phone). A view without this seat's cities (an organiser's phone) asks
+    // at each seq, as the cities' progress then comes from the server.
+    var key = seat + "|" + (own ? mine.join(",") : "seq " + client.seq) + "|" + !!client.ended();
+    var o = objectiveAnswer && objectiveAnswer.key === key ? objectiveAnswer.o : null;
+    if (o && o.may_reset_once_confirmed && objectiveAnswer.seq !== client.seq) o = null;
+    function draw(o) {
+      if (own) drawSecret(box, seat, mine, progress, o ? o.may_reset : undefined);
+      else if (o) drawSecret(box, seat, o.objective, o.progress, o.may_reset);
     }
-    if (mine && progress) drawSecret(box, seat, mine, progress);
-    if (objectiveSeq === key) return;
-    objectiveSeq = key;
-    // the server also says whether this phone may replace an objective recorded before it sat here
-    C.api("GET", base() + "/conquest/objective").then(function (o) {
-      if (o.player !== client.match.seat) return;
-      objectiveAnswer = { key: key, o: o };
-      if (client.seq + "|" + client.match.seat === key) drawSecret(box, seat, o.objective, o.progress, o.may_reset);
+    if (o) { draw(o); return; }  // (drawn again as it was: a reload's second drawing keeps the offer)
+    draw(objectiveAnswer && objectiveAnswer.key === key ? objectiveAnswer.o : null);
+    var asked = key + "|" + client.seq;
+    if (objectiveSeq === asked) return;
+    objectiveSeq = asked;
+    var seq = client.seq;
+    C.api("GET", base() + "/conquest/objective").then(function (a) {
+      if (a.player !== client.match.seat) return;
+      objectiveAnswer = { key: key, seq: seq, o: a };
+      if (client.seq === seq && client.match.seat === seat) renderSecret();
     }, function () {});
   }
   // the ticks of an objective's cities, sent as objective.set (``replace``: the one recorded before)

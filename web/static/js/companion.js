@@ -1,11 +1,12 @@
 /* companion.js: the helpers every page and every game tracker shares (no build step, no CDN).
  *
- *   Companion.t(key, vars)                 translated string (catalogue embedded in the page)
+ *   Companion.t(key, vars)                 translated string (the catalogue script the page loads first)
  *   Companion.plural(key, n, vars)         a counted string: "<key>.one" / "<key>.other" by the language's rule
  *   Companion.num(x, digits)               a number in the page's language ("-1,5" in Italian)
  *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
  *                                          from the last event id; shows the "connection lost" banner
+ *   Companion.applyPatch(doc, ops)         a stream event's patch of a view applied (a new document)
  *   new Companion.MatchClient(id, hooks)   one match: view, seq, send(type, data) with expected_seq,
  *                                          undo(); on a 409 conflict it shows a clear message and the
  *                                          fresh state (never a silent overwrite)
@@ -21,11 +22,8 @@
 (function () {
   "use strict";
 
-  var catalogue = {};
-  try {
-    var node = document.getElementById("i18n-data");
-    if (node) catalogue = JSON.parse(node.textContent || "{}");
-  } catch (e) { catalogue = {}; }
+  // the page's words: /static/i18n/<lang>.js, loaded just before this script (base.html), kept by the browser
+  var catalogue = window.CompanionCatalogue || {};
 
   function t(key, vars) {
     var s = Object.prototype.hasOwnProperty.call(catalogue, key) ? catalogue[key] : key;
@@ -326,6 +324,9 @@
       kick(true);
     }
     var handle = {
+      // start again now from the event `id` (null: from a fresh snapshot): what the page holds went astray
+      resume: function (id) { if (closed) return; lastId = id === null || id === undefined ? null : String(id); delay = 500;
+                              if (retryTimer) clearTimeout(retryTimer); retryTimer = null; if (es) { es.close(); es = null; } open(); },
       close: function () { closed = true; if (es) es.close(); if (watchdog) clearTimeout(watchdog); if (retryTimer) clearTimeout(retryTimer);
                            streams = streams.filter(function (s) { return s !== handle; }); },
       lastId: function () { return lastId; }, watchdogMs: function () { return silenceMs; },
@@ -336,6 +337,50 @@
     open();
     window.addEventListener("online", function () { if (!es || es.readyState !== 1) { delay = 500; restart(); } });
     return handle;
+  }
+
+  // -- a view's patch (companion/base/jsondiff.py: the same rules) -----------------------------------------
+  // ops: [path, value] sets, [path] removes an object's key; a path lists keys and array indices ([] is the
+  // whole document; one past an array's end appends). The document given is not changed: what a patch
+  // touches is copied, the rest shared. null when the patch does not fit the document.
+  var own = Object.prototype.hasOwnProperty;
+  function put(node, key, value) {
+    if (key === "__proto__") Object.defineProperty(node, key, { value: value, writable: true, enumerable: true, configurable: true });
+    else node[key] = value;
+  }
+  function copyOf(node) {
+    if (Array.isArray(node)) return node.slice();
+    if (!own.call(node, "__proto__")) return Object.assign({}, node);
+    var out = {};
+    Object.keys(node).forEach(function (k) { put(out, k, node[k]); });
+    return out;
+  }
+  function applyPatch(doc, ops) {
+    if (!Array.isArray(ops)) return null;
+    var fresh = new Set(), root = { v: doc };
+    function child(parent, key) {  // parent[key], copied once for this patch
+      var c = parent[key];
+      if (c === null || typeof c !== "object" || (Array.isArray(parent) ? typeof key !== "number" : !own.call(parent, key))) return null;
+      if (!fresh.has(c)) { c = copyOf(c); put(parent, key, c); fresh.add(c); }
+      return c;
+    }
+    for (var i = 0; i < ops.length; i++) {
+      var op = ops[i], path = op && op[0];
+      if (!Array.isArray(path)) return null;
+      if (!path.length) { if (op.length < 2) return null; root.v = op[1]; continue; }
+      var node = root, key = "v";
+      for (var j = 0; j < path.length; j++) { node = child(node, key); if (!node) return null; key = path[j]; }
+      if (Array.isArray(node)) {
+        if (op.length < 2 || typeof key !== "number" || key < 0 || key > node.length || key % 1) return null;
+        node[key] = op[1];
+      } else if (op.length >= 2) {
+        put(node, String(key), op[1]);
+      } else {
+        if (!own.call(node, String(key))) return null;
+        delete node[String(key)];
+      }
+    }
+    return root.v;
   }
 
   // -- games --------------------------------------------------------------------------
@@ -465,12 +510,18 @@
     var box = document.getElementById("conflict");
     if (box) box.hidden = true;
   };
+  // The stream's events carry the whole view, or (once the page holds the view of the event before) `base`
+  // (that event's seq) and `patch`: what changed since, as this page sees it (applyPatch). `heard` is the
+  // view as the stream last gave it (never a write's answer: the stream's own views are what its patches
+  // follow); a patch whose base is not it (should never be) makes the stream start again from the last event
+  // the page had, with a fresh snapshot.
   MatchClient.prototype.follow = function (handlers) {
-    var self = this;
+    var self = this, heard = null, heardId = null, handle = null;
     handlers = handlers || {};
-    return stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
+    handle = stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
       // a snapshot opens a stream (a reconnect): drawn whole, whatever the page showed meanwhile
-      snapshot: function (d) {
+      snapshot: function (d, id) {
+        heard = d.view || null; heardId = id || heardId;
         if (d.status) self.status = d.status;
         self.setView(d.view, true);
         if (handlers.snapshot) handlers.snapshot(d);
@@ -478,7 +529,18 @@
         // before this stream opened) is read again
         document.dispatchEvent(new CustomEvent("companion:snapshot"));
       },
-      event: function (d) { if (d.status) self.status = d.status; if (d.view) self.setView(d.view); if (handlers.event) handlers.event(d); },
+      event: function (d, id) {
+        if (d.patch) {
+          var view = heard && heard.seq === d.base ? applyPatch(heard, d.patch) : null;
+          if (!view) { heard = null; handle.resume(heardId); return; }
+          d.view = view;  // (the handlers read d.view, as from an event with the whole view)
+        }
+        if (d.view) heard = d.view;
+        heardId = id || heardId;
+        if (d.status) self.status = d.status;
+        if (d.view) self.setView(d.view);
+        if (handlers.event) handlers.event(d);
+      },
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },
       "tv-sound": function (d) { if (handlers.tvSound) handlers.tvSound(d); },
@@ -486,6 +548,7 @@
       dice: function (d) { document.dispatchEvent(new CustomEvent("companion:dice", { detail: d })); },
       open: function () { if (handlers.open) handlers.open(); }
     });
+    return handle;
   };
 
   // -- screen wake lock -------------------------------------------------------------
@@ -560,7 +623,7 @@
   }
 
   window.Companion = {
-    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, toast: toast,
+    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, applyPatch: applyPatch, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit, patch: patch, on: on

@@ -90,8 +90,9 @@
       }, 500);
     }
   }
+  var answered = false;  // the first read answered (before the stream's first snapshot, most often)
   function load() {
-    return C.api("GET", base).then(function (d) { info = d; set(d.wait && d.wait.state === "waiting" ? d.wait : null); return d; },
+    return C.api("GET", base).then(function (d) { info = d; answered = true; set(d.wait && d.wait.state === "waiting" ? d.wait : null); return d; },
                                    function () { info = null; });
   }
   function roll(what, data) {
@@ -114,7 +115,14 @@
   });
   // the stream (re)opened: a roll that began before it did, or while the page was offline, is on no event
   // this page will hear (the page's first read may have come before it began: a TV opened as a combat starts)
-  document.addEventListener("companion:snapshot", function () { load(); });
+  // A table without smart dice has no roll to wait for, so the first snapshot after a first read that said
+  // so asks nothing again (a binding of dice comes as its own event, "bound"); every later one does.
+  var snapshots = 0;
+  document.addEventListener("companion:snapshot", function () {
+    snapshots += 1;
+    if (snapshots === 1 && answered && info && info.source !== "smart") return;
+    load();
+  });
   window.CompanionDice = {
     info: function () { return info; }, wait: function () { return wait; },
     smart: function () { return !!(info && info.source === "smart"); },

@@ -716,8 +716,10 @@
           C.plural("seat.ask_confirm", mine.needed || 1);
       }, function () {});
     }
-    if (peers) { peers.addEventListener("toggle", function () { if (peers.open) loadPeers(); }); loadPeers(); }
-    window.companionSeats = { reload: loadPeers };
+    // the list is asked for when the box is opened, not at every load of the page (the page shows the box
+    // when this phone sits: the server wrote it so, and a seat taken here shows it)
+    if (peers) peers.addEventListener("toggle", function () { if (peers.open) loadPeers(); });
+    window.companionSeats = { reload: function () { if (peers) { peers.hidden = false; if (peers.open) loadPeers(); } } };
     // a phone in words: whose it is (its seat, or the roster player of its personal link), when it signed in,
     // its system and browser (when its browser said), and whether it is the phone reading this
     function phoneWords(p, name) {
