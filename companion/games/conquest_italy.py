@@ -93,6 +93,8 @@ HELD_CITY_BONUS = 2
 
 def _key(prefix: str, key: str) -> str:
     """A JSON-path step for an object key: ``owned.Anna`` or ``owned["La Spezia"]``."""
+    if isinstance(key, str) and key.isidentifier():  # (what json_path writes for such a key, without importing it for each city)
+        return join_path(prefix, "$." + key)
     from companion.base.schemas import json_path
 
     return join_path(prefix, json_path([key]))

@@ -400,28 +400,20 @@ def resolve(doc) -> dict:
 def final_scores(players: list[dict]) -> dict:
     """Score checked players: ``[{"name", "prestige", "income", "military", "money", "jewels", "cards"}]``."""
     bonus = richelieu_bonus([p["cards"].get("richelieu", 0) for p in players])
-    rows = []
+    rows, keys = [], []
     for i, p in enumerate(players):
-        cards = {k: p["cards"].get(k, 0) for k in SHEET_KINDS}
-        sets = {f: set_points(cards[f]) for f in FACTIONS}
-        breakdown = {
-            "prestige": p["prestige"],
-            "income": p["income"],
-            "military": p["military"],
-            "richelieu_sheets": bonus[i],
-            "opposing_sets": sets,
-            "jewels": JEWEL_POINTS * p["jewels"],
-        }
-        total = (p["prestige"] + p["income"] + p["military"] + bonus[i] + sum(sets.values())
-                 + JEWEL_POINTS * p["jewels"])
-        rows.append({"player": p["name"], "total": total, "money": p["money"],
-                     "sheets": sum(cards.values()), "breakdown": breakdown, "_i": i})
-    key = {r["player"]: (r["total"], r["money"], r["sheets"]) for r in rows}
-    for r in rows:
-        r["place"] = 1 + sum(1 for o in rows if key[o["player"]] > key[r["player"]])
-    rows.sort(key=lambda r: (r["place"], r["_i"]))
-    out = [{"player": r["player"], "total": r["total"], "place": r["place"], "money": r["money"],
-            "sheets": r["sheets"], "breakdown": r["breakdown"]} for r in rows]
+        held = p["cards"]
+        sets = {f: set_points(held.get(f, 0)) for f in FACTIONS}
+        jewels = JEWEL_POINTS * p["jewels"]
+        total = p["prestige"] + p["income"] + p["military"] + bonus[i] + sum(sets.values()) + jewels
+        sheets = sum(held.get(k, 0) for k in SHEET_KINDS)
+        rows.append({"player": p["name"], "total": total, "place": None, "money": p["money"], "sheets": sheets,
+                     "breakdown": {"prestige": p["prestige"], "income": p["income"], "military": p["military"],
+                                   "richelieu_sheets": bonus[i], "opposing_sets": sets, "jewels": jewels}})
+        keys.append((total, p["money"], sheets))
+    for r, mine in zip(rows, keys):  # ties on total, then money, then sheets share the place
+        r["place"] = 1 + sum(1 for k in keys if k > mine)
+    out = [rows[i] for i in sorted(range(len(rows)), key=lambda i: (rows[i]["place"], i))]
     return {"players": out, "winners": [r["player"] for r in out if r["place"] == 1]}
 
 
