@@ -44,8 +44,13 @@ def test_no_page_writes_the_catalogue_into_itself(organiser, pages, lang):
         assert r.status_code == 200, (path, r.status_code)
         text = r.get_data(as_text=True)
         assert _catalogue_keys_in(text, lang) < 5, f"{path} holds the catalogue"
-        scripts = SCRIPT.findall(text)
-        # no inline script at all (the Content-Security-Policy allows only the box's own files) ...
+        found = SCRIPT.findall(text)
+        # no inline script (the Content-Security-Policy allows only the box's own files): the one block of
+        # data is the match page's first load, never run ...
+        data = [(attrs, body) for attrs, body in found if 'type="application/json"' in attrs]
+        assert [re.search(r'id="([^"]+)"', a).group(1) for a, _ in data] == (["first-load"] if "/m/" in path and
+                                                                            not path.endswith("/display") else [])
+        scripts = [s for s in found if s not in data]
         assert all(not body.strip() and "src=" in attrs for attrs, body in scripts), path
         # ... and the words first, before the page's own scripts (deferred: they run in this order)
         srcs = [re.search(r'src="([^"]+)"', attrs).group(1) for attrs, _ in scripts]
@@ -182,3 +187,29 @@ def test_rome_s_card_catalogue_is_named_by_its_content_and_kept(organiser):
     assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
     plain = organiser.get("/api/games/rome-is-burning/catalogue")
     assert plain.data == r.data and plain.headers["Cache-Control"] == "no-cache"
+
+
+def test_the_match_page_holds_its_first_load_as_the_api_answers_it(app, organiser, player):
+    import json
+
+    mid = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    seq = organiser.get(f"/api/matches/{mid}").json["seq"]
+    organiser.post(f"/api/matches/{mid}/events", {"type": "objective.set", "expected_seq": seq,
+                                                  "data": {"player": "Anna", "cities": ["Roma", "Napoli"]}})
+    assert player.put(f"/api/matches/{mid}/seat", {"player": "Bruno"}).status_code == 200
+
+    def first(who):
+        r = who.get(f"/m/{mid}")
+        assert r.headers["Cache-Control"] == "no-store"  # (a phone's own secret may be in it)
+        return json.loads(re.search(r'<script type="application/json" id="first-load">(.*?)</script>',
+                                    r.get_data(as_text=True), re.S).group(1))
+
+    for who in (organiser, player, Api(app.test_client())):
+        doc = first(who)
+        assert doc["match"] == who.get(f"/api/matches/{mid}").json
+        assert doc["events"] == who.get(f"/api/matches/{mid}/events").json["events"]
+        assert doc["dice"] == who.get(f"/api/matches/{mid}/dice").json
+    # Bruno's phone: nobody else's objective, in the view or in the history
+    doc = first(player)
+    assert doc["match"]["seat"] == "Bruno" and "Anna" not in doc["match"]["view"]["state"]["objectives"]
+    assert "Roma" not in json.dumps(doc)
