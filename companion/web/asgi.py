@@ -37,6 +37,7 @@ import logging
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from dataclasses import dataclass
 
 from companion.web import gate, hot
@@ -123,8 +124,9 @@ def _writable(proto) -> bool:
 
 def head_size(scope) -> int:
     """The size of a request's head as it was sent: its request line and its headers."""
+    headers = scope.get("headers", ())
     return (len(scope.get("method", "")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-            + 12 + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ())))
+            + 12 + 4 * len(headers) + sum(map(len, chain.from_iterable(headers))))
 
 
 class Front:
