@@ -5,6 +5,8 @@ the API and follows the live stream. A game's own tracker plugs in by files alon
 
 from __future__ import annotations
 
+import functools
+
 from flask import Blueprint, abort, render_template
 
 from companion.base.errors import NotFoundError
@@ -72,6 +74,16 @@ def favicon():
 CACHED_FOR_A_YEAR = "public, max-age=31536000, immutable"
 
 
+@functools.cache
+def _gzipped_words(lang: str) -> bytes:
+    """The words' script compressed, once per process (64-68 KB as they are, 15-17 KB compressed)."""
+    import gzip
+
+    from companion.web import i18n
+
+    return gzip.compress(i18n.catalogue_script(lang)[0], compresslevel=9, mtime=0)
+
+
 @bp.get("/static/i18n/<lang>.js")
 def catalogue_script(lang):
     """The page's words (``companion/web/i18n.py``: ``catalogue_script``), loaded before the page's scripts.
@@ -81,11 +93,17 @@ def catalogue_script(lang):
 
     from companion.web import i18n
 
+    from companion.web.assets import accepts_gzip
+
     if lang not in i18n.LANGUAGES:
         abort(404)
     body, digest = i18n.catalogue_script(lang)
-    resp = Response(body, mimetype="text/javascript")
-    resp.set_etag(digest)
+    packed = accepts_gzip(request.headers.get("Accept-Encoding"))
+    resp = Response(_gzipped_words(lang) if packed else body, mimetype="text/javascript")
+    if packed:
+        resp.headers["Content-Encoding"] = "gzip"
+    resp.vary.add("Accept-Encoding")
+    resp.set_etag(digest + (".gz" if packed else ""))
     resp.headers["Cache-Control"] = CACHED_FOR_A_YEAR if request.args.get("v") == digest else "no-cache"
     return resp.make_conditional(request)
 

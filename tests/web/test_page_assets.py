@@ -172,6 +172,11 @@ def test_the_conquest_map_is_named_by_its_content_and_kept(organiser):
     plain = organiser.get(f"/api/matches/{mid}/conquest/map")
     assert plain.data == r.data and plain.headers["Cache-Control"] == "no-cache"
     assert organiser.get(url, headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    import gzip
+
+    packed = organiser.get(url, headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["Content-Encoding"] == "gzip" and gzip.decompress(packed.data) == r.data
+    assert len(packed.data) < len(r.data) / 2 and packed.headers["Cache-Control"].endswith("immutable")
     other = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Dora", "Ezio", "Fabio"]}).json["id"]
     assert re.search(r'data-map-url="[^"]+\?v=([^"]+)"', organiser.get(f"/m/{other}").get_data(as_text=True)).group(1) \
         == url.split("?v=")[1]  # the same map: the same content, drawn once
@@ -213,3 +218,22 @@ def test_the_match_page_holds_its_first_load_as_the_api_answers_it(app, organise
     doc = first(player)
     assert doc["match"]["seat"] == "Bruno" and "Anna" not in doc["match"]["view"]["state"]["objectives"]
     assert "Roma" not in json.dumps(doc)
+
+
+def test_text_files_are_sent_compressed_to_a_browser_that_takes_it(api):
+    import gzip
+
+    for url in (assets.url("js/pages.js"), assets.url("css/app.css"), i18n.catalogue_url("it")):
+        plain = api.get(url, headers={"Accept-Encoding": "identity"})
+        packed = api.get(url, headers={"Accept-Encoding": "gzip, deflate"})
+        assert "Content-Encoding" not in plain.headers and packed.headers["Content-Encoding"] == "gzip", url
+        assert gzip.decompress(packed.data) == plain.data and len(packed.data) < len(plain.data) / 2, url
+        assert "Accept-Encoding" in plain.headers["Vary"] and "Accept-Encoding" in packed.headers["Vary"]
+        assert packed.headers["ETag"] != plain.headers["ETag"]  # two forms of one file: two tags
+        assert packed.headers["Cache-Control"].endswith("immutable")
+        again = api.get(url, headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["ETag"]})
+        assert again.status_code == 304
+        assert "Content-Encoding" not in api.get(url, headers={"Accept-Encoding": "gzip;q=0"}).headers
+    # a range of a file is sent as it is, uncompressed
+    r = api.get(assets.url("js/pages.js"), headers={"Accept-Encoding": "gzip", "Range": "bytes=0-9"})
+    assert r.status_code == 206 and "Content-Encoding" not in r.headers and len(r.data) == 10

@@ -42,6 +42,13 @@ def _map_answer(doc_text: str) -> tuple[bytes, str]:
     return body, hashlib.sha256(body).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=8)
+def _gzipped_map(body: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(body, compresslevel=9, mtime=0)
+
+
 def map_answer(match: dict) -> tuple[bytes, str]:
     """The match's map as the page reads it, and the hash of those bytes. A match's map never changes (its
     options hold it), so it is drawn once per process for all the matches on the same map (the last 8)."""
@@ -59,9 +66,15 @@ def conquest_map(match_id):
     """The match's map for the page: cities (region, card symbol, value, neighbours), regions with their
     bonus, airports, set values, and the SVG drawing. Asked for at its address with ``?v=`` its content's
     hash (:func:`map_url`), it is kept a year by the browser; otherwise it is asked again each time."""
+    from companion.web.assets import accepts_gzip
+
     body, digest = map_answer(game_match(match_id, GAME))
-    resp = Response(body, mimetype="application/json")
-    resp.set_etag(digest)
+    packed = accepts_gzip(request.headers.get("Accept-Encoding"))
+    resp = Response(_gzipped_map(body) if packed else body, mimetype="application/json")
+    if packed:  # (31 KB as it is, about 9 KB compressed: once per map)
+        resp.headers["Content-Encoding"] = "gzip"
+    resp.vary.add("Accept-Encoding")
+    resp.set_etag(digest + (".gz" if packed else ""))
     resp.headers["Cache-Control"] = KEPT_A_YEAR if request.args.get("v") == digest else "no-cache"
     return resp.make_conditional(request)
 
