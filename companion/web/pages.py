@@ -143,27 +143,16 @@ def tracker_data(match: dict) -> dict:
     return {}
 
 
-def first_load(match_id: str, tv: bool = False) -> dict:
+def first_load(match_id: str) -> dict:
     """What the match page's script would ask for as soon as it runs, written into the page instead (three
     requests and their round trips fewer at every load): the match as this phone sees it (``GET
-    /api/matches/<id>``), its history (``…/events``) and the table's dice (``…/dice``). The TV page's
-    (``tv``): the match as a viewer sees it, whoever opened it (``?as=viewer``), and the dice."""
+    /api/matches/<id>``), its history (``…/events``) and the table's dice (``…/dice``)."""
     from companion.web import hot
     from companion.web.api import events_doc
     from companion.web.core import here
     from companion.web.dice import match_dice_doc
 
-    call = here()
-    if tv:
-        from companion.web.calls import Call
-
-        class AsViewer(Call):
-            def viewing(self, match_id):
-                return "viewer", None
-
-        call = AsViewer(call.c, call.request, call.g)
-        return {"match": hot.match_doc(call, match_id), "dice": match_dice_doc(match_id)}
-    return {"match": hot.match_doc(call, match_id), "events": events_doc(match_id)["events"],
+    return {"match": hot.match_doc(here(), match_id), "events": events_doc(match_id)["events"],
             "dice": match_dice_doc(match_id)}
 
 
@@ -188,8 +177,7 @@ def display_page(match_id):
 
     match = _match(match_id)
     return render_template("display.html", page="display", match=match, table=table_qr(match),
-                           data=tracker_data(match), first=first_load(match_id, tv=True),
-                           **game_files(match["game"]))
+                           data=tracker_data(match), **game_files(match["game"]))
 
 
 @bp.get("/tournament")

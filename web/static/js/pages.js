@@ -778,8 +778,7 @@
     document.addEventListener("companion:game", function (ev) {
       if (ev.detail === body.dataset.game && client.view) client.setView(client.view, true);
     });
-    var first = firstLoad();  // (the page holds the match as a viewer sees it: pages.py first_load)
-    (first && first.match ? Promise.resolve(client.setMatch(first.match, true)) : client.load()).then(function () {
+    client.load().then(function () {
       // the TV opened after the roll that ended the match: the dice and the total it was rolled against
       var v = client.view;
       if (v && v.seq && v.ended && v.ended_by && v.ended_by.reason === "final-roll") {
