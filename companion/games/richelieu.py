@@ -721,8 +721,9 @@ def public_summary(summary: dict, state: dict, viewer: str | None) -> dict:
         return summary
     out = dict(summary)
     rows = []
+    standing = {x["player"]: x for x in summary["standings"]["players"]}
     for n in state["order"]:
-        r = next(x for x in summary["standings"]["players"] if x["player"] == n)
+        r = standing[n]
         board = r["total"] - r["breakdown"]["jewels"]
         if n == viewer:  # the place is compared with the others' hidden totals: not before the end
             rows.append({**r, "place": None, "board_total": board})
@@ -732,11 +733,26 @@ def public_summary(summary: dict, state: dict, viewer: str | None) -> dict:
     out["standings"] = {"players": rows, "winners": [], "hidden": list(BEHIND_SCREEN)}
     turn = summary.get("turn")
     if turn and "next" in turn and turn["player"] != viewer:
-        p = dict(state["players"][turn["player"]])
-        p["money"], p["jewels"] = 10**9, 1  # what the rules allow, whatever is behind the screen
-        nxt = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
-        out["turn"] = {**turn, "next": nxt, "next_public": True}
+        out["turn"] = {**turn, "next": _public_next(state), "next_public": True}
     return out
+
+
+_PUBLIC_NEXT: tuple = (None, None)  # the last state asked about and its actions as the other phones see them
+
+
+def _public_next(state: dict) -> dict:
+    """What the current player can do as every other phone is told it: what the rules allow whatever is
+    behind the screen. The same for each of them: made once for the last state asked about (every audience
+    of an event asks about the same state)."""
+    global _PUBLIC_NEXT
+    last, nxt = _PUBLIC_NEXT
+    if last is state:
+        return nxt
+    p = dict(state["players"][state["turn"]["player"]])
+    p["money"], p["jewels"] = 10**9, 1
+    nxt = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
+    _PUBLIC_NEXT = (state, nxt)
+    return nxt
 
 
 def public_event(event: dict, viewer: str | None) -> dict | None:
