@@ -530,7 +530,11 @@ class Panel:
                     self.refresh()
                 else:
                     self.refresh(view=fold.view(event.get("at")))
-            else:
+            elif getattr(fold, "clock_on", True) and (self.match_id is None or event["type"] == "clock.start"):
+                # another match takes the panel only by starting its clock (or when it drives none): a match
+                # without the clock never does (``resolve_match`` looks at clock matches only), and looking
+                # again is a query over every open match's events, too dear for every write of every table
+                # (a button looks again before it acts, ``_no_match``)
                 self.refresh()
         except Exception:
             self.log.exception("panel refresh failed")

@@ -849,3 +849,21 @@ def test_the_default_pin_factory_is_chosen_through_gpiozeros_public_classes(monk
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "nosuch")
     factory, mock, reason = gpio.make_factory("auto")
     assert factory is None and "no GPIO pins here" in reason and "nosuch" in reason
+
+
+def test_an_event_of_another_match_leaves_the_panel_as_it_is_unless_its_clock_starts(table):
+    """The other tables write without the panel looking again for the match it drives (a query over every
+    open match's events, for each of their writes), unless a clock starts."""
+    a = table.start()
+    other = table.service.create("richelieu", PLAYERS)["id"]  # no clock
+    asked = []
+    starts = table.store.clock_starts
+    table.store.clock_starts = lambda *args, **kw: (asked.append(1), starts(*args, **kw))[1]
+    table.service.append(other, "point", {"player": "Ada"}, expected_seq=0)
+    assert asked == [] and table.panel.match_id == a
+    clocked = table.new_match()
+    table.service.append(clocked, "point", {"player": "Ada"}, expected_seq=0)  # not its clock's start either
+    assert asked == [] and table.panel.match_id == a
+    table.clock.advance(1)
+    table.runner.start_clock(clocked, 120)  # its clock started: it takes the panel
+    assert asked and table.panel.match_id == clocked

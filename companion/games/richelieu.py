@@ -400,28 +400,20 @@ def resolve(doc) -> dict:
 def final_scores(players: list[dict]) -> dict:
     """Score checked players: ``[{"name", "prestige", "income", "military", "money", "jewels", "cards"}]``."""
     bonus = richelieu_bonus([p["cards"].get("richelieu", 0) for p in players])
-    rows = []
+    rows, keys = [], []
     for i, p in enumerate(players):
-        cards = {k: p["cards"].get(k, 0) for k in SHEET_KINDS}
-        sets = {f: set_points(cards[f]) for f in FACTIONS}
-        breakdown = {
-            "prestige": p["prestige"],
-            "income": p["income"],
-            "military": p["military"],
-            "richelieu_sheets": bonus[i],
-            "opposing_sets": sets,
-            "jewels": JEWEL_POINTS * p["jewels"],
-        }
-        total = (p["prestige"] + p["income"] + p["military"] + bonus[i] + sum(sets.values())
-                 + JEWEL_POINTS * p["jewels"])
-        rows.append({"player": p["name"], "total": total, "money": p["money"],
-                     "sheets": sum(cards.values()), "breakdown": breakdown, "_i": i})
-    key = {r["player"]: (r["total"], r["money"], r["sheets"]) for r in rows}
-    for r in rows:
-        r["place"] = 1 + sum(1 for o in rows if key[o["player"]] > key[r["player"]])
-    rows.sort(key=lambda r: (r["place"], r["_i"]))
-    out = [{"player": r["player"], "total": r["total"], "place": r["place"], "money": r["money"],
-            "sheets": r["sheets"], "breakdown": r["breakdown"]} for r in rows]
+        held = p["cards"]
+        sets = {f: set_points(held.get(f, 0)) for f in FACTIONS}
+        jewels = JEWEL_POINTS * p["jewels"]
+        total = p["prestige"] + p["income"] + p["military"] + bonus[i] + sum(sets.values()) + jewels
+        sheets = sum(held.get(k, 0) for k in SHEET_KINDS)
+        rows.append({"player": p["name"], "total": total, "place": None, "money": p["money"], "sheets": sheets,
+                     "breakdown": {"prestige": p["prestige"], "income": p["income"], "military": p["military"],
+                                   "richelieu_sheets": bonus[i], "opposing_sets": sets, "jewels": jewels}})
+        keys.append((total, p["money"], sheets))
+    for r, mine in zip(rows, keys):  # ties on total, then money, then sheets share the place
+        r["place"] = 1 + sum(1 for k in keys if k > mine)
+    out = [rows[i] for i in sorted(range(len(rows)), key=lambda i: (rows[i]["place"], i))]
     return {"players": out, "winners": [r["player"] for r in out if r["place"] == 1]}
 
 
@@ -729,8 +721,9 @@ def public_summary(summary: dict, state: dict, viewer: str | None) -> dict:
         return summary
     out = dict(summary)
     rows = []
+    standing = {x["player"]: x for x in summary["standings"]["players"]}
     for n in state["order"]:
-        r = next(x for x in summary["standings"]["players"] if x["player"] == n)
+        r = standing[n]
         board = r["total"] - r["breakdown"]["jewels"]
         if n == viewer:  # the place is compared with the others' hidden totals: not before the end
             rows.append({**r, "place": None, "board_total": board})
@@ -740,11 +733,26 @@ def public_summary(summary: dict, state: dict, viewer: str | None) -> dict:
     out["standings"] = {"players": rows, "winners": [], "hidden": list(BEHIND_SCREEN)}
     turn = summary.get("turn")
     if turn and "next" in turn and turn["player"] != viewer:
-        p = dict(state["players"][turn["player"]])
-        p["money"], p["jewels"] = 10**9, 1  # what the rules allow, whatever is behind the screen
-        nxt = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
-        out["turn"] = {**turn, "next": nxt, "next_public": True}
+        out["turn"] = {**turn, "next": _public_next(state), "next_public": True}
     return out
+
+
+_PUBLIC_NEXT: tuple = (None, None)  # the last state asked about and its actions as the other phones see them
+
+
+def _public_next(state: dict) -> dict:
+    """What the current player can do as every other phone is told it: what the rules allow whatever is
+    behind the screen. The same for each of them: made once for the last state asked about (every audience
+    of an event asks about the same state)."""
+    global _PUBLIC_NEXT
+    last, nxt = _PUBLIC_NEXT
+    if last is state:
+        return nxt
+    p = dict(state["players"][state["turn"]["player"]])
+    p["money"], p["jewels"] = 10**9, 1
+    nxt = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
+    _PUBLIC_NEXT = (state, nxt)
+    return nxt
 
 
 def public_event(event: dict, viewer: str | None) -> dict | None:

@@ -83,7 +83,12 @@ def _again(error: BaseException) -> BaseException:
 
 
 def new_id() -> str:
-    return uuid.uuid4().hex
+    """A random id: ``uuid.uuid4().hex``'s 32 hex digits, version and variant bits included (without making
+    a UUID object: an event's id is made for every write)."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    return b.hex()
 
 
 def is_disk_full(exc: BaseException) -> bool:
@@ -241,26 +246,35 @@ class Database:
             self._owner, self._depth, self._part_hooks = me, 1, []
             if not keeps_sessions:
                 self.forget_sessions()
-            c.execute("SAVEPOINT part")
+            # the first part of its transaction needs no savepoint: should it fail, nothing else is in the
+            # transaction to keep (the writers waiting join it only after this part), so it is rolled back
+            alone = batch.writes == 0
+            if not alone:
+                c.execute("SAVEPOINT part")
             try:
                 yield c
             except BaseException:
                 self._owner, self._depth = None, 0
                 hooks, self._part_hooks = self._part_hooks, []
                 try:
-                    if c.in_transaction:
+                    if not c.in_transaction:
+                        pass
+                    elif alone:
+                        c.execute("ROLLBACK")
+                    else:
                         c.execute("ROLLBACK TO part")
                         c.execute("RELEASE part")
                 finally:
                     self._drop_hooks(hooks)
-                    try:  # the others' parts: left to a waiting writer, or committed now
-                        self._end_part(c, batch, group=True)
+                    try:  # the others' parts: left to a waiting writer, or committed now (alone: ended)
+                        self._end_part(c, batch, group=not alone)
                     except sqlite3.Error:  # their writers get the COMMIT's error; this one its own
                         pass
                 raise
             self._owner, self._depth = None, 0
             hooks, self._part_hooks = self._part_hooks, []
-            c.execute("RELEASE part")
+            if not alone:
+                c.execute("RELEASE part")
             batch.hooks.extend(hooks)
             batch.writes += 1
             self._end_part(c, batch, group)

@@ -100,11 +100,10 @@ class MatchRows:
 
     # -- meta: table label and colours ---------------------------------------------
     def meta(self, match_id: str) -> dict:
-        row = self.cached("meta", match_id, lambda c: c.execute(
-            "SELECT label, colours FROM match_meta WHERE match_id=?", (match_id,)).fetchone())
-        if row is None:
-            return {"label": "", "colours": {}}
-        return {"label": row["label"], "colours": {} if row["colours"] == "{}" else json.loads(row["colours"])}
+        # (kept when the match has no such row too: no statement for a match without a label either)
+        label, colours = self.cached("meta", match_id, lambda c: tuple(c.execute(
+            "SELECT label, colours FROM match_meta WHERE match_id=?", (match_id,)).fetchone() or ("", "{}")))
+        return {"label": label, "colours": {} if colours == "{}" else json.loads(colours)}
 
     def set_meta(self, match_id: str, label: str, colours: dict) -> None:
         with self.write() as c:

@@ -105,15 +105,20 @@ def get_match(match_id):
     return jsonify(hot.match_doc(here(), match_id))
 
 
-@bp.get("/api/matches/<match_id>/events")
-def list_events(match_id):
+def events_doc(match_id: str, after: int = 0) -> dict:
+    """The match's events after ``after`` as this request's caller may see them (the match page writes the
+    same document into itself)."""
     c = ctx()
     match = c.store.get_match(match_id)
-    after = int_arg("after", 0, 0, SEQ_MAX)
     who, seat = viewing(match_id)
     ended = match["status"] == "ended"
     events = [present_event(e, match["game"], who, seat, ended) for e in c.store.events(match_id, after_seq=after)]
-    return jsonify({"match_id": match_id, "events": events})
+    return {"match_id": match_id, "events": events}
+
+
+@bp.get("/api/matches/<match_id>/events")
+def list_events(match_id):
+    return jsonify(events_doc(match_id, int_arg("after", 0, 0, SEQ_MAX)))
 
 
 def stored(match_id: str, write, extra: dict | None = None):

@@ -100,6 +100,23 @@ class _Flask(Flask):
 
         resp = super().send_static_file(filename)  # (a file that is not there raised 404: the names are finite)
         kept = assets.cache_control(filename, request.args.get("v"))
+        packed = assets.gzipped(filename)
+        if packed is not None:
+            resp.vary.add("Accept-Encoding")
+            if assets.accepts_gzip(request.headers.get("Accept-Encoding")) and request.range is None:
+                # the text compressed once and kept: a quarter of the bytes over the Wi-Fi, no CPU per request
+                from flask import Response
+
+                body, digest = packed
+                cache = resp.headers.get("Cache-Control")
+                resp.close()
+                resp = Response(body, mimetype=resp.mimetype)
+                resp.headers["Content-Encoding"] = "gzip"
+                resp.vary.add("Accept-Encoding")
+                resp.set_etag(digest + ".gz")
+                if cache:
+                    resp.headers["Cache-Control"] = cache
+                resp = resp.make_conditional(request)
         if kept:
             resp.headers["Cache-Control"] = kept
         return resp

@@ -37,6 +37,7 @@ import logging
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from itertools import chain
 from dataclasses import dataclass
 
 from companion.web import gate, hot
@@ -123,8 +124,9 @@ def _writable(proto) -> bool:
 
 def head_size(scope) -> int:
     """The size of a request's head as it was sent: its request line and its headers."""
+    headers = scope.get("headers", ())
     return (len(scope.get("method", "")) + len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
-            + 12 + sum(len(k) + len(v) + 4 for k, v in scope.get("headers", ())))
+            + 12 + 4 * len(headers) + sum(map(len, chain.from_iterable(headers))))
 
 
 class Front:
@@ -355,6 +357,74 @@ class Front:
             await send({"type": "http.response.body", "body": data, "more_body": False})
         finally:
             ticket.close()
+
+    # -- the hot routes without ASGI: what the httptools protocol hands over (companion/web/server.py) -------
+    def lean_head(self, proto, cycle):
+        """On the loop, a request's head just read by the httptools protocol, in place of uvicorn's ASGI task:
+        for a request that ``_request`` would hand straight to ``hot.answer`` (a hot route, plain; its head
+        within its limit; a ``Content-Length`` within the route's, its bytes taken on the address's share of
+        bodies; no ``Expect``; a client that reads its answers), what ``lean_run`` needs once the body is
+        here. None: the ASGI path serves it (``__call__``), every refusal included. The answer is the same
+        either way (``hot.answer``, in the same pool), written as one piece by the protocol: no task, no ASGI
+        messages, one write of the head and the body (docs/server.md)."""
+        if not self.own_routes or cycle.waiting_for_100_continue or proto.flow.write_paused:
+            return None
+        scope = cycle.scope
+        if head_size(scope) > self.limits.max_head:
+            return None
+        found = hot.route(scope)
+        if found is None:
+            return None
+        length = 0
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                length = int(value)  # (digits, once: hot.route)
+                break
+        if length > self.limits.max_body or length > body_limit(found[0]):
+            return None
+        client = scope.get("client") or ("", 0)
+        ticket = Ticket(self.bodies, client[0])
+        if length and ticket.grow(length) is not None:
+            return None
+        return found, ticket, client
+
+    def lean_drop(self, lean) -> None:
+        """The body did not arrive with its head: the request goes the ASGI path after all."""
+        lean[1].close()
+
+    def lean_run(self, proto, cycle, lean) -> None:
+        """On the loop, the body whole: ``hot.answer`` in a worker thread, its answer handed back to the loop
+        for the protocol to write (``proto.lean_answer``)."""
+        found, ticket, client = lean
+        probation = self.connections.probation_of(client) if self.connections is not None else None
+        environ = {PROBATION_KEY: probation} if probation else {}
+        body = bytes(cycle.body)
+        loop = proto.loop
+        c, scope, done = self.c, cycle.scope, self._lean_done
+
+        def job():
+            try:
+                out = hot.answer(c, found, scope, body, environ)
+            except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
+                out = exc
+            loop.call_soon_threadsafe(done, proto, cycle, out, environ, ticket, client)
+
+        try:
+            self.pool.submit(job)
+        except RuntimeError:  # the pool is shut down: the server is stopping
+            ticket.close()
+            proto.transport.close()
+
+    def _lean_done(self, proto, cycle, out, environ, ticket, client) -> None:
+        ticket.close()
+        if isinstance(out, BaseException):
+            log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for the ASGI path)
+            proto.transport.close()
+            return
+        status, headers, data = out
+        proto.lean_answer(cycle, status, headers, data, close=not self._earned(client, environ))
+        self._answered = True
+        self._warm()
 
     def _earned(self, client, environ) -> bool:
         """The trust this request's credentials earned its connection; False: close it after the answer."""

@@ -36,6 +36,38 @@ def url(filename: str) -> str:
     return f"/static/{filename}?v={digest(filename)}"
 
 
+# what is worth compressing (text): a first visit's scripts and styles are 250-350 KB as they are, about a
+# quarter of it compressed; images (a board's photo is not a static file) are left as they are
+COMPRESSED = (".js", ".css", ".svg", ".json", ".html", ".txt")
+
+
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an ``Accept-Encoding`` header takes gzip (not refused with ``q=0``)."""
+    for part in (header or "").lower().split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip() in ("gzip", "*"):
+            return params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
+
+
+@functools.lru_cache(maxsize=128)
+def _gzipped(name: str, digest: str) -> bytes:
+    import gzip
+
+    with open(web_dir() / "static" / name, "rb") as fh:
+        return gzip.compress(fh.read(), compresslevel=9, mtime=0)
+
+
+def gzipped(filename: str) -> tuple[bytes, str] | None:
+    """The static file ``filename`` compressed (made once per file and content, kept) and the hash of its
+    content; None for a file not worth it. Only for a file the static route found (its name is safe)."""
+    name = posixpath.normpath(filename)
+    if not name.endswith(COMPRESSED):
+        return None
+    d = _digest(name)
+    return (_gzipped(name, d), d) if d else None
+
+
 def cache_control(filename: str, v: str | None) -> str | None:
     """What a static file's answer says of caching: kept a year when ``v`` is its content's hash, else None
     (Flask's default: kept a short while, then asked again)."""

@@ -108,7 +108,8 @@ def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = Fals
         try:
             text = raw.decode("utf-8")
             doc = json.loads(text, parse_constant=_not_a_json_number)
-            json.dumps(doc, ensure_ascii=False).encode("utf-8")  # lone surrogates
+            if "\\u" in text:  # lone surrogates (only an escape makes one: the text itself is UTF-8)
+                json.dumps(doc, ensure_ascii=False).encode("utf-8")
         except _NotJsonNumber as exc:
             raise InputError("the body is not valid JSON: {exc} is not a JSON number", "$", exc=exc) from None
         except RecursionError:
@@ -121,7 +122,8 @@ def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = Fals
 
                 raise InputError("the body holds a number with more than {MAX_DIGITS} digits{value}", "$", MAX_DIGITS=MAX_DIGITS, value=where_digits_overflow(text)) from None
             raise InputError("the body is not valid JSON: {value}", "$", value=msg or 'not valid UTF-8 JSON') from None
-        if depth_exceeds(doc):
+        # (deeper than MAX_DEPTH takes more brackets than that: most bodies are not walked)
+        if text.count("[") + text.count("{") > MAX_DEPTH and depth_exceeds(doc):
             raise InputError("the body is nested too deeply to be a document (more than {MAX_DEPTH} levels)", "$", MAX_DEPTH=MAX_DEPTH)
     if schema:
         from companion.base.schemas import validate

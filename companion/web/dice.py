@@ -98,17 +98,22 @@ def rolled_lately():
     return jsonify({"dice": tables().rolled_after(after), "cursor": tables().cursor()})
 
 
-@bp.get("/api/matches/<match_id>/dice")
-def match_dice(match_id):
+def match_dice_doc(match_id: str) -> dict:
+    """The table's dice as the match's pages read them (the match page writes it into itself)."""
     from companion.services.dice import dice_source
 
     c = ctx()
     match = c.store.get_match(match_id)
     t = tables()
     bound = t.set_for(match_id)
-    return jsonify({"match_id": match_id, "source": dice_source(match.get("options"), bound is not None),
-                    "set": _public_set(bound), "wait": _sentence(t.wait_view(match_id)),
-                    "radio": {k: v for k, v in t.radio.status().items() if k in ("mode", "available", "reason")}})
+    return {"match_id": match_id, "source": dice_source(match.get("options"), bound is not None),
+            "set": _public_set(bound), "wait": _sentence(t.wait_view(match_id)),
+            "radio": {k: v for k, v in t.radio.status().items() if k in ("mode", "available", "reason")}}
+
+
+@bp.get("/api/matches/<match_id>/dice")
+def match_dice(match_id):
+    return jsonify(match_dice_doc(match_id))
 
 
 @bp.post("/api/matches/<match_id>/dice/roll")

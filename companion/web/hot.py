@@ -210,11 +210,22 @@ def _json(body: dict) -> bytes:
     return (json.dumps(body, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
 
 
+_PLAIN: dict = {}  # (own header names, under /api/) -> the headers every such answer adds, as bytes
+
+
 def _headers(request, g, headers: dict, own: list) -> list:
     """The answer's headers: its own (``own``, already bytes; ``headers``, the error's), the cookies the gate
     decided, and the security and cache headers it does not have (Flask's ``after_request``)."""
-    listed = [*own, *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items())]
     cookies = gate.answer_cookies(g)
+    if not headers and not cookies:  # (most answers: the same added headers, encoded once)
+        key = (tuple(k for k, _ in own), request.path.startswith("/api/"))
+        added = _PLAIN.get(key)
+        if added is None:
+            have = {k.decode("latin-1") for k in key[0]}
+            added = _PLAIN[key] = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                                   for k, v in gate.answer_headers("/api/" if key[1] else "/", have)]
+        return [*own, *added]
+    listed = [*own, *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items())]
     if cookies:
         from werkzeug.http import dump_cookie  # (what Flask's set_cookie writes: rare here)
 

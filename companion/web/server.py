@@ -67,11 +67,13 @@ def nodelay(transport) -> bool:
     return True
 
 
-def protocol_class(limits, connections: Connections, http: str | None = None):
+def protocol_class(limits, connections: Connections, http: str | None = None, front=None):
     """uvicorn's HTTP/1.1 protocol with the per-address caps, the header deadline and the head limit: on
     httptools (a C parser: about half the CPU of h11 per request here) where its wheel is installed
     (x86_64, aarch64), else h11 (pure Python: a 32-bit armv7l Pi has no httptools wheel). ``http``:
-    ``"h11"`` or ``"httptools"`` to choose (tests); both keep every limit the same."""
+    ``"h11"`` or ``"httptools"`` to choose (tests); both keep every limit the same. ``front``: the ASGI
+    front (``companion/web/asgi.py``), whose hot routes the httptools protocol hands it without an ASGI
+    task (``Front.lean_head``); None: every request through ASGI."""
     if http is None:
         try:
             import httptools  # noqa: F401
@@ -80,7 +82,7 @@ def protocol_class(limits, connections: Connections, http: str | None = None):
         else:
             http = "httptools"
     if http == "httptools":
-        return _httptools_class(limits, connections)
+        return _httptools_class(limits, connections, front)
     return _h11_class(limits, connections)
 
 
@@ -166,8 +168,8 @@ def _h11_class(limits, connections: Connections):
 _HEAD_BODY = b'{"error": "the request head is too large: at most %d KiB", "field": "headers"}'
 
 
-def _httptools_class(limits, connections: Connections):
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+def _httptools_class(limits, connections: Connections, front=None):
+    from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
     too_large = _HEAD_BODY % (limits.max_head // 1024)
     head_refused = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
@@ -177,6 +179,10 @@ def _httptools_class(limits, connections: Connections):
         _in_head = False  # between a request's first byte and the end of its head
         _head_bytes = 0
         _refused = False  # a head refused here: nothing more is read from the connection
+        # a hot route's request the front answers without an ASGI task (``Front.lean_head``), its body still
+        # being read: (its cycle, the app, what the front keeps of it)
+        _lean = None
+        _feeding = False  # in data_received: the parser's callbacks are being called
 
         def connection_made(self, transport):
             nodelay(transport)
@@ -192,9 +198,61 @@ def _httptools_class(limits, connections: Connections):
                 return
             if self._in_head or self.cycle is None or self.cycle.response_complete:
                 self._head_bytes += len(data)
-            super().data_received(data)
+            self._feeding = True
+            try:
+                super().data_received(data)
+            finally:
+                self._feeding = False
             if self._in_head and self._head_bytes > limits.max_head and not self._refused:
                 self._refuse_head()  # a head still incomplete past the limit (h11 refused it at 16 KB: 400)
+            if self._lean is not None:  # its body did not come with its head: the ASGI path reads the rest
+                cycle, app, lean = self._lean
+                self._lean = None
+                front.lean_drop(lean)
+                super()._start_asgi_task(cycle, app)
+
+        def _start_asgi_task(self, cycle, app):
+            """(uvicorn's, for a request whose head is whole, or a pipelined one's turn.) A hot route's plain
+            request goes to the front without a task once its body is here (at once for a body already
+            read); any other, an ASGI task as uvicorn starts it."""
+            lean = None
+            if front is not None and not self._refused and (self._feeding or not cycle.more_body):
+                lean = front.lean_head(self, cycle)  # (a pipelined request's turn: only with its whole body)
+            if lean is None:
+                super()._start_asgi_task(cycle, app)
+                return
+            self._lean = (cycle, app, lean)
+            if not cycle.more_body:
+                self._lean_go()
+
+        def _lean_go(self):
+            cycle, _app, lean = self._lean
+            self._lean = None
+            front.lean_run(self, cycle, lean)
+
+        def lean_answer(self, cycle, status: int, headers, data: bytes, close: bool = False) -> None:
+            """On the loop: the answer of a request the front served without ASGI, written in one piece as
+            uvicorn's ``send`` would write its two messages (its default headers first, ``connection:
+            close`` when the connection ends with it), then the response done as uvicorn's is."""
+            if cycle.disconnected or self.transport.is_closing():
+                return
+            out = [STATUS_LINE[status]]
+            for name, value in cycle.default_headers:
+                out += (name, b": ", value, b"\r\n")
+            for name, value in headers:
+                out += (name, b": ", value, b"\r\n")
+            if close or not cycle.keep_alive:
+                cycle.keep_alive = False
+                out.append(b"connection: close\r\n")
+            out += (b"\r\n", data)
+            cycle.response_started = True
+            cycle.waiting_for_100_continue = False
+            self.transport.write(b"".join(out))
+            cycle.response_complete = True
+            cycle.message_event.set()
+            if not cycle.keep_alive:
+                self.transport.close()
+            cycle.on_response()
 
         def on_message_begin(self):
             self._in_head = True
@@ -221,6 +279,9 @@ def _httptools_class(limits, connections: Connections):
         def on_message_complete(self):
             if not self._refused:
                 super().on_message_complete()
+                lean = self._lean
+                if lean is not None and lean[0] is self.cycle and not self.cycle.more_body:
+                    self._lean_go()
 
         def on_response_complete(self):
             super().on_response_complete()
@@ -268,7 +329,7 @@ def build(app, limits=None, threads: int = 16, http: str | None = None, context=
     connections = Connections(limits)
     front = Front(app, limits, threads=threads, connections=connections, context=context, make_app=make_app)
     config = uvicorn.Config(
-        front, http=protocol_class(limits, connections, http), ws="none", lifespan="off", loop="asyncio",
+        front, http=protocol_class(limits, connections, http, front), ws="none", lifespan="off", loop="asyncio",
         interface="asgi3", log_config=None, access_log=False, proxy_headers=False, server_header=False,
         timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=5, backlog=2048,
         h11_max_incomplete_event_size=16 * 1024)

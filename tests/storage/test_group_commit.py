@@ -287,3 +287,50 @@ def test_a_nested_write_without_savepoint_is_its_outer_writes(store, group):
     with store.write(savepoint=False) as c:  # outermost: an ordinary write
         c.execute("INSERT INTO settings(key, value) VALUES ('c', '3')")
     assert store.get_setting("c") == 3
+
+
+def test_the_first_part_of_a_transaction_has_no_savepoint_and_rolls_back_whole(store, svc):
+    """The first write of a transaction runs without a savepoint of its own (nobody else is in it yet): when
+    it fails after writing, its rows are rolled back with the transaction, and the writers that waited for it
+    meanwhile commit theirs as usual; a later part of a group still has its savepoint."""
+    statements = []
+
+    class Tracing(_Tracing):
+        def execute(self, sql, *args):
+            statements.append(sql.split()[0].upper())
+            return super().execute(sql, *args)
+
+    store._writer = Tracing(store._writer)
+    with pytest.raises(RuntimeError):
+        with store.write(group=True) as c:
+            c.execute("INSERT INTO settings(key, value) VALUES ('lost', '1')")
+            raise RuntimeError("no")
+    assert "SAVEPOINT" not in statements and "ROLLBACK" in statements
+    assert not store._writer.in_transaction and store._batch is None
+    matches = [svc.create("richelieu", PLAYERS)["id"] for _ in range(N)]
+    hold, holding, waited = threading.Event(), threading.Event(), threading.Event()
+
+    def failing_first():
+        with pytest.raises(RuntimeError):
+            with store.write(group=True) as c:
+                c.execute("INSERT INTO settings(key, value) VALUES ('lost', '2')")
+                holding.set()
+                hold.wait(10)
+                raise RuntimeError("no")
+        waited.set()
+
+    first = threading.Thread(target=failing_first)
+    first.start()
+    assert holding.wait(10)
+    writers = [threading.Thread(target=svc.append, args=(m, "point", {"player": "Ada"}), kwargs={"expected_seq": 0})
+               for m in matches]
+    for t in writers:
+        t.start()
+    queued = _wait_until(lambda: store._waiting == N)
+    hold.set()
+    for t in [first, *writers]:
+        t.join(20)
+    assert queued and waited.is_set()
+    assert store.get_setting("lost") is None
+    assert all(len(store.events(m)) == 1 for m in matches)
+    assert "SAVEPOINT" in statements  # (the groups' later parts)

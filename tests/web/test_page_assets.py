@@ -44,8 +44,13 @@ def test_no_page_writes_the_catalogue_into_itself(organiser, pages, lang):
         assert r.status_code == 200, (path, r.status_code)
         text = r.get_data(as_text=True)
         assert _catalogue_keys_in(text, lang) < 5, f"{path} holds the catalogue"
-        scripts = SCRIPT.findall(text)
-        # no inline script at all (the Content-Security-Policy allows only the box's own files) ...
+        found = SCRIPT.findall(text)
+        # no inline script (the Content-Security-Policy allows only the box's own files): the one block of
+        # data is the match page's first load, never run ...
+        data = [(attrs, body) for attrs, body in found if 'type="application/json"' in attrs]
+        assert [re.search(r'id="([^"]+)"', a).group(1) for a, _ in data] == (["first-load"] if "/m/" in path and
+                                                                            not path.endswith("/display") else [])
+        scripts = [s for s in found if s not in data]
         assert all(not body.strip() and "src=" in attrs for attrs, body in scripts), path
         # ... and the words first, before the page's own scripts (deferred: they run in this order)
         srcs = [re.search(r'src="([^"]+)"', attrs).group(1) for attrs, _ in scripts]
@@ -152,3 +157,83 @@ def test_a_table_qr_code_is_drawn_once_for_every_view_of_its_page(organiser, mon
     organiser.post("/api/auth/join-tokens", {"match_id": mid, "revoke_others": True})
     organiser.get(f"/m/{mid}")
     assert len(drawn) == 2  # a new link: a new code
+
+
+def test_the_conquest_map_is_named_by_its_content_and_kept(organiser):
+    mid = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    urls = {re.search(r'data-map-url="([^"]+)"', organiser.get(p).get_data(as_text=True)).group(1)
+            for p in (f"/m/{mid}", f"/m/{mid}/display")}
+    assert len(urls) == 1
+    url = urls.pop()
+    assert url.startswith(f"/api/matches/{mid}/conquest/map?v=")
+    r = organiser.get(url)
+    assert r.status_code == 200 and r.json["cities"] and "<svg" in r.json["svg"]
+    assert r.headers["Cache-Control"] == "private, max-age=31536000, immutable"
+    plain = organiser.get(f"/api/matches/{mid}/conquest/map")
+    assert plain.data == r.data and plain.headers["Cache-Control"] == "no-cache"
+    assert organiser.get(url, headers={"If-None-Match": r.headers["ETag"]}).status_code == 304
+    import gzip
+
+    packed = organiser.get(url, headers={"Accept-Encoding": "gzip"})
+    assert packed.headers["Content-Encoding"] == "gzip" and gzip.decompress(packed.data) == r.data
+    assert len(packed.data) < len(r.data) / 2 and packed.headers["Cache-Control"].endswith("immutable")
+    other = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Dora", "Ezio", "Fabio"]}).json["id"]
+    assert re.search(r'data-map-url="[^"]+\?v=([^"]+)"', organiser.get(f"/m/{other}").get_data(as_text=True)).group(1) \
+        == url.split("?v=")[1]  # the same map: the same content, drawn once
+    wop = organiser.post("/api/matches", {"game": "web-of-power", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    assert "data-map-url" not in organiser.get(f"/m/{wop}").get_data(as_text=True)
+
+
+def test_rome_s_card_catalogue_is_named_by_its_content_and_kept(organiser):
+    mid = organiser.post("/api/matches", {"game": "rome-is-burning", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    url = re.search(r'data-catalogue-url="([^"]+)"', organiser.get(f"/m/{mid}").get_data(as_text=True)).group(1)
+    r = organiser.get(url)
+    assert r.status_code == 200 and len(r.json["cards"]) == 40
+    assert r.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    plain = organiser.get("/api/games/rome-is-burning/catalogue")
+    assert plain.data == r.data and plain.headers["Cache-Control"] == "no-cache"
+
+
+def test_the_match_page_holds_its_first_load_as_the_api_answers_it(app, organiser, player):
+    import json
+
+    mid = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
+    seq = organiser.get(f"/api/matches/{mid}").json["seq"]
+    organiser.post(f"/api/matches/{mid}/events", {"type": "objective.set", "expected_seq": seq,
+                                                  "data": {"player": "Anna", "cities": ["Roma", "Napoli"]}})
+    assert player.put(f"/api/matches/{mid}/seat", {"player": "Bruno"}).status_code == 200
+
+    def first(who):
+        r = who.get(f"/m/{mid}")
+        assert r.headers["Cache-Control"] == "no-store"  # (a phone's own secret may be in it)
+        return json.loads(re.search(r'<script type="application/json" id="first-load">(.*?)</script>',
+                                    r.get_data(as_text=True), re.S).group(1))
+
+    for who in (organiser, player, Api(app.test_client())):
+        doc = first(who)
+        assert doc["match"] == who.get(f"/api/matches/{mid}").json
+        assert doc["events"] == who.get(f"/api/matches/{mid}/events").json["events"]
+        assert doc["dice"] == who.get(f"/api/matches/{mid}/dice").json
+    # Bruno's phone: nobody else's objective, in the view or in the history
+    doc = first(player)
+    assert doc["match"]["seat"] == "Bruno" and "Anna" not in doc["match"]["view"]["state"]["objectives"]
+    assert "Roma" not in json.dumps(doc)
+
+
+def test_text_files_are_sent_compressed_to_a_browser_that_takes_it(api):
+    import gzip
+
+    for url in (assets.url("js/pages.js"), assets.url("css/app.css"), i18n.catalogue_url("it")):
+        plain = api.get(url, headers={"Accept-Encoding": "identity"})
+        packed = api.get(url, headers={"Accept-Encoding": "gzip, deflate"})
+        assert "Content-Encoding" not in plain.headers and packed.headers["Content-Encoding"] == "gzip", url
+        assert gzip.decompress(packed.data) == plain.data and len(packed.data) < len(plain.data) / 2, url
+        assert "Accept-Encoding" in plain.headers["Vary"] and "Accept-Encoding" in packed.headers["Vary"]
+        assert packed.headers["ETag"] != plain.headers["ETag"]  # two forms of one file: two tags
+        assert packed.headers["Cache-Control"].endswith("immutable")
+        again = api.get(url, headers={"Accept-Encoding": "gzip", "If-None-Match": packed.headers["ETag"]})
+        assert again.status_code == 304
+        assert "Content-Encoding" not in api.get(url, headers={"Accept-Encoding": "gzip;q=0"}).headers
+    # a range of a file is sent as it is, uncompressed
+    r = api.get(assets.url("js/pages.js"), headers={"Accept-Encoding": "gzip", "Range": "bytes=0-9"})
+    assert r.status_code == 206 and "Content-Encoding" not in r.headers and len(r.data) == 10

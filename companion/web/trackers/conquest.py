@@ -3,7 +3,10 @@ phone's own secret objective, the final ranking."""
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+import functools
+import json
+
+from flask import Blueprint, Response, jsonify, request
 
 from companion.base.errors import ForbiddenError, InputError, RuleError
 from companion.base import lazy
@@ -20,20 +23,60 @@ bp = Blueprint("trackers_conquest", __name__)
 GAME = "conquest-italy"  # ci.GAME_ID
 
 
-@bp.get("/api/matches/<match_id>/conquest/map")
-def conquest_map(match_id):
-    """The match's map for the page: cities (region, card symbol, value, neighbours), regions with their
-    bonus, airports, set values, and the SVG drawing."""
-    m = game_match(match_id, GAME)
-    doc = m["options"].get("map")
+KEPT_A_YEAR = "private, max-age=31536000, immutable"
+
+
+@functools.lru_cache(maxsize=8)
+def _map_answer(doc_text: str) -> tuple[bytes, str]:
+    doc = json.loads(doc_text)
     gm = cm.map_of(doc)
     cities = [{"name": c, "region": gm.city[c]["region"], "card": gm.city[c]["card"], "value": gm.city[c]["value"],
                "land": sorted(gm.land[c]), "sea": sorted(gm.sea[c]), "airport": c in gm.airports}
               for c in gm.cities]
     svg = cm.map_svg(doc if doc is not None else cm.default_map_doc())
-    return jsonify({"name": gm.name, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
-                    "cards": list(gm.cards), "sets": {k: v for k, v in gm.sets.items() if v is not None},
-                    "mixed_set": ci.MIXED_SET, "svg": svg})
+    body = json.dumps({"name": gm.name, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
+                       "cards": list(gm.cards), "sets": {k: v for k, v in gm.sets.items() if v is not None},
+                       "mixed_set": ci.MIXED_SET, "svg": svg}, ensure_ascii=False, separators=(",", ":")).encode()
+    import hashlib
+
+    return body, hashlib.sha256(body).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=8)
+def _gzipped_map(body: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(body, compresslevel=9, mtime=0)
+
+
+def map_answer(match: dict) -> tuple[bytes, str]:
+    """The match's map as the page reads it, and the hash of those bytes. A match's map never changes (its
+    options hold it), so it is drawn once per process for all the matches on the same map (the last 8)."""
+    return _map_answer(json.dumps(match["options"].get("map"), sort_keys=True, separators=(",", ":")))
+
+
+def map_url(match: dict) -> str:
+    """The address of the match's map with its content's hash: a phone or a TV keeps it (the match and TV
+    pages name it: ``data-map-url``) and does not ask again at the next load."""
+    return f"/api/matches/{match['id']}/conquest/map?v={map_answer(match)[1]}"
+
+
+@bp.get("/api/matches/<match_id>/conquest/map")
+def conquest_map(match_id):
+    """The match's map for the page: cities (region, card symbol, value, neighbours), regions with their
+    bonus, airports, set values, and the SVG drawing. Asked for at its address with ``?v=`` its content's
+    hash (:func:`map_url`), it is kept a year by the browser; otherwise it is asked again each time."""
+    from companion.web.assets import accepts_gzip
+
+    body, digest = map_answer(game_match(match_id, GAME))
+    packed = accepts_gzip(request.headers.get("Accept-Encoding"))
+    resp = Response(_gzipped_map(body) if packed else body, mimetype="application/json")
+    if packed:  # (31 KB as it is, about 9 KB compressed: once per map)
+        resp.headers["Content-Encoding"] = "gzip"
+    resp.vary.add("Accept-Encoding")
+    resp.set_etag(digest + (".gz" if packed else ""))
+    resp.headers["Cache-Control"] = KEPT_A_YEAR if request.args.get("v") == digest else "no-cache"
+    return resp.make_conditional(request)
 
 
 @bp.post("/api/matches/<match_id>/conquest/deal")

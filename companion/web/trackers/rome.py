@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify
+import functools
+
+from flask import Blueprint, Response, jsonify, request
 
 from companion.base import lazy
 from companion.web.core import ctx, require
@@ -14,13 +16,36 @@ bp = Blueprint("trackers_rome", __name__)
 GAME = "rome-is-burning"  # r.GAME_ID
 
 
+@functools.cache
+def catalogue_answer() -> tuple[bytes, str]:
+    """The card catalogue as the page reads it, and the hash of those bytes (made once per process)."""
+    import hashlib
+    import json
+
+    body = json.dumps({"cards": [{"name": n, "types": t} for n, t in r.CATALOGUE], "type_names": r.TYPE_NAMES,
+                       "plebeian": {"extra": r.PLEBEIAN_EXTRA, "squares": list(r.PLEBEIAN_SQUARES)},
+                       "emperor": {"extra": r.EMPEROR_EXTRA, "squares": list(r.EMPEROR_SQUARES)},
+                       "ring": r.RING, "palace": r.PALACE, "turns": r.TURNS},
+                      ensure_ascii=False, separators=(",", ":")).encode()
+    return body, hashlib.sha256(body).hexdigest()[:16]
+
+
+def catalogue_url() -> str:
+    """The catalogue's address with its content's hash (the match and TV pages name it: ``data-catalogue-url``),
+    which a phone then keeps instead of asking at every load."""
+    return f"/api/games/rome-is-burning/catalogue?v={catalogue_answer()[1]}"
+
+
 @bp.get("/api/games/rome-is-burning/catalogue")
 def rome_catalogue():
-    """The 40 cards of the rule book with their type letters, and what the letters mean."""
-    return jsonify({"cards": [{"name": n, "types": t} for n, t in r.CATALOGUE], "type_names": r.TYPE_NAMES,
-                    "plebeian": {"extra": r.PLEBEIAN_EXTRA, "squares": list(r.PLEBEIAN_SQUARES)},
-                    "emperor": {"extra": r.EMPEROR_EXTRA, "squares": list(r.EMPEROR_SQUARES)},
-                    "ring": r.RING, "palace": r.PALACE, "turns": r.TURNS})
+    """The 40 cards of the rule book with their type letters, and what the letters mean. Asked for with
+    ``?v=`` its content's hash (:func:`catalogue_url`), it is kept a year by the browser."""
+    body, digest = catalogue_answer()
+    resp = Response(body, mimetype="application/json")
+    resp.set_etag(digest)
+    resp.headers["Cache-Control"] = "public, max-age=31536000, immutable" if request.args.get("v") == digest \
+        else "no-cache"
+    return resp.make_conditional(request)
 
 
 @bp.post("/api/matches/<match_id>/rome/deal")

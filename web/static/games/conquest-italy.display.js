@@ -169,7 +169,7 @@
       side.appendChild(el("div", { class: "tv-box ci-tv-players", id: "ci-tv-players" }));
       side.appendChild(el("div", { class: "tv-box ci-tv-combat", id: "ci-tv-combat", hidden: true }));
     }
-    C.api("GET", "/api/matches/" + encodeURIComponent(client.id) + "/conquest/map").then(function (m) {
+    C.api("GET", document.body.dataset.mapUrl || "/api/matches/" + encodeURIComponent(client.id) + "/conquest/map").then(function (m) {
       map = m;
       var holder = document.getElementById("ci-tv-map");
       holder.innerHTML = m.svg;  // our own server's SVG (names escaped by the engine)

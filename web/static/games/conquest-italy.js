@@ -49,7 +49,8 @@
   // -- map ------------------------------------------------------------------------------------------
   function loadMap() {
     if (mapReq) return mapReq;
-    mapReq = C.api("GET", base() + "/conquest/map").then(function (m) {
+    // (the page names the map's address with its content's hash: the browser keeps it from one load to the next)
+    mapReq = C.api("GET", document.body.dataset.mapUrl || base() + "/conquest/map").then(function (m) {
       m.byName = {};
       m.cities.forEach(function (c) { m.byName[c.name] = c; });
       map = m;

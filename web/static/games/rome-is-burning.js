@@ -17,7 +17,7 @@
 
   function loadCatalogue() {
     if (catReq) return catReq;
-    catReq = C.api("GET", "/api/games/rome-is-burning/catalogue").then(function (c) {
+    catReq = C.api("GET", document.body.dataset.catalogueUrl || "/api/games/rome-is-burning/catalogue").then(function (c) {
       c.byName = {};
       c.cards.forEach(function (k) { c.byName[k.name] = k.types; });
       cat = c;

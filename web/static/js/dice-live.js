@@ -123,10 +123,19 @@
     if (snapshots === 1 && answered && info && info.source !== "smart") return;
     load();
   });
+  // the match page holds the first read (pages.py first_load): the TV's asks
+  function firstRead() {
+    var node = document.getElementById("first-load"), d = null;
+    try { d = node ? JSON.parse(node.textContent).dice : null; } catch (e) { d = null; }
+    if (!d) return load();
+    info = d; answered = true;
+    set(d.wait && d.wait.state === "waiting" ? d.wait : null);
+    return Promise.resolve(d);
+  }
   window.CompanionDice = {
     info: function () { return info; }, wait: function () { return wait; },
     smart: function () { return !!(info && info.source === "smart"); },
-    ready: load(), roll: roll, cancel: cancel,
+    ready: firstRead(), roll: roll, cancel: cancel,
     on: function (cb) { listeners.push(cb); }
   };
 })();

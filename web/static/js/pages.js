@@ -384,6 +384,13 @@
   }
 
   // -- match page -----------------------------------------------------------------------------
+  // what the page's first requests would answer, written into the page by the server (pages.py first_load:
+  // the match as this phone sees it, its history, the table's dice): used once, at the load; every later
+  // read (a reconnect, a conflict) asks the box as before
+  function firstLoad() {
+    try { var node = document.getElementById("first-load"); return node ? JSON.parse(node.textContent) : null; }
+    catch (e) { return null; }
+  }
   function initMatch() {
     var id = body.dataset.match, game = body.dataset.game;
     var clock = new ClockView();
@@ -582,14 +589,16 @@
     });
     initSeats(id, client);
 
-    client.load().then(function () {
+    var first = firstLoad();
+    (first && first.match ? Promise.resolve(client.setMatch(first.match, true)) : client.load()).then(function () {
       var plugin = C.game(game);
       var root = document.getElementById("game-tracker");
       function mount(p) { if (p && p.mount && !root.dataset.mounted) { root.dataset.mounted = "1"; try { p.mount(root, client); p.update && p.update(client.view, client); } catch (e) { console.error(e); } } }
       mount(plugin);
       document.addEventListener("companion:game", function (ev) { if (ev.detail === game) mount(C.game(game)); });
       if (!plugin && !root.children.length) root.hidden = true;
-      var firstHistory = loadHistory();
+      var firstHistory = first && first.events ? Promise.resolve(true) : loadHistory();
+      if (first && first.events) { events = first.events; drawHistory(); }
       var opened = false, loadedSeq = client.seq, snapshots = 0;
       client.follow({
         // a reconnect (the Wi-Fi, a restart of the Pi): the match again (its power-lost flag) and the history

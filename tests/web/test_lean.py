@@ -1,0 +1,155 @@
+"""The hot routes over the real server: on httptools the protocol hands a plain request of a hot route to the
+front without an ASGI task (``Front.lean_head``/``lean_run``, ``lean_answer`` in companion/web/server.py; on
+h11 every request goes through ASGI). The bytes a client reads are the same as through ASGI (the same server
+with that hand-over turned off): status, headers in their order, body, for answers and refusals, a body that
+arrives after its head, two requests sent at once on one connection, and a client that says
+``Connection: close``."""
+
+import json
+import re
+import socket
+import threading
+
+import pytest
+
+from companion.web import server as http_server
+from companion.web.asgi import Limits
+
+HTTPTOOLS = __import__("importlib.util").util.find_spec("httptools") is not None
+pytestmark = pytest.mark.skipif(not HTTPTOOLS, reason="no httptools wheel here")
+
+
+def _serve(app, http):
+    sock = http_server.bind("127.0.0.1", 0)
+    server, front = http_server.build(app, Limits(), threads=2, http=http)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
+        if server.started:
+            break
+        thread.join(0.01)
+    assert server.started
+    return server, thread, sock, front
+
+
+@pytest.fixture
+def servers(app):
+    running = {kind: _serve(app, "httptools") for kind in ("asgi", "lean")}
+    running["asgi"][3].lean_head = lambda proto, cycle: None  # every request through ASGI, as before
+    lean, heads = [], threading.Semaphore(0)
+    for kind, r in running.items():
+        front = r[3]
+        head, run = front.lean_head, front.lean_run
+
+        def head_read(proto, cycle, head=head):
+            try:
+                return head(proto, cycle)
+            finally:
+                heads.release()  # (a request's head read: its body may be sent now, after it)
+
+        front.lean_head = head_read
+        if kind == "lean":
+            front.lean_run = lambda *a, run=run: (lean.append(a[1].scope["path"]), run(*a))[1]
+    yield {http: r[2].getsockname()[1] for http, r in running.items()}, lean, heads
+    for server, thread, sock, _front in running.values():
+        server.should_exit = True
+        thread.join(15)
+        sock.close()
+
+
+def _read_answers(sock, n):
+    """``n`` HTTP/1.1 answers read off ``sock``: (status line, [(name, value)...] without ``date``, body)."""
+    data = b""
+    out = []
+    while len(out) < n:
+        while b"\r\n\r\n" not in data:
+            more = sock.recv(65536)
+            if not more:
+                return out
+            data += more
+        head, _, data = data.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        headers = [tuple(line.split(b": ", 1)) for line in lines[1:]]
+        length = int(dict(headers).get(b"content-length", b"0"))
+        while len(data) < length:
+            more = sock.recv(65536)
+            if not more:
+                break
+            data += more
+        body, data = data[:length], data[length:]
+        out.append((lines[0], [h for h in headers if h[0] != b"date"], body))
+    return out
+
+
+def _exchange(port, pieces, answers):
+    """Sends ``pieces`` (bytes, each its own send) on one connection and reads ``answers`` answers."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        got = []
+        for piece in pieces:
+            if piece is None:  # read what is due so far before sending more
+                got += _read_answers(s, 1)
+            elif callable(piece):
+                piece()
+            else:
+                s.sendall(piece)
+        return got + _read_answers(s, answers - len(got))
+
+
+def _request(method, path, body=None, headers=()):
+    lines = [f"{method} {path} HTTP/1.1", "Host: localhost", *headers]
+    data = b""
+    if body is not None:
+        data = json.dumps(body).encode() if not isinstance(body, bytes) else body
+        lines.append(f"Content-Length: {len(data)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + data
+
+
+def _masked(answers):
+    out = []
+    for status, headers, body in answers:
+        text = re.sub(rb'"(at|id)":"[^"]*"', rb'"\1":"<x>"', body)
+        text = re.sub(rb'"id":"[0-9a-f]{12}"', b'"id":"<x>"', text)
+        headers = [(k, b"<n>" if k == b"content-length" else v) for k, v in headers]
+        out.append((status, headers, text))
+    return out
+
+
+def test_the_hot_routes_answer_the_same_bytes_without_asgi(servers, tokens, fake_game, organiser):
+    ports, lean, heads = servers
+    bearer = f"Authorization: Bearer {tokens['organiser']}"
+    ids = {http: organiser.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+           for http in ports}
+    got = {}
+    for http, port in ports.items():
+        m = ids[http]
+        event = _request("POST", f"/api/matches/{m}/events", {"type": "point", "data": {"player": "Anna"},
+                                                              "expected_seq": 0}, [bearer])
+        split = _request("POST", f"/api/matches/{m}/events", {"type": "point", "data": {"player": "Bruno"},
+                                                              "expected_seq": 1}, [bearer])
+        cut = split.index(b"\r\n\r\n") + 4  # a body sent once its head was read
+
+        def heads_read():
+            while heads.acquire(blocking=False):
+                pass
+        got[http] = [
+            *_exchange(port, [_request("GET", "/healthz")], 1),
+            *_exchange(port, [event, None, heads_read, split[:cut], lambda: heads.acquire(timeout=30), split[cut:]], 2),
+            # two at once on one connection (pipelined): a stale write refused, then the match
+            *_exchange(port, [_request("POST", f"/api/matches/{m}/events",
+                                       {"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}, [bearer])
+                              + _request("GET", f"/api/matches/{m}", headers=[bearer])], 2),
+            *_exchange(port, [_request("POST", f"/api/matches/{m}/events", b"{nope", [bearer])], 1),
+            # a viewer's write, without Origin
+            *_exchange(port, [_request("POST", f"/api/matches/{m}/events", {"type": "point", "expected_seq": 2})], 1),
+            *_exchange(port, [_request("GET", "/api/matches/nope", headers=[bearer, "Connection: close"])], 1),
+        ]
+    assert [a[0] for a in got["asgi"]] == [b"HTTP/1.1 200 OK", b"HTTP/1.1 201 Created", b"HTTP/1.1 201 Created",
+                                          b"HTTP/1.1 409 Conflict", b"HTTP/1.1 200 OK", b"HTTP/1.1 400 Bad Request",
+                                          b"HTTP/1.1 403 Forbidden", b"HTTP/1.1 404 Not Found"]
+    assert _masked(got["lean"]) == _masked(got["asgi"])
+    assert (b"connection", b"close") in got["lean"][-1][1]
+    # every request but the one whose body came after its head was answered without ASGI
+    m = ids["lean"]
+    assert lean == ["/healthz", f"/api/matches/{m}/events", f"/api/matches/{m}/events", f"/api/matches/{m}",
+                    f"/api/matches/{m}/events", f"/api/matches/{m}/events", "/api/matches/nope"]
