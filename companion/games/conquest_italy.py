@@ -1161,6 +1161,10 @@ def final_ranking(state) -> list[dict]:
     return final_score(state)["results"]
 
 
+# (id(a match's players), a player) -> (those players, what the player's summary row is made of, the row)
+_ROWS: dict = {}
+
+
 def summary(state) -> dict:
     """What every phone may see (no secret objective)."""
     gm = map_of(state["map"])
@@ -1176,10 +1180,20 @@ def summary(state) -> dict:
         if p in units_of:
             units_of[p] += n
     players = []
+    play = state["phase"] == "play"
     for p in state["players"]:
         cities = cities_of[p]
         on_map = units_of[p]
-        due = reinforcements(gm, cities, on_map) if state["phase"] == "play" else None
+        # a player whose row nothing changed keeps the row of the state before (the same object, never changed
+        # in place: a stream's patch skips it, and nothing is computed again)
+        facts = (gm, tuple(cities), on_map, play, len(state["hands"][p]),
+                 0 if play else state["reserve"][p], state["conquests"][p], p in state["objectives"],
+                 p in state["eliminated"])
+        kept = _ROWS.get((id(state["players"]), p))
+        if kept is not None and kept[0] is state["players"] and kept[1] == facts:
+            players.append(kept[2])
+            continue
+        due = reinforcements(gm, cities, on_map) if play else None
         if not cities:
             regions = []
         elif due is not None:  # (the regions it holds whole: what its reinforcements count)
@@ -1203,6 +1217,9 @@ def summary(state) -> dict:
             "objective_set": p in state["objectives"],
             "eliminated": p in state["eliminated"],
         })
+        if len(_ROWS) >= 256:  # (a few tables' matches at a time: the others' rows made again when asked)
+            _ROWS.clear()
+        _ROWS[(id(state["players"]), p)] = (state["players"], facts, players[-1])
     ended = is_ended(state)
     return {
         "phase": state["phase"],

@@ -929,8 +929,13 @@ def summary(state) -> dict:
     for c in board["countries"]:
         mons = state["monasteries"][c]
         cons = state["councillors"][c]
-        total = sum(mons.values())
         cap = board["capacity"][c]
+        # a country no event changed (its pieces' maps are the same objects) keeps its entry of the state before
+        kept = _COUNTRIES.get((id(mons), id(cons)))
+        if kept is not None and kept[0] is mons and kept[1] is cons and kept[2] is players and kept[3] == (c, cap):
+            countries.append(kept[4])
+            continue
+        total = sum(mons.values())
         ccap = max(mons.values(), default=0)
         countries.append({
             "country": c,
@@ -943,6 +948,9 @@ def summary(state) -> dict:
             "councillor_cap": ccap,
             "councillor_room": max(0, ccap - sum(cons.values())),
         })
+        if len(_COUNTRIES) >= 512:  # (a few tables' matches at a time: the others made again when asked)
+            _COUNTRIES.clear()
+        _COUNTRIES[(id(mons), id(cons))] = (mons, cons, players, (c, cap), countries[-1])
     supply = {p: {"monasteries": MONASTERIES - state["placed"][p]["monasteries"],
                   "councillors": COUNCILLORS - state["placed"][p]["councillors"]} for p in players}
     unplayed = _unplayed(state)
@@ -993,5 +1001,38 @@ def summary(state) -> dict:
                                     for p in players]},
         },
         "current_turn": current_turn,
-        "warnings": [{**w, "current": not ended and w.get("turn") == current_turn} for w in state["warnings"]],
+        "warnings": _marked_warnings(state["warnings"], current_turn, ended),
     }
+
+
+# what summaries made of parts that states share (never changed in place), for the next state's summary: the
+# entries of countries no event changed, and the warnings' marks
+_COUNTRIES: dict = {}  # (id(a country's monasteries), id(its councillors)) -> (those, the players, (country, sites), entry)
+_MARKED: dict = {}  # id(a match's first warning) -> (the last warnings marked, the summary's list of them)
+
+
+def _marked_warnings(warnings: list, current_turn: int, ended: bool) -> list:
+    """The state's warnings as the summary lists them, each marked ``current`` when it belongs to the turn
+    being played. A state's warnings are those of the state before and maybe one more (the same objects), so a
+    warning whose mark did not change keeps the summary's entry of the state before (shared by their
+    summaries, never changed in place): a summary makes only what changed, and a stream's patch
+    (``companion.base.jsondiff``) skips what is shared."""
+    if not warnings:
+        return []
+    kept = _MARKED.get(id(warnings[0]))
+    before, marked = kept if kept is not None and kept[0] and kept[0][0] is warnings[0] else ((), ())
+    if before is warnings:
+        same = [m["current"] for m in marked] == [not ended and w.get("turn") == current_turn for w in warnings]
+        if same:
+            return marked
+    out = []
+    for i, w in enumerate(warnings):
+        current = not ended and w.get("turn") == current_turn
+        if i < len(before) and before[i] is w and marked[i]["current"] == current:
+            out.append(marked[i])
+        else:
+            out.append({**w, "current": current})
+    if len(_MARKED) >= 64 and id(warnings[0]) not in _MARKED:  # (a few tables at a time: the others made again)
+        _MARKED.clear()
+    _MARKED[id(warnings[0])] = (warnings, out)
+    return out
