@@ -2,7 +2,7 @@
 by its own views, written by the hub's fan-out) against raw asyncio writes of the same chunk to the same kind
 of sockets, in one process on this machine (docs/benchmarks.md, "The streams near the floor").
 
-    python -m bench.stream_cpu [--streams 1000] [--events 30]
+    python -m bench.stream_cpu [--streams 1000] [--events 30] [--signed-in]
 
 Each stream is a TCP loopback connection whose far end reads nothing during the run (its receive buffer
 holds every event), served by the front as uvicorn's httptools protocol would be (the front reads of it only
@@ -61,8 +61,12 @@ async def _settle(spins: int = 200) -> None:
         await asyncio.sleep(0)
 
 
-async def streams(c, match_id: str, n: int, events: int) -> tuple[float, bytes]:
-    """(the loop thread's CPU seconds over ``events`` appends with ``n`` streams open, what one stream got)."""
+async def streams(c, match_id: str, n: int, events: int, bearer: str | None = None) -> tuple[float, bytes]:
+    """(the loop thread's CPU seconds over ``events`` appends with ``n`` streams open, what one stream got).
+    ``bearer``: each stream signed in with that token, and the whole process's CPU counted (such a stream
+    asks who its caller is for each event, which may run in a worker thread)."""
+    cpu = time.thread_time if bearer is None else time.process_time
+    auth = [(b"authorization", f"Bearer {bearer}".encode())] if bearer else []
     from companion.web.asgi import Front, Limits
     from companion.web.streams import frame
 
@@ -95,7 +99,7 @@ async def streams(c, match_id: str, n: int, events: int) -> tuple[float, bytes]:
 
         scope = {"type": "http", "http_version": "1.1", "method": "GET", "scheme": "http",
                  "path": f"/api/matches/{match_id}/stream", "raw_path": b"", "root_path": "", "query_string": b"",
-                 "client": client, "server": ("127.0.0.1", 80), "headers": [(b"host", b"localhost")]}
+                 "client": client, "server": ("127.0.0.1", 80), "headers": [(b"host", b"localhost"), *auth]}
         tasks.append(loop.create_task(front(scope, receive, send)))
         fars.append((far, left))
     while c.hub.count() < n:
@@ -104,12 +108,12 @@ async def streams(c, match_id: str, n: int, events: int) -> tuple[float, bytes]:
     spent = 0.0
     seq = c.store.last_seq(match_id)
     for _ in range(events):
-        t0 = time.thread_time()
+        t0 = cpu()
         await loop.run_in_executor(None, lambda: c.service.append(
             match_id, "track.adjust", {"player": "Ada", "track": "money", "delta": 1}, expected_seq=seq))
         seq += 1
         await _settle()
-        spent += time.thread_time() - t0
+        spent += cpu() - t0
         await asyncio.sleep(0.02)
     for _, left in fars:
         left.set()
@@ -148,6 +152,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.stream_cpu", description=__doc__.split("\n\n")[0])
     ap.add_argument("--streams", type=int, default=1000)
     ap.add_argument("--events", type=int, default=30)
+    ap.add_argument("--signed-in", action="store_true",
+                    help="every stream signed in (a player's bearer token); the whole process's CPU counted")
     args = ap.parse_args(argv)
     from companion.runtime import Runtime
     from companion.web.context import open_context
@@ -157,8 +163,13 @@ def main(argv=None) -> int:
     c = open_context({}, rt)
     match_id = c.service.create("richelieu", ["Ada", "Bo", "Cy", "Di"])["id"]
     n, events = args.streams, args.events
-    zero, _ = asyncio.run(streams(c, match_id, 0, events))
-    spent, got = asyncio.run(streams(c, match_id, n, events))
+    bearer = None
+    if args.signed_in:
+        from companion.services.access import Access
+
+        bearer = Access(c.store).create_api_token("player")[0]
+    zero, _ = asyncio.run(streams(c, match_id, 0, events, bearer))
+    spent, got = asyncio.run(streams(c, match_id, n, events, bearer))
     text = got.decode("latin-1")
     chunks = [part for part in text.split("\r\n") if part.startswith("id: ") and "event: event" in part]
     if len(chunks) != events:
@@ -167,7 +178,8 @@ def main(argv=None) -> int:
     idle = asyncio.run(raw(0, events, None))
     bare = asyncio.run(raw(n, events, chunk))
     ours, floor = (spent - zero) / (n * events), (bare - idle) / (n * events)
-    print(json.dumps({"streams": n, "events": events, "chunk_bytes": len(chunk), "front_us": round(ours * 1e6, 2),
+    print(json.dumps({"streams": n, "events": events, "signed_in": bool(bearer), "chunk_bytes": len(chunk),
+                      "front_us": round(ours * 1e6, 2),
                       "raw_asyncio_us": round(floor * 1e6, 2), "ratio": round(ours / floor, 2)}))
     return 0
 

@@ -513,15 +513,17 @@
   // The stream's events carry the whole view, or (once the page holds the view of the event before) `base`
   // (that event's seq) and `patch`: what changed since, as this page sees it (applyPatch). `heard` is the
   // view as the stream last gave it (never a write's answer: the stream's own views are what its patches
-  // follow); a patch whose base is not it (should never be) makes the stream start again from the last event
-  // the page had, with a fresh snapshot.
+  // follow), kept apart from the page's copy (a page may change the view it draws from); a patch whose base
+  // is not it (should never be) makes the stream start again from the last event the page had, with a fresh
+  // snapshot.
+  function cloneView(v) { return typeof structuredClone === "function" ? structuredClone(v) : JSON.parse(JSON.stringify(v)); }
   MatchClient.prototype.follow = function (handlers) {
     var self = this, heard = null, heardId = null, handle = null;
     handlers = handlers || {};
     handle = stream("/api/matches/" + encodeURIComponent(this.id) + "/stream" + this.query, {
       // a snapshot opens a stream (a reconnect): drawn whole, whatever the page showed meanwhile
       snapshot: function (d, id) {
-        heard = d.view || null; heardId = id || heardId;
+        heard = d.view ? cloneView(d.view) : null; heardId = id || heardId;
         if (d.status) self.status = d.status;
         self.setView(d.view, true);
         if (handlers.snapshot) handlers.snapshot(d);
@@ -533,9 +535,11 @@
         if (d.patch) {
           var view = heard && heard.seq === d.base ? applyPatch(heard, d.patch) : null;
           if (!view) { heard = null; handle.resume(heardId); return; }
-          d.view = view;  // (the handlers read d.view, as from an event with the whole view)
+          heard = view;
+          d.view = cloneView(view);  // (the handlers read d.view, as from an event with the whole view)
+        } else if (d.view) {
+          heard = cloneView(d.view);
         }
-        if (d.view) heard = d.view;
         heardId = id || heardId;
         if (d.status) self.status = d.status;
         if (d.view) self.setView(d.view);

@@ -391,6 +391,15 @@
     try { var node = document.getElementById("first-load"); return node ? JSON.parse(node.textContent) : null; }
     catch (e) { return null; }
   }
+  // the first load is drawn once every script of the page ran, as the box's answer was: the game's tracker
+  // registers after this script, and its words for the history (describe) and its first view come with it
+  function scriptsRan() {
+    return new Promise(function (done) {
+      if (document.readyState === "complete") { done(); return; }
+      document.addEventListener("DOMContentLoaded", function () { done(); });
+      window.addEventListener("load", function () { done(); });
+    });
+  }
   function initMatch() {
     var id = body.dataset.match, game = body.dataset.game;
     var clock = new ClockView();
@@ -590,7 +599,7 @@
     initSeats(id, client);
 
     var first = firstLoad();
-    (first && first.match ? Promise.resolve(client.setMatch(first.match, true)) : client.load()).then(function () {
+    (first && first.match ? scriptsRan().then(function () { client.setMatch(first.match, true); }) : client.load()).then(function () {
       var plugin = C.game(game);
       var root = document.getElementById("game-tracker");
       function mount(p) { if (p && p.mount && !root.dataset.mounted) { root.dataset.mounted = "1"; try { p.mount(root, client); p.update && p.update(client.view, client); } catch (e) { console.error(e); } } }
