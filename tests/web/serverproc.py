@@ -77,3 +77,21 @@ class Server:
         self.proc.stderr.close()
         self.proc.stdout.close()
         return err
+
+
+def serve_in_thread(app, limits=None, http=None, threads: int = 2):
+    """``app`` served by companion's own server (``companion/web/server.py``) in a thread of this process,
+    on a free loopback port: ``(server, thread, sock, front)``, once it has installed its servers."""
+    from companion.web import server as http_server
+    from companion.web.asgi import Limits
+
+    sock = http_server.bind("127.0.0.1", 0)
+    server, front = http_server.build(app, limits or Limits(), threads=threads, http=http)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
+        if server.started:
+            break
+        thread.join(0.01)
+    assert server.started
+    return server, thread, sock, front

@@ -9,12 +9,12 @@ option on the server's side of the connection, after two requests were answered 
 
 import http.client
 import socket
-import threading
 
 import pytest
 
 from companion.web import server as http_server
 from companion.web.asgi import Limits
+from tests.web.serverproc import serve_in_thread
 
 
 PARSERS = ["h11", pytest.param("httptools", marks=pytest.mark.skipif(
@@ -23,16 +23,7 @@ PARSERS = ["h11", pytest.param("httptools", marks=pytest.mark.skipif(
 
 @pytest.fixture(params=PARSERS)
 def running(app, request):
-    sock = http_server.bind("127.0.0.1", 0)
-    server, front = http_server.build(app, getattr(request, "limits", None) or Limits(), threads=2,
-                                      http=request.param)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
-        if server.started:
-            break
-        thread.join(0.01)
-    assert server.started
+    server, thread, sock, front = serve_in_thread(app, getattr(request, "limits", None), http=request.param)
     yield sock.getsockname()[1], front
     server.should_exit = True
     thread.join(15)
@@ -154,15 +145,7 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
 @pytest.fixture(params=PARSERS)
 def strict(app, request):
     """A server whose header deadline is short: 0.3 s."""
-    sock = http_server.bind("127.0.0.1", 0)
-    server, front = http_server.build(app, Limits(header_timeout=0.3), threads=2, http=request.param)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(1000):
-        if server.started:
-            break
-        thread.join(0.01)
-    assert server.started
+    server, thread, sock, front = serve_in_thread(app, Limits(header_timeout=0.3), http=request.param)
     yield sock.getsockname()[1]
     server.should_exit = True
     thread.join(15)

@@ -14,22 +14,14 @@ import pytest
 
 from companion.web import server as http_server
 from companion.web.asgi import Limits
+from tests.web.serverproc import serve_in_thread
 
 HTTPTOOLS = __import__("importlib.util").util.find_spec("httptools") is not None
 pytestmark = pytest.mark.skipif(not HTTPTOOLS, reason="no httptools wheel here")
 
 
 def _serve(app, http):
-    sock = http_server.bind("127.0.0.1", 0)
-    server, front = http_server.build(app, Limits(), threads=2, http=http)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
-        if server.started:
-            break
-        thread.join(0.01)
-    assert server.started
-    return server, thread, sock, front
+    return serve_in_thread(app, http=http)
 
 
 @pytest.fixture
