@@ -272,6 +272,9 @@ def post_latencies(server: Server, token: str, per_client: int, pace: tuple[floa
         mine = []
         try:
             barrier.wait(timeout=30)
+            if pace:  # each client's first write a pause after the start, as every later one: at a club's
+                # pace the twelve do not all write in the same instant (that burst is the back-to-back row's)
+                time.sleep(rng.uniform(0, pace[1]))
             for i in range(per_client):
                 if time.monotonic() > stop_at:
                     break
