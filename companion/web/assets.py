@@ -50,12 +50,17 @@ def accepts_gzip(header: str | None) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=128)
-def _gzipped(name: str, digest: str) -> bytes:
+def compress(data: bytes) -> bytes:
+    """``data`` gzip-compressed as every text the box sends compressed is (the same bytes each time)."""
     import gzip
 
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+@functools.lru_cache(maxsize=128)
+def _gzipped(name: str, digest: str) -> bytes:
     with open(web_dir() / "static" / name, "rb") as fh:
-        return gzip.compress(fh.read(), compresslevel=9, mtime=0)
+        return compress(fh.read())
 
 
 def gzipped(filename: str) -> tuple[bytes, str] | None:

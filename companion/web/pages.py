@@ -71,17 +71,13 @@ def favicon():
     return resp
 
 
-CACHED_FOR_A_YEAR = "public, max-age=31536000, immutable"
-
-
 @functools.cache
 def _gzipped_words(lang: str) -> bytes:
     """The words' script compressed, once per process (64-68 KB as they are, 15-17 KB compressed)."""
-    import gzip
-
     from companion.web import i18n
+    from companion.web.assets import compress
 
-    return gzip.compress(i18n.catalogue_script(lang)[0], compresslevel=9, mtime=0)
+    return compress(i18n.catalogue_script(lang)[0])
 
 
 @bp.get("/static/i18n/<lang>.js")
@@ -92,8 +88,7 @@ def catalogue_script(lang):
     from flask import Response, request
 
     from companion.web import i18n
-
-    from companion.web.assets import accepts_gzip
+    from companion.web.assets import CACHED_FOR_A_YEAR, accepts_gzip
 
     if lang not in i18n.LANGUAGES:
         abort(404)
