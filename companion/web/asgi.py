@@ -49,6 +49,9 @@ from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_lo
 log = logging.getLogger(__name__)
 
 STREAM_PATH = re.compile(r"^/api/(?:stream|matches/[^/]+/stream)$")
+# (in a request's scope) the loop time its body is due by, when the httptools protocol waited for it first
+# (``Front.lean_head``) and it did not come: the body deadline counts from the request's head either way
+BODY_DUE = "companion.body_due"
 
 
 @dataclass
@@ -316,7 +319,10 @@ class Front:
                 refused = ticket.grow(length or 0)
                 if refused is None:
                     try:
-                        async with asyncio.timeout(self.limits.body_timeout):
+                        due = scope.get(BODY_DUE)
+                        if due is None:
+                            due = asyncio.get_running_loop().time() + self.limits.body_timeout
+                        async with asyncio.timeout_at(due):
                             body = await self._read_body(receive, limit, ticket)
                     except _TooLarge:
                         await self._refuse(send, scope, 413, TOO_LARGE, "body", kib=limit // 1024)
@@ -389,7 +395,8 @@ class Front:
         return found, ticket, client
 
     def lean_drop(self, lean) -> None:
-        """The body did not arrive with its head: the request goes the ASGI path after all."""
+        """The body did not arrive by its deadline (the request goes the ASGI path, which answers it), or its
+        client went away: its share of bodies given back."""
         lean[1].close()
 
     def lean_run(self, proto, cycle, lean) -> None:
