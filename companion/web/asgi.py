@@ -46,7 +46,7 @@ from companion.web import gate, hot
 from companion.web.limits import MAX_BODY, body_limit
 from companion.web.hub import heartbeat_event
 from companion.web.streams import frame
-from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
+from companion.web.shares import PROBATION_KEY, SMALL_BODY, TRUST_KEY, Bodies, Ticket, is_loopback
 
 log = logging.getLogger(__name__)
 
@@ -464,21 +464,24 @@ class Front:
         if length > self.limits.max_body or length > body_limit(found[0]):
             return None
         client = scope.get("client") or ("", 0)
-        ticket = Ticket(self.bodies, client[0])
-        if length and ticket.grow(length) is not None:
-            return None
+        ticket = None  # (a body of a few KiB is not counted: Ticket.grow)
+        if length > SMALL_BODY:
+            ticket = Ticket(self.bodies, client[0])
+            if ticket.grow(length) is not None:
+                return None
         return found, ticket, client
 
     def lean_drop(self, lean) -> None:
         """The body did not arrive by its deadline (the request goes the ASGI path, which answers it), or its
         client went away: its share of bodies given back."""
-        lean[1].close()
+        if lean[1] is not None:
+            lean[1].close()
 
     def lean_run(self, proto, cycle, lean) -> None:
         """On the loop, the body whole: ``hot.answer`` in a worker thread, its answer handed back to the loop
         for the protocol to write (``proto.lean_answer``)."""
         found, ticket, client = lean
-        probation = self.connections.probation_of(client) if self.connections is not None else None
+        probation = getattr(proto, "probation", None)  # (set by Connections.admit: the connection's own)
         environ = {PROBATION_KEY: probation} if probation else {}
         body = bytes(cycle.body)
         loop = proto.loop
@@ -488,7 +491,9 @@ class Front:
 
         def job():
             try:
-                out = hot.answer(c, found, scope, body, environ)
+                status, headers, data = hot.answer(c, found, scope, body, environ)
+                # its header lines written here, in the worker thread: the loop adds uvicorn's own (the date)
+                out = status, b"".join([b"%s: %s\r\n" % header for header in headers]), data
             except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
                 out = exc
             answers.append((proto, cycle, out, environ, ticket, client))
@@ -502,7 +507,7 @@ class Front:
         try:
             self.pool.run(job)
         except RuntimeError:  # the pool is shut down: the server is stopping
-            ticket.close()
+            self.lean_drop(lean)
             proto.transport.close()
 
     def _answers_due(self) -> None:
@@ -517,15 +522,21 @@ class Front:
                 log.exception("Exception in ASGI application")
 
     def _lean_done(self, proto, cycle, out, environ, ticket, client) -> None:
-        ticket.close()
+        if ticket is not None:
+            ticket.close()
         if isinstance(out, BaseException):
             log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for the ASGI path)
             proto.transport.close()
             return
-        status, headers, data = out
-        proto.lean_answer(cycle, status, headers, data, close=not self._earned(client, environ))
-        self._answered = True
-        self._warm()
+        status, lines, data = out
+        # the trust its credentials earned the connection (Connections.earned), asked only when it can change
+        trust = environ.get(TRUST_KEY, 0)
+        close = (getattr(proto, "probation", None) or trust > getattr(proto, "trust", 0)) \
+            and not self._earned(client, environ)
+        proto.lean_answer(cycle, status, lines, data, close=close)
+        if not self._answered:
+            self._answered = True
+            self._warm()
 
     def _earned(self, client, environ) -> bool:
         """The trust this request's credentials earned its connection; False: close it after the answer."""

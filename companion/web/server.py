@@ -299,17 +299,17 @@ def _httptools_class(limits, connections: Connections, front=None):
             cycle.scope[BODY_DUE] = self.loop.time()
             super()._start_asgi_task(cycle, app)
 
-        def lean_answer(self, cycle, status: int, headers, data: bytes, close: bool = False) -> None:
-            """On the loop: the answer of a request the front served without ASGI, written in one piece as
-            uvicorn's ``send`` would write its two messages (its default headers first, ``connection:
-            close`` when the connection ends with it), then the response done as uvicorn's is."""
+        def lean_answer(self, cycle, status: int, lines: bytes, data: bytes, close: bool = False) -> None:
+            """On the loop: the answer of a request the front served without ASGI (``lines``: its header lines,
+            ``name: value\\r\\n`` each), written in one piece as uvicorn's ``send`` would write its two
+            messages (its default headers first, ``connection: close`` when the connection ends with it),
+            then the response done as uvicorn's is."""
             if cycle.disconnected or self.transport.is_closing():
                 return
             out = [STATUS_LINE[status]]
             for name, value in cycle.default_headers:
                 out += (name, b": ", value, b"\r\n")
-            for name, value in headers:
-                out += (name, b": ", value, b"\r\n")
+            out.append(lines)
             if close or not cycle.keep_alive:
                 cycle.keep_alive = False
                 out.append(b"connection: close\r\n")
