@@ -217,6 +217,21 @@
     });
   }
 
+  // Parts of a page as the box draws it now (ids -> nodes of this document, the ones the page has): what a
+  // reload would show of them, without the reload (a page opened on an ended match whose end was taken back:
+  // "Who are you?" and the code to sit, drawn by the server only while the match is open)
+  function pageParts(path, ids) {
+    var opts = { credentials: "same-origin", headers: { "Accept": "text/html", "Accept-Language": pageLang() } };
+    return fetch(path, opts).then(function (resp) {
+      if (!resp.ok) throw new ApiError(resp.status, { error: resp.statusText });
+      return resp.text();
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html"), out = {};
+      ids.forEach(function (id) { var n = doc.getElementById(id); if (n) out[id] = document.importNode(n, true); });
+      return out;
+    });
+  }
+
   // An error in a person's words: a sentence in the page's language where there is one, else the server's
   // sentence with the field named in words ("Chains · Anna: ..."), never the JSON path ($.data.chains.Anna).
   var SKIP_FIELDS = { "$": 1, data: 1, type: 1, Authorization: 1, expected_seq: 1, method: 1 };
@@ -627,7 +642,7 @@
   }
 
   window.Companion = {
-    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, applyPatch: applyPatch, toast: toast,
+    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, pageParts: pageParts, applyPatch: applyPatch, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit, patch: patch, on: on
