@@ -5,7 +5,10 @@
  *   Companion.num(x, digits)               a number in the page's language ("-1,5" in Italian)
  *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
- *                                          from the last event id; shows the "connection lost" banner
+ *                                          from the last event id; shows the "connection lost" banner;
+ *                                          handlers.open() once it is open (and subscribed: read a list
+ *                                          then), handlers.down() when it fails or goes silent
+ *   Companion.pageParts(path, ids)         parts of a page as the box draws it now (what a reload shows)
  *   Companion.applyPatch(doc, ops)         a stream event's patch of a view applied (a new document)
  *   new Companion.MatchClient(id, hooks)   one match: view, seq, send(type, data) with expected_seq,
  *                                          undo(); on a 409 conflict it shows a clear message and the
@@ -303,7 +306,7 @@
 
     function kick(connecting) {
       if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(function () { setOnline(false); restart(); }, connecting ? Math.min(silenceMs, CONNECT_MS) : silenceMs);
+      watchdog = setTimeout(function () { setOnline(false); down(); restart(); }, connecting ? Math.min(silenceMs, CONNECT_MS) : silenceMs);
     }
     function restart() {
       if (closed) return;
@@ -313,6 +316,7 @@
       delay = Math.min(delay * 2, RETRY_MAX_MS);
     }
     function alive() { kick(false); if (lost) setOnline(true); }
+    function down() { if (handlers.down) { try { handlers.down(); } catch (e) { console.error(e); } } }
     function on(kind) {
       es.addEventListener(kind, function (ev) {
         alive();
@@ -332,6 +336,7 @@
       es.onmessage = function () { alive(); };
       es.onerror = function () {
         setOnline(false);
+        down();
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
         else kick(true);  // the browser tries again: that attempt too has CONNECT_MS to open
       };

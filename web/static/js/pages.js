@@ -293,16 +293,21 @@
       if (!o.length) open.appendChild(el("li", { class: "muted empty", text: t("home.none_open") }));
       if (!r.length) recent.appendChild(el("li", { class: "muted empty", text: t("home.none_recent") }));
     }
+    var asked = false;
     function load() {
+      asked = true;
       return C.api("GET", "/api/matches?limit=60").then(function (d) {
         cards = {};
         d.matches.forEach(function (m) { cards[m.id] = m; });
         draw();
       }, function (e) { open.textContent = ""; open.appendChild(el("li", { class: "error-text", text: C.errorText(e) })); });
     }
-    load();
+    // the list is asked for once the stream is open (each time it opens: a reconnect): the stream then holds
+    // every change made after that answer, so none falls between the two. A stream that cannot open yet (the
+    // Pi's streams full, the Wi-Fi) does not keep the list from the page: it is asked for then.
     C.stream("/api/stream", {
-      open: function () { load(); },
+      open: load,
+      down: function () { if (!asked) load(); },
       match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); },
       // the clocks of the tables in play tick on the list too (the runner's ticks, once a second)
       tick: function (d) {
@@ -879,13 +884,16 @@
       });
       box.dataset.count = String(list.length);
     }
+    var asked = false;
     function load() {
+      asked = true;
       return C.api("GET", "/api/tournament").then(function (d) { tables = {}; d.tables.forEach(function (m) { tables[m.id] = m; }); draw(); },
         function (e) { box.textContent = C.errorText(e); });
     }
-    load();
+    // asked for once the stream is open, as the home page's list (initHome)
     C.stream("/api/stream", {
       open: load,
+      down: function () { if (!asked) load(); },
       match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); delete live[m.id]; draw(); },
       tick: function (d) {
         if (!d.match_id) return;
