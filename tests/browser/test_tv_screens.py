@@ -336,11 +336,12 @@ def test_the_phones_of_an_ended_match_no_longer_ask(new_context, server, org, ar
     expect(tv.locator("body")).not_to_have_class(re.compile(r"\btv-ended\b"))
     expect(tv.locator("#tv-ranking")).to_be_hidden()
     expect(tv.locator("#table-qr")).to_be_visible()  # the code to sit, again
+    tv_ready(tv, "conquest-italy")
     late.screenshot(path=str(artifacts_dir / "tvs-phone-end-undone.png"))
     tv.screenshot(path=str(artifacts_dir / "tvs-tv-end-undone.png"))
     live = tv.locator("#table-qr").evaluate("n => [n.outerHTML, JSON.stringify(n.getBoundingClientRect())]")
     tv.reload()
-    tv.wait_for_function("() => window.companionMatch && window.companionMatch.view")
+    tv_ready(tv, "conquest-italy")  # (its map laid out, as the live TV's)
     assert tv.locator("#table-qr").evaluate("n => [n.outerHTML, JSON.stringify(n.getBoundingClientRect())]") == live
     late.click(f"#who-card .who-btn[data-player='{players[1]}']")  # and the phone sits
     late.wait_for_function("s => window.companionMatch.match.seat === s", arg=players[1])
