@@ -71,7 +71,7 @@ def _asked(page) -> list[str]:
 
 
 def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match_id, artifacts_dir):
-    """A match page, the home page and the room screen left open with nothing happening, for three watchdog
+    """A match page, its TV, the home page and the room screen left open with nothing happening, for three watchdog
     periods: each asked for each thing once; then a new match reaches both lists live, and a stream that
     opens again reads its list again."""
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
@@ -79,7 +79,8 @@ def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match
     try:
         ctx.add_init_script(WATCH)
         pages = {}
-        for name, path in (("match", f"/m/{match_id}"), ("home", "/"), ("room", "/tournament")):
+        for name, path in (("match", f"/m/{match_id}"), ("tv", f"/m/{match_id}/display"), ("home", "/"),
+                           ("room", "/tournament")):
             page = ctx.new_page()
             page.asked = []
             page.on("request", lambda r, page=page: page.asked.append(f"{r.method} {r.url.replace(server.url, '')}"))
