@@ -240,7 +240,8 @@ class MatchService:
 
     def state(self, match_id: str, now: str | None = None) -> dict:
         f = self.fold(match_id)
-        return f.view(now or self.store.clock.now_iso())
+        # (only the clock's view reads the time: a match without the clock is not stamped)
+        return f.view(now or (self.store.clock.now_iso() if f.clock_on else None))
 
     # -- writing -----------------------------------------------------------------------------
     def create(self, game: str, players: list[str], options: dict | None = None, match_id: str | None = None,
