@@ -79,12 +79,8 @@ def caller_of(c, who: str, session: dict | None, match_id: str) -> Caller:
     seat = seat_of(session, match_id)
     if who != "player" or seat is None:
         return Caller(who, seat)
-    seats = c.access.seats(match_id)
-    mine = next((r for r in seats if r["key"] == session["key"] and r["player"] == seat), None)
-    if mine is None or mine["role"] != "player" or \
-            (c.access.seat_confirmations(match_id, seats).get(mine["key"]) or {}).get("by") is None:
-        return Caller(who, seat)
-    return Caller(who, seat, mine["bound_at"])
+    mine = c.access.seat_confirmed(match_id, session["key"], seat)
+    return Caller(who, seat) if mine is None else Caller(who, seat, mine["bound_at"])
 
 
 # -- bodies ------------------------------------------------------------------
