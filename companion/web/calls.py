@@ -92,6 +92,10 @@ def _not_a_json_number(name: str):
     raise _NotJsonNumber(name)  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
 
 
+# what json.loads(text, parse_constant=...) makes for each call, made once (it keeps nothing between calls)
+_DECODER = json.JSONDecoder(parse_constant=_not_a_json_number)
+
+
 def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = False):
     """A request's body as JSON, validated against ``schemas/<schema>.schema.json``. Errors name the JSON
     path (``$.players[2]``)."""
@@ -103,7 +107,9 @@ def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = Fals
     else:
         try:
             text = raw.decode("utf-8")
-            doc = json.loads(text, parse_constant=_not_a_json_number)
+            if text.startswith("\ufeff"):  # (json.loads' own refusal, before it decodes)
+                raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+            doc = _DECODER.decode(text)
             if "\\u" in text:  # lone surrogates (only an escape makes one: the text itself is UTF-8)
                 json.dumps(doc, ensure_ascii=False).encode("utf-8")
         except _NotJsonNumber as exc:
