@@ -11,9 +11,10 @@ from companion.base.errors import InputError
 # compiles its patterns at import, a tenth of what a CLI start spends above the interpreter's own start
 try:
     from _json import encode_basestring as _string, make_scanner as _make_scanner
+    from _json import encode_basestring_ascii as _ascii_string, make_encoder as _make_encoder
 except ImportError:  # an interpreter without the accelerator: json's Python parts
     from json.encoder import encode_basestring as _string
-    _make_scanner = None
+    _make_scanner = _make_encoder = None
 
 _WHITESPACE = " \t\n\r"  # what json's decoder skips around a document
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
@@ -133,6 +134,40 @@ def parse_json(text: str, source: str = "input"):
     if depth_exceeds(doc):
         raise InputError("{source} is nested too deeply to be a document (more than {MAX_DEPTH} levels)", source=source, MAX_DEPTH=MAX_DEPTH)
     return doc
+
+
+def _not_json(o):
+    raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")  # (json's own words)
+
+
+if _make_encoder is not None:
+    # json's C encoder as ``json.dumps(obj, ensure_ascii=..., separators=(",", ":"))`` runs it, made once (that
+    # call makes a JSONEncoder and its C encoder every time), without the circular-reference check's
+    # bookkeeping of every object and array (a circular document is never written: Python's recursion
+    # limit stops the encoder, RecursionError instead of ValueError)
+    _COMPACT = {ascii: _make_encoder(None, _not_json, _ascii_string if ascii else _string, None, ":", ",", False,
+                                     False, True) for ascii in (True, False)}
+    _PLAIN = _make_encoder(None, _not_json, _ascii_string, None, ": ", ", ", False, False, True)
+
+    def compact(obj, ensure_ascii: bool = True) -> str:
+        """``json.dumps(obj, ensure_ascii=ensure_ascii, separators=(",", ":"))``: the same text."""
+        return "".join(_COMPACT[ensure_ascii](obj, 0))
+
+    def plain(obj) -> str:
+        """``json.dumps(obj)`` (its defaults: ASCII, ``", "`` and ``": "``): the same text."""
+        return "".join(_PLAIN(obj, 0))
+else:
+    def compact(obj, ensure_ascii: bool = True) -> str:
+        """``json.dumps(obj, ensure_ascii=ensure_ascii, separators=(",", ":"))``: the same text."""
+        import json
+
+        return json.dumps(obj, ensure_ascii=ensure_ascii, separators=(",", ":"))
+
+    def plain(obj) -> str:
+        """``json.dumps(obj)`` (its defaults: ASCII, ``", "`` and ``": "``): the same text."""
+        import json
+
+        return json.dumps(obj)
 
 
 def dumps(obj) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 
 from companion.base.errors import InputError, RuleError, join_path
+from companion.base.jsonio import compact
 from companion.games import game_module
 
 UNDO = "undo"
@@ -212,7 +213,7 @@ def check_new_data(game: str, clock_on: bool, type_: str, data) -> None:
         if key not in allowed and key != PI_MARK:
             raise InputError("unknown field {key!r} for {type} (known: {known})", key, key=key, type=type_,
                              known=", ".join(sorted(allowed)) or "none")
-    size = len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    size = len(compact(data, ensure_ascii=False).encode("utf-8"))
     if size > EVENT_DATA_MAX:
         raise InputError("an event's data is at most {kib} KiB (this one: {size} bytes)", "$.data",
                          kib=EVENT_DATA_MAX // 1024, size=size)

@@ -49,11 +49,18 @@ def game_ids() -> list[str]:
     return sorted(GAMES)
 
 
+_LOADED: dict = {}  # module name -> the module, once imported (a write asks for its game's several times)
+
+
 def game_module(game_id: str, field: str = "game"):
     name = GAMES.get(game_id) if isinstance(game_id, str) else None
+    module = _LOADED.get(name)
+    if module is not None:
+        return module
     if name is None:
         raise InputError("unknown game {game_id!r} (known: {names})", field, game_id=game_id, names=', '.join(sorted(GAMES)))
-    return importlib.import_module(name)
+    module = _LOADED[name] = importlib.import_module(name)
+    return module
 
 
 def registry() -> dict:

@@ -397,24 +397,87 @@ def resolve(doc) -> dict:
 # ---------------------------------------------------------------------------------------------------------
 # end-game scoring
 
+def _row(name: str, p: dict, bonus: int) -> dict:
+    """A player's row of the end-game scoring, its place not yet known (None)."""
+    held = p["cards"]
+    sets = {f: set_points(held.get(f, 0)) for f in FACTIONS}
+    jewels = JEWEL_POINTS * p["jewels"]
+    total = p["prestige"] + p["income"] + p["military"] + bonus + sum(sets.values()) + jewels
+    sheets = sum(held.get(k, 0) for k in SHEET_KINDS)
+    return {"player": name, "total": total, "place": None, "money": p["money"], "sheets": sheets,
+            "breakdown": {"prestige": p["prestige"], "income": p["income"], "military": p["military"],
+                          "richelieu_sheets": bonus, "opposing_sets": sets, "jewels": jewels}}
+
+
+def _places(rows: list[dict]) -> list[int]:
+    """Each row's place: ties on total, then money, then sheets share the place."""
+    keys = [(r["total"], r["money"], r["sheets"]) for r in rows]
+    return [1 + sum(1 for k in keys if k > mine) for mine in keys]
+
+
+def _ranked(rows: list[dict]) -> dict:
+    """The scoring of placed rows (in seat order): by place, then seat."""
+    out = [rows[i] for i in sorted(range(len(rows)), key=lambda i: (rows[i]["place"], i))]
+    return {"players": out, "winners": [r["player"] for r in out if r["place"] == 1]}
+
+
 def final_scores(players: list[dict]) -> dict:
     """Score checked players: ``[{"name", "prestige", "income", "military", "money", "jewels", "cards"}]``."""
     bonus = richelieu_bonus([p["cards"].get("richelieu", 0) for p in players])
-    rows, keys = [], []
-    for i, p in enumerate(players):
-        held = p["cards"]
-        sets = {f: set_points(held.get(f, 0)) for f in FACTIONS}
-        jewels = JEWEL_POINTS * p["jewels"]
-        total = p["prestige"] + p["income"] + p["military"] + bonus[i] + sum(sets.values()) + jewels
-        sheets = sum(held.get(k, 0) for k in SHEET_KINDS)
-        rows.append({"player": p["name"], "total": total, "place": None, "money": p["money"], "sheets": sheets,
-                     "breakdown": {"prestige": p["prestige"], "income": p["income"], "military": p["military"],
-                                   "richelieu_sheets": bonus[i], "opposing_sets": sets, "jewels": jewels}})
-        keys.append((total, p["money"], sheets))
-    for r, mine in zip(rows, keys):  # ties on total, then money, then sheets share the place
-        r["place"] = 1 + sum(1 for k in keys if k > mine)
-    out = [rows[i] for i in sorted(range(len(rows)), key=lambda i: (rows[i]["place"], i))]
-    return {"players": out, "winners": [r["player"] for r in out if r["place"] == 1]}
+    rows = [_row(p["name"], p, bonus[i]) for i, p in enumerate(players)]
+    for r, place in zip(rows, _places(rows)):
+        r["place"] = place
+    return _ranked(rows)
+
+
+# What the summaries of a match's states share: a player's state that no event changed is the same object
+# from one state to the next (``_copy_for``), and so are its row of the standings and its marker, kept here
+# and handed out again (never changed in place: a stream's patch skips them, and nothing is computed again).
+# id(a player's state) -> (that state, the player, its Richelieu bonus, its row placed)
+_KEPT: dict = {}
+# (prestige, the Cardinal) -> a prestige marker (the same for every player and match: it says no more)
+_MARKERS: dict = {}
+# id(a state's turn) -> (that turn, the current player's state, the Cardinal, the city's jewels, the summary's turn)
+_TURNS: dict = {}
+_KEPT_MAX = 256  # (a few tables' matches: the others' parts made again when asked)
+
+
+def _keep(memo: dict, key: int, entry: tuple) -> None:
+    if len(memo) >= _KEPT_MAX:
+        memo.clear()
+    memo[key] = entry
+
+
+def _standings_and_markers(state: dict) -> tuple[dict, dict]:
+    """``final_scores(_final_rows(state))`` and the prestige markers, from the parts of the states before
+    that nothing changed."""
+    order, players, cardinal = state["order"], state["players"], state["cardinal"]
+    ps = [players[n] for n in order]
+    bonus = richelieu_bonus([p["cards"].get("richelieu", 0) for p in ps])
+    rows, kept, markers = [], [], {}
+    for n, p, b in zip(order, ps, bonus):
+        k = _KEPT.get(id(p))
+        if k is None or k[0] is not p or k[1] != n or k[2] != b:
+            k = None
+        rows.append(_row(n, p, b) if k is None else k[3])
+        kept.append(k)
+        mark = _MARKERS.get((p["prestige"], cardinal))
+        if mark is None:
+            mark = {"track": track_position(p["prestige"]), "tiles_30": p["prestige"] // TRACK_SPACES,
+                    "behind_cardinal": track_position(p["prestige"]) < cardinal}
+            _keep(_MARKERS, (p["prestige"], cardinal), mark)
+        markers[n] = mark
+    for i, place in enumerate(_places(rows)):
+        r = rows[i]
+        if r["place"] != place:
+            if r["place"] is None:  # (a row made now, not handed out yet)
+                r["place"] = place
+            else:
+                r = rows[i] = {**r, "place": place}
+        k = kept[i]
+        if k is None or k[3] is not r:
+            _keep(_KEPT, id(ps[i]), (ps[i], order[i], bonus[i], r))
+    return _ranked(rows), markers
 
 
 def score(doc) -> dict:
@@ -625,23 +688,38 @@ def final_points(state: dict) -> dict | None:
 
 
 def summary(state: dict) -> dict:
-    standings = state["final"] or final_scores(_final_rows(state))
+    """The standings if the game ended now (or its final scoring), the markers, the turn and what its player
+    can do next. The parts nothing changed since the state before are that state's summary's own objects."""
+    standings, markers = _standings_and_markers(state)
+    if state["final"]:
+        standings = state["final"]
+    if list(state["players"]) != state["order"]:  # (the markers in the players' map's order: always the seats')
+        markers = {n: markers[n] for n in state["players"]}
     out = {
-        "turn": {"player": state["turn"]["player"], "allowed": state["turn"]["allowed"],
-                 "done": list(state["turn"]["done"]), "left": state["turn"]["allowed"] - len(state["turn"]["done"])},
+        "turn": _turn(state),
         "cardinal": state["cardinal"],
         "city_jewels": state["city_jewels"],
         "intrigues_resolved": state["resolved"],
         "intrigues_left": RESOLUTIONS_IN_GAME - state["resolved"],
-        "markers": {n: {"track": track_position(p["prestige"]), "tiles_30": p["prestige"] // TRACK_SPACES,
-                        "behind_cardinal": track_position(p["prestige"]) < state["cardinal"]}
-                    for n, p in state["players"].items()},
+        "markers": markers,
         "standings": standings,
         "final": state["ended"],
     }
-    if not state["ended"]:
-        p = state["players"][state["turn"]["player"]]
-        out["turn"]["next"] = _available(p, state["turn"], state["cardinal"], state["city_jewels"])
+    return out
+
+
+def _turn(state: dict) -> dict:
+    """The summary's turn: whose, the actions allowed, done and left, and (before the end) what each costs."""
+    turn, ended = state["turn"], state["ended"]
+    p = state["players"][turn["player"]] if not ended else None
+    k = _TURNS.get(id(turn))
+    if k is not None and k[0] is turn and k[1] is p and k[2] == state["cardinal"] and k[3] == state["city_jewels"]:
+        return k[4]
+    out = {"player": turn["player"], "allowed": turn["allowed"], "done": list(turn["done"]),
+           "left": turn["allowed"] - len(turn["done"])}
+    if not ended:
+        out["next"] = _available(p, turn, state["cardinal"], state["city_jewels"])
+    _keep(_TURNS, id(turn), (turn, p, state["cardinal"], state["city_jewels"], out))
     return out
 
 

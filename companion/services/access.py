@@ -72,6 +72,20 @@ def _same_device(a: dict, b: dict) -> bool:
     return bool(a.get("address")) and a.get("address") == b.get("address")
 
 
+def _confirmation(r: dict, phones: list[dict], seat_of: dict, rows: list[dict]) -> dict:
+    """``seat_confirmations``' entry of the seated player phone ``r`` (``phones``: every player phone seated,
+    ``seat_of`` them by key; ``rows``: the match's confirmations that count)."""
+    others = {x["player"] for x in phones if x["player"] != r["player"]}
+    needed = max(1, (len(others) + 1) // 2)
+    mine = [c for c in rows if c["key"] == r["key"] and c["player"] == r["player"]]
+    by_org = any(c["by_role"] == "organiser" for c in mine)
+    peers = sorted({seat_of[c["by"]]["player"] for c in mine if c["by_role"] == "player"
+                    and c["by"] in seat_of and seat_of[c["by"]]["player"] != r["player"]
+                    and not _same_device(seat_of[c["by"]], r)})
+    by = "organiser" if by_org else "players" if others and len(peers) >= needed else None
+    return {"by": by, "players": peers, "needed": needed if others else None}
+
+
 def role_in(session: dict, match_id: str | None) -> str:
     """The role a session holds for a request about ``match_id`` (None: about no match). A phone that joined
     by a table's QR code is a player of that match only, and only while it is open; anywhere else it is a
@@ -252,9 +266,10 @@ class Access:
         return {"id": row["id"], "role": row["role"]}
 
     # -- seats ---------------------------------------------------------------------
-    def seats(self, match_id: str) -> list[dict]:
-        """The phones seated in a match: ``{player, session, key, role, bound_at, expires_at}``."""
-        return self.store.seat_rows(match_id, self.clock.now_iso())
+    def seats(self, match_id: str, now: str | None = None) -> list[dict]:
+        """The phones seated in a match: ``{player, session, key, role, bound_at, expires_at}`` (live at ``now``,
+        default: now)."""
+        return self.store.seat_rows(match_id, now or self.clock.now_iso())
 
     def claim_seat(self, match_id: str, player: str, key: str, address: str | None = None) -> str | None:
         """A phone's own claim (None: it holds the seat now), else ``"taken"``, ``"seated:<player>"`` or
@@ -285,22 +300,24 @@ class Access:
         an organiser, or by at least half of the other seats held by players' phones (at least one), each
         from another device (docs/rulings.md#seats)."""
         now = self.clock.now_iso()
-        seats = self.seats(match_id) if seats is None else seats
+        seats = self.seats(match_id, now) if seats is None else seats
         phones = [r for r in seats if r["role"] == "player"]
         seat_of = {r["key"]: r for r in phones}
         rows = self.store.seat_confirmation_rows(match_id, now)
-        out = {}
-        for r in phones:
-            others = {x["player"] for x in phones if x["player"] != r["player"]}
-            needed = max(1, (len(others) + 1) // 2)
-            mine = [c for c in rows if c["key"] == r["key"] and c["player"] == r["player"]]
-            by_org = any(c["by_role"] == "organiser" for c in mine)
-            peers = sorted({seat_of[c["by"]]["player"] for c in mine if c["by_role"] == "player"
-                            and c["by"] in seat_of and seat_of[c["by"]]["player"] != r["player"]
-                            and not _same_device(seat_of[c["by"]], r)})
-            by = "organiser" if by_org else "players" if others and len(peers) >= needed else None
-            out[r["key"]] = {"by": by, "players": peers, "needed": needed if others else None}
-        return out
+        return {r["key"]: _confirmation(r, phones, seat_of, rows) for r in phones}
+
+    def seat_confirmed(self, match_id: str, key: str, player: str) -> dict | None:
+        """The seat row of the player phone of session ``key`` holding ``player``'s seat in the match, when
+        its seat is confirmed (``seat_confirmations``' ``by`` is not None), else None: what a write of that
+        phone asks (its ``bound_at``), the other seats' confirmations left uncounted."""
+        now = self.clock.now_iso()
+        phones = [r for r in self.seats(match_id, now) if r["role"] == "player"]
+        mine = next((r for r in phones if r["key"] == key and r["player"] == player), None)
+        if mine is None:
+            return None
+        rows = self.store.seat_confirmation_rows(match_id, now)
+        confirmed = _confirmation(mine, phones, {r["key"]: r for r in phones}, rows)["by"] is not None
+        return mine if confirmed else None
 
     def table_link_full(self, token: str, players: int) -> bool:
         """Whether a table's link has made as many live sessions as it may (docs/rulings.md#seats)."""

@@ -26,7 +26,7 @@ from companion.services import policy
 from companion.services.policy import ORGANISER, Caller
 from companion.games import game_module
 from companion.core.match import PI_MARK, RESULT, UNDO, Fold, check_export
-from companion.base.timeutil import parse_iso
+from companion.base.timeutil import iso_before
 
 log = logging.getLogger(__name__)
 
@@ -240,7 +240,8 @@ class MatchService:
 
     def state(self, match_id: str, now: str | None = None) -> dict:
         f = self.fold(match_id)
-        return f.view(now or self.store.clock.now_iso())
+        # (only the clock's view reads the time: a match without the clock is not stamped)
+        return f.view(now or (self.store.clock.now_iso() if f.clock_on else None))
 
     # -- writing -----------------------------------------------------------------------------
     def create(self, game: str, players: list[str], options: dict | None = None, match_id: str | None = None,
@@ -263,7 +264,7 @@ class MatchService:
     def _stamp(self, f: Fold) -> str:
         """Now by the server's clock, never before the match's last event."""
         now = self.store.clock.now_iso()
-        if f.last_at is not None and parse_iso(now) < parse_iso(f.last_at):
+        if f.last_at is not None and iso_before(now, f.last_at):
             return f.last_at
         return now
 
@@ -324,7 +325,7 @@ class MatchService:
                     f = self._reload(match_id)
                 if last_seq != f.last_seq:  # another process wrote; catch up before judging
                     f = copy.copy(f)._load(self.store.events(match_id, after_seq=f.last_seq))
-                if at is None and f.last_at is not None and parse_iso(event["at"]) < parse_iso(f.last_at):
+                if at is None and f.last_at is not None and iso_before(event["at"], f.last_at):
                     event["at"] = f.last_at
                 if complete is not None:
                     event["data"] = complete(f)

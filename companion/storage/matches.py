@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from companion.base.errors import ConflictError, InputError, NotFoundError
+from companion.base.jsonio import plain
 from companion.storage.db import new_id
 
 
@@ -170,7 +171,7 @@ class MatchRows:
         derive = check(event, last) if check is not None else None
         c.execute(
             "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
-            (match_id, event["seq"], event["id"], type, json.dumps(event["data"]), event["at"]),
+            (match_id, event["seq"], event["id"], type, plain(event["data"]), event["at"]),
         )
         if derive is not None:
             derive()

@@ -79,12 +79,8 @@ def caller_of(c, who: str, session: dict | None, match_id: str) -> Caller:
     seat = seat_of(session, match_id)
     if who != "player" or seat is None:
         return Caller(who, seat)
-    seats = c.access.seats(match_id)
-    mine = next((r for r in seats if r["key"] == session["key"] and r["player"] == seat), None)
-    if mine is None or mine["role"] != "player" or \
-            (c.access.seat_confirmations(match_id, seats).get(mine["key"]) or {}).get("by") is None:
-        return Caller(who, seat)
-    return Caller(who, seat, mine["bound_at"])
+    mine = c.access.seat_confirmed(match_id, session["key"], seat)
+    return Caller(who, seat) if mine is None else Caller(who, seat, mine["bound_at"])
 
 
 # -- bodies ------------------------------------------------------------------
@@ -94,6 +90,10 @@ class _NotJsonNumber(ValueError):
 
 def _not_a_json_number(name: str):
     raise _NotJsonNumber(name)  # NaN, Infinity, -Infinity: Python's json reads them, JSON has none
+
+
+# what json.loads(text, parse_constant=...) makes for each call, made once (it keeps nothing between calls)
+_DECODER = json.JSONDecoder(parse_constant=_not_a_json_number)
 
 
 def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = False):
@@ -107,7 +107,9 @@ def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = Fals
     else:
         try:
             text = raw.decode("utf-8")
-            doc = json.loads(text, parse_constant=_not_a_json_number)
+            if text.startswith("\ufeff"):  # (json.loads' own refusal, before it decodes)
+                raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+            doc = _DECODER.decode(text)
             if "\\u" in text:  # lone surrogates (only an escape makes one: the text itself is UTF-8)
                 json.dumps(doc, ensure_ascii=False).encode("utf-8")
         except _NotJsonNumber as exc:

@@ -17,12 +17,12 @@ other route) goes to Flask, which reads it its way.
 
 from __future__ import annotations
 
-import json
 import re
 from urllib.parse import parse_qsl
 
 from companion import __version__
 from companion.base.errors import CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError
+from companion.base.jsonio import compact
 from companion.core.match import event_path, uses_clock
 from companion.web import gate, streams
 from companion.web.calls import Call, present_event, present_view
@@ -207,7 +207,7 @@ class _G:
 
 def _json(body: dict) -> bytes:
     # what Flask's jsonify writes: compact, ASCII, the keys in their order, a newline
-    return (json.dumps(body, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    return (compact(body) + "\n").encode("ascii")
 
 
 _PLAIN: dict = {}  # (own header names, under /api/) -> the headers every such answer adds, as bytes

@@ -61,3 +61,36 @@ def test_a_circular_document_is_refused():
             reference(doc)
     shared = [1]
     assert dumps([shared, shared]) == reference([shared, shared])  # the same list twice is no loop
+
+
+# -- the write path's encoders: ``compact`` (an answer's body, an event's size) and ``plain`` (an event's data
+# as the log stores it), json's C encoder made once -----------------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(documents)
+def test_compact_and_plain_write_what_json_writes(doc):
+    from companion.base.jsonio import compact, plain
+
+    assert compact(doc) == json.dumps(doc, ensure_ascii=True, separators=(",", ":"))
+    assert compact(doc, ensure_ascii=False) == json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    assert plain(doc) == json.dumps(doc)
+
+
+@pytest.mark.parametrize("bad", [Thing(), {"a": {1, 2}}, [b"bytes"], {(1, 2): 3}, {"a": [Thing()]}])
+def test_compact_and_plain_refuse_what_json_refuses(bad):
+    from companion.base.jsonio import compact, plain
+
+    with pytest.raises(TypeError) as theirs:
+        json.dumps(bad)
+    for ours in (compact, plain):
+        with pytest.raises(TypeError) as refused:
+            ours(bad)
+        assert str(refused.value) == str(theirs.value)
+
+
+def test_compact_stops_at_a_circular_document():
+    from companion.base.jsonio import compact
+
+    loop: list = [1]
+    loop.append(loop)
+    with pytest.raises(RecursionError):  # (no document of companion is circular: never a hang)
+        compact(loop)

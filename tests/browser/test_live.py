@@ -1,5 +1,7 @@
 """The live connection of a page left alone: the server's heartbeat reaches the page's watchdog, so a
-quiet page keeps its one stream and never shows the "connection lost" banner. The server here beats
+quiet page keeps its one stream and never shows the "connection lost" banner; a page asks for each thing
+once at its first load (the home page's and the room screen's list once their stream is open), then hears
+the changes live, and asks again when its stream opens again. The server here beats
 every second (``COMPANION_SSE_HEARTBEAT``) and the page's watchdog waits three heartbeats (3 s), so a
 few seconds of quiet stand for the minutes of a real evening."""
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.trackers_kit import organiser_api
 from tests.web.serverproc import Server
 
 pytestmark = pytest.mark.browser
@@ -19,7 +22,13 @@ PHONE = {"width": 390, "height": 844}
 WATCH = """(() => {
   window.__streams = [];
   const Real = window.EventSource;
-  window.EventSource = function (url, opts) { window.__streams.push(String(url)); return new Real(url, opts); };
+  window.__sources = [];
+  window.EventSource = function (url, opts) {
+    window.__streams.push(String(url));
+    const es = new Real(url, opts);
+    window.__sources.push(es);
+    return es;
+  };
   window.EventSource.prototype = Real.prototype;
   window.__bannerShown = 0;
   document.addEventListener('DOMContentLoaded', () => {
@@ -57,15 +66,28 @@ def match_id(server):
     return doc["id"]
 
 
+def _asked(page) -> list[str]:
+    """What the page asked the box for (its own requests, not the static files)."""
+    return [r for r in page.asked if not r.startswith("GET /static/")]
+
+
 def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match_id, artifacts_dir):
-    """A match page and the home page left open with nothing happening, for three watchdog periods."""
+    """A match page, its TV, the home page, the room screen and a tournament day left open with nothing
+    happening, for three watchdog periods: each asked for each thing once; then a new match reaches both
+    lists live, and a stream that opens again reads its list (the day) again."""
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
     ctx.set_default_timeout(10_000)
     try:
         ctx.add_init_script(WATCH)
         pages = {}
-        for name, path in (("match", f"/m/{match_id}"), ("home", "/")):
+        day = organiser_api(server).ok("POST", "/api/tournaments", {
+            "name": "Day", "date": "2026-12-02", "game": "richelieu", "table_size": 3, "rounds": 2,
+            "players": ["Anna", "Bruno", "Carla"]})["id"]
+        for name, path in (("match", f"/m/{match_id}"), ("tv", f"/m/{match_id}/display"), ("home", "/"),
+                           ("room", "/tournament"), ("day", f"/tournaments/{day}")):
             page = ctx.new_page()
+            page.asked = []
+            page.on("request", lambda r, page=page: page.asked.append(f"{r.method} {r.url.replace(server.url, '')}"))
             page.goto(path)
             page.wait_for_function("() => window.__streams.length >= 1")
             # the watchdog follows the server's heartbeat (three periods), not a fixed 45 s
@@ -76,9 +98,45 @@ def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match
             assert page.evaluate("window.__bannerShown") == 0, name
             expect(page.locator("#offline")).to_be_hidden()
             assert page.evaluate("window.__streams.length") == 1, (name, page.evaluate("window.__streams"))
+            asked = _asked(page)
+            assert len(asked) == len(set(asked)), (name, asked)  # nothing asked twice at the first load
             page.screenshot(path=str(artifacts_dir / f"live-quiet-{name}.png"))
+        home, room = pages["home"], pages["room"]
+        assert _asked(home).count("GET /api/matches?limit=60") == 1, _asked(home)
+        assert _asked(room).count("GET /api/tournament") == 1, _asked(room)
+        # a new table: both lists hear of it from their stream, without asking again (the day reads itself again
+        # at a match's change, once)
+        day_url = server.url + f"/api/tournaments/{day}"
+        with pages["day"].expect_request(lambda r: r.url == day_url):
+            r, doc = _call(server, "POST", "/api/matches", {"game": "richelieu", "players": ["Carla", "Dario"],
+                                                            "label": "Table 9"}, _player_cookie(server))
+        assert r.status == 201, doc
+        expect(home.locator(f"#open-matches li[data-id='{doc['id']}']")).to_contain_text("Table 9")
+        expect(room.locator(f".table-card[data-id='{doc['id']}']")).to_contain_text("Table 9")
+        assert _asked(home).count("GET /api/matches?limit=60") == 1 and _asked(room).count("GET /api/tournament") == 1
+        assert _asked(pages["day"]).count(f"GET /api/tournaments/{day}") == 2, _asked(pages["day"])
+        # the browser gives up a stream (the Wi-Fi gone a while): the page opens it again and reads its list again
+        for page, path in ((home, "/api/matches?limit=60"), (room, "/api/tournament"),
+                           (pages["day"], f"/api/tournaments/{day}")):
+            before = _asked(page).count("GET " + path)
+            with page.expect_request(lambda r, path=path: r.url == server.url + path):
+                page.evaluate("() => { const es = window.__sources[0]; es.close(); es.onerror(new Event('error')); }")
+            assert page.evaluate("window.__streams.length") == 2
+            assert _asked(page).count("GET " + path) == before + 1, _asked(page)
     finally:
         ctx.close()
+
+
+def _player_cookie(server) -> str:
+    """A player's session cookie, from the club's join link."""
+    import http.client
+
+    conn = http.client.HTTPConnection(server.host, timeout=10)
+    conn.request("GET", server.join_url.split(server.host, 1)[1])
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    return r.getheader("Set-Cookie").split(";", 1)[0]
 
 
 def _random_doc(rng, depth=0):

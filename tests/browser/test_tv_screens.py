@@ -7,7 +7,8 @@ and with the most the game seats (up to 6), all of them with long names:
 - the games without a clock say whose turn on the TV, and follow it;
 - the conquest map from across the room: as tall as the screen, no name over another name or city;
 - the room screen (/tournament) with 3 and 12 tables: no site header, every name in full;
-- the phones of a match that ends: no more "Who are you?" nor "Enter my objective card";
+- the phones of a match that ends: no more "Who are you?" nor "Enter my objective card"; its end undone, the
+  phones and the TV show again what a reload shows (also those opened on the ended match);
 - the "connection lost" banner says what is true: it goes with the first thing the stream delivers again,
   and the countdown never runs under "the clock is stopped on this screen".
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from datetime import datetime, timedelta, timezone
@@ -306,9 +308,46 @@ def test_the_phones_of_an_ended_match_no_longer_ask(new_context, server, org, ar
     for page in (seated, stranger):
         expect(page.locator("#match-status")).to_have_text(EN["status.ended"])
     expect(seated.locator("#ci-secret")).to_be_hidden()  # no objective to enter any more
+    expect(seated.locator("#ci-ranking")).to_be_visible()  # the final standings
     expect(stranger.locator("#who-card")).to_be_hidden()  # nobody sits down any more
     seated.screenshot(path=str(artifacts_dir / "tvs-phone-ended.png"))
-    assert not seated.errors and not stranger.errors, seated.errors + stranger.errors
+    # a phone and a TV opened on the ended match; then the organiser undoes the end: every page shows again what a
+    # reload would show, whether it was open before the end or opened after it
+    late = open_match(joined_page(new_context, server), mid)
+    tv = watch(new_context(viewport=SMALL).new_page())
+    tv.goto(f"/m/{mid}/display")
+    expect(tv.locator("#tv-ranking")).to_be_visible()  # the end, as the TV shows it
+    expect(tv.locator("body")).to_have_class(re.compile(r"\btv-ended\b"))
+    for page in (seated, stranger, late):
+        expect(page.locator("#match-status")).to_have_text(EN["status.ended"])
+    expect(late.locator("#who-card")).to_have_count(0)
+    seq = org.ok("GET", f"/api/matches/{mid}")["seq"]
+    org.ok("POST", f"/api/matches/{mid}/undo", {"expected_seq": seq})
+    for page in (seated, stranger, late):
+        expect(page.locator("#match-status")).to_have_text(EN["status.open"])
+        expect(page.locator("#table-qr")).to_be_visible()
+    expect(seated.locator("#ci-secret")).to_be_visible()  # the objective can be entered again
+    expect(seated.locator("#ci-ranking")).to_be_hidden()  # no final standings while the match is in play
+    expect(seated.locator("#who-card")).to_be_hidden()  # (it sits: not asked again)
+    for page in (stranger, late):  # "Who are you?" again, its free seats tappable
+        expect(page.locator("#who-card")).to_be_visible()
+        expect(page.locator(f"#who-card .who-btn[data-player='{players[0]}']")).to_be_disabled()
+        expect(page.locator(f"#who-card .who-btn[data-player='{players[1]}']")).to_be_enabled()
+    expect(tv.locator("body")).not_to_have_class(re.compile(r"\btv-ended\b"))
+    expect(tv.locator("#tv-ranking")).to_be_hidden()
+    expect(tv.locator("#table-qr")).to_be_visible()  # the code to sit, again
+    tv_ready(tv, "conquest-italy")
+    late.screenshot(path=str(artifacts_dir / "tvs-phone-end-undone.png"))
+    tv.screenshot(path=str(artifacts_dir / "tvs-tv-end-undone.png"))
+    live = tv.locator("#table-qr").evaluate("n => [n.outerHTML, JSON.stringify(n.getBoundingClientRect())]")
+    tv.reload()
+    tv_ready(tv, "conquest-italy")  # (its map laid out, as the live TV's)
+    assert tv.locator("#table-qr").evaluate("n => [n.outerHTML, JSON.stringify(n.getBoundingClientRect())]") == live
+    late.click(f"#who-card .who-btn[data-player='{players[1]}']")  # and the phone sits
+    late.wait_for_function("s => window.companionMatch.match.seat === s", arg=players[1])
+    expect(late.locator("#who-card")).to_be_hidden()
+    pages = (seated, stranger, late, tv)
+    assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 
 # -- the connection banner ---------------------------------------------------------------------------------------

@@ -149,6 +149,26 @@ def test_events_are_never_stamped_before_the_last_one(store, fake_game, clock):
     clock.advance(-300)  # the wall clock jumps back (a Pi without a battery clock)
     second = svc.append(m["id"], "point", {"player": "bo"})
     assert parse_iso(second["at"]) == parse_iso(first["at"])
+    # a last event stamped otherwise (an import: an offset, microseconds) is compared as an instant
+    imported = svc.append(m["id"], "point", {"player": "ada"}, at="2099-01-01T01:00:00.000001+01:00")
+    third = svc.append(m["id"], "point", {"player": "bo"})
+    assert third["at"] == imported["at"]
+
+
+def test_iso_before_is_parse_iso_s_order():
+    import random
+    from datetime import datetime, timedelta, timezone
+
+    from companion.base.timeutil import iso_before, parse_iso, to_iso
+
+    rng = random.Random(7)
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    stamps = [to_iso(start + timedelta(milliseconds=rng.randint(0, 10**11))) for _ in range(60)]
+    stamps += [stamps[0], "2026-01-01T00:00:00Z", "2026-01-01T01:00:00.000+01:00", "2026-01-01T00:00:00.000001Z",
+               "2025-12-31T23:59:59.999Z"]
+    for a in stamps:
+        for b in stamps:
+            assert iso_before(a, b) == (parse_iso(a) < parse_iso(b)), (a, b)
 
 
 def test_db_rebuild_repairs_stale_derived_rows(store, ranked_game, tmp_path):

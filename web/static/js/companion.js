@@ -5,7 +5,10 @@
  *   Companion.num(x, digits)               a number in the page's language ("-1,5" in Italian)
  *   Companion.api(method, path, body)      fetch JSON; throws Companion.ApiError {status, error, field, body}
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
- *                                          from the last event id; shows the "connection lost" banner
+ *                                          from the last event id; shows the "connection lost" banner;
+ *                                          handlers.open() once it is open (and subscribed: read a list
+ *                                          then), handlers.down() when it fails or goes silent
+ *   Companion.pageParts(path, ids)         parts of a page as the box draws it now (what a reload shows)
  *   Companion.applyPatch(doc, ops)         a stream event's patch of a view applied (a new document)
  *   new Companion.MatchClient(id, hooks)   one match: view, seq, send(type, data) with expected_seq,
  *                                          undo(); on a 409 conflict it shows a clear message and the
@@ -217,6 +220,21 @@
     });
   }
 
+  // Parts of a page as the box draws it now (ids -> nodes of this document, the ones the page has): what a
+  // reload would show of them, without the reload (a page opened on an ended match whose end was taken back:
+  // "Who are you?" and the code to sit, drawn by the server only while the match is open)
+  function pageParts(path, ids) {
+    var opts = { credentials: "same-origin", headers: { "Accept": "text/html", "Accept-Language": pageLang() } };
+    return fetch(path, opts).then(function (resp) {
+      if (!resp.ok) throw new ApiError(resp.status, { error: resp.statusText });
+      return resp.text();
+    }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html"), out = {};
+      ids.forEach(function (id) { var n = doc.getElementById(id); if (n) out[id] = document.importNode(n, true); });
+      return out;
+    });
+  }
+
   // An error in a person's words: a sentence in the page's language where there is one, else the server's
   // sentence with the field named in words ("Chains · Anna: ..."), never the JSON path ($.data.chains.Anna).
   var SKIP_FIELDS = { "$": 1, data: 1, type: 1, Authorization: 1, expected_seq: 1, method: 1 };
@@ -288,7 +306,7 @@
 
     function kick(connecting) {
       if (watchdog) clearTimeout(watchdog);
-      watchdog = setTimeout(function () { setOnline(false); restart(); }, connecting ? Math.min(silenceMs, CONNECT_MS) : silenceMs);
+      watchdog = setTimeout(function () { setOnline(false); down(); restart(); }, connecting ? Math.min(silenceMs, CONNECT_MS) : silenceMs);
     }
     function restart() {
       if (closed) return;
@@ -298,6 +316,7 @@
       delay = Math.min(delay * 2, RETRY_MAX_MS);
     }
     function alive() { kick(false); if (lost) setOnline(true); }
+    function down() { if (handlers.down) { try { handlers.down(); } catch (e) { console.error(e); } } }
     function on(kind) {
       es.addEventListener(kind, function (ev) {
         alive();
@@ -317,6 +336,7 @@
       es.onmessage = function () { alive(); };
       es.onerror = function () {
         setOnline(false);
+        down();
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
         else kick(true);  // the browser tries again: that attempt too has CONNECT_MS to open
       };
@@ -627,7 +647,7 @@
   }
 
   window.Companion = {
-    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, applyPatch: applyPatch, toast: toast,
+    t: t, plural: plural, pluralForm: pluralForm, num: num, pauseReason: pauseReason, el: el, api: api, ApiError: ApiError, errorText: errorText, fieldWords: fieldWords, markField: markField, stream: stream, pageParts: pageParts, applyPatch: applyPatch, toast: toast,
     setOnline: setOnline, watchdogMs: watchdogMs, isOffline: function () { return lost; }, registerGame: registerGame,
     game: function (g) { return games[g]; }, describeEvent: describeEvent, MatchClient: MatchClient,
     wakeLock: wakeLock, formatSeconds: formatSeconds, trackerKit: trackerKit, patch: patch, on: on

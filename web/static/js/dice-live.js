@@ -117,9 +117,15 @@
   // this page will hear (the page's first read may have come before it began: a TV opened as a combat starts)
   // A table without smart dice has no roll to wait for, so the first snapshot after a first read that said
   // so asks nothing again (a binding of dice comes as its own event, "bound"); every later one does.
-  var snapshots = 0;
+  // A first snapshot that comes while the first read is still on its way (the TV asks for both at once) waits
+  // for its answer and decides then, as if it had come after it: asking again at once would ask twice.
+  var snapshots = 0, first = null;
   document.addEventListener("companion:snapshot", function () {
     snapshots += 1;
+    if (snapshots === 1 && !answered && first) {
+      first.then(function () { if (!(answered && info && info.source !== "smart")) load(); });
+      return;
+    }
     if (snapshots === 1 && answered && info && info.source !== "smart") return;
     load();
   });
@@ -132,10 +138,11 @@
     set(d.wait && d.wait.state === "waiting" ? d.wait : null);
     return Promise.resolve(d);
   }
+  first = firstRead();
   window.CompanionDice = {
     info: function () { return info; }, wait: function () { return wait; },
     smart: function () { return !!(info && info.source === "smart"); },
-    ready: firstRead(), roll: roll, cancel: cancel,
+    ready: first, roll: roll, cancel: cancel,
     on: function (cb) { listeners.push(cb); }
   };
 })();

@@ -267,6 +267,19 @@
     }, function () { ranking.shown = false; });
   }
 
+  // a TV switched on after the end has no code to sit (the server draws it while the match is open): the end
+  // taken back, it is asked for once and put where a reload would show it
+  var drawnEnded = body.dataset.drawnStatus === "ended", askingCode = false;
+  function tableCodeBack() {
+    if (!drawnEnded || askingCode) return;
+    askingCode = true;
+    C.pageParts("/m/" + encodeURIComponent(id) + "/display", ["table-qr"]).then(function (parts) {
+      drawnEnded = askingCode = false;
+      var box = $("tv-qrs");
+      if (parts["table-qr"] && box && !$("table-qr")) box.appendChild(parts["table-qr"]);
+    }, function () { askingCode = false; });  // the Pi away: asked again at the next view
+  }
+
   // -- following the match -------------------------------------------------------------------------------------
   var lastPhase = null, announcedOwed = null;
   // the alert colour: the time is up (the clock's phases after the regular one) or a final roll is owed
@@ -291,6 +304,7 @@
     }
     if (ended) body.classList.add("tv-ended");
     else if (ranking.shown || body.classList.contains("tv-ended")) hideRanking();  // the end was taken back
+    if (!ended) tableCodeBack();
     if (view.awaiting_roll) {
       roll.threshold = view.final_threshold;
       if (announcedOwed !== view.awaiting_roll + "@" + view.seq) { announcedOwed = view.awaiting_roll + "@" + view.seq; showOwed(view); sound("final-roll"); }

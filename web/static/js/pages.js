@@ -293,16 +293,21 @@
       if (!o.length) open.appendChild(el("li", { class: "muted empty", text: t("home.none_open") }));
       if (!r.length) recent.appendChild(el("li", { class: "muted empty", text: t("home.none_recent") }));
     }
+    var asked = false;
     function load() {
+      asked = true;
       return C.api("GET", "/api/matches?limit=60").then(function (d) {
         cards = {};
         d.matches.forEach(function (m) { cards[m.id] = m; });
         draw();
       }, function (e) { open.textContent = ""; open.appendChild(el("li", { class: "error-text", text: C.errorText(e) })); });
     }
-    load();
+    // the list is asked for once the stream is open (each time it opens: a reconnect): the stream then holds
+    // every change made after that answer, so none falls between the two. A stream that cannot open yet (the
+    // Pi's streams full, the Wi-Fi) does not keep the list from the page: it is asked for then.
     C.stream("/api/stream", {
-      open: function () { load(); },
+      open: load,
+      down: function () { if (!asked) load(); },
       match: function (m) { cards[m.id] = Object.assign({}, cards[m.id] || {}, m); draw(); },
       // the clocks of the tables in play tick on the list too (the runner's ticks, once a second)
       tick: function (d) {
@@ -409,14 +414,36 @@
       view: function (view, cl) {
         setText(document.getElementById("seq"), String(view.seq));
         setText(document.getElementById("match-status"), t(cl.ended() ? "status.ended" : "status.open"));
-        // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go)
-        if (cl.ended()) ["who-card", "table-qr"].forEach(function (x) { var n = document.getElementById(x); if (n) n.hidden = true; });
+        seatParts(cl);
         document.getElementById("undo").disabled = !view.seq; // nothing recorded: nothing to undo
         renderScores(document.getElementById("scores"), view, cl.match);
         clock.set(view);
       },
       conflict: function () { loadHistory(); }
     });
+    // the match has ended: nobody sits down any more ("Who are you?" and the code to sit go); its end taken
+    // back (an undo): they come back, as a reload would show them. A page opened on the ended match has neither
+    // (the server draws them while the match is open): the first time the match is open again, the page's
+    // own parts are asked for once and put in their places.
+    var seats = null, drawnEnded = body.dataset.drawnStatus === "ended", asking = false;
+    function seatParts(cl) {
+      var ended = cl.ended(), who = document.getElementById("who-card"), qr = document.getElementById("table-qr");
+      if (who) who.hidden = ended || !!(cl.match && cl.match.seat);
+      if (qr) qr.hidden = ended;
+      if (ended || !drawnEnded || asking) return;
+      asking = true;
+      C.pageParts("/m/" + encodeURIComponent(id), ["who-card", "table-qr"]).then(function (parts) {
+        drawnEnded = asking = false;
+        var card = document.getElementById("seat-card");
+        if (parts["who-card"] && !document.getElementById("who-card")) {
+          var at = document.getElementById("conflict");
+          at.parentNode.insertBefore(parts["who-card"], at);
+        }
+        if (parts["table-qr"] && card && !document.getElementById("table-qr")) card.appendChild(parts["table-qr"]);
+        if (seats) seats.wire();
+        seatParts(cl);  // as the match is now (it may have ended again meanwhile)
+      }, function () { asking = false; });  // the Pi away: asked again at the next view
+    }
     var baseView = client.hooks.view;
     client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); };
 
@@ -596,7 +623,7 @@
         C.toast(t("match.redone"));
       }, function (e) { C.toast(C.errorText(e), true); });
     });
-    initSeats(id, client);
+    seats = initSeats(id, client);
 
     var first = firstLoad();
     (first && first.match ? scriptsRan().then(function () { client.setMatch(first.match, true); }) : client.load()).then(function () {
@@ -638,26 +665,36 @@
       if (mine && m.seat) { mine.textContent = t("seat.you_are", { player: m.seat }); mine.hidden = false; }
       if (m.seat && window.companionSeats) window.companionSeats.reload();
     }
-    Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
-      b.addEventListener("click", function () {
-        C.api("PUT", base + "/seat", { player: b.dataset.player }).then(seated, function (e) {
-          // in words: the seat went to another phone meanwhile, or this phone sits elsewhere already
-          if (e.status === 409) C.toast(t("seat.taken_by_other", { player: b.dataset.player }), true);
-          else if (e.status === 403) C.toast(t("seat.ask_organiser"), true);
-          else C.toast(C.errorText(e), true);
-          if (e.status === 409) { b.disabled = true; b.textContent = b.dataset.player + " · " + t("seat.taken"); }
+    // the buttons of "Who are you?" and the organiser's new code for this table: wired now, and again for the
+    // parts put in the page later (each button once)
+    function wire() {
+      Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
+        if (b.dataset.wired) return;
+        b.dataset.wired = "1";
+        b.addEventListener("click", function () {
+          C.api("PUT", base + "/seat", { player: b.dataset.player }).then(seated, function (e) {
+            // in words: the seat went to another phone meanwhile, or this phone sits elsewhere already
+            if (e.status === 409) C.toast(t("seat.taken_by_other", { player: b.dataset.player }), true);
+            else if (e.status === 403) C.toast(t("seat.ask_organiser"), true);
+            else C.toast(C.errorText(e), true);
+            if (e.status === 409) { b.disabled = true; b.textContent = b.dataset.player + " · " + t("seat.taken"); }
+          });
         });
+        if (b.dataset.free) { b.disabled = false; delete b.dataset.free; } // wired now: a tap is heard
       });
-      if (b.dataset.free) { b.disabled = false; delete b.dataset.free; } // wired now: a tap is heard
-    });
+      var renew = document.getElementById("new-table-code"); // an organiser: this table's code only
+      if (renew && !renew.dataset.wired) {
+        renew.dataset.wired = "1";
+        renew.addEventListener("click", function () {
+          C.api("POST", "/api/auth/join-tokens", { match_id: id, revoke_others: true }).then(function () { location.reload(); },
+            function (e) { C.toast(C.errorText(e), true); });
+        });
+      }
+    }
+    wire();
     var sel = document.getElementById("seat"); // an organiser's own phone
     if (sel) sel.addEventListener("change", function (ev) {
       C.api("PUT", base + "/seat", { player: ev.target.value || null }).then(function (m) { client.setMatch(m); loadSeats(); },
-        function (e) { C.toast(C.errorText(e), true); });
-    });
-    var renew = document.getElementById("new-table-code"); // an organiser: this table's code only
-    if (renew) renew.addEventListener("click", function () {
-      C.api("POST", "/api/auth/join-tokens", { match_id: id, revoke_others: true }).then(function () { location.reload(); },
         function (e) { C.toast(C.errorText(e), true); });
     });
     var list = document.getElementById("seat-list"), admin = document.getElementById("seats-admin");
@@ -747,6 +784,7 @@
       if (p.this_phone || p.current) words.push(t("seat.this_phone"));
       return words.join(" · ");
     }
+    return { wire: wire };
   }
 
   function initCard() {
@@ -846,13 +884,16 @@
       });
       box.dataset.count = String(list.length);
     }
+    var asked = false;
     function load() {
+      asked = true;
       return C.api("GET", "/api/tournament").then(function (d) { tables = {}; d.tables.forEach(function (m) { tables[m.id] = m; }); draw(); },
         function (e) { box.textContent = C.errorText(e); });
     }
-    load();
+    // asked for once the stream is open, as the home page's list (initHome)
     C.stream("/api/stream", {
       open: load,
+      down: function () { if (!asked) load(); },
       match: function (m) { tables[m.id] = Object.assign({}, tables[m.id] || {}, m); delete live[m.id]; draw(); },
       tick: function (d) {
         if (!d.match_id) return;
