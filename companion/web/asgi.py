@@ -41,6 +41,7 @@ from collections import deque
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from itertools import chain
 from dataclasses import dataclass
+from functools import partial
 
 from companion.web import gate, hot
 from companion.web.limits import MAX_BODY, body_limit
@@ -451,7 +452,7 @@ class Front:
         if not self.own_routes or cycle.waiting_for_100_continue or proto.flow.write_paused:
             return None
         scope = cycle.scope
-        if head_size(scope) > self.limits.max_head:
+        if not proto.head_within and head_size(scope) > self.limits.max_head:
             return None
         found = hot.route(scope)
         if found is None:
@@ -478,63 +479,56 @@ class Front:
             lean[1].close()
 
     def lean_run(self, proto, cycle, lean) -> None:
-        """On the loop, the body whole: ``hot.answer`` in a worker thread, its answer handed back to the loop
-        for the protocol to write (``proto.lean_answer``)."""
+        """On the loop, the body whole: ``hot.answer`` in a worker thread (``_lean_job``), its answer handed back
+        to the loop for the protocol to write (``proto.lean_answer``)."""
         found, ticket, client = lean
         probation = getattr(proto, "probation", None)  # (set by Connections.admit: the connection's own)
         environ = {PROBATION_KEY: probation} if probation else {}
-        body = bytes(cycle.body)
-        loop = proto.loop
-        c, scope = self.c, cycle.scope
-
-        answers, due = self._answers, self._answers_due
-
-        def job():
-            try:
-                status, headers, data = hot.answer(c, found, scope, body, environ)
-                # its header lines written here, in the worker thread: the loop adds uvicorn's own (the date)
-                out = status, b"".join([b"%s: %s\r\n" % header for header in headers]), data
-            except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
-                out = exc
-            answers.append((proto, cycle, out, environ, ticket, client))
-            if not self._waking:  # answers done together are written in one call of the loop
-                self._waking = True
-                try:
-                    loop.call_soon_threadsafe(due)
-                except RuntimeError:  # the loop is closed: the server has stopped
-                    pass
-
         try:
-            self.pool.run(job)
+            self.pool.run(partial(self._lean_job, proto, cycle, found, bytes(cycle.body), environ, ticket, client))
         except RuntimeError:  # the pool is shut down: the server is stopping
             self.lean_drop(lean)
             proto.transport.close()
 
+    def _lean_job(self, proto, cycle, found, body, environ, ticket, client) -> None:
+        """In a worker thread: the answer, its header lines written here (the loop adds uvicorn's own, the
+        date), queued for the loop; answers done together are written in one call of the loop."""
+        try:
+            status, headers, data = hot.answer(self.c, found, cycle.scope, body, environ)
+            out = status, b"".join([b"%s: %s\r\n" % header for header in headers]), data
+        except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
+            out = exc
+        self._answers.append((proto, cycle, out, environ, ticket, client))
+        if not self._waking:
+            self._waking = True
+            try:
+                proto.loop.call_soon_threadsafe(self._answers_due)
+            except RuntimeError:  # the loop is closed: the server has stopped
+                pass
+
     def _answers_due(self) -> None:
-        """On the loop: every answer the worker threads have done so far, written (``_lean_done``). (The flag
-        is lowered before the queue is read: an answer queued after that calls the loop again.)"""
+        """On the loop: every answer the worker threads have done so far, written by the protocol, with
+        ``connection: close`` when the connection's trust says so. (The flag is lowered before the queue is
+        read: an answer queued after that calls the loop again.)"""
         self._waking = False
         answers = self._answers
         while answers:
+            proto, cycle, out, environ, ticket, client = answers.popleft()
             try:
-                self._lean_done(*answers.popleft())
+                if ticket is not None:
+                    ticket.close()
+                if isinstance(out, BaseException):
+                    log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for ASGI)
+                    proto.transport.close()
+                    continue
+                # the trust its credentials earned the connection (Connections.earned), asked only when it
+                # can change
+                close = (getattr(proto, "probation", None) or environ.get(TRUST_KEY, 0) > getattr(proto, "trust", 0)) \
+                    and not self._earned(client, environ)
+                proto.lean_answer(cycle, out[0], out[1], out[2], close=close)
             except Exception:
                 log.exception("Exception in ASGI application")
-
-    def _lean_done(self, proto, cycle, out, environ, ticket, client) -> None:
-        if ticket is not None:
-            ticket.close()
-        if isinstance(out, BaseException):
-            log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for the ASGI path)
-            proto.transport.close()
-            return
-        status, lines, data = out
-        # the trust its credentials earned the connection (Connections.earned), asked only when it can change
-        trust = environ.get(TRUST_KEY, 0)
-        close = (getattr(proto, "probation", None) or trust > getattr(proto, "trust", 0)) \
-            and not self._earned(client, environ)
-        proto.lean_answer(cycle, status, lines, data, close=close)
-        if not self._answered:
+        if self._app is None:  # (answered without it: built now, in a worker thread)
             self._answered = True
             self._warm()
 

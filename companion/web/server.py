@@ -244,6 +244,13 @@ def _httptools_class(limits, connections: Connections, front=None):
         # a hot route's request the front answers without an ASGI task (``Front.lean_head``), its body still
         # being read: (its cycle, the app, what the front keeps of it)
         _lean = None
+        # bytes received on the connection before the packet being read, and up to its end; the count before
+        # the packet in which the current request began: a bound of its head's size (``on_headers_complete``)
+        _fed = _got = _began = 0
+        head_within = False  # the current request's head is surely within its limit (``Front.lean_head``)
+        _defaults = None  # uvicorn's default headers, and their lines (``lean_answer``)
+        _default_lines = b""
+        _head_bound = 0
 
         def connection_made(self, transport):
             nodelay(transport)
@@ -258,8 +265,11 @@ def _httptools_class(limits, connections: Connections, front=None):
             if not self._admitted or self.parser is None or self._refused:
                 return
             self._idle_due = None  # (uvicorn's keep-alive timeout: ended by any data)
+            n = len(data)
+            self._fed = got = self._got
+            self._got = got + n
             if self._in_head or self.cycle is None or self.cycle.response_complete:
-                self._head_bytes += len(data)
+                self._head_bytes += n
             super().data_received(data)
             if self._in_head and self._head_bytes > limits.max_head and not self._refused:
                 self._refuse_head()  # a head still incomplete past the limit (h11 refused it at 16 KB: 400)
@@ -271,6 +281,9 @@ def _httptools_class(limits, connections: Connections, front=None):
             uvicorn starts it."""
             lean = None
             if front is not None and not self._refused:
+                # (the bound is this request's when its scope is the last one begun: not always for a
+                # pipelined request's turn)
+                self.head_within = cycle.scope is self.scope and self._head_bound <= limits.max_head
                 lean = front.lean_head(self, cycle)
             if lean is None:
                 super()._start_asgi_task(cycle, app)
@@ -306,10 +319,11 @@ def _httptools_class(limits, connections: Connections, front=None):
             then the response done as uvicorn's is."""
             if cycle.disconnected or self.transport.is_closing():
                 return
-            out = [STATUS_LINE[status]]
-            for name, value in cycle.default_headers:
-                out += (name, b": ", value, b"\r\n")
-            out.append(lines)
+            defaults = cycle.default_headers  # (uvicorn's: the date, a new list each second)
+            if defaults is not self._defaults:
+                self._defaults = defaults
+                self._default_lines = b"".join([b"%s: %s\r\n" % header for header in defaults])
+            out = [STATUS_LINE[status], self._default_lines, lines]
             if close or not cycle.keep_alive:
                 cycle.keep_alive = False
                 out.append(b"connection: close\r\n")
@@ -325,15 +339,19 @@ def _httptools_class(limits, connections: Connections, front=None):
 
         def on_message_begin(self):
             self._in_head = True
+            self._began = self._fed
             super().on_message_begin()
 
         def on_headers_complete(self):
             self._in_head = False
             self._head_bytes = 0
-            self._disarm()  # a request head arrived: its body and response have their own limits
+            self._head_due = None  # a request head arrived: its body and response have their own limits
             if len(self.url) > limits.max_head:  # (the front refuses a long head in the caller's language;
                 self._refuse_head()  # a target this long httptools would not even parse)
                 return
+            # the head lies in the packets from the one it began in to this one; each header line is at
+            # least its name and value and 2 bytes, which ``asgi.head_size`` counts as 4
+            self._head_bound = self._got - self._began + 2 * len(self.headers)
             super().on_headers_complete()
 
         def _refuse_head(self):
