@@ -452,7 +452,7 @@ class Front:
         if not self.own_routes or cycle.waiting_for_100_continue or proto.flow.write_paused:
             return None
         scope = cycle.scope
-        if not proto.head_within and head_size(scope) > self.limits.max_head:
+        if not getattr(proto, "head_within", False) and head_size(scope) > self.limits.max_head:
             return None
         found = hot.route(scope)
         if found is None:
