@@ -70,7 +70,10 @@ class _Batch:
         self.writes = 0
         self.hooks: list = []
         self.error = None
-        self.done = threading.Event()
+        self.finished = False
+        # what the writers that left the transaction open to the others wait on (made only then: most
+        # transactions are committed by their only writer, which has nothing to wait for)
+        self.done: threading.Event | None = None
 
 
 def _again(error: BaseException) -> BaseException:
@@ -281,7 +284,8 @@ class Database:
         finally:
             self._owner = None
             self._write_lock.release()
-        batch.done.wait()
+        if not batch.finished:  # (left open to the writers waiting: one of them commits it)
+            batch.done.wait()
         if batch.error is not None:
             raise _again(batch.error)
 
@@ -446,6 +450,8 @@ class Database:
         with self._count_lock:
             waiting = self._waiting
         if group and waiting and batch.writes < self.MAX_GROUP:
+            if batch.done is None:
+                batch.done = threading.Event()
             return
         self._exact = False  # (before the COMMIT: once it is done another connection may commit)
         if batch.writes == 0:
@@ -475,7 +481,9 @@ class Database:
                     fn()
                 except Exception:
                     log.exception("a commit hook failed")
-        batch.done.set()
+        batch.finished = True
+        if batch.done is not None:
+            batch.done.set()
 
     @staticmethod
     def _drop_hooks(hooks) -> None:
