@@ -184,7 +184,8 @@ class Request:
         length = self.headers.get("content-length")
         self.content_length = int(length) if length is not None else None
         self.args = {}
-        for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True):
+        query = scope.get("query_string")
+        for k, v in parse_qsl(query.decode("latin-1"), keep_blank_values=True) if query else ():
             self.args.setdefault(k, v)
         self.cookies = {}
         for part in self.headers.get("cookie", "").split(";"):
