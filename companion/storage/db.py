@@ -76,6 +76,27 @@ class _Batch:
         self.done: threading.Event | None = None
 
 
+class _OneLook:
+    """``Database.one_look()``'s context (a class: a request enters one, and a generator's context costs
+    several times as much)."""
+
+    __slots__ = ("_local", "_outer")
+
+    def __init__(self, local):
+        self._local = local
+        self._outer = False
+
+    def __enter__(self):
+        if getattr(self._local, "looked", None) is not None:
+            self._outer = True  # nested: the outer one's look
+        else:
+            self._local.looked = False
+
+    def __exit__(self, *exc) -> None:
+        if not self._outer:
+            self._local.looked = None
+
+
 def _again(error: BaseException) -> BaseException:
     """The group's COMMIT error for one more of its writers (a fresh exception of the same kind: each
     thread raises its own)."""
@@ -304,20 +325,12 @@ class Database:
         if getattr(self._local, "looked", None) is False:
             self._local.looked = True
 
-    @contextmanager
-    def one_look(self):
+    def one_look(self) -> "_OneLook":
         """Within it, this thread's reads look for other connections' commits once, at the first that
         can (``cached``, ``outside_commits``): the reads of one request, which answer as of that look (a
         commit by another process before the request is seen; one while it runs may be, as before). A
         commit of this process is seen at once, as always. Nested: the outer one's look."""
-        if getattr(self._local, "looked", None) is not None:
-            yield
-            return
-        self._local.looked = False
-        try:
-            yield
-        finally:
-            self._local.looked = None
+        return _OneLook(self._local)
 
     def _exact_now(self) -> bool:
         """Without the writer lock: whether a write's transaction holds the database now, looked at its
