@@ -176,21 +176,22 @@ class Request:
         self.scheme = scope.get("scheme") or "http"
         client = scope.get("client")
         self.remote_addr = client[0] if client else None
-        self.headers = _Headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
+        self.headers = _Headers({k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]})
         host = self.headers["host"]
         if self.scheme in ("http", "ws"):
             host = host.removesuffix(":80")
         elif self.scheme in ("https", "wss"):
             host = host.removesuffix(":443")
         self.host = host
-        length = self.headers.get("content-length")
+        length = dict.get(self.headers, "content-length")
         self.content_length = int(length) if length is not None else None
         self.args = {}
         query = scope.get("query_string")
         for k, v in parse_qsl(query.decode("latin-1"), keep_blank_values=True) if query else ():
             self.args.setdefault(k, v)
         self.cookies = {}
-        for part in self.headers.get("cookie", "").split(";"):
+        cookie = dict.get(self.headers, "cookie")
+        for part in cookie.split(";") if cookie else ():
             k, eq, v = part.strip().partition("=")
             if eq:
                 self.cookies.setdefault(k.strip(), v.strip())
