@@ -34,21 +34,27 @@ import gc
 import io
 import json
 import logging
+import queue
 import re
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from itertools import chain
 from dataclasses import dataclass
+from functools import partial
 
 from companion.web import gate, hot
 from companion.web.limits import MAX_BODY, body_limit
 from companion.web.hub import heartbeat_event
 from companion.web.streams import frame
-from companion.web.shares import PROBATION_KEY, TRUST_KEY, Bodies, Ticket, is_loopback
+from companion.web.shares import PROBATION_KEY, SMALL_BODY, TRUST_KEY, Bodies, Ticket, is_loopback
 
 log = logging.getLogger(__name__)
 
 STREAM_PATH = re.compile(r"^/api/(?:stream|matches/[^/]+/stream)$")
+# (in a request's scope) the loop time its body is due by, when the httptools protocol waited for it first
+# (``Front.lean_head``) and it did not come: the body deadline counts from the request's head either way
+BODY_DUE = "companion.body_due"
 
 
 @dataclass
@@ -67,6 +73,77 @@ class Limits:
     bodies_in_all: int = 24 * 1024 * 1024  # and the whole box (the box's own screen: one more max_body)
     max_head: int = 16 * 1024  # a request head (request line and headers), however it arrives
     stream_threads: int = 8  # worker threads that open streams (SQLite reads)
+
+
+class Workers(Executor):
+    """A bounded pool of long-lived worker threads that take their jobs from one queue. ``run(job)`` hands a
+    job over without a Future (the hot routes' answers come back by the front's own call to the loop);
+    ``submit`` makes one, as ``loop.run_in_executor`` needs. A thread is started when none is idle, up to
+    ``max_workers``, as ``ThreadPoolExecutor`` does, without its work item, Future and idle semaphore (a
+    condition and its lock, taken in Python code) per job on both sides; ``shutdown`` ends the threads once
+    the jobs handed over before it are done."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str = "worker"):
+        self._jobs = queue.SimpleQueue()
+        self._max = max_workers
+        self._prefix = thread_name_prefix
+        self._threads: list[threading.Thread] = []
+        self._idle = 0  # threads waiting for a job, not yet promised one (under _lock)
+        self._lock = threading.Lock()
+        self._shut = False
+
+    def run(self, job) -> None:
+        """``job()`` in a worker thread; what it raises is logged (a job answers its own errors)."""
+        if self._shut:
+            raise RuntimeError("cannot schedule new jobs after shutdown")
+        self._jobs.put(job)
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+                return
+            if len(self._threads) >= self._max:
+                return  # (it waits for the first thread done with its job)
+            thread = threading.Thread(target=self._work, name=f"{self._prefix}_{len(self._threads)}", daemon=True)
+            self._threads.append(thread)
+        thread.start()
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future = Future()
+
+        def job():
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+        self.run(job)
+        return future
+
+    def _work(self) -> None:
+        jobs, lock = self._jobs, self._lock
+        while True:
+            job = jobs.get()
+            if job is None:  # shut down: the next thread stops too
+                jobs.put(None)
+                return
+            try:
+                job()
+            except BaseException:
+                log.exception("a worker thread's job failed")
+            job = None
+            with lock:
+                self._idle += 1
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._shut = True
+        self._jobs.put(None)
+        if wait:
+            for thread in list(self._threads):
+                thread.join()
 
 
 def _json_response(status: int, body: dict, extra=()) -> tuple[dict, dict]:
@@ -144,7 +221,9 @@ class Front:
         self.own_routes = own_routes  # the hot routes answered here (companion/web/hot.py), not by Flask
         self.limits = limits or Limits()
         self.c = context if context is not None else app.extensions["companion"]
-        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="companion-wsgi")
+        self.pool = Workers(threads, "companion-wsgi")
+        self._answers: deque = deque()  # the hot routes' answers done in worker threads, for the loop
+        self._waking = False  # the loop has been called to write them (``_answers_due``)
         self.io = ThreadPoolExecutor(max_workers=self.limits.stream_threads, thread_name_prefix="companion-stream")
         self.connections = connections  # shares.Connections: to drop a stuck stream's connection, trust
         self.bodies = Bodies(self.limits)
@@ -316,7 +395,10 @@ class Front:
                 refused = ticket.grow(length or 0)
                 if refused is None:
                     try:
-                        async with asyncio.timeout(self.limits.body_timeout):
+                        due = scope.get(BODY_DUE)
+                        if due is None:
+                            due = asyncio.get_running_loop().time() + self.limits.body_timeout
+                        async with asyncio.timeout_at(due):
                             body = await self._read_body(receive, limit, ticket)
                     except _TooLarge:
                         await self._refuse(send, scope, 413, TOO_LARGE, "body", kib=limit // 1024)
@@ -370,7 +452,7 @@ class Front:
         if not self.own_routes or cycle.waiting_for_100_continue or proto.flow.write_paused:
             return None
         scope = cycle.scope
-        if head_size(scope) > self.limits.max_head:
+        if not getattr(proto, "head_within", False) and head_size(scope) > self.limits.max_head:
             return None
         found = hot.route(scope)
         if found is None:
@@ -383,48 +465,72 @@ class Front:
         if length > self.limits.max_body or length > body_limit(found[0]):
             return None
         client = scope.get("client") or ("", 0)
-        ticket = Ticket(self.bodies, client[0])
-        if length and ticket.grow(length) is not None:
-            return None
+        ticket = None  # (a body of a few KiB is not counted: Ticket.grow)
+        if length > SMALL_BODY:
+            ticket = Ticket(self.bodies, client[0])
+            if ticket.grow(length) is not None:
+                return None
         return found, ticket, client
 
     def lean_drop(self, lean) -> None:
-        """The body did not arrive with its head: the request goes the ASGI path after all."""
-        lean[1].close()
+        """The body did not arrive by its deadline (the request goes the ASGI path, which answers it), or its
+        client went away: its share of bodies given back."""
+        if lean[1] is not None:
+            lean[1].close()
 
     def lean_run(self, proto, cycle, lean) -> None:
-        """On the loop, the body whole: ``hot.answer`` in a worker thread, its answer handed back to the loop
-        for the protocol to write (``proto.lean_answer``)."""
+        """On the loop, the body whole: ``hot.answer`` in a worker thread (``_lean_job``), its answer handed back
+        to the loop for the protocol to write (``proto.lean_answer``)."""
         found, ticket, client = lean
-        probation = self.connections.probation_of(client) if self.connections is not None else None
+        probation = getattr(proto, "probation", None)  # (set by Connections.admit: the connection's own)
         environ = {PROBATION_KEY: probation} if probation else {}
-        body = bytes(cycle.body)
-        loop = proto.loop
-        c, scope, done = self.c, cycle.scope, self._lean_done
-
-        def job():
-            try:
-                out = hot.answer(c, found, scope, body, environ)
-            except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
-                out = exc
-            loop.call_soon_threadsafe(done, proto, cycle, out, environ, ticket, client)
-
         try:
-            self.pool.submit(job)
+            self.pool.run(partial(self._lean_job, proto, cycle, found, bytes(cycle.body), environ, ticket, client))
         except RuntimeError:  # the pool is shut down: the server is stopping
-            ticket.close()
+            self.lean_drop(lean)
             proto.transport.close()
 
-    def _lean_done(self, proto, cycle, out, environ, ticket, client) -> None:
-        ticket.close()
-        if isinstance(out, BaseException):
-            log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for the ASGI path)
-            proto.transport.close()
-            return
-        status, headers, data = out
-        proto.lean_answer(cycle, status, headers, data, close=not self._earned(client, environ))
-        self._answered = True
-        self._warm()
+    def _lean_job(self, proto, cycle, found, body, environ, ticket, client) -> None:
+        """In a worker thread: the answer, its header lines written here (the loop adds uvicorn's own, the
+        date), queued for the loop; answers done together are written in one call of the loop."""
+        try:
+            status, headers, data = hot.answer(self.c, found, cycle.scope, body, environ)
+            out = status, b"".join([b"%s: %s\r\n" % header for header in headers]), data
+        except BaseException as exc:  # (hot.answer answers every error itself: a bug of its own)
+            out = exc
+        self._answers.append((proto, cycle, out, environ, ticket, client))
+        if not self._waking:
+            self._waking = True
+            try:
+                proto.loop.call_soon_threadsafe(self._answers_due)
+            except RuntimeError:  # the loop is closed: the server has stopped
+                pass
+
+    def _answers_due(self) -> None:
+        """On the loop: every answer the worker threads have done so far, written by the protocol, with
+        ``connection: close`` when the connection's trust says so. (The flag is lowered before the queue is
+        read: an answer queued after that calls the loop again.)"""
+        self._waking = False
+        answers = self._answers
+        while answers:
+            proto, cycle, out, environ, ticket, client = answers.popleft()
+            try:
+                if ticket is not None:
+                    ticket.close()
+                if isinstance(out, BaseException):
+                    log.error("Exception in ASGI application", exc_info=out)  # (what uvicorn logs for ASGI)
+                    proto.transport.close()
+                    continue
+                # the trust its credentials earned the connection (Connections.earned), asked only when it
+                # can change
+                close = (getattr(proto, "probation", None) or environ.get(TRUST_KEY, 0) > getattr(proto, "trust", 0)) \
+                    and not self._earned(client, environ)
+                proto.lean_answer(cycle, out[0], out[1], out[2], close=close)
+            except Exception:
+                log.exception("Exception in ASGI application")
+        if self._app is None:  # (answered without it: built now, in a worker thread)
+            self._answered = True
+            self._warm()
 
     def _earned(self, client, environ) -> bool:
         """The trust this request's credentials earned its connection; False: close it after the answer."""

@@ -14,6 +14,7 @@ from companion.base.errors import AuthError, CompanionError, InputError, NotFoun
 from companion.services.access import hash_secret, role_in, session_hours
 from companion.web.core import ctx, json_body, require, role
 from companion.web.shares import is_loopback
+from companion.web.streams import publish_seats
 
 bp = Blueprint("auth", __name__)
 COOKIE = "companion_sid"
@@ -159,6 +160,8 @@ def logout():
     sess = g.get("session")
     if sess is not None:
         c.access.end_session(sess["key"])
+        for match_id in sess["data"].get("seats") or {}:  # its seats are free again: the tables' phones see it
+            publish_seats(c, match_id)
     resp = make_response(jsonify({"role": "viewer"}))
     resp.delete_cookie(COOKIE, path="/")
     return resp
@@ -324,7 +327,11 @@ def list_sessions():
 @bp.delete("/api/auth/sessions/<session_id>")
 @require("organiser")
 def end_session(session_id):
-    ctx().access.end_session_by_id(session_id)
+    c = ctx()
+    held = [m for s in c.access.list_sessions() if s["id"] == session_id for m in s["seats"]]
+    c.access.end_session_by_id(session_id)
+    for match_id in held:  # its seats are free again: the tables' phones see it
+        publish_seats(c, match_id)
     return jsonify({"ended": session_id})
 
 

@@ -20,6 +20,12 @@ does not hold starts the stream again from the last event it had, with a fresh s
 ``GET /api/stream``: the club-wide feed for the home page and the tournament overview
 (``event: match`` when a match is created or changes, ticks and alerts of every match).
 
+``event: seats`` (``{"taken": [names], "seat"}``): a seat taken, given or freed, or a seated phone signed out
+(``companion/web/seats.py``, ``auth.py``), to the streams of the phones that sit or may sit (a player's or an
+organiser's: ``seat`` is the caller's own, read again, so it is written per audience; a viewer's stream, the
+TV page's, gets none), and in the head of an unseated player's stream after its snapshot: "Who are you?"
+follows the table (``js/pages.js``). ``taken`` names only whose seats a player's phone holds, as the card shows.
+
 ``event: tv-sound``: the TVs' sound switched from another device (``companion/web/tv.py``), whenever it
 changes, and in the head of a TV page's match stream (``?tv=1``).
 

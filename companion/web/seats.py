@@ -21,6 +21,7 @@ from flask import Blueprint, abort, jsonify, render_template, request
 from companion.base.errors import (AuthError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError)
 from companion.web import apidoc
 from companion.web.core import ctx, json_body, require, role
+from companion.web.streams import publish_seats, seats_taken
 
 bp = Blueprint("seats", __name__)
 
@@ -171,6 +172,7 @@ def claim_seat(match_id):
         if refused is not None:
             raise ForbiddenError("this phone sits as {value}: an organiser can move it",
                                  "$.player", value=refused.split(':', 1)[1])
+    publish_seats(c, match_id)  # every phone still asked "Who are you?" sees the seat taken
     g.session = c.access.session_by_key(sess["key"]) or sess
     return jsonify(match_doc(match_id))
 
@@ -187,6 +189,7 @@ def bind_seat(match_id, player):
     sess = g.get("session")
     ctx().access.bind_seat(match_id, player, doc["session"], share=doc.get("share", False),
                            by_key=sess["key"] if sess is not None else None)
+    publish_seats(ctx(), match_id)
     return jsonify(seats_doc(match_id))
 
 
@@ -229,6 +232,7 @@ def free_seat(match_id, player):
     """An organiser frees ``player``'s seat: the phones that held it are asked "Who are you?" again."""
     _player_of(match_id, player, "player")
     ctx().access.free_seat(match_id, player)
+    publish_seats(ctx(), match_id)
     return jsonify(seats_doc(match_id))
 
 
@@ -326,9 +330,8 @@ def who_question(match: dict) -> dict | None:
 
     if match["status"] != "open" or role() != "player" or g.get("session") is None or seat_for(match["id"]):
         return None
-    taken = {r["player"] for r in ctx().access.seats(match["id"]) if r["role"] == "player"}
-    free = [p for p in match["players"] if p not in taken]
-    return {"free": free, "taken": [p for p in match["players"] if p in taken]}
+    taken = seats_taken(ctx(), match["id"], match["players"])
+    return {"free": [p for p in match["players"] if p not in taken], "taken": taken}
 
 
 _ID = apidoc.path_param("match_id")

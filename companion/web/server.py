@@ -88,12 +88,24 @@ def protocol_class(limits, connections: Connections, http: str | None = None, fr
 
 class _Limited:
     """What both protocols add to uvicorn's: ``connection_made`` admits or refuses the connection
-    (``Connections``), a deadline for a whole request head, ``shed`` and ``is_idle`` for the caps."""
+    (``Connections``), a deadline for a whole request head, ``shed`` and ``is_idle`` for the caps.
 
-    _deadline = None
+    A connection has **one timer** for its deadlines (``_wake``): a whole request head within
+    ``header_timeout`` of the connection or of its last response, some data within uvicorn's keep-alive
+    timeout of its last response, a late body of a request the front serves itself (``_body_due``). An
+    answer moves the deadlines later by storing them; the timer, due at the earliest one, re-arms itself
+    for the next when it fires: uvicorn armed a new keep-alive timer at every response and cancelled it
+    at the next byte, the header deadline the same, two timers made and cancelled per request (asyncio
+    keeps a cancelled one in its heap until it is due)."""
+
     _admitted = False
     _limits = None  # (not ``limits``/``connections``: uvicorn's own attributes)
     _caps = None
+    _timer = None  # the connection's one timer, due at ``_timer_at`` (loop time)
+    _timer_at = 0.0
+    _head_due = None  # a whole request head by then (loop time), else the connection is closed
+    _idle_due = None  # some data by then (after a response: the keep-alive timeout), else closed
+    _body_due = None  # the body of the request the front waits for by then (``_body_late``)
 
     def _admit(self, transport) -> bool:
         self._admitted = self._caps.admit(self.client, self)
@@ -111,22 +123,60 @@ class _Limited:
             self.cycle.message_event.set()
         self.transport.abort()
 
-    def _arm(self):
-        self._disarm()
-        self._deadline = self.loop.call_later(self._limits.header_timeout, self._expired)
+    def _arm(self, keep_alive: bool = False):
+        """A whole request head due from now (and, after a response, some data within the keep-alive
+        timeout)."""
+        now = self.loop.time()
+        self._head_due = due = now + self._limits.header_timeout
+        if keep_alive:
+            self._idle_due = idle = now + self.timeout_keep_alive
+            if idle < due:
+                due = idle
+        self._due(due)
+
+    def _due(self, due: float):
+        """The timer fires at ``due`` or before (one due earlier fires, then waits for the rest)."""
+        if self._timer is None:
+            self._timer = self.loop.call_at(due, self._wake)
+            self._timer_at = due
+        elif due < self._timer_at:
+            self._timer.cancel()
+            self._timer = self.loop.call_at(due, self._wake)
+            self._timer_at = due
 
     def _disarm(self):
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        """A request head arrived: its body and response have their own limits."""
+        self._head_due = None
 
-    def _expired(self):
-        self._deadline = None
-        if self.is_idle() and not self.transport.is_closing():
-            self.transport.close()  # no whole request head in time: a slow or idle client
+    def _wake(self):
+        self._timer = None
+        if self.transport.is_closing():
+            return
+        now = self.loop.time()
+        if self._idle_due is not None and now >= self._idle_due:
+            self._idle_due = None
+            self.transport.close()  # idle after its last response for the keep-alive timeout (uvicorn's)
+            return
+        if self._head_due is not None and now >= self._head_due:
+            self._head_due = None
+            if self.is_idle():
+                self.transport.close()  # no whole request head in time: a slow or idle client
+                return
+        if self._body_due is not None and now >= self._body_due:
+            self._body_due = None
+            self._body_late()
+        dues = [d for d in (self._idle_due, self._head_due, self._body_due) if d is not None]
+        if dues:
+            self._due(min(dues))
+
+    def _body_late(self):
+        pass
 
     def _release(self):
-        self._disarm()
+        self._head_due = self._idle_due = self._body_due = None
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._admitted:
             self._caps.release(self.client, self)
 
@@ -148,12 +198,22 @@ def _h11_class(limits, connections: Connections):
         def data_received(self, data):
             if not self._admitted:
                 return
+            self._idle_due = None  # (uvicorn's keep-alive timeout: ended by any data)
             super().data_received(data)
             if self.conn.their_state is not h11.IDLE:
                 self._disarm()  # a request head arrived: its body and response have their own limits
 
         def on_response_complete(self):
-            super().on_response_complete()
+            # uvicorn's, with its keep-alive timeout kept by the connection's one timer (``_Limited``)
+            self.server_state.total_requests += 1
+            if self.transport.is_closing():
+                return
+            self._idle_due = due = self.loop.time() + self.timeout_keep_alive
+            self._due(due)
+            self.flow.resume_reading()
+            if self.conn.our_state is h11.DONE and self.conn.their_state is h11.DONE:
+                self.conn.start_next_cycle()
+                self.handle_events()  # (a pipelined request)
             if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
                 self._arm()
 
@@ -171,6 +231,8 @@ _HEAD_BODY = b'{"error": "the request head is too large: at most %d KiB", "field
 def _httptools_class(limits, connections: Connections, front=None):
     from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+    from companion.web.asgi import BODY_DUE
+
     too_large = _HEAD_BODY % (limits.max_head // 1024)
     head_refused = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json\r\n"
                     b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(too_large), too_large))
@@ -182,7 +244,13 @@ def _httptools_class(limits, connections: Connections, front=None):
         # a hot route's request the front answers without an ASGI task (``Front.lean_head``), its body still
         # being read: (its cycle, the app, what the front keeps of it)
         _lean = None
-        _feeding = False  # in data_received: the parser's callbacks are being called
+        # bytes received on the connection before the packet being read, and up to its end; the count before
+        # the packet in which the current request began: a bound of its head's size (``on_headers_complete``)
+        _fed = _got = _began = 0
+        head_within = False  # the current request's head is surely within its limit (``Front.lean_head``)
+        _defaults = None  # uvicorn's default headers, and their lines (``lean_answer``)
+        _default_lines = b""
+        _head_bound = 0
 
         def connection_made(self, transport):
             nodelay(transport)
@@ -196,51 +264,66 @@ def _httptools_class(limits, connections: Connections, front=None):
         def data_received(self, data):
             if not self._admitted or self.parser is None or self._refused:
                 return
+            self._idle_due = None  # (uvicorn's keep-alive timeout: ended by any data)
+            n = len(data)
+            self._fed = got = self._got
+            self._got = got + n
             if self._in_head or self.cycle is None or self.cycle.response_complete:
-                self._head_bytes += len(data)
-            self._feeding = True
-            try:
-                super().data_received(data)
-            finally:
-                self._feeding = False
+                self._head_bytes += n
+            super().data_received(data)
             if self._in_head and self._head_bytes > limits.max_head and not self._refused:
                 self._refuse_head()  # a head still incomplete past the limit (h11 refused it at 16 KB: 400)
-            if self._lean is not None:  # its body did not come with its head: the ASGI path reads the rest
-                cycle, app, lean = self._lean
-                self._lean = None
-                front.lean_drop(lean)
-                super()._start_asgi_task(cycle, app)
 
         def _start_asgi_task(self, cycle, app):
             """(uvicorn's, for a request whose head is whole, or a pipelined one's turn.) A hot route's plain
             request goes to the front without a task once its body is here (at once for a body already
-            read); any other, an ASGI task as uvicorn starts it."""
+            read; else when its last byte comes, within the body deadline); any other, an ASGI task as
+            uvicorn starts it."""
             lean = None
-            if front is not None and not self._refused and (self._feeding or not cycle.more_body):
-                lean = front.lean_head(self, cycle)  # (a pipelined request's turn: only with its whole body)
+            if front is not None and not self._refused:
+                # (the bound is this request's when its scope is the last one begun: not always for a
+                # pipelined request's turn)
+                self.head_within = cycle.scope is self.scope and self._head_bound <= limits.max_head
+                lean = front.lean_head(self, cycle)
             if lean is None:
                 super()._start_asgi_task(cycle, app)
                 return
             self._lean = (cycle, app, lean)
             if not cycle.more_body:
                 self._lean_go()
+            else:  # its body comes after its head (on_message_complete), or not in time (_body_late)
+                self._body_due = due = self.loop.time() + front.limits.body_timeout
+                self._due(due)
 
         def _lean_go(self):
             cycle, _app, lean = self._lean
             self._lean = None
+            self._body_due = None
             front.lean_run(self, cycle, lean)
 
-        def lean_answer(self, cycle, status: int, headers, data: bytes, close: bool = False) -> None:
-            """On the loop: the answer of a request the front served without ASGI, written in one piece as
-            uvicorn's ``send`` would write its two messages (its default headers first, ``connection:
-            close`` when the connection ends with it), then the response done as uvicorn's is."""
+        def _body_late(self):
+            """The body of a request the front waits for did not come by its deadline: the ASGI path answers
+            it as it answers a late body (408), its deadline passed."""
+            if self._lean is None:
+                return
+            cycle, app, lean = self._lean
+            self._lean = None
+            front.lean_drop(lean)
+            cycle.scope[BODY_DUE] = self.loop.time()
+            super()._start_asgi_task(cycle, app)
+
+        def lean_answer(self, cycle, status: int, lines: bytes, data: bytes, close: bool = False) -> None:
+            """On the loop: the answer of a request the front served without ASGI (``lines``: its header lines,
+            ``name: value\\r\\n`` each), written in one piece as uvicorn's ``send`` would write its two
+            messages (its default headers first, ``connection: close`` when the connection ends with it),
+            then the response done as uvicorn's is."""
             if cycle.disconnected or self.transport.is_closing():
                 return
-            out = [STATUS_LINE[status]]
-            for name, value in cycle.default_headers:
-                out += (name, b": ", value, b"\r\n")
-            for name, value in headers:
-                out += (name, b": ", value, b"\r\n")
+            defaults = cycle.default_headers  # (uvicorn's: the date, a new list each second)
+            if defaults is not self._defaults:
+                self._defaults = defaults
+                self._default_lines = b"".join([b"%s: %s\r\n" % header for header in defaults])
+            out = [STATUS_LINE[status], self._default_lines, lines]
             if close or not cycle.keep_alive:
                 cycle.keep_alive = False
                 out.append(b"connection: close\r\n")
@@ -256,15 +339,19 @@ def _httptools_class(limits, connections: Connections, front=None):
 
         def on_message_begin(self):
             self._in_head = True
+            self._began = self._fed
             super().on_message_begin()
 
         def on_headers_complete(self):
             self._in_head = False
             self._head_bytes = 0
-            self._disarm()  # a request head arrived: its body and response have their own limits
+            self._head_due = None  # a request head arrived: its body and response have their own limits
             if len(self.url) > limits.max_head:  # (the front refuses a long head in the caller's language;
                 self._refuse_head()  # a target this long httptools would not even parse)
                 return
+            # the head lies in the packets from the one it began in to this one; each header line is at
+            # least its name and value and 2 bytes, which ``asgi.head_size`` counts as 4
+            self._head_bound = self._got - self._began + 2 * len(self.headers)
             super().on_headers_complete()
 
         def _refuse_head(self):
@@ -284,12 +371,25 @@ def _httptools_class(limits, connections: Connections, front=None):
                     self._lean_go()
 
         def on_response_complete(self):
-            super().on_response_complete()
-            if not self.transport.is_closing() and self.is_idle():
-                self._arm()
+            # uvicorn's, with its keep-alive timeout kept by the connection's one timer (``_Limited``)
+            self.server_state.total_requests += 1
+            if self.transport.is_closing():
+                return
+            self._idle_due = None
+            self.flow.resume_reading()
+            if self.pipeline:  # a pipelined request's turn
+                cycle, app = self.pipeline.pop()
+                self._start_asgi_task(cycle, app)
+                if not self.transport.is_closing() and self.is_idle():
+                    self._arm()
+            else:
+                self._arm(keep_alive=True)
 
         def connection_lost(self, exc):
             self._release()
+            if self._lean is not None:  # gone while its body was awaited: nothing to answer
+                front.lean_drop(self._lean[2])
+                self._lean = None
             super().connection_lost(exc)
 
     CompanionHttpTools._limits, CompanionHttpTools._caps = limits, connections

@@ -135,6 +135,20 @@ def cached(item, key, make, framed: bool = False) -> bytes:
     return chunk
 
 
+def seats_taken(c, match_id: str, players: list[str] | None = None) -> list[str]:
+    """The players of the match whose seat a player's phone holds, in the match's order: what "Who are you?"
+    says of the others (taken or free, never which phone), on the page and live (``event: seats``)."""
+    held = {r["player"] for r in c.access.seats(match_id) if r["role"] == "player"}
+    return [p for p in (players if players is not None else c.store.get_match(match_id)["players"]) if p in held]
+
+
+def publish_seats(c, match_id: str) -> None:
+    """After a seat was taken, given or freed (or a phone holding one signed out): the match's streams say it
+    (``event: seats``, written per audience by ``match_stream``); nothing when none is open."""
+    if c.hub.listened(match_id):
+        c.hub.publish(match_id, "seats", {"taken": seats_taken(c, match_id)})
+
+
 def match_stream(call: Call, match_id: str, subscribe) -> Plan:
     """``GET /api/matches/<id>/stream`` for ``call`` (already through the gate); ``subscribe(key)``: the hub
     subscriber of the server that pumps it (an event loop's, or a thread's queue)."""
@@ -157,6 +171,8 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
         view = c.service.state(match_id)
         status = "ended" if c.service.fold(match_id).ended() else "open"
         head.append(sse("snapshot", {"view": present_view(view, who, seat), "status": status}, id=view["seq"]))
+        if who == "player" and seat is None and status == "open":  # "Who are you?": the seats as they are now
+            head.append(sse("seats", {"taken": seats_taken(c, match_id), "seat": None}))
         if request.args.get("tv") == "1":  # a TV page: its sound as set from another device (web/tv.py)
             head.append(sse("tv-sound", sound_state(c.store, match_id)))
     except BaseException:
@@ -211,6 +227,11 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
 
     def render(item, framed: bool = False, looked=None):
         kind, payload = item[0], item[1]
+        if kind == "seats":  # a seat taken or freed: to the phones that sit or may sit, each with its own seat
+            aud = looked if looked is not None else caller() if blocking else (who, seat)
+            if aud[0] not in ("player", "organiser"):
+                return None
+            return cached(item, ("seats", *aud), lambda: sse("seats", {**payload, "seat": aud[1]}), framed)
         if kind != "event":
             return cached(item, kind, lambda: sse(kind, payload), framed)
         seq = payload["event"]["seq"]

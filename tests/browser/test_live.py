@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.trackers_kit import organiser_api
 from tests.web.serverproc import Server
 
 pytestmark = pytest.mark.browser
@@ -71,16 +72,19 @@ def _asked(page) -> list[str]:
 
 
 def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match_id, artifacts_dir):
-    """A match page, its TV, the home page and the room screen left open with nothing happening, for three watchdog
-    periods: each asked for each thing once; then a new match reaches both lists live, and a stream that
-    opens again reads its list again."""
+    """A match page, its TV, the home page, the room screen and a tournament day left open with nothing
+    happening, for three watchdog periods: each asked for each thing once; then a new match reaches both
+    lists live, and a stream that opens again reads its list (the day) again."""
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
     ctx.set_default_timeout(10_000)
     try:
         ctx.add_init_script(WATCH)
         pages = {}
+        day = organiser_api(server).ok("POST", "/api/tournaments", {
+            "name": "Day", "date": "2026-12-02", "game": "richelieu", "table_size": 3, "rounds": 2,
+            "players": ["Anna", "Bruno", "Carla"]})["id"]
         for name, path in (("match", f"/m/{match_id}"), ("tv", f"/m/{match_id}/display"), ("home", "/"),
-                           ("room", "/tournament")):
+                           ("room", "/tournament"), ("day", f"/tournaments/{day}")):
             page = ctx.new_page()
             page.asked = []
             page.on("request", lambda r, page=page: page.asked.append(f"{r.method} {r.url.replace(server.url, '')}"))
@@ -100,19 +104,25 @@ def test_quiet_pages_keep_their_stream_and_show_no_banner(browser, server, match
         home, room = pages["home"], pages["room"]
         assert _asked(home).count("GET /api/matches?limit=60") == 1, _asked(home)
         assert _asked(room).count("GET /api/tournament") == 1, _asked(room)
-        # a new table: both lists hear of it from their stream, without asking again
-        r, doc = _call(server, "POST", "/api/matches", {"game": "richelieu", "players": ["Carla", "Dario"],
-                                                        "label": "Table 9"}, _player_cookie(server))
+        # a new table: both lists hear of it from their stream, without asking again (the day reads itself again
+        # at a match's change, once)
+        day_url = server.url + f"/api/tournaments/{day}"
+        with pages["day"].expect_request(lambda r: r.url == day_url):
+            r, doc = _call(server, "POST", "/api/matches", {"game": "richelieu", "players": ["Carla", "Dario"],
+                                                            "label": "Table 9"}, _player_cookie(server))
         assert r.status == 201, doc
         expect(home.locator(f"#open-matches li[data-id='{doc['id']}']")).to_contain_text("Table 9")
         expect(room.locator(f".table-card[data-id='{doc['id']}']")).to_contain_text("Table 9")
         assert _asked(home).count("GET /api/matches?limit=60") == 1 and _asked(room).count("GET /api/tournament") == 1
+        assert _asked(pages["day"]).count(f"GET /api/tournaments/{day}") == 2, _asked(pages["day"])
         # the browser gives up a stream (the Wi-Fi gone a while): the page opens it again and reads its list again
-        for page, path in ((home, "/api/matches?limit=60"), (room, "/api/tournament")):
+        for page, path in ((home, "/api/matches?limit=60"), (room, "/api/tournament"),
+                           (pages["day"], f"/api/tournaments/{day}")):
+            before = _asked(page).count("GET " + path)
             with page.expect_request(lambda r, path=path: r.url == server.url + path):
                 page.evaluate("() => { const es = window.__sources[0]; es.close(); es.onerror(new Event('error')); }")
             assert page.evaluate("window.__streams.length") == 2
-            assert _asked(page).count("GET " + path) == 2, _asked(page)
+            assert _asked(page).count("GET " + path) == before + 1, _asked(page)
     finally:
         ctx.close()
 

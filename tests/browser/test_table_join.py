@@ -21,6 +21,19 @@ def org(server):
     return organiser_api(server)
 
 
+# counts the match stream's `seats` messages the page heard (the first one: its stream is open)
+HEARD_SEATS = """(() => {
+  window.__seatsHeard = 0;
+  const Real = window.EventSource;
+  window.EventSource = function (url, opts) {
+    const es = new Real(url, opts);
+    es.addEventListener("seats", () => { window.__seatsHeard++; });
+    return es;
+  };
+  window.EventSource.prototype = Real.prototype;
+})()"""
+
+
 def _watch(page):
     page.errors = []
     page.on("pageerror", lambda exc: page.errors.append(str(exc)))
@@ -37,25 +50,33 @@ def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new
     secret = ["Roma", "Napoli", "Bari"]
     org.event(mid, "objective.set", {"player": "Anna", "cities": secret})
     link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
-    # Bruno's phone came first
-    bruno = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
-    bruno.goto(link)
-    bruno.click("#who-card .who-btn[data-player='Bruno']")
-    expect(bruno.locator("#who-card")).to_be_hidden()
-
+    # two phones scan the table's code at once: this one waits on "Who are you?" while Bruno's phone sits
     phone = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    phone.add_init_script(HEARD_SEATS)
     phone.goto(link)
     assert phone.url.endswith(f"/m/{mid}")  # the link left the address bar
     expect(phone.locator("#who-card h2")).to_have_text(cat["seat.who"])
     buttons = phone.locator("#who-card .who-btn")
     expect(buttons).to_have_count(3)
-    assert buttons.evaluate_all("bs => bs.map(b => b.dataset.player)") == ["Anna", "Carla", "Bruno"]  # free first
-    expect(phone.locator("#who-card .who-btn[data-player='Bruno']")).to_be_disabled()
-    expect(phone.locator("#who-card .who-btn[data-player='Bruno']")).to_contain_text(cat["seat.taken"])
+    for p in PLAYERS:
+        expect(phone.locator(f"#who-card .who-btn[data-player='{p}']")).to_be_enabled()
     phone.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+    phone.wait_for_function("() => window.__seatsHeard >= 1")  # its stream is open (and said the seats as they are)
+    phone.evaluate("window.__samePage = true")
+    bruno = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    bruno.goto(link)
+    bruno.click("#who-card .who-btn[data-player='Bruno']")
+    expect(bruno.locator("#who-card")).to_be_hidden()
+    # the waiting phone's card shows Bruno's seat taken, live, where the button was (nothing moves)
+    taken = phone.locator("#who-card .who-btn[data-player='Bruno']")
+    expect(taken).to_be_disabled()
+    expect(taken).to_have_text(f"Bruno · {cat['seat.taken']}")
+    assert buttons.evaluate_all("bs => bs.map(b => b.dataset.player)") == PLAYERS
+    for p in ("Anna", "Carla"):
+        expect(phone.locator(f"#who-card .who-btn[data-player='{p}']")).to_be_enabled()
+    assert phone.evaluate("window.__samePage === true")
     expect(phone.locator("#ci-objective")).to_have_count(0)
     phone.screenshot(path=str(artifacts_dir / f"table-join-who-{lang}.png"), full_page=True)
-    phone.evaluate("window.__samePage = true")
     phone.click("#who-card .who-btn[data-player='Anna']")
     # one tap: seated, the objective shown at once, no reload
     expect(phone.locator("#ci-objective li")).to_have_count(3)
@@ -115,6 +136,7 @@ def test_the_organiser_frees_and_moves_a_seat_on_the_match_page(new_context, ser
     phone.goto(link)
     phone.click("#who-card .who-btn[data-player='Anna']")
     expect(phone.locator("#my-seat")).to_be_visible()
+    phone.evaluate("window.__samePage = true")
     # the organiser signs in on a phone of their own (first run: the setup code the server printed)
     page = _watch(new_context(viewport=PHONE).new_page())
     page.goto("/login")
@@ -137,18 +159,26 @@ def test_the_organiser_frees_and_moves_a_seat_on_the_match_page(new_context, ser
     expect(page.locator("#seat-list li[data-player='Anna']")).to_contain_text("no phone")
     assert org.ok("GET", f"/api/matches/{mid}/seats")["seats"][2]["taken"] is True
     # free it: the phone is asked again
+    expect(phone.locator("#my-seat")).to_have_text("This phone is Carla's.")  # the phone follows, no reload
     page.locator("#seat-list li[data-player='Carla'] .seat-free").click()
     expect(page.locator("#seat-list li[data-player='Carla']")).to_contain_text("no phone")
-    phone.reload()
+    # the phone is asked again, without a reload, every seat free
     expect(phone.locator("#who-card")).to_be_visible()
+    expect(phone.locator("#my-seat")).to_be_hidden()
+    for p in PLAYERS:
+        expect(phone.locator(f"#who-card .who-btn[data-player='{p}']")).to_be_enabled()
+    assert phone.evaluate("window.__samePage === true")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     assert not page.errors and not phone.errors, page.errors + phone.errors
 
 
 def test_two_phones_answer_the_same_name_the_second_is_told_in_words(new_context, server, org):
+    """The two taps in the same instant: the second phone's card still showed Bruno free (here its live
+    stream is held back), the box seats the first and tells the second in words."""
     mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 6"})["id"]
     link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
     first, second = (_watch(new_context(locale=loc, viewport=PHONE).new_page()) for loc in ("en-GB", "it-IT"))
+    second.route("**/stream*", lambda route: route.abort())
     for p in (first, second):
         p.goto(link)
         p.wait_for_selector("#game-tracker[data-mounted]", state="attached")

@@ -187,3 +187,112 @@ def test_either_parser_closes_a_connection_whose_head_is_not_whole_in_time(stric
     ok.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     assert _read_all(ok).startswith(b"HTTP/1.1 200")
     ok.close()
+
+
+@pytest.fixture(params=PARSERS)
+def idle_cut(app, request):
+    """A server whose keep-alive timeout is short: 0.3 s (its header deadline the usual 10 s)."""
+    server, thread, sock, front = serve_in_thread(app, Limits(keep_alive=0.3), http=request.param)
+    yield sock.getsockname()[1]
+    server.should_exit = True
+    thread.join(15)
+    sock.close()
+
+
+def test_either_parser_closes_a_keep_alive_connection_idle_after_its_answer(idle_cut):
+    sock = socket.create_connection(("127.0.0.1", idle_cut), timeout=20)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    got = b""
+    while True:  # the answer, then the end of the connection (the server closed it, idle); a timeout fails
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        got += chunk
+    sock.close()
+    assert got.startswith(b"HTTP/1.1 200") and got.count(b"HTTP/1.1") == 1
+
+
+class _Handle:
+    def __init__(self, loop, when, fn):
+        self.when, self.fn, self.cancelled = when, fn, False
+        loop.made.append(self)
+
+    def cancel(self):
+        self.cancelled = True
+
+
+class _Loop:
+    def __init__(self):
+        self.now, self.made = 0.0, []
+
+    def time(self):
+        return self.now
+
+    def call_at(self, when, fn):
+        return _Handle(self, when, fn)
+
+    def run_until(self, t):
+        """The handles due by ``t`` run in their order, the clock at each one's time."""
+        while True:
+            due = sorted((h for h in self.made if not h.cancelled and not getattr(h, "ran", False) and h.when <= t),
+                         key=lambda h: h.when)
+            if not due:
+                break
+            h = due[0]
+            h.ran = True
+            self.now = h.when
+            h.fn()
+        self.now = t
+
+
+class _Transport:
+    closed = False
+
+    def is_closing(self):
+        return self.closed
+
+    def close(self):
+        self.closed = True
+
+
+class _Conn(http_server._Limited):
+    """The deadlines of a connection alone, on a loop whose clock the test moves."""
+
+    timeout_keep_alive = 5.0
+    _limits = Limits(header_timeout=10.0)
+
+    def __init__(self):
+        self.loop, self.transport, self.busy = _Loop(), _Transport(), False
+
+    def is_idle(self):
+        return not self.busy
+
+
+def test_a_busy_connection_keeps_one_timer_and_an_idle_one_is_closed_at_its_deadline():
+    conn = _Conn()
+    conn._arm()  # opened: a whole head within 10 s
+    t = 0.0
+    for _ in range(400):  # a request every 50 ms for 20 s, each answered 20 ms after its head
+        t += 0.05
+        conn.loop.run_until(t)
+        conn._idle_due = None  # (its first bytes)
+        conn._disarm()  # (its whole head)
+        conn.busy = True
+        conn.loop.run_until(t + 0.02)
+        conn.busy = False
+        conn._arm(keep_alive=True)  # (its answer)
+    assert not conn.transport.closed
+    assert len(conn.loop.made) <= 6  # one timer at a time, due every 5 s or so: not two per request
+    last = t + 0.02
+    conn.loop.run_until(last + 4.9)
+    assert not conn.transport.closed
+    conn.loop.run_until(last + 5.0)  # idle for the keep-alive timeout after its last answer
+    assert conn.transport.closed
+
+    slow = _Conn()
+    slow._arm(keep_alive=True)  # answered; then a head begun (the keep-alive ended) but never whole
+    slow._idle_due = None
+    slow.loop.run_until(9.9)
+    assert not slow.transport.closed
+    slow.loop.run_until(10.0)
+    assert slow.transport.closed

@@ -2,8 +2,8 @@
 front without an ASGI task (``Front.lean_head``/``lean_run``, ``lean_answer`` in companion/web/server.py; on
 h11 every request goes through ASGI). The bytes a client reads are the same as through ASGI (the same server
 with that hand-over turned off): status, headers in their order, body, for answers and refusals, a body that
-arrives after its head, two requests sent at once on one connection, and a client that says
-``Connection: close``."""
+arrives after its head (or never: the same 408 at its deadline), two requests sent at once on one
+connection, and a client that says ``Connection: close``."""
 
 import json
 import re
@@ -20,13 +20,10 @@ HTTPTOOLS = __import__("importlib.util").util.find_spec("httptools") is not None
 pytestmark = pytest.mark.skipif(not HTTPTOOLS, reason="no httptools wheel here")
 
 
-def _serve(app, http):
-    return serve_in_thread(app, http=http)
-
-
-@pytest.fixture
-def servers(app):
-    running = {kind: _serve(app, "httptools") for kind in ("asgi", "lean")}
+def _pair(app, limits=None):
+    """Two servers of ``app`` on httptools, one with the hand-over turned off (``"asgi"``): (their ports, the
+    paths the other answered without ASGI, a semaphore released at every request head read, the fronts)."""
+    running = {kind: serve_in_thread(app, limits, http="httptools") for kind in ("asgi", "lean")}
     running["asgi"][3].lean_head = lambda proto, cycle: None  # every request through ASGI, as before
     lean, heads = [], threading.Semaphore(0)
     for kind, r in running.items():
@@ -42,11 +39,23 @@ def servers(app):
         front.lean_head = head_read
         if kind == "lean":
             front.lean_run = lambda *a, run=run: (lean.append(a[1].scope["path"]), run(*a))[1]
-    yield {http: r[2].getsockname()[1] for http, r in running.items()}, lean, heads
+    yield ({http: r[2].getsockname()[1] for http, r in running.items()}, lean, heads,
+           {http: r[3] for http, r in running.items()})
     for server, thread, sock, _front in running.values():
         server.should_exit = True
         thread.join(15)
         sock.close()
+
+
+@pytest.fixture
+def servers(app):
+    yield from _pair(app)
+
+
+@pytest.fixture
+def late(app):
+    """The pair with a body deadline of 0.3 s."""
+    yield from _pair(app, Limits(body_timeout=0.3))
 
 
 def _read_answers(sock, n):
@@ -108,7 +117,7 @@ def _masked(answers):
 
 
 def test_the_hot_routes_answer_the_same_bytes_without_asgi(servers, tokens, fake_game, organiser):
-    ports, lean, heads = servers
+    ports, lean, heads, _fronts = servers
     bearer = f"Authorization: Bearer {tokens['organiser']}"
     ids = {http: organiser.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
            for http in ports}
@@ -141,7 +150,42 @@ def test_the_hot_routes_answer_the_same_bytes_without_asgi(servers, tokens, fake
                                           b"HTTP/1.1 403 Forbidden", b"HTTP/1.1 404 Not Found"]
     assert _masked(got["lean"]) == _masked(got["asgi"])
     assert (b"connection", b"close") in got["lean"][-1][1]
-    # every request but the one whose body came after its head was answered without ASGI
+    # every request was answered without ASGI, the one whose body came after its head too
     m = ids["lean"]
-    assert lean == ["/healthz", f"/api/matches/{m}/events", f"/api/matches/{m}/events", f"/api/matches/{m}",
-                    f"/api/matches/{m}/events", f"/api/matches/{m}/events", "/api/matches/nope"]
+    assert lean == ["/healthz", f"/api/matches/{m}/events", f"/api/matches/{m}/events", f"/api/matches/{m}/events",
+                    f"/api/matches/{m}", f"/api/matches/{m}/events", f"/api/matches/{m}/events", "/api/matches/nope"]
+
+
+def _until(check):
+    for _ in range(3000):
+        if check():
+            return True
+        threading.Event().wait(0.01)
+    return False
+
+
+def test_a_body_that_does_not_come_in_time_gets_the_same_408_and_its_share_is_given_back(late, tokens, fake_game,
+                                                                                        organiser):
+    ports, lean, heads, fronts = late
+    bearer = f"Authorization: Bearer {tokens['organiser']}"
+    got = {}
+    for http, port in ports.items():
+        m = organiser.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
+        # over 4 KiB: counted on the address's share of bodies while it is awaited
+        full = _request("POST", f"/api/matches/{m}/events",
+                        {"type": "point", "data": {"player": "Anna", "note": "x" * 6000}, "expected_seq": 0}, [bearer])
+        part = full[:full.index(b"\r\n\r\n") + 104]  # the head and 100 bytes of the body, then nothing
+        got[http] = _exchange(port, [part], 1)
+        assert _until(lambda: fronts[http].bodies.in_all == 0)
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:  # gone with its body half sent
+            while heads.acquire(blocking=False):
+                pass
+            s.sendall(part)
+            assert heads.acquire(timeout=30)
+            if http == "lean":
+                assert fronts[http].bodies.in_all > 0
+        assert _until(lambda: fronts[http].bodies.in_all == 0)
+    assert got["asgi"][0][0] == b"HTTP/1.1 408 Request Timeout"
+    assert _masked(got["lean"]) == _masked(got["asgi"])
+    assert (b"connection", b"close") in got["lean"][0][1]
+    assert lean == []  # (both went the ASGI way at their deadline; the second's client had gone)

@@ -250,3 +250,44 @@ def test_the_organiser_sees_each_phone_in_words(app, organiser, player, clock):
     sessions = {s["id"]: s for s in organiser.get("/api/auth/sessions").json["sessions"]}
     assert sessions[phone["session"]]["device"] == "Android · Chrome"
     assert "Pixel" not in app.config["STORE"].conn().execute("SELECT group_concat(data) FROM web_sessions").fetchone()[0]
+
+
+def test_the_match_stream_says_each_seat_taken_or_freed_to_the_phones_that_sit_or_may_sit(app, organiser, player):
+    """``event: seats``: the names whose seat a phone holds (what "Who are you?" shows) and the caller's own
+    seat, in the head of an unseated phone's stream and at each seat taken, given or freed; nothing to a
+    viewer (the TV page) and never a phone's session, device or token."""
+    from tests.web.test_sse import Stream
+
+    mid = new_match(player)
+    url = table_url(organiser, mid)
+    anna, _ = phone(app, url)
+    bruno, _ = phone(app, url)
+    assert bruno.put(f"/api/matches/{mid}/seat", {"player": "Bruno"}).status_code == 200
+    seats = lambda ev: [e[2] for e in ev if e[0] == "seats"]  # noqa: E731
+    a = Stream(anna.c, f"/api/matches/{mid}/stream")
+    b = Stream(bruno.c, f"/api/matches/{mid}/stream")
+    tv = Stream(anna.c, f"/api/matches/{mid}/stream?as=viewer")
+    try:
+        # the head: an unseated phone's card as it is now (after the snapshot), not a seated one's
+        assert seats(a.until(lambda ev, p: seats(ev))) == [{"taken": ["Bruno"], "seat": None}]
+        assert [e[0] for e in b.until(lambda ev, p: any(e[0] == "snapshot" for e in ev))] == ["snapshot"]
+        tv.until(lambda ev, p: any(e[0] == "snapshot" for e in ev))
+        carla, _ = phone(app, url)
+        assert carla.put(f"/api/matches/{mid}/seat", {"player": "Carla"}).status_code == 200
+        assert seats(a.until(lambda ev, p: len(seats(ev)) == 2))[1] == {"taken": ["Bruno", "Carla"], "seat": None}
+        assert seats(b.until(lambda ev, p: seats(ev))) == [{"taken": ["Bruno", "Carla"], "seat": "Bruno"}]
+        # the organiser frees Bruno's seat: every phone hears it, Bruno's own phone that it sits no more
+        assert organiser.delete(f"/api/matches/{mid}/seats/Bruno").status_code == 200
+        assert seats(a.until(lambda ev, p: len(seats(ev)) == 3))[2] == {"taken": ["Carla"], "seat": None}
+        assert seats(b.until(lambda ev, p: len(seats(ev)) == 2))[1] == {"taken": ["Carla"], "seat": None}
+        # Carla's phone signs out: her seat is free again
+        assert carla.post("/api/auth/logout", {}).status_code == 200
+        assert seats(a.until(lambda ev, p: len(seats(ev)) == 4))[3] == {"taken": [], "seat": None}
+        # the TV page's stream (what a viewer sees) heard none of it: the next event is what it gets
+        r = organiser.post(f"/api/matches/{mid}/events", {"type": "objective.set", "expected_seq": 0,
+                                                          "data": {"player": "Anna", "cities": ["Roma"]}})
+        assert r.status_code == 201, r.json
+        assert [e[0] for e in tv.until(lambda ev, p: any(e[0] == "event" for e in ev))] == ["snapshot", "event"]
+    finally:
+        for s in (a, b, tv):
+            s.close()

@@ -283,7 +283,8 @@
   }
 
   // -- Server-Sent Events with reconnect and resume ------------------------------------
-  // handlers: {event: fn(data, id), snapshot: fn(data, id), tick: fn(data), alert: fn(data), match: fn(data), open: fn()}
+  // handlers: {event: fn(data, id), snapshot: fn(data, id), tick: fn(data), alert: fn(data), match: fn(data),
+  // seats: fn(data), open: fn()}
   // The server sends a named `heartbeat` event when a stream was quiet for its heartbeat period (the
   // page's <body data-heartbeat> seconds, 10 by default; each heartbeat says it again as {every}). Any
   // event feeds the watchdog; three heartbeat periods of silence mean the Pi is gone: banner, new stream.
@@ -340,7 +341,7 @@
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
         else kick(true);  // the browser tries again: that attempt too has CONNECT_MS to open
       };
-      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice"].forEach(on);
+      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice", "seats"].forEach(on);
       kick(true);
     }
     var handle = {
@@ -568,6 +569,8 @@
       tick: function (d) { if (handlers.tick) handlers.tick(d); },
       alert: function (d) { if (handlers.alert) handlers.alert(d); },
       "tv-sound": function (d) { if (handlers.tvSound) handlers.tvSound(d); },
+      // the table's seats, taken or free, and this phone's own (a phone that sits or may sit: js/pages.js)
+      seats: function (d) { if (handlers.seats) handlers.seats(d); },
       // the table's smart dice (js/dice-live.js follows them)
       dice: function (d) { document.dispatchEvent(new CustomEvent("companion:dice", { detail: d })); },
       open: function () { if (handlers.open) handlers.open(); }

@@ -425,15 +425,19 @@
     // back (an undo): they come back, as a reload would show them. A page opened on the ended match has neither
     // (the server draws them while the match is open): the first time the match is open again, the page's
     // own parts are asked for once and put in their places.
+    // A phone whose seat an organiser freed asks for "Who are you?" the same way (seats.freed: its page was
+    // drawn seated, without the card).
     var seats = null, drawnEnded = body.dataset.drawnStatus === "ended", asking = false;
     function seatParts(cl) {
       var ended = cl.ended(), who = document.getElementById("who-card"), qr = document.getElementById("table-qr");
       if (who) who.hidden = ended || !!(cl.match && cl.match.seat);
       if (qr) qr.hidden = ended;
-      if (ended || !drawnEnded || asking) return;
+      var freed = seats && seats.freed && !who && !(cl.match && cl.match.seat);
+      if (ended || !(drawnEnded || freed) || asking) return;
       asking = true;
       C.pageParts("/m/" + encodeURIComponent(id), ["who-card", "table-qr"]).then(function (parts) {
         drawnEnded = asking = false;
+        if (seats) seats.freed = false;
         var card = document.getElementById("seat-card");
         if (parts["who-card"] && !document.getElementById("who-card")) {
           var at = document.getElementById("conflict");
@@ -640,6 +644,7 @@
         // a reconnect (the Wi-Fi, a restart of the Pi): the match again (its power-lost flag) and the history
         open: function () { if (opened) { client.load().catch(function () {}); loadHistory(); } opened = true; },
         event: function (d) { addEvent(d.event); },
+        seats: function (d) { seats.follow(d); },
         // the stream's first snapshot at the match the page just loaded: the history asked for then covers it
         // (asked again only if that answer failed)
         snapshot: function (d) {
@@ -657,13 +662,47 @@
   function sound(kind) { if (window.CompanionSound && kind) window.CompanionSound.play(kind); }
   // -- seats: "Who are you?" (a player's phone, once), the organiser's seats and phones ----------------------
   function initSeats(id, client) {
-    var base = "/api/matches/" + encodeURIComponent(id);
+    var base = "/api/matches/" + encodeURIComponent(id), role = body.dataset.role || "viewer", claiming = 0;
+    var out = { wire: wire, follow: follow, freed: false };
     function seated(m) {
       client.setMatch(m); // the tracker draws this seat's secret at once
+      showSeat(m);
+    }
+    function showSeat(m) {
       var who = document.getElementById("who-card"), mine = document.getElementById("my-seat");
+      var peers = document.getElementById("seat-peers");
       if (who && m.seat) who.hidden = true;
-      if (mine && m.seat) { mine.textContent = t("seat.you_are", { player: m.seat }); mine.hidden = false; }
+      if (mine) { mine.textContent = m.seat ? t("seat.you_are", { player: m.seat }) : ""; mine.hidden = !m.seat; }
       if (m.seat && window.companionSeats) window.companionSeats.reload();
+      else if (!m.seat && peers) peers.hidden = true;
+    }
+    // a button of "Who are you?" said taken or free where it is (no button moves under a finger); a free one
+    // is tapped once the page's script wired it
+    function mark(b, taken) {
+      var p = b.dataset.player;
+      b.classList.toggle("btn-primary", !taken);
+      b.textContent = taken ? p + " · " + t("seat.taken") : p;
+      if (taken) { b.disabled = true; delete b.dataset.free; }
+      else if (b.dataset.wired) b.disabled = false;
+      else b.dataset.free = "1";
+    }
+    // The table's seats as they change (the match stream's `seats`: when it opens, then at each seat taken,
+    // given or freed, or a seated phone signed out): "Who are you?" marks each seat taken or free; this
+    // phone's own seat given or freed by an organiser is drawn as a reload would draw it; the lists of seats
+    // an organiser or a seated phone has open are read again.
+    function follow(d) {
+      var taken = {};
+      (d.taken || []).forEach(function (p) { taken[p] = true; });
+      Array.prototype.forEach.call(document.querySelectorAll("#who-card .who-btn"), function (b) {
+        if (!!taken[b.dataset.player] !== !b.classList.contains("btn-primary")) mark(b, !!taken[b.dataset.player]);
+      });
+      var had = (client.match && client.match.seat) || null, now = d.seat || null;
+      if (role === "player" && client.match && had !== now && !claiming) {
+        out.freed = !now;
+        client.load().then(showSeat, function () {});
+      }
+      if (admin && admin.open) loadSeats();
+      if (peers && peers.open && !peers.hidden) loadPeers();
     }
     // the buttons of "Who are you?" and the organiser's new code for this table: wired now, and again for the
     // parts put in the page later (each button once)
@@ -672,12 +711,14 @@
         if (b.dataset.wired) return;
         b.dataset.wired = "1";
         b.addEventListener("click", function () {
-          C.api("PUT", base + "/seat", { player: b.dataset.player }).then(seated, function (e) {
+          claiming += 1;
+          C.api("PUT", base + "/seat", { player: b.dataset.player }).then(function (m) { claiming -= 1; seated(m); }, function (e) {
+            claiming -= 1;
             // in words: the seat went to another phone meanwhile, or this phone sits elsewhere already
             if (e.status === 409) C.toast(t("seat.taken_by_other", { player: b.dataset.player }), true);
             else if (e.status === 403) C.toast(t("seat.ask_organiser"), true);
             else C.toast(C.errorText(e), true);
-            if (e.status === 409) { b.disabled = true; b.textContent = b.dataset.player + " · " + t("seat.taken"); }
+            if (e.status === 409) mark(b, true);
           });
         });
         if (b.dataset.free) { b.disabled = false; delete b.dataset.free; } // wired now: a tap is heard
@@ -784,7 +825,7 @@
       if (p.this_phone || p.current) words.push(t("seat.this_phone"));
       return words.join(" · ");
     }
-    return { wire: wire };
+    return out;
   }
 
   function initCard() {

@@ -213,7 +213,8 @@
     });
     loadTv();
     function set(d) { doc = d; draw(); return d; }
-    function load() { return C.api("GET", base).then(set, fail); }
+    var asked = false;
+    function load() { asked = true; return C.api("GET", base).then(set, fail); }
     function pick(r, k, p) {
       if (!picked || picked.round !== r.round) { picked = { round: r.round, table: k, player: p }; draw(); return; }
       if (picked.player === p) { picked = null; draw(); return; }
@@ -265,12 +266,17 @@
         register(name, null);
       });
     }
-    load();
-    // the round's matches end at the tables: follow the club-wide stream and reload the standings
+    // the round's matches end at the tables: follow the club-wide stream and reload the standings. The day is
+    // read once the stream is open (each time it opens: what ended while this page was away is read then), or
+    // at once if it cannot open, as the home page's list (js/pages.js, initHome)
     var pending = null;
-    C.stream("/api/stream", { match: function () {
-      if (!pending) pending = setTimeout(function () { pending = null; load(); }, 400);
-    } });
+    C.stream("/api/stream", {
+      open: load,
+      down: function () { if (!asked) load(); },
+      match: function () {
+        if (!pending) pending = setTimeout(function () { pending = null; load(); }, 400);
+      }
+    });
   }
 
   if (body.dataset.page === "tournaments") initList();
