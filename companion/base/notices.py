@@ -49,21 +49,22 @@ class Listeners:
         self._log = log
         self._what = what
         self._lock = threading.Lock()
-        self._items: list[Listener] = []
+        # (a tuple replaced whole by add and remove: a source tells the listeners of that instant, lock-free)
+        self._items: tuple[Listener, ...] = ()
 
     def add(self, callback: Listener) -> None:
         with self._lock:
-            self._items.append(callback)
+            self._items = (*self._items, callback)
 
     def remove(self, callback: Listener) -> None:
         with self._lock:
             if callback in self._items:
-                self._items.remove(callback)
+                items = list(self._items)
+                items.remove(callback)
+                self._items = tuple(items)
 
     def tell(self, notice: Notice) -> None:
-        with self._lock:
-            items = list(self._items)
-        for cb in items:
+        for cb in self._items:
             try:
                 cb(notice)
             except Exception:  # a broken listener never stops the source

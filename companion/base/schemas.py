@@ -168,15 +168,18 @@ def _validator(name: str):
     return Draft202012Validator(schema, format_checker=format_checker(), registry=registry())
 
 
+_DEEP = (float, dict, list)  # what integral changes, or looks inside
+
+
 def integral(value):
     """A copy of a schema-checked document with whole floats as ints: JSON Schema counts 2.0 as an
     integer, and without this an engine would refuse a space of 1.0 or print 14.0 points."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
-        return {k: integral(v) for k, v in value.items()}
+        return {k: integral(v) if isinstance(v, _DEEP) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [integral(v) for v in value]
+        return [integral(v) if isinstance(v, _DEEP) else v for v in value]
     return value
 
 
@@ -553,11 +556,37 @@ def _data_check(schema: str, definition: str):
     return compiled(data_schema(schema, definition), formats=False)
 
 
+# flat data (an object of texts, numbers, booleans and nulls: most of a table's events) found valid, by its
+# members with their types (True is not 1, nor 2.0 an int here): the same data is valid again (a schema is
+# fixed), told without running the check. Bounded: a full memo starts afresh.
+_VALID_FLAT: set = set()
+_VALID_FLAT_MAX = 1024
+
+
+def _flat_key(schema: str, definition: str, data):
+    """The memo's key of ``data``, or None when it is not flat (or too large to be worth one)."""
+    if type(data) is not dict or len(data) > 8:
+        return None
+    key = (schema, definition, tuple(data.items()), tuple(map(type, data.values())))
+    try:
+        hash(key)
+    except TypeError:  # (a list or an object inside: not flat)
+        return None
+    return key
+
+
 def check_event_data(schema: str, definition: str, data) -> None:
     """Validate an event's data against the ``$defs`` entry ``definition`` of a game's events schema; the error names the path inside ``data`` (``player``, ``slots[2]``).
     Valid data is told by the compiled check; jsonschema finds and words the error of the rest."""
+    key = _flat_key(schema, definition, data)
+    if key is not None and key in _VALID_FLAT:
+        return
     check = _data_check(schema, definition)
     if check is not None and check(data):
+        if key is not None:
+            if len(_VALID_FLAT) >= _VALID_FLAT_MAX:
+                _VALID_FLAT.clear()
+            _VALID_FLAT.add(key)
         return
     from jsonschema.exceptions import best_match
 

@@ -14,6 +14,8 @@ from companion.base.errors import InputError
 
 
 def to_iso(dt: datetime) -> str:
+    if dt.tzinfo is timezone.utc:  # (the clocks' own: in UTC already)
+        return dt.isoformat(timespec="milliseconds").replace("+00:00", "Z")
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     dt = dt.astimezone(timezone.utc)

@@ -410,14 +410,16 @@ def _row(name: str, p: dict, bonus: int) -> dict:
 
 
 def _places(rows: list[dict]) -> list[int]:
-    """Each row's place: ties on total, then money, then sheets share the place."""
+    """Each row's place: ties on total, then money, then sheets share the place (1 + the rows ahead)."""
     keys = [(r["total"], r["money"], r["sheets"]) for r in rows]
-    return [1 + sum(1 for k in keys if k > mine) for mine in keys]
+    ahead = sorted(keys, reverse=True)
+    return [ahead.index(k) + 1 for k in keys]  # (the first of its equals in that order: after every row ahead)
 
 
 def _ranked(rows: list[dict]) -> dict:
     """The scoring of placed rows (in seat order): by place, then seat."""
-    out = [rows[i] for i in sorted(range(len(rows)), key=lambda i: (rows[i]["place"], i))]
+    places = [r["place"] for r in rows]
+    out = [rows[i] for i in sorted(range(len(rows)), key=places.__getitem__)]  # (stable: then seat)
     return {"players": out, "winners": [r["player"] for r in out if r["place"] == 1]}
 
 
@@ -595,6 +597,10 @@ def _copy_for(kind: str, state: dict, data: dict) -> dict:
     return s
 
 
+_DEFS = {"action": "action", "turn.end": "turn_end", "intrigue.resolve": "intrigue_resolve",
+         "track.adjust": "track_adjust", "game.end": "game_end"}  # (each event type's $defs in its schema)
+
+
 def apply(state: dict, event: dict) -> dict:
     kind = event.get("type")
     data = event.get("data") or {}
@@ -604,9 +610,7 @@ def apply(state: dict, event: dict) -> dict:
         raise InputError("unknown event type {kind!r}", "type", kind=kind)
     if state["ended"]:
         raise RuleError("the match has ended", "type")
-    defs = {"action": "action", "turn.end": "turn_end", "intrigue.resolve": "intrigue_resolve",
-            "track.adjust": "track_adjust", "game.end": "game_end"}
-    check_data("richelieu.events", defs[kind], data)
+    check_data("richelieu.events", _DEFS[kind], data)
     data = integral(data)
     s = _copy_for(kind, state, data)
     if kind == "action":

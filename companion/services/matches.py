@@ -316,7 +316,6 @@ class MatchService:
             raise RuntimeError("an event is appended inside MatchService.append's write only")
         with self._lock:
             f = self._write_fold(match_id)
-            match = self.store.get_match(match_id)
             after: list[Fold] = []
 
             def check(event, last_seq):
@@ -333,7 +332,7 @@ class MatchService:
                 nf = copy.copy(f)
                 nf.apply(event)
                 after[:] = [f, nf]
-                return lambda: self._derive(match, nf, event)
+                return lambda: self._derive_event(match_id, nf, event)
 
             event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
                                       at=at or self._stamp(f), check=check, savepoint=False,
@@ -471,6 +470,15 @@ class MatchService:
         from companion.storage import players as roster
 
         roster.link_match(self.store, match, seasons.match_club(self.store, match), seats)
+
+    def _derive_event(self, match_id: str, fold: Fold, event: dict) -> None:
+        """``_derive`` for an event appended: the match read only when the season's rows need it (the match
+        ended, or an undo may have opened it again); else only its status is looked at."""
+        if not fold.ended() and event["type"] != UNDO:
+            if self.store.match_status(match_id) != "open":
+                self.store.set_status(match_id, "open")
+            return
+        self._derive(self.store.get_match(match_id), fold, event)
 
     def _derive(self, match: dict, fold: Fold, event: dict) -> None:
         """The rows derived from the log, written in the event's transaction: the status, the season."""

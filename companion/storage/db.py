@@ -70,7 +70,31 @@ class _Batch:
         self.writes = 0
         self.hooks: list = []
         self.error = None
-        self.done = threading.Event()
+        self.finished = False
+        # what the writers that left the transaction open to the others wait on (made only then: most
+        # transactions are committed by their only writer, which has nothing to wait for)
+        self.done: threading.Event | None = None
+
+
+class _OneLook:
+    """``Database.one_look()``'s context (a class: a request enters one, and a generator's context costs
+    several times as much)."""
+
+    __slots__ = ("_local", "_outer")
+
+    def __init__(self, local):
+        self._local = local
+        self._outer = False
+
+    def __enter__(self):
+        if getattr(self._local, "looked", None) is not None:
+            self._outer = True  # nested: the outer one's look
+        else:
+            self._local.looked = False
+
+    def __exit__(self, *exc) -> None:
+        if not self._outer:
+            self._local.looked = None
 
 
 def _again(error: BaseException) -> BaseException:
@@ -281,7 +305,8 @@ class Database:
         finally:
             self._owner = None
             self._write_lock.release()
-        batch.done.wait()
+        if not batch.finished:  # (left open to the writers waiting: one of them commits it)
+            batch.done.wait()
         if batch.error is not None:
             raise _again(batch.error)
 
@@ -300,20 +325,12 @@ class Database:
         if getattr(self._local, "looked", None) is False:
             self._local.looked = True
 
-    @contextmanager
-    def one_look(self):
+    def one_look(self) -> "_OneLook":
         """Within it, this thread's reads look for other connections' commits once, at the first that
         can (``cached``, ``outside_commits``): the reads of one request, which answer as of that look (a
         commit by another process before the request is seen; one while it runs may be, as before). A
         commit of this process is seen at once, as always. Nested: the outer one's look."""
-        if getattr(self._local, "looked", None) is not None:
-            yield
-            return
-        self._local.looked = False
-        try:
-            yield
-        finally:
-            self._local.looked = None
+        return _OneLook(self._local)
 
     def _exact_now(self) -> bool:
         """Without the writer lock: whether a write's transaction holds the database now, looked at its
@@ -446,6 +463,8 @@ class Database:
         with self._count_lock:
             waiting = self._waiting
         if group and waiting and batch.writes < self.MAX_GROUP:
+            if batch.done is None:
+                batch.done = threading.Event()
             return
         self._exact = False  # (before the COMMIT: once it is done another connection may commit)
         if batch.writes == 0:
@@ -475,7 +494,9 @@ class Database:
                     fn()
                 except Exception:
                     log.exception("a commit hook failed")
-        batch.done.set()
+        batch.finished = True
+        if batch.done is not None:
+            batch.done.set()
 
     @staticmethod
     def _drop_hooks(hooks) -> None:

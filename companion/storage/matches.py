@@ -72,6 +72,10 @@ class MatchRows:
                 "options": {} if options == "{}" else json.loads(options), "created_at": created_at,
                 "status": status}
 
+    def match_status(self, match_id: str) -> str:
+        """The match's status (``open``/``ended``), from its kept row."""
+        return self._match_kept(match_id)[5]
+
     def list_matches(self, status: str | None = None, limit: int = 100) -> list[dict]:
         sql = "SELECT * FROM matches"
         args: tuple = ()

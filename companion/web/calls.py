@@ -94,6 +94,21 @@ def _not_a_json_number(name: str):
 
 # what json.loads(text, parse_constant=...) makes for each call, made once (it keeps nothing between calls)
 _DECODER = json.JSONDecoder(parse_constant=_not_a_json_number)
+_SPACE = " \t\n\r"
+
+
+def _decode(text: str):
+    """``_DECODER.decode(text)``: a body without whitespace around it that is one JSON value is read by the
+    scanner alone; anything else (and every error) by ``decode`` itself."""
+    if text and text[0] not in _SPACE and text[-1] not in _SPACE:
+        try:
+            doc, end = _DECODER.scan_once(text, 0)
+        except StopIteration:
+            pass
+        else:
+            if end == len(text):
+                return doc
+    return _DECODER.decode(text)
 
 
 def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = False):
@@ -109,7 +124,7 @@ def parse_json_body(raw: bytes, schema: str | None = None, optional: bool = Fals
             text = raw.decode("utf-8")
             if text.startswith("\ufeff"):  # (json.loads' own refusal, before it decodes)
                 raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
-            doc = _DECODER.decode(text)
+            doc = _decode(text)
             if "\\u" in text:  # lone surrogates (only an escape makes one: the text itself is UTF-8)
                 json.dumps(doc, ensure_ascii=False).encode("utf-8")
         except _NotJsonNumber as exc:

@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl
 from companion import __version__
 from companion.base.errors import CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError, RuleError
 from companion.base.jsonio import compact
-from companion.core.match import event_path, uses_clock
+from companion.core.match import event_path
 from companion.web import gate, streams
 from companion.web.calls import Call, present_event, present_view
 
@@ -40,11 +40,13 @@ def match_doc(call: Call, match_id: str) -> dict:
     seat and the view."""
     c = call.c
     match = c.store.get_match(match_id)
-    view = c.service.state(match_id)
+    fold = c.service.fold(match_id)
+    # (only the clock's view reads the time: a match without the clock is not stamped)
+    view = fold.view(c.store.clock.now_iso() if fold.clock_on else None)
     who, seat = call.viewing(match_id)
     out = {**match, **c.store.meta(match_id), "seq": view["seq"], "seat": seat,
            "view": present_view(view, who, seat)}
-    if c.runner is not None and uses_clock(match["game"], match["options"]):
+    if c.runner is not None and fold.clock_on:  # (the match's options.clock, else its game's USES_CLOCK)
         out["power_lost"] = c.runner.power_lost(match_id)
     return out
 
@@ -174,20 +176,22 @@ class Request:
         self.scheme = scope.get("scheme") or "http"
         client = scope.get("client")
         self.remote_addr = client[0] if client else None
-        self.headers = _Headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
+        self.headers = _Headers({k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]})
         host = self.headers["host"]
         if self.scheme in ("http", "ws"):
             host = host.removesuffix(":80")
         elif self.scheme in ("https", "wss"):
             host = host.removesuffix(":443")
         self.host = host
-        length = self.headers.get("content-length")
+        length = dict.get(self.headers, "content-length")
         self.content_length = int(length) if length is not None else None
         self.args = {}
-        for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True):
+        query = scope.get("query_string")
+        for k, v in parse_qsl(query.decode("latin-1"), keep_blank_values=True) if query else ():
             self.args.setdefault(k, v)
         self.cookies = {}
-        for part in self.headers.get("cookie", "").split(";"):
+        cookie = dict.get(self.headers, "cookie")
+        for part in cookie.split(";") if cookie else ():
             k, eq, v = part.strip().partition("=")
             if eq:
                 self.cookies.setdefault(k.strip(), v.strip())

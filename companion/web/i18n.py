@@ -57,6 +57,8 @@ def catalogue_url(lang: str) -> str:
 
 def from_accept_language(header: str | None) -> str:
     """Pick the best supported language from an Accept-Language header (q-values honoured)."""
+    if not header:  # (most scripts' requests: nothing to read)
+        return DEFAULT
     best, best_q = DEFAULT, -1.0
     for i, part in enumerate((header or "").split(",")[:20]):
         bits = part.strip().split(";")

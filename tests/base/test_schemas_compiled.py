@@ -133,3 +133,23 @@ def test_json_equality_as_jsonschema_has_it():
     assert unique([1, True]) and not unique([1, 1.0]) and not unique([{"a": [1]}, {"a": [1.0]}])
     assert compiled({"type": "integer"})(2.0) and not compiled({"type": "integer"})(True)
     assert compiled({"multipleOf": 2}) is None  # a keyword it does not know: jsonschema decides
+
+
+def test_flat_event_data_told_valid_once_is_valid_again_and_only_valid_data_is_kept():
+    """``check_event_data`` keeps the flat data it found valid (by its members and their types): the same
+    data again is valid without a check; True is not 1, 2.0 not 2, and a refusal is never kept."""
+    from companion.base import schemas
+    from companion.base.errors import InputError
+
+    schemas._VALID_FLAT.clear()
+    good = {"player": "Ada", "track": "money", "delta": 2}
+    for _ in range(2):
+        schemas.check_event_data("richelieu.events", "track_adjust", good)
+    assert len(schemas._VALID_FLAT) == 1
+    for bad in ({**good, "delta": True}, {**good, "track": "gold"}, {**good, "delta": 2.5}):
+        for _ in range(2):  # refused each time, with the same words
+            with pytest.raises(InputError) as exc:
+                schemas.check_event_data("richelieu.events", "track_adjust", bad)
+            assert exc.value.field
+    schemas.check_event_data("richelieu.events", "track_adjust", {**good, "delta": 2.0})  # (JSON's integer)
+    assert len(schemas._VALID_FLAT) == 2  # 2.0 kept apart from 2
