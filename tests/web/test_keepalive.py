@@ -135,12 +135,19 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
         body, _ = _dechunk(raw)
         assert [body.count(f"id: {n}\nevent: event\n".encode()) for n in (1, 2, 3)] == [1, 1, 1]
         assert direct  # the events took the direct path
-        front.close_streams()  # a stop: the stream ends with its last chunk, through h11
+        # a stop: the stream ends with its last chunk, through h11. ``close_streams`` runs on the server's loop,
+        # as the server calls it: from this thread its close could land in the stream's queue while the loop
+        # was inside that queue's direct write (the socket's send lets this thread run), and the write's end
+        # cleared the queue, close and all: heartbeats forever, no last chunk
+        next(iter(front.subs)).loop.call_soon_threadsafe(front.close_streams)
+        waited = 0
         while not _dechunk(raw)[1]:
             chunk = sock.recv(65536)
             if not chunk:
                 break
             raw += chunk
+            waited += chunk.count(b"event: heartbeat")
+            assert waited < 600, raw[-2000:]  # (a stream that never ends fails instead of hanging)
         assert _dechunk(raw)[1]
     finally:
         sock.close()
