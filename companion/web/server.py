@@ -229,6 +229,8 @@ _HEAD_BODY = b'{"error": "the request head is too large: at most %d KiB", "field
 
 
 def _httptools_class(limits, connections: Connections, front=None):
+    import httptools
+    from uvicorn.protocols.http.flow_control import HIGH_WATER_LIMIT
     from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
     from companion.web.asgi import BODY_DUE
@@ -270,7 +272,19 @@ def _httptools_class(limits, connections: Connections, front=None):
             self._got = got + n
             if self._in_head or self.cycle is None or self.cycle.response_complete:
                 self._head_bytes += n
-            super().data_received(data)
+            # uvicorn's data_received (its keep-alive timer is never set: the connection's one timer)
+            try:
+                self.parser.feed_data(data)
+            except httptools.HttpParserError:
+                msg = "Invalid HTTP request received."
+                self.logger.warning(msg)
+                self.send_400_response(msg)
+                return
+            except httptools.HttpParserUpgrade:
+                if self._should_upgrade():
+                    self.handle_websocket_upgrade()
+                else:
+                    self._unsupported_upgrade_warning()
             if self._in_head and self._head_bytes > limits.max_head and not self._refused:
                 self._refuse_head()  # a head still incomplete past the limit (h11 refused it at 16 KB: 400)
 
@@ -360,15 +374,25 @@ def _httptools_class(limits, connections: Connections, front=None):
             self.transport.close()
 
         def on_body(self, body):
-            if not self._refused:
-                super().on_body(body)
+            # uvicorn's, for a head not refused here
+            cycle = self.cycle
+            if self._refused or (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
+                return
+            cycle.body += body
+            if len(cycle.body) > HIGH_WATER_LIMIT:
+                self.flow.pause_reading()
+            cycle.message_event.set()
 
         def on_message_complete(self):
-            if not self._refused:
-                super().on_message_complete()
-                lean = self._lean
-                if lean is not None and lean[0] is self.cycle and not self.cycle.more_body:
-                    self._lean_go()
+            # uvicorn's, for a head not refused here; then a lean request whose body is whole goes
+            cycle = self.cycle
+            if self._refused or (self.parser.should_upgrade() and self._should_upgrade()) or cycle.response_complete:
+                return
+            cycle.more_body = False
+            cycle.message_event.set()
+            lean = self._lean
+            if lean is not None and lean[0] is cycle:
+                self._lean_go()
 
         def on_response_complete(self):
             # uvicorn's, with its keep-alive timeout kept by the connection's one timer (``_Limited``)

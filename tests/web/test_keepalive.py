@@ -124,10 +124,14 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
             r = player.post(f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"},
                                                              "expected_seq": seq})
             assert r.status_code == 201, r.json
+        waited = 0
         while b"id: 3\nevent: event" not in _dechunk(raw)[0]:
             chunk = sock.recv(65536)
             assert chunk, "the server closed the stream"
             raw += chunk
+            # (heartbeats keep coming every 0.05 s: without a bound a lost event would be waited for forever)
+            waited += chunk.count(b"event: heartbeat")
+            assert waited < 600, raw[-2000:]
         body, _ = _dechunk(raw)
         assert [body.count(f"id: {n}\nevent: event\n".encode()) for n in (1, 2, 3)] == [1, 1, 1]
         assert direct  # the events took the direct path
