@@ -46,6 +46,7 @@ INSIDE_TRIES = 4  # runs inside the quota, each correcting the period, until one
 TOLERANCE = 0.08
 QUOTA_US = 1000  # the smallest quota cgroup v1 accepts; the period carries the ratio
 ENV = "COMPANION_BENCH_PI"  # set by the runner for the modules: JSON of the calibrated budget
+TAG_ENV = "COMPANION_BENCH_TAG"  # optional: a word in the names of the cgroups a run makes (its own, to count)
 
 
 class Unavailable(Exception):
@@ -102,7 +103,8 @@ class Budget:
         if os.geteuid() != 0:
             raise Unavailable("creating a cgroup needs root (run `make bench PI=1` as root)")
         self.period_us, self.quota_us, self.memory_mb = int(period_us), int(quota_us), int(memory_mb)
-        self.name = name or f"companion-bench-{os.getpid()}-{time.monotonic_ns() % 10**9}"
+        tag = os.environ.get(TAG_ENV, "")
+        self.name = name or f"companion-bench-{tag + '-' if tag else ''}{os.getpid()}-{time.monotonic_ns() % 10**9}"
         self.dirs: list[Path] = []
         self.procs: list[str] = []
         self.version = None

@@ -171,6 +171,7 @@ class Database:
         # a group's transaction is open and looked at its BEGIN, its COMMIT not yet sent: no other connection
         # can commit meanwhile, so a look then is exact without a statement (read without the writer lock)
         self._exact = False
+        self._look = None  # the writer connection's cursor of the looks (``_outside_check``)
         try:
             self._writer = connect(self.path)
             self._all.append(self._writer)
@@ -316,7 +317,13 @@ class Database:
         (another process: a CLI command, a restore) committed since the last look. SQLite's ``PRAGMA
         data_version`` on a connection changes exactly when another connection committed; this process's
         own writes go through the writer's connection and drop what they change themselves (``forget``)."""
-        version = c.execute("PRAGMA data_version").fetchone()[0]
+        look = self._look
+        if look is None or c is not self._writer:
+            look = c.cursor()
+            look.row_factory = None  # (a tuple: no Row made for one number)
+            if c is self._writer:
+                self._look = look  # (always under the writer lock: one cursor for every look)
+        version = look.execute("PRAGMA data_version").fetchall()[0][0]  # (all: the statement ends, holds nothing)
         if version != self._data_version:
             self._rows.clear()
             self._session_keys.clear()
