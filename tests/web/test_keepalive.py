@@ -153,14 +153,19 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
         sock.close()
 
 
-@pytest.fixture(params=PARSERS)
-def strict(app, request):
-    """A server whose header deadline is short: 0.3 s."""
-    server, thread, sock, front = serve_in_thread(app, Limits(header_timeout=0.3), http=request.param)
+def _port_of(app, limits: Limits, http: str):
+    """A server in a thread with ``limits``: its port, then it stops."""
+    server, thread, sock, front = serve_in_thread(app, limits, http=http)
     yield sock.getsockname()[1]
     server.should_exit = True
     thread.join(15)
     sock.close()
+
+
+@pytest.fixture(params=PARSERS)
+def strict(app, request):
+    """A server whose header deadline is short: 0.3 s."""
+    yield from _port_of(app, Limits(header_timeout=0.3), request.param)
 
 
 def _read_all(sock) -> bytes:
@@ -203,11 +208,7 @@ def test_either_parser_closes_a_connection_whose_head_is_not_whole_in_time(stric
 @pytest.fixture(params=PARSERS)
 def idle_cut(app, request):
     """A server whose keep-alive timeout is short: 0.3 s (its header deadline the usual 10 s)."""
-    server, thread, sock, front = serve_in_thread(app, Limits(keep_alive=0.3), http=request.param)
-    yield sock.getsockname()[1]
-    server.should_exit = True
-    thread.join(15)
-    sock.close()
+    yield from _port_of(app, Limits(keep_alive=0.3), request.param)
 
 
 def test_either_parser_closes_a_keep_alive_connection_idle_after_its_answer(idle_cut):
