@@ -561,12 +561,16 @@ def _data_check(schema: str, definition: str):
 # fixed), told without running the check. Bounded: a full memo starts afresh.
 _VALID_FLAT: set = set()
 _VALID_FLAT_MAX = 1024
+_FLAT_TEXT_MAX = 64  # longest text of data kept in the memo (1,024 entries of at most 8 such members)
 
 
 def _flat_key(schema: str, definition: str, data):
     """The memo's key of ``data``, or None when it is not flat (or too large to be worth one)."""
     if type(data) is not dict or len(data) > 8:
         return None
+    for value in data.values():  # (a long text is not kept: the memo stays small whatever phones send)
+        if type(value) is str and len(value) > _FLAT_TEXT_MAX:
+            return None
     key = (schema, definition, tuple(data.items()), tuple(map(type, data.values())))
     try:
         hash(key)
