@@ -52,3 +52,14 @@ def install_hint(command: str) -> str:
     """``no X (apt-get install P)``'s parenthesis: how to get a command the suite skips without."""
     pkg = package_of(command)
     return f"apt-get install {pkg}" if pkg else "not in systemd/debian-packages.txt"
+
+
+def missing(*commands: str) -> str | None:
+    """A skip's reason for the first of these commands that is not on PATH ("no mmdebstrap (apt-get install
+    mmdebstrap)"), None when all are there. tests/test_debian_packages.py checks that each is in the list."""
+    import shutil
+
+    for command in commands:
+        if shutil.which(command) is None:
+            return f"no {command} ({install_hint(command)})"
+    return None
