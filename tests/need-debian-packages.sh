@@ -39,9 +39,9 @@ entries=$(awk -v groups="${groups[*]}" '
               exit 2 } }' "$list")
 
 say() { printf '%s: %s\n' "$what" "$*"; }
-stop() {  # stop REASON COMMAND: cannot install; say what to run (or go on, with --go-on)
-    if [ "$go_on" = 1 ]; then
-        say "not installing $1; its tests skip, saying why (install them: $2)"
+stop() {  # stop REASON COMMAND: cannot install; say what to run (or go on, with --go-on or when all are if-available)
+    if [ "$go_on" = 1 ] || [ "${#need[@]}" -eq 0 ]; then
+        say "not installing $1: going on without them (install them: $2)"
         exit 0
     fi
     say "this machine lacks Debian packages that ${groups[*]} needs: $1" >&2
@@ -51,7 +51,9 @@ stop() {  # stop REASON COMMAND: cannot install; say what to run (or go on, with
     exit 1
 }
 
+need=()
 if ! command -v dpkg-query >/dev/null 2>&1; then
+    need=(-)  # (stop: these are needed)
     # not Debian: the commands the list names tell whether the packages' equivalents are there
     missing=()
     while read -r pkg when commands; do

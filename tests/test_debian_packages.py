@@ -277,6 +277,14 @@ def test_an_if_available_package_is_asked_for_only_where_apt_has_it(apt):
                                          "going on without it")
 
 
+def test_an_if_available_package_alone_never_stops_the_run(apt):
+    apt.remove("chromium-headless-shell")
+    p = apt.run("test", uid=1000)
+    assert p.returncode == 0 and p.stderr == "" and apt.calls() == []
+    assert p.stdout.startswith("make test: not installing chromium-headless-shell (not root, and sudo asks for a "
+                               "password): going on without them (install them: sudo apt-get update && ")
+
+
 def test_an_unknown_group_is_refused():
     p = subprocess.run([str(NEED), "tset"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "no group tset in systemd/debian-packages.txt" in p.stderr
