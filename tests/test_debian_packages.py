@@ -236,6 +236,7 @@ def test_stale_lists_are_refreshed_once_when_the_install_fails(apt):
     p = apt.run("test")
     assert p.returncode == 0, p.stderr
     assert [c.split(" ", 2)[2].split()[0] for c in apt.calls()] == ["install", "update", "install"]
+    assert p.stdout.splitlines()[1] == "make test: apt's lists were stale: refreshed (apt-get update); installing espeak-ng"
 
 
 def test_without_root_it_goes_through_sudo_n_where_sudo_asks_no_password(apt):
