@@ -19,7 +19,8 @@ from tests.skips import lines
 
 REPO = Path(__file__).resolve().parent.parent
 NEED = REPO / "tests" / "need-debian-packages.sh"
-GROUPS = {"box", "kiosk", "test", "systemd-check", "arm-check", "pi-check", "nspawn-root", "arm-root"}
+GROUPS = {"box", "kiosk", "test", "systemd-check", "arm-check", "image", "image-build", "pi-check", "nspawn-root",
+          "arm-root"}
 
 
 # -- the list ------------------------------------------------------------------------------------------------
