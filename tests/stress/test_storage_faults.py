@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.debian_packages import install_hint
 from tests.web.conftest import Api
 
 GOOD = ["companion-20260101T030000Z.db", "companion-20260102T030000Z.db", "companion-20260103T030000Z.db"]
@@ -310,7 +311,7 @@ def test_an_unreadable_data_dir_or_database_exits_2_naming_it(request_cleanup, w
     prefix, path = [], REPO
     if os.geteuid() == 0:
         if not shutil.which("setpriv"):
-            pytest.skip("root reads every file and setpriv (to run as nobody) is missing")
+            pytest.skip(f"root reads every file and setpriv (to run as nobody) is missing ({install_hint('setpriv')})")
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         # nobody may not read a clone inside a 0700 folder (root's home): it runs a readable copy of the package
         path = base / "src"
@@ -354,7 +355,7 @@ def test_an_unwritable_database_exits_2_naming_the_file(request_cleanup):
     import tempfile
 
     if os.geteuid() == 0 and not shutil.which("setpriv"):
-        pytest.skip("root writes every file and setpriv (to run as nobody) is missing")
+        pytest.skip(f"root writes every file and setpriv (to run as nobody) is missing ({install_hint('setpriv')})")
     base = Path(tempfile.mkdtemp(prefix="companion-readonly-"))
     request_cleanup.append(base)
     base.chmod(0o755)
