@@ -108,7 +108,7 @@ class Server:
 
     def _wait_app(self) -> float | None:
         """From the start to the first answer of the Flask app (``GET /api/games``): the server answers
-        ``/healthz`` and its hot routes before it has built the app (it builds it once it listens)."""
+        ``/healthz`` through the app too: both wait for its build, which starts once it listens)."""
         return self._wait_for("/api/games", 10)
 
     def _wait_for(self, path: str, timeout: float) -> float | None:
@@ -251,7 +251,7 @@ APP_NAME = "server: start to the first page's answer (`GET /api/games`: the Flas
 def app_row(app: list[float], note: str) -> dict:
     return {"name": APP_NAME, "key": "start-app", "median_ms": statistics.median(app) if app else None,
             "best_ms": min(app) if app else None, "target_ms": None,
-            "note": "the server attaches its GPIO panel and builds its Flask app once it listens (`/healthz` and the hot routes need none); "
+            "note": "the server attaches its GPIO panel and builds its Flask app once it listens (every request, `/healthz` too, waits for it); "
                     + note}
 
 

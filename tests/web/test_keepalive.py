@@ -14,6 +14,7 @@ import pytest
 
 from companion.web import server as http_server
 from companion.web.asgi import Limits
+from companion.web.shares import Connections
 from tests.web.serverproc import serve_in_thread
 
 
@@ -102,15 +103,10 @@ def _dechunk(raw: bytes) -> tuple[bytes, bool]:
     return body, False
 
 
-def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(running, player, fake_game,
-                                                                               monkeypatch):
-    """The events of a live stream go straight to the connection's transport, each framed once as an
-    HTTP/1.1 chunk: on the wire, a strictly valid chunked body with every event, as before."""
-    import companion.web.asgi as asgi
-
-    direct = []
-    real = asgi._writable
-    monkeypatch.setattr(asgi, "_writable", lambda proto: direct.append(1) or real(proto))
+def test_a_stream_s_events_arrive_as_a_strictly_valid_chunked_body_and_a_stop_ends_it(running, player, fake_game):
+    """The events of a live stream, sent through ASGI ``send``, are framed by the server as HTTP/1.1 chunks:
+    on the wire, a strictly valid chunked body with every event once, and a stop ends it with the last
+    chunk."""
     port, front = running
     match = player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
     sock = socket.create_connection(("127.0.0.1", port), timeout=20)
@@ -134,11 +130,8 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
             assert waited < 600, raw[-2000:]
         body, _ = _dechunk(raw)
         assert [body.count(f"id: {n}\nevent: event\n".encode()) for n in (1, 2, 3)] == [1, 1, 1]
-        assert direct  # the events took the direct path
-        # a stop: the stream ends with its last chunk, through h11. ``close_streams`` runs on the server's loop,
-        # as the server calls it: from this thread its close could land in the stream's queue while the loop
-        # was inside that queue's direct write (the socket's send lets this thread run), and the write's end
-        # cleared the queue, close and all: heartbeats forever, no last chunk
+        # a stop: the stream ends with its last chunk. ``close_streams`` runs on the server's loop, as the server
+        # calls it
         next(iter(front.subs)).loop.call_soon_threadsafe(front.close_streams)
         waited = 0
         while not _dechunk(raw)[1]:
@@ -267,44 +260,58 @@ class _Transport:
         self.closed = True
 
 
-class _Conn(http_server._Limited):
-    """The deadlines of a connection alone, on a loop whose clock the test moves."""
-
-    timeout_keep_alive = 5.0
-    _limits = Limits(header_timeout=10.0)
+class _Inner:
+    """uvicorn's protocol, as the connection sees it: what it is handed."""
 
     def __init__(self):
-        self.loop, self.transport, self.busy = _Loop(), _Transport(), False
+        self.got = []
 
-    def is_idle(self):
-        return not self.busy
+    def data_received(self, data):
+        self.got.append(data)
+
+
+def _guarded():
+    """The deadline of a connection alone, on a loop whose clock the test moves."""
+    conn = http_server.Guarded(_Inner(), Limits(header_timeout=10.0), Connections(Limits()))
+    conn.loop, conn.transport, conn._admitted = _Loop(), _Transport(), True
+    conn._arm()  # (opened: a whole head within 10 s)
+    return conn
 
 
 def test_a_busy_connection_keeps_one_timer_and_an_idle_one_is_closed_at_its_deadline():
-    conn = _Conn()
-    conn._arm()  # opened: a whole head within 10 s
+    conn = _guarded()
     t = 0.0
     for _ in range(400):  # a request every 50 ms for 20 s, each answered 20 ms after its head
         t += 0.05
         conn.loop.run_until(t)
-        conn._idle_due = None  # (its first bytes)
-        conn._disarm()  # (its whole head)
-        conn.busy = True
+        conn.data_received(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        conn.begin()  # (the front has its head)
         conn.loop.run_until(t + 0.02)
-        conn.busy = False
-        conn._arm(keep_alive=True)  # (its answer)
+        conn.end()  # (its answer)
     assert not conn.transport.closed
-    assert len(conn.loop.made) <= 6  # one timer at a time, due every 5 s or so: not two per request
+    assert len(conn.inner.got) == 400  # every byte handed on to uvicorn's protocol
+    assert len(conn.loop.made) <= 4  # one timer at a time, due every 10 s or so: not one per request
     last = t + 0.02
-    conn.loop.run_until(last + 4.9)
+    conn.loop.run_until(last + 9.9)
     assert not conn.transport.closed
-    conn.loop.run_until(last + 5.0)  # idle for the keep-alive timeout after its last answer
+    conn.loop.run_until(last + 10.0)  # no new head within the header deadline after its last answer
     assert conn.transport.closed
 
-    slow = _Conn()
-    slow._arm(keep_alive=True)  # answered; then a head begun (the keep-alive ended) but never whole
-    slow._idle_due = None
+    slow = _guarded()  # a head begun but never whole
+    slow.data_received(b"GET /healthz HT")
+    assert not slow.is_idle()
     slow.loop.run_until(9.9)
     assert not slow.transport.closed
     slow.loop.run_until(10.0)
     assert slow.transport.closed
+
+    stream = _guarded()  # a request under way (a stream) has no header deadline
+    stream.data_received(b"GET /api/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    stream.begin()
+    stream.loop.run_until(600.0)
+    assert not stream.transport.closed and len(stream.loop.made) <= 2
+    stream.end()
+    stream.loop.run_until(609.9)
+    assert not stream.transport.closed
+    stream.loop.run_until(610.0)
+    assert stream.transport.closed
