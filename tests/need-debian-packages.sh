@@ -39,19 +39,21 @@ entries=$(awk -v groups="${groups[*]}" '
               exit 2 } }' "$list")
 
 say() { printf '%s: %s\n' "$what" "$*"; }
-stop() {  # stop REASON COMMAND: cannot install; say what to run (or go on, with --go-on)
-    if [ "$go_on" = 1 ]; then
-        say "not installing $1; its tests skip, saying why (install them: $2)"
+stop() {  # stop REASON COMMAND: cannot install; say what to run (or go on, with --go-on or when all are if-available)
+    if [ "$go_on" = 1 ] || [ "${#need[@]}" -eq 0 ]; then
+        say "not installing $1: going on without them (install them: $2)"
         exit 0
     fi
-    say "this machine lacks Debian packages that ${groups[*]} needs: $1" >&2
+    say "this machine lacks Debian packages it needs (the ${groups[*]} group of systemd/debian-packages.txt): $1" >&2
     say "install them, then run $what again:" >&2
     printf '    %s\n' "$2" >&2
     [ -z "$alternative" ] || say "or run $alternative" >&2
     exit 1
 }
 
+need=()
 if ! command -v dpkg-query >/dev/null 2>&1; then
+    need=(-)  # (stop: these are needed)
     # not Debian: the commands the list names tell whether the packages' equivalents are there
     missing=()
     while read -r pkg when commands; do
@@ -89,7 +91,9 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 if [ "$(id -u)" = 0 ]; then
     apt=(env DEBIAN_FRONTEND=noninteractive apt-get) how=apt-get
-elif command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+elif ! command -v sudo >/dev/null 2>&1; then
+    stop "${pkgs[*]} (not root, and no sudo)" "$command"
+elif sudo -n true >/dev/null 2>&1; then
     apt=(sudo -n env DEBIAN_FRONTEND=noninteractive apt-get) how="sudo -n apt-get"
 else
     stop "${pkgs[*]} (not root, and sudo asks for a password)" "$command"
@@ -103,6 +107,7 @@ if ! install "${pkgs[@]}"; then
     "${apt[@]}" update -q >>"$log" 2>&1 || true
     pick_maybe
     pkgs=("${need[@]}" "${extra[@]}")
+    say "apt's lists were stale: refreshed (apt-get update); installing ${pkgs[*]}"
     if [ "${#pkgs[@]}" -gt 0 ] && ! install "${pkgs[@]}"; then
         tail -n 5 "$log" >&2 || true
         say "apt-get install ${pkgs[*]} failed (its whole output: $log)" >&2

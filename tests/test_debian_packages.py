@@ -19,7 +19,8 @@ from tests.skips import lines
 
 REPO = Path(__file__).resolve().parent.parent
 NEED = REPO / "tests" / "need-debian-packages.sh"
-GROUPS = {"box", "kiosk", "test", "systemd-check", "arm-check", "pi-check", "nspawn-root", "arm-root"}
+GROUPS = {"box", "kiosk", "test", "systemd-check", "arm-check", "image", "image-build", "pi-check", "nspawn-root",
+          "arm-root"}
 
 
 # -- the list ------------------------------------------------------------------------------------------------
@@ -145,11 +146,17 @@ def test_the_skips_are_grouped_by_reason_and_tier():
                             "tests/test_systemd.py: 1 skipped, running as root"]
 
 
+def _make_env(base=None, **extra):
+    """The environment for a make of its own (not the variables of the `make test` this suite may run under)."""
+    env = {**(base or os.environ), **extra}
+    return {k: v for k, v in env.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "COMPANION_PYTHON_ONLY")}
+
+
 def test_make_test_python_skips_the_browser_tier_and_says_so_in_its_last_lines():
     venv = Path(sys.executable).parent.parent
     p = subprocess.run(["make", "-s", "-C", str(REPO), "-o", f"{venv}/.installed-dev", "test-python", f"VENV={venv}",
                         "JOBS=1", "PYTEST_ARGS=tests/browser/test_result_only.py tests/test_rulings.py"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=_make_env())
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     tail = p.stdout.strip().splitlines()[-4:]
     assert any(re.fullmatch(r"browser tier: \d+ skipped, not run by make test-python: it needs Debian's chromium "
@@ -236,6 +243,7 @@ def test_stale_lists_are_refreshed_once_when_the_install_fails(apt):
     p = apt.run("test")
     assert p.returncode == 0, p.stderr
     assert [c.split(" ", 2)[2].split()[0] for c in apt.calls()] == ["install", "update", "install"]
+    assert p.stdout.splitlines()[1] == "make test: apt's lists were stale: refreshed (apt-get update); installing espeak-ng"
 
 
 def test_without_root_it_goes_through_sudo_n_where_sudo_asks_no_password(apt):
@@ -277,6 +285,14 @@ def test_an_if_available_package_is_asked_for_only_where_apt_has_it(apt):
                                          "going on without it")
 
 
+def test_an_if_available_package_alone_never_stops_the_run(apt):
+    apt.remove("chromium-headless-shell")
+    p = apt.run("test", uid=1000)
+    assert p.returncode == 0 and p.stderr == "" and apt.calls() == []
+    assert p.stdout.startswith("make test: not installing chromium-headless-shell (not root, and sudo asks for a "
+                               "password): going on without them (install them: sudo apt-get update && ")
+
+
 def test_an_unknown_group_is_refused():
     p = subprocess.run([str(NEED), "tset"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "no group tset in systemd/debian-packages.txt" in p.stderr
@@ -287,7 +303,7 @@ def test_make_test_stops_before_any_test_and_before_the_venv(apt, tmp_path):
     apt.remove("chromium")
     venv = tmp_path / "venv"
     p = subprocess.run(["make", "-C", str(REPO), "test", f"VENV={venv}"], capture_output=True, text=True,
-                       timeout=120, env={**apt.env, "FAKE_UID": "1000"})
+                       timeout=120, env=_make_env(apt.env, FAKE_UID="1000"))
     assert p.returncode != 0
     assert "sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium" in p.stderr
     assert "make test: or run make test-python (the tiers that need nothing outside Python)" in p.stderr
