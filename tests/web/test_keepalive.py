@@ -8,6 +8,7 @@ option on the server's side of the connection, after two requests were answered 
 """
 
 import http.client
+import re
 import socket
 
 import pytest
@@ -59,6 +60,25 @@ def test_a_second_keep_alive_request_is_answered_on_a_socket_with_nodelay(runnin
         assert socks[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
     finally:
         conn.close()
+
+
+def test_pipelined_requests_are_each_answered_in_their_turn(running):
+    """Three requests sent in one packet (a write's body among them, which the gate refuses without an
+    Origin): three answers, in order, on the one connection (uvicorn's own pipelining, on either parser)."""
+    port, _ = running
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        body = b'{"type": "point", "expected_seq": 0}'
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                     b"POST /api/matches/nope/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                     + b"GET /api/games HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        got = _read_all(sock)
+    finally:
+        sock.close()
+    statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", got)
+    assert statuses == [b"200", b"403", b"200"], got[:600]
+    assert b'"games"' in got.rsplit(b"HTTP/1.1 ", 1)[1]
 
 
 def test_nodelay_is_set_on_whatever_tcp_socket_the_listener_hands_over():
