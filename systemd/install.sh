@@ -461,6 +461,11 @@ elif printf '%s' "$pin" | grep -q '"pin_set": *false'; then
 else
     pin_msg="the organiser PIN is set (forgotten? $reset_hint)"
 fi
+# the pages' templates compiled now into the data folder's cache, not in the first seconds of the service's
+# start (a Pi's whole core for about 3 s, while the first phones write: docs/server.md)
+if ! compiled=$(as_service serve --precompile --gpio off 2>&1); then
+    say "the pages' templates were not compiled ahead ($(printf '%s' "$compiled" | tail -n1)): the service compiles them"
+fi
 
 # 6. the units
 mkdir -p "$UNIT_DIR"

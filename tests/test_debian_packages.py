@@ -146,11 +146,17 @@ def test_the_skips_are_grouped_by_reason_and_tier():
                             "tests/test_systemd.py: 1 skipped, running as root"]
 
 
+def _make_env(base=None, **extra):
+    """The environment for a make of its own (not the variables of the `make test` this suite may run under)."""
+    env = {**(base or os.environ), **extra}
+    return {k: v for k, v in env.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "COMPANION_PYTHON_ONLY")}
+
+
 def test_make_test_python_skips_the_browser_tier_and_says_so_in_its_last_lines():
     venv = Path(sys.executable).parent.parent
     p = subprocess.run(["make", "-s", "-C", str(REPO), "-o", f"{venv}/.installed-dev", "test-python", f"VENV={venv}",
                         "JOBS=1", "PYTEST_ARGS=tests/browser/test_result_only.py tests/test_rulings.py"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=300, env=_make_env())
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr
     tail = p.stdout.strip().splitlines()[-4:]
     assert any(re.fullmatch(r"browser tier: \d+ skipped, not run by make test-python: it needs Debian's chromium "
@@ -297,7 +303,7 @@ def test_make_test_stops_before_any_test_and_before_the_venv(apt, tmp_path):
     apt.remove("chromium")
     venv = tmp_path / "venv"
     p = subprocess.run(["make", "-C", str(REPO), "test", f"VENV={venv}"], capture_output=True, text=True,
-                       timeout=120, env={**apt.env, "FAKE_UID": "1000"})
+                       timeout=120, env=_make_env(apt.env, FAKE_UID="1000"))
     assert p.returncode != 0
     assert "sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium" in p.stderr
     assert "make test: or run make test-python (the tiers that need nothing outside Python)" in p.stderr

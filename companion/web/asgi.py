@@ -190,6 +190,7 @@ class Front:
         self.connections = connections  # shares.Connections: a request's connection, to drop a stuck stream's, trust
         self.bodies = Bodies(self.limits)
         self._urls = None  # the app's URL map, bound (what a request's endpoint is looked up in)
+        self._found: dict = {}  # (method, path) -> its endpoint, as the URL map matched it
         self.streams: dict[str, int] = {}
         self.subs: set = set()
         self.stopping = False
@@ -298,13 +299,21 @@ class Front:
     def _endpoint(self, scope) -> str | None:
         """The Flask endpoint the request goes to, without a thread: the app's URL map, as Flask matches it
         (None: a 404, 405 or redirect, which Flask answers)."""
+        key = (scope["method"], scope["path"])
+        found = self._found.get(key, False)
+        if found is not False:
+            return found
         urls = self._urls
         if urls is None:
             urls = self._urls = self.app.url_map.bind("localhost")
         try:
-            return urls.match(scope["path"], method=scope["method"])[0]
+            found = urls.match(key[1], method=key[0])[0]
         except Exception:
-            return None
+            found = None
+        if len(self._found) >= 512:  # (the last few hundred addresses asked: a match's id is in its path)
+            self._found.clear()
+        self._found[key] = found
+        return found
 
     async def _refuse(self, send, scope, status: int, template: str, field: str, extra=(), **params) -> None:
         """An answer of the front itself, in the caller's language; the connection is closed after it (what

@@ -8,9 +8,12 @@ option on the server's side of the connection, after two requests were answered 
 """
 
 import http.client
+import re
 import socket
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.web import server as http_server
 from companion.web.asgi import Limits
@@ -59,6 +62,25 @@ def test_a_second_keep_alive_request_is_answered_on_a_socket_with_nodelay(runnin
         assert socks[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
     finally:
         conn.close()
+
+
+def test_pipelined_requests_are_each_answered_in_their_turn(running):
+    """Three requests sent in one packet (a write's body among them, which the gate refuses without an
+    Origin): three answers, in order, on the one connection (uvicorn's own pipelining, on either parser)."""
+    port, _ = running
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        body = b'{"type": "point", "expected_seq": 0}'
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                     b"POST /api/matches/nope/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                     + b"GET /api/games HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        got = _read_all(sock)
+    finally:
+        sock.close()
+    statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", got)
+    assert statuses == [b"200", b"403", b"200"], got[:600]
+    assert b'"games"' in got.rsplit(b"HTTP/1.1 ", 1)[1]
 
 
 def test_nodelay_is_set_on_whatever_tcp_socket_the_listener_hands_over():
@@ -315,3 +337,53 @@ def test_a_busy_connection_keeps_one_timer_and_an_idle_one_is_closed_at_its_dead
     assert not stream.transport.closed
     stream.loop.run_until(610.0)
     assert stream.transport.closed
+
+
+class _Written(_Transport):
+    def __init__(self):
+        self.out = []
+
+    def write(self, data):
+        self.out.append(data)
+
+
+class _Parser:
+    """uvicorn's protocol as the head limit meets it: a request begins (the front's ``begin``) once its head is
+    whole, before the next read (uvicorn's ASGI task runs before the loop reads again)."""
+
+    def __init__(self):
+        self.got = b""
+        self.conn = None
+
+    def data_received(self, data):
+        self.got += data
+        if b"\r\n\r\n" in self.got and not self.conn._busy:
+            self.conn.begin()
+
+
+@settings(max_examples=200, deadline=None)
+@given(pad=st.integers(0, 3 * 1024), body=st.integers(0, 2048), cuts=st.lists(st.integers(1, 4096), max_size=12))
+def test_the_head_limit_refuses_a_head_exactly_when_it_is_over_the_limit_however_it_arrives(pad, body, cuts):
+    """A head of any size, followed by a body, arriving in reads of any sizes: refused (a 431, nothing more
+    handed on) exactly when the head, blank line included, is over ``max_head`` (here 2 KiB); else every
+    byte reaches uvicorn's protocol."""
+    limit = 2048
+    head = b"POST /api/matches/m/events HTTP/1.1\r\nHost: localhost\r\nX-Pad: " + b"a" * pad + b"\r\n\r\n"
+    wire = head + b"b" * body
+    inner = _Parser()
+    conn = http_server.Guarded(inner, Limits(max_head=limit), Connections(Limits()))
+    inner.conn = conn
+    conn.loop, conn.transport, conn._admitted = _Loop(), _Written(), True
+    conn._arm()
+    at = 0
+    for cut in [*cuts, len(wire)]:
+        if at >= len(wire) or conn.transport.closed:
+            break
+        conn.data_received(wire[at:at + cut])
+        at += cut
+    refused = bool(conn.transport.out) and conn.transport.out[0].startswith(b"HTTP/1.1 431")
+    assert refused == (len(head) > limit), (len(head), cuts)
+    if not refused:
+        assert inner.got == wire
+    else:
+        assert b"\r\n\r\n" not in inner.got  # (the head's end never reached uvicorn's protocol)
