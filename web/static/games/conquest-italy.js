@@ -69,8 +69,13 @@
   var SETS = ["three_basil", "three_mozzarella", "three_tomato", "joker_two_alike", "joker_two_different", "two_jokers", "three_jokers"];
   // the drawing's title (its accessible name) is the map's own: the box's default map is named in the page's language
   function nameMap(box, m) {
+    if (!m["default"]) return;
     var title = box.querySelector("svg > title");
-    if (title && m["default"]) title.textContent = t("ci.map_default");
+    if (title) title.textContent = t("ci.map_default");
+    // and the legend's heading, which the engine draws with the same name
+    Array.prototype.forEach.call(box.querySelectorAll("svg > text"), function (node) {
+      if (!node.children.length && node.textContent === m.name) node.textContent = t("ci.map_default");
+    });
   }
   function translateLegend(box) {
     Array.prototype.forEach.call(box.querySelectorAll("svg > text"), function (node) {
