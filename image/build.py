@@ -241,6 +241,8 @@ def stage_custom(cached: Path, bundle: Path, logdir: Path) -> tuple[Path, Path]:
                      "printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\tcompanion\\n::1\\tlocalhost ip6-localhost\\n' >/etc/hosts && "
                      ": >/etc/machine-id && rm -f /var/lib/dbus/machine-id && "
                      f"sed -i 's|^#\\?ROOTPART=.*|ROOTPART=LABEL={ROOT_LABEL}|' /etc/default/raspi-firmware && "
+                     # the initrd again, with the image's /etc/e2fsck.conf (no battery clock), then the boot files
+                     "update-initramfs -u && "
                      "/etc/kernel/postinst.d/z50-raspi-firmware && "
                      "rm -rf /tmp/bundle /var/cache/apt/*.bin /var/lib/apt/lists/* /root/.cache", custom)
         (root / "etc" / "fstab").write_text(FSTAB)

@@ -155,6 +155,8 @@ class Box:
         self.new_commit = None
 
     def run(self, argv):
+        if argv[:2] == ["systemctl", "is-failed"]:
+            return subprocess.CompletedProcess(argv, 1, "activating\n", "")
         self.calls.append(argv[0] if argv[0] != "systemctl" else " ".join(argv))
         if argv[0].endswith("install.sh"):
             if self.install_ok:

@@ -145,7 +145,9 @@ class Updater:
             got = self.build_of()
             if got is not None and (commit is None or got == commit):
                 return True
-            if time.monotonic() >= end:
+            # a unit systemd gave up on (exit 2, or its start limit) will not answer: no need to wait on
+            failed = self.run(["systemctl", "is-failed", "companion.service"]).stdout.strip() == "failed"
+            if failed or time.monotonic() >= end:
                 return False
             time.sleep(self.poll_s)
 
@@ -180,7 +182,7 @@ class Updater:
                 shutil.rmtree(prev)
                 shutil.rmtree(units_prev)
                 return {"result": "updated", "from": installed, "to": bundle["commit"], "backup": backup}
-            reason = f"the new version did not answer /healthz within {self.wait_s:.0f} s"
+            reason = f"the new version did not answer /healthz within {self.wait_s:.0f} s (or its unit failed)"
         self.say(f"update: {reason}: going back to {installed}")
         self._systemctl("stop", "companion.service")
         if venv.exists():
