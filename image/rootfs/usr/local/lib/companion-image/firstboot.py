@@ -145,7 +145,7 @@ def sh(argv: list[str], timeout: int = 120, **kw) -> subprocess.CompletedProcess
 
 def as_service(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     return sh(["runuser", "-u", "companion", "--", "env", f"COMPANION_DATA={DATA}", f"{VENV}/bin/companion", *args],
-              timeout=timeout, cwd=DATA)
+              timeout=timeout, cwd=DATA, umask=0o077)  # as install.sh and the service: the data is the service's
 
 
 def grow_root() -> str:
