@@ -91,7 +91,7 @@ def run(cmd: list[str], logfile: Path | None = None, timeout: int = 3600, **kw) 
 # the tools of the build machine (Debian's packages), installed when missing
 HOST_TOOLS = {"mmdebstrap": "mmdebstrap", "mkfs.vfat": "dosfstools", "mcopy": "mtools", "sfdisk": "fdisk",
               "mkfs.ext4": "e2fsprogs", "unshare": "util-linux", "qemu-aarch64-static": "qemu-user-static",
-              "update-binfmts": "binfmt-support"}
+              "update-binfmts": "binfmt-support", "cpio": "cpio"}
 
 
 def install_tools() -> None:
@@ -115,7 +115,7 @@ def missing_tools() -> str | None:
     if os.geteuid() != 0:
         return "needs root (chroot, mounts, file ownership in the root file system)"
     for tool, pkg in (("mmdebstrap", "mmdebstrap"), ("mkfs.vfat", "dosfstools"), ("mcopy", "mtools"),
-                      ("sfdisk", "fdisk"), ("mkfs.ext4", "e2fsprogs"), ("unshare", "util-linux")):
+                      ("sfdisk", "fdisk"), ("mkfs.ext4", "e2fsprogs"), ("unshare", "util-linux"), ("cpio", "cpio")):
         if shutil.which(tool) is None:
             return f"no {tool} (apt-get install {pkg})"
     entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
@@ -241,17 +241,28 @@ def stage_custom(cached: Path, bundle: Path, logdir: Path) -> tuple[Path, Path]:
                      "printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\tcompanion\\n::1\\tlocalhost ip6-localhost\\n' >/etc/hosts && "
                      ": >/etc/machine-id && rm -f /var/lib/dbus/machine-id && "
                      f"sed -i 's|^#\\?ROOTPART=.*|ROOTPART=LABEL={ROOT_LABEL}|' /etc/default/raspi-firmware && "
-                     # the initrd again, with the image's /etc/e2fsck.conf (no battery clock), then the boot files
-                     "update-initramfs -u && "
                      "/etc/kernel/postinst.d/z50-raspi-firmware && "
                      "rm -rf /tmp/bundle /var/cache/apt/*.bin /var/lib/apt/lists/* /root/.cache", custom)
         (root / "etc" / "fstab").write_text(FSTAB)
+        for initrd in [*(root / "boot").glob("initrd.img-*"), *fw.glob("initrd.img-*")]:
+            append_to_initrd(initrd, root, ["etc/e2fsck.conf"])
     finally:
         run(["umount", str(root / "boot" / "firmware")])
         run(["umount", str(root / "proc")])
     # the owner's settings file, as an example to edit (every line commented: the defaults)
     shutil.copy(HERE / "companion.txt", fw / "companion.txt")
     return root, fw
+
+
+def append_to_initrd(initrd: Path, root: Path, files: list[str]) -> None:
+    """FILES of ROOT added to INITRD as a second cpio archive after the first (the kernel unpacks them in turn):
+    the image's /etc/e2fsck.conf for the boot's file system check, without making the initrd again (that takes
+    over ten minutes under qemu-user; a kernel update on the box makes it anew, with the file, by the fsck hook)."""
+    p = subprocess.run(["cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"], cwd=root,
+                       input=("\n".join(files) + "\n").encode(), capture_output=True, check=True)
+    with open(initrd, "ab") as f:
+        pad = (-f.tell()) % 4
+        f.write(b"\0" * pad + p.stdout)
 
 
 def du_bytes(d: Path) -> int:

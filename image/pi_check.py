@@ -15,8 +15,9 @@ Boots, each bounded in time:
 2. power cut: the organiser signs in with the setup code the box wrote on its boot partition; two clients write
    over the network; qemu is killed (SIGKILL) in the middle; after the next boot every acknowledged write is
    counted (power_cut_acked_lost: how many are missing);
-3. the box's time: that boot starts with the clock 30 days behind and no NTP; the organiser's phone gives the
-   time at sign-in; then a reboot (time_from_phone_holds);
+3. the box's time: no battery clock (qemu's RTC at 2020), no NTP, and the phones 30 days ahead (the box was
+   off for a month); the organiser's phone gives the time at sign-in, a running match clock does not jump;
+   then a reboot (time_from_phone_holds);
 4. updates: a newer bundle on a second disk (the USB stick), then a broken one (update_fallback_ok).
 A check that cannot run says why (false, with a reason).
 """
@@ -369,11 +370,20 @@ def power_cut(m: Machine) -> None:
     log(f"power cut: {lost} acknowledged writes lost; after the reboot: {kept}")
 
 
+AHEAD = timedelta(days=30)
+
+
+def phone_now() -> datetime:
+    """The phones' time: 30 days after the host's, as if the box had been off for a month (a Pi has no battery
+    clock: it starts at the time it saved last, systemd-timesyncd's, and has no NTP here)."""
+    return datetime.now(timezone.utc) + AHEAD
+
+
 def box_time(m: Machine) -> None:
-    """The box's clock 30 days behind, no NTP: the organiser's phone gives the time at sign-in; then a reboot."""
+    """No battery clock (qemu's RTC set to 2020), no NTP, off for a month: the organiser's phone gives the time
+    at sign-in; a running match clock does not jump; then a reboot."""
     m.shutdown()
-    behind = datetime.now(timezone.utc) - timedelta(days=30)
-    rtc = behind.strftime("%Y-%m-%dT%H:%M:%S")
+    rtc = "2020-01-01T00:00:00"
     m.start("clock-behind", rtc=rtc)
     boot_s, _ = m.wait_healthz()
     if boot_s is None:
@@ -382,8 +392,22 @@ def box_time(m: Machine) -> None:
     phone = Phone(m)
     synced = m.ssh("timedatectl show -p NTPSynchronized --value; date -u +%FT%TZ", check=False).stdout.split()
     out["box_clock_before"] = synced
-    body = sign_in(m, phone, now_iso())
+    players = ["Ada", "Bo", "Cy", "Di"]
+    # a match whose clock runs on the box's wrong time, before the phone gives the right one
+    sign_in(m, phone)
+    status, clocked = phone.call("POST", "/api/matches", {"game": "richelieu", "players": players, "label": "clock",
+                                                          "options": {"clock": True}})
+    cid = clocked.get("id")
+    phone.call("POST", f"/api/matches/{cid}/events", {"type": "clock.start", "data": {"limit_minutes": 90},
+                                                      "expected_seq": 0})
+    t_start = time.monotonic()
+    body = sign_in(m, phone, now_iso(phone_now()))
     out["adopted_at_sign_in"] = body.get("time")
+    status, doc = phone.call("GET", f"/api/matches/{cid}")
+    clock = (doc.get("view") or {}).get("clock") or {}
+    out["clock_after_adoption"] = clock
+    wall = time.monotonic() - t_start
+    out["clock_did_not_jump"] = clock.get("elapsed_seconds") is not None and clock["elapsed_seconds"] <= wall + 5
     players = ["Ada", "Bo", "Cy", "Di"]
     status, match = phone.call("POST", "/api/matches", {"game": "richelieu", "players": players, "label": "time"})
     mid = match.get("id")
@@ -393,10 +417,10 @@ def box_time(m: Machine) -> None:
     at = ev.get("event", {}).get("at") if status == 201 else None
     out["event_at"] = at
     stamp_ok = at is not None and abs((datetime.fromisoformat(at.replace("Z", "+00:00")) -
-                                       datetime.now(timezone.utc)).total_seconds()) < 300
+                                       phone_now()).total_seconds()) < 300
     out["event_stamped_with_the_phones_time"] = stamp_ok
     m.shutdown()
-    m.start("clock-behind-again", rtc=(datetime.now(timezone.utc) - timedelta(days=30)).strftime("%Y-%m-%dT%H:%M:%S"))
+    m.start("clock-behind-again", rtc=rtc)
     boot_s, _ = m.wait_healthz()
     if boot_s is None:
         raise RuntimeError("no /healthz after the reboot with the clock behind")
@@ -411,10 +435,11 @@ def box_time(m: Machine) -> None:
     out["history_not_backwards"] = at2 is not None and at is not None and at2 >= at
     status3, match3 = phone.call("GET", f"/api/matches/{mid}")
     out["first_event_kept"] = status3 == 200 and match3.get("seq") == 2
-    body = sign_in(m, Phone(m), now_iso())
+    body = sign_in(m, Phone(m), now_iso(phone_now()))
     out["adopted_again_after_reboot"] = body.get("time")
     REPORT["time_from_phone_holds"] = bool(out["adopted_at_sign_in"] and stamp_ok and out["history_not_backwards"]
-                                           and out["first_event_kept"] and out["adopted_again_after_reboot"])
+                                           and out["first_event_kept"] and out["adopted_again_after_reboot"]
+                                           and out["clock_did_not_jump"])
     REPORT["time_from_phone"] = out
     save()
 
