@@ -108,7 +108,7 @@ class Server:
 
     def _wait_app(self) -> float | None:
         """From the start to the first answer of the Flask app (``GET /api/games``): the server answers
-        ``/healthz`` and its hot routes before it has built the app (it builds it once it listens)."""
+        ``/healthz`` through the app too: both wait for its build, which starts once it listens)."""
         return self._wait_for("/api/games", 10)
 
     def _wait_for(self, path: str, timeout: float) -> float | None:
@@ -251,7 +251,7 @@ APP_NAME = "server: start to the first page's answer (`GET /api/games`: the Flas
 def app_row(app: list[float], note: str) -> dict:
     return {"name": APP_NAME, "key": "start-app", "median_ms": statistics.median(app) if app else None,
             "best_ms": min(app) if app else None, "target_ms": None,
-            "note": "the server attaches its GPIO panel and builds its Flask app once it listens (`/healthz` and the hot routes need none); "
+            "note": "the server attaches its GPIO panel and builds its Flask app once it listens (every request, `/healthz` too, waits for it); "
                     + note}
 
 
@@ -655,6 +655,43 @@ def phase_rows(m: dict, floor: dict | None = None, pi_targets: bool = False, r_r
 
 
 START_NAME = "server: start to first /healthz 200 (`companion serve`)"
+FIRST_NAME = "one player's writes in the first 30 s after a restart (one every 150 ms, p95 of the first 60)"
+
+
+def first_writes(d: Path, token: str, budget=None, cfg=None, seconds: float = 30.0) -> dict:
+    """A box started again over the data folder ``d`` (its database and compiled templates there, as after a
+    power cut mid-evening): from its first answer of the app, one player writes every 150 ms for ``seconds``
+    (after creating the match, the first write). Returns the latencies (ms) and the server's time to it."""
+    server = Server(d, budget, cfg)
+    try:
+        c = Client(server.host, token)
+        t0 = time.perf_counter()
+        mid = _new_match(c, "first writes")
+        out = [(time.perf_counter() - t0) * 1000]
+        seq = 0
+        while time.perf_counter() - t0 < (3.0 if TINY else seconds):
+            time.sleep(0.15)
+            started = time.perf_counter()
+            status, body = c.call("POST", f"/api/matches/{mid}/events", {**_adjust(seq), "expected_seq": seq})
+            if status != 201:
+                raise RuntimeError(f"a write after the start: {status} {body}")
+            seq += 1
+            out.append((time.perf_counter() - started) * 1000)
+        c.close()
+        return {"ms": out, "app_ms": server.app_ms}
+    finally:
+        server.stop()
+
+
+def first_writes_row(r: dict, pi: bool, where: str = "") -> dict:
+    ms = r["ms"]
+    first = ms[:60]
+    later = ms[-60:]
+    return {"name": FIRST_NAME, "key": "first-writes", "median_ms": _pct(first, 95), "best_ms": min(first),
+            "target_ms": 50 if pi else 25,
+            "note": f"{len(ms)} writes from the first answer of the app ({r['app_ms']:.0f} ms after the start); "
+                    f"the slowest {max(first):.0f} ms; the last 60: p95 {_pct(later, 95):.1f} ms; the median column "
+                    f"holds the p95" + (f"; {where}" if where else "")}
 
 
 def report():
@@ -683,6 +720,10 @@ def report():
             yield from _failed(["event POST latency / fan-out to 12 subscribers"], exc)
         finally:
             server.stop()
+        try:
+            yield first_writes_row(first_writes(d, token), pi=False)
+        except Exception as exc:
+            yield from _failed([FIRST_NAME], exc)
         # a fresh server for the room, so its RSS is the room's alone
         try:
             server = Server(d)
@@ -732,7 +773,7 @@ def evening_rows(ev: dict):
                    "stored in those two hours (see the notes below)"}
 
 
-PI_ROWS = [START_NAME, "event POST latency, 12 clients at once, paced (p95)",
+PI_ROWS = [START_NAME, FIRST_NAME, "event POST latency, 12 clients at once, paced (p95)",
            "event POST latency at a club's pace (12 clients, one write every 1-3 s each, p95)",
            "Pi CPU per write (the server's CPU over the paced POSTs)", "fan-out: POST to all 12 SSE subscribers (p95)",
            *ROOM_ROWS]
@@ -778,6 +819,10 @@ def report_pi(cfg: dict):
         except Exception as exc:
             yield from _failed(["event POST latency / fan-out to 12 subscribers "
                                 f"({'the floor' if Server in measured else 'the server'})"], exc)
+        try:
+            yield first_writes_row(first_writes(d, token, budget, cfg), pi=True, where=where)
+        except Exception as exc:
+            yield from _failed([FIRST_NAME], exc)
         rooms = {}
         try:
             for kind in (Server, Floor):

@@ -1,12 +1,12 @@
 """The event loop's CPU per stream per event: the ASGI front's match streams (``companion/web/asgi.py``, opened
-by its own views, written by the hub's fan-out) against raw asyncio writes of the same chunk to the same kind
-of sockets, in one process on this machine (docs/benchmarks.md, "The streams near the floor").
+by the Flask views, pumped by the front through ASGI ``send``) against raw asyncio writes of the same chunk to
+the same kind of sockets, in one process on this machine (docs/benchmarks.md, "The streams near the floor").
 
     python -m bench.stream_cpu [--streams 1000] [--events 30] [--signed-in]
 
 Each stream is a TCP loopback connection whose far end reads nothing during the run (its receive buffer
-holds every event), served by the front as uvicorn's httptools protocol would be (the front reads of it only
-the transport, its flow control and the response's framing). Each event is a Richelieu track correction
+holds every event), its ``send`` framing each body as an HTTP/1.1 chunk and writing it to the transport (what
+uvicorn's does, without its checks: a bound below the real server's cost). Each event is a Richelieu track correction
 appended by the match service in a worker thread, as a POST's is; the loop thread's CPU time
 (``time.thread_time``) is counted from the append to the loop idle again, less the same with no stream
 open. The raw case writes the last event's chunk, as the streams got it, to as many asyncio transports, the
@@ -67,22 +67,18 @@ async def streams(c, match_id: str, n: int, events: int, bearer: str | None = No
     asks who its caller is for each event, which may run in a worker thread)."""
     cpu = time.thread_time if bearer is None else time.process_time
     auth = [(b"authorization", f"Bearer {bearer}".encode())] if bearer else []
+    from companion.web.app import create_app
     from companion.web.asgi import Front, Limits
     from companion.web.streams import frame
 
     loop = asyncio.get_running_loop()
-    front = Front(None, Limits(streams_per_address=10**6), threads=2, context=c,
-                  make_app=lambda: sys.exit("a stream needed the Flask app"))
-    front._warm = lambda: None
+    front = Front(create_app({}, context=c), Limits(streams_per_address=10**6), threads=2, context=c)
     front.connections = _Connections()
     tasks, fars = [], []
     for i, (near, far) in enumerate(_pairs(n)):
         transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, near)
         client = (f"127.0.0.{2 + i % 10}", 1024 + i)
-        front.connections.by_client[client] = SimpleNamespace(
-            transport=transport, flow=SimpleNamespace(write_paused=False),
-            cycle=SimpleNamespace(response_started=True, response_complete=False, disconnected=False,
-                                  chunked_encoding=True))
+        front.connections.by_client[client] = SimpleNamespace(transport=transport)
         left = asyncio.Event()
         asked = [False]
 

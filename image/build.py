@@ -39,19 +39,24 @@ SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
 SECURITY = "http://deb.debian.org/debian-security"
 COMPONENTS = "main non-free-firmware"
-# the packages of the box itself: the one place their names are (until the project's package list has them)
-PACKAGES = [
-    # boot: the kernel (its device trees include the Pi 3, Pi 4 and Zero 2 W), the Pi's boot firmware, Wi-Fi's
-    "linux-image-arm64", "raspi-firmware", "firmware-brcm80211", "initramfs-tools", "zstd",
-    "systemd-sysv", "udev", "dbus", "kmod", "procps", "netbase", "less",
-    # first boot: growing the root partition and its file system, the boot partition's files
-    "fdisk", "e2fsprogs", "dosfstools",
-    # the network: the box's own hotspot and a club's Wi-Fi (NetworkManager), names on the LAN, NTP when online
-    "network-manager", "dnsmasq-base", "wpasupplicant", "iw", "wireless-regdb", "iproute2", "polkitd",
-    "avahi-daemon", "systemd-timesyncd",
-    # companion: Python for its venv, the announcer's voice; SSH (off unless the owner gives a key)
-    "python3", "python3-venv", "espeak-ng", "ca-certificates", "tzdata", "openssh-server",
-]
+# the packages of the image's tree: systemd/debian-packages.txt's box group (its if-available ones where Debian
+# has them: python3-lgpio is Raspberry Pi OS's) and its image group
+LIST = REPO / "systemd" / "debian-packages.txt"
+NOT_IN_DEBIAN = {"python3-lgpio"}
+
+
+def list_entries(*groups: str) -> list[tuple[str, str, str]]:
+    """(package, commands, when) of these groups of systemd/debian-packages.txt, each package once."""
+    out, seen = [], set()
+    for raw in LIST.read_text().splitlines():
+        words = raw.split("#", 1)[0].split()
+        if len(words) == 4 and words[0] in groups and words[1] not in seen:
+            seen.add(words[1])
+            out.append((words[1], words[2], words[3]))
+    return out
+
+
+PACKAGES = [pkg for pkg, _, when in list_entries("box", "image") if when == "always" or pkg not in NOT_IN_DEBIAN]
 # the root stage's own recipe (a change here makes a new cached tree)
 ROOT_RECIPE = 1
 ROOT_LABEL, BOOT_LABEL = "RASPIROOT", "RASPIFIRM"
@@ -88,10 +93,8 @@ def run(cmd: list[str], logfile: Path | None = None, timeout: int = 3600, **kw) 
     return p
 
 
-# the tools of the build machine (Debian's packages), installed when missing
-HOST_TOOLS = {"mmdebstrap": "mmdebstrap", "mkfs.vfat": "dosfstools", "mcopy": "mtools", "sfdisk": "fdisk",
-              "mkfs.ext4": "e2fsprogs", "unshare": "util-linux", "qemu-aarch64-static": "qemu-user-static",
-              "update-binfmts": "binfmt-support", "cpio": "cpio"}
+# the tools of the build machine: the list's image-build group (command -> package)
+HOST_TOOLS = {cmd: pkg for pkg, cmds, _ in list_entries("image-build") for cmd in cmds.split(",") if cmd != "-"}
 
 
 def install_tools() -> None:
@@ -114,8 +117,7 @@ def install_tools() -> None:
 def missing_tools() -> str | None:
     if os.geteuid() != 0:
         return "needs root (chroot, mounts, file ownership in the root file system)"
-    for tool, pkg in (("mmdebstrap", "mmdebstrap"), ("mkfs.vfat", "dosfstools"), ("mcopy", "mtools"),
-                      ("sfdisk", "fdisk"), ("mkfs.ext4", "e2fsprogs"), ("unshare", "util-linux"), ("cpio", "cpio")):
+    for tool, pkg in HOST_TOOLS.items():
         if shutil.which(tool) is None:
             return f"no {tool} (apt-get install {pkg})"
     entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")

@@ -11,7 +11,7 @@
 # --port N      the port phones use (default 8080); on an installed box it changes the port in
 #               /etc/default/companion (and the kiosk's address) and restarts the service
 # --wheels DIR  install offline from a bundle made by `companion bundle --for aarch64|armv7l DIR`
-# --no-apt      do not apt-get install anything (python3-venv must be there; python3-lgpio is optional)
+# --no-apt      install nothing with apt-get (python3-venv must be there; python3-lgpio is optional)
 # --no-start    install and enable, but do not start or restart now
 # --uninstall   stop and remove the units and /opt/companion; keeps the data in /var/lib/companion
 # --purge       with --uninstall: also delete the data (every match!), the users, and what this installer
@@ -232,23 +232,29 @@ if [ -n "$wheels" ] && [ -f "$wheels/BUNDLE.txt" ]; then
     fi
 fi
 
-# 1. system packages: a venv; lgpio (gpiozero's pin library) where this system's apt has it (Raspberry
-#    Pi OS does; elsewhere companion runs without the pins: --gpio auto says so in its log)
+# 1. system packages: the box group of systemd/debian-packages.txt (and the kiosk group with --kiosk): a venv;
+#    lgpio (gpiozero's pin library) and espeak-ng (the spoken announcer, COMPANION_ANNOUNCER=it|en in
+#    /etc/default/companion) where this system's apt has them (Raspberry Pi OS does; elsewhere companion runs
+#    without the pins, --gpio auto says so in its log, and without the voice)
+DEB_LIST=$SRC/systemd/debian-packages.txt
 if [ "$apt" = 1 ] && command -v apt-get >/dev/null 2>&1; then
-    pkgs=(python3-venv python3-pip)
+    [ -f "$DEB_LIST" ] || { echo "install.sh: no $DEB_LIST (the list of the Debian packages to install)" >&2; exit 1; }
+    groups=box
+    [ "$kiosk" = 1 ] && groups="box kiosk"
+    pkgs=()
     mkdir -p "$(dirname "$APT_LOG")"
-    if is_installed python3-lgpio || apt_candidate python3-lgpio; then
-        pkgs+=(python3-lgpio)
-    else
-        say "GPIO: no python3-lgpio in this system's apt sources: going on without it (the box's pins stay off)"
-    fi
-    # espeak-ng: the optional spoken announcer (COMPANION_ANNOUNCER=it|en in /etc/default/companion)
-    if is_installed espeak-ng || apt_candidate espeak-ng; then
-        pkgs+=(espeak-ng)
-    else
-        say "announcer: no espeak-ng in this system's apt sources: going on without the voice"
-    fi
-    [ "$kiosk" = 1 ] && pkgs+=(cage chromium)
+    # "PACKAGE WHEN NOTE" of the groups, in the list's order, each package once (NOTE: the line's comment)
+    while read -r p when note; do
+        if [ "$when" = if-available ] && ! is_installed "$p" && ! apt_candidate "$p" </dev/null; then
+            say "no $p in this system's apt sources: going on without it${note:+ ($note)}"
+            continue
+        fi
+        pkgs+=("$p")
+    done < <(awk -v groups="$groups" '
+        BEGIN { n = split(groups, g, " "); for (i = 1; i <= n; i++) want[g[i]] = 1 }
+        { note = ""; if (index($0, "#")) { note = substr($0, index($0, "#") + 1); sub(/^[ \t]+/, "", note) }
+          sub(/#.*/, "") }
+        NF && ($1 in want) && !seen[$2]++ { print $2, $4, note }' "$DEB_LIST")
     missing=() present=()
     for p in "${pkgs[@]}"; do
         if is_installed "$p"; then present+=("$p"); else missing+=("$p"); fi
@@ -454,6 +460,11 @@ elif printf '%s' "$pin" | grep -q '"pin_set": *false'; then
     pin_msg+=" (one use, valid 24 hours; a new one: $reset_hint)"
 else
     pin_msg="the organiser PIN is set (forgotten? $reset_hint)"
+fi
+# the pages' templates compiled now into the data folder's cache, not in the first seconds of the service's
+# start (a Pi's whole core for about 3 s, while the first phones write: docs/server.md)
+if ! compiled=$(as_service serve --precompile --gpio off 2>&1); then
+    say "the pages' templates were not compiled ahead ($(printf '%s' "$compiled" | tail -n1)): the service compiles them"
 fi
 
 # 6. the units

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.debian_packages import install_hint
+
 # No timing in tests: speed is checked by `make bench`, not by deadlines.
 # Reproducible property tests: `make test` draws the same examples on every run (derandomize), so a
 # failure fails again; `make soak` (COMPANION_SOAK=1) explores at random and prints the failing example
@@ -78,6 +80,24 @@ SLOW_FIRST = [  # (Chromium files, the evenings first, and others alternate, so 
 def pytest_collection_modifyitems(config, items):
     rank = {f: i for i, f in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # (a stable sort)
+    if os.environ.get("COMPANION_PYTHON_ONLY"):  # `make test-python`: the tiers that need nothing outside Python
+        skip = pytest.mark.skip(reason="not run by make test-python: it needs Debian's chromium (make test runs it)")
+        for item in items:
+            if "browser" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.hookimpl(trylast=True)  # the run's last lines, above pytest's count
+def pytest_terminal_summary(terminalreporter):
+    """What the run did not run, by reason: "browser tier: 134 skipped, REASON" (tests/skips.py)."""
+    from tests.skips import lines, reason_of
+
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if getattr(r, "nodeid", None)]
+    if not skipped:
+        return
+    terminalreporter.write_sep("-", f"not run: {len(skipped)} skipped, by reason")
+    for line in lines([(r.nodeid, reason_of(r)) for r in skipped]):
+        terminalreporter.write_line(line)
 
 
 # Debian's old headless shell (package chromium-headless-shell, the same Chromium's engine without the browser's
@@ -98,7 +118,7 @@ def _chromium():
     """One Chromium per test process (a launch costs about a CPU-second), for tests/browser/ and
     tests/evening/; each module gets it clean (their ``browser`` fixtures)."""
     if not shutil.which(CHROMIUM):
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+        pytest.skip(f"Debian's chromium is not installed ({install_hint('chromium')}; make test installs it)")
     from playwright.sync_api import expect, sync_playwright
 
     # a wait ends as soon as what it waits for holds; its limit only says when to give up. Five workers share

@@ -12,6 +12,7 @@ import pytest
 from companion import announcer as A
 from companion.base.notices import Notice
 from companion.core import clock
+from tests.debian_packages import install_hint
 
 
 def test_texts_in_italian_and_english():
@@ -156,7 +157,7 @@ def test_the_app_turns_it_on_by_the_setting(store, monkeypatch, caplog):
     assert not app.extensions["companion"].runtime.announcer.enabled()  # off by default
 
 
-@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed (apt-get install espeak-ng)")
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason=f"espeak-ng is not installed ({install_hint('espeak-ng')})")
 @pytest.mark.parametrize("lang", A.LANGS)
 def test_a_real_espeak_ng_render_to_a_wav_file(tmp_path, lang):
     wav = tmp_path / f"five-{lang}.wav"

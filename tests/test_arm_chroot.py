@@ -28,12 +28,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.debian_packages import missing, package_of, packages
 from tests.test_bundle import make_bundle, make_clone
 
 pytestmark = pytest.mark.skipif(not os.environ.get("COMPANION_ARM_CHROOT"),
                                 reason="make arm-check runs it (Debian 12 arm64 and armhf roots under qemu-user)")
 
-PACKAGES = "python3,python3-venv,passwd"
+PACKAGES = ",".join(packages("arm-root"))  # systemd/debian-packages.txt
 CACHE = Path(os.environ.get("COMPANION_ROOTFS_CACHE", Path.home() / ".cache" / "companion-rootfs"))
 # Debian's architecture -> the bundle's platform (`uname -m` of its Python), the binfmt_misc entry
 ARCHES = {"arm64": ("aarch64", "qemu-aarch64"), "armhf": ("armv7l", "qemu-arm")}
@@ -66,18 +67,17 @@ cat /tmp/serve.log
 def _unavailable(arch: str) -> str | None:
     if os.geteuid() != 0:
         return "needs root (chroot, mounts, a network namespace)"
-    for tool, pkg in (("mmdebstrap", "mmdebstrap"), ("arch-test", "arch-test"), ("unshare", "util-linux"),
-                      ("chroot", "coreutils"), ("ip", "iproute2")):
-        if shutil.which(tool) is None:
-            return f"no {tool} (apt-get install {pkg})"
+    reason = missing("mmdebstrap", "arch-test", "unshare", "chroot", "ip")
+    if reason:
+        return reason
     entry = Path("/proc/sys/fs/binfmt_misc") / ARCHES[arch][1]
     text = entry.read_text() if entry.exists() else ""
     if not text.startswith("enabled"):
-        return (f"binfmt_misc has no enabled {entry.name} (apt-get install qemu-user-static binfmt-support; "
-                f"update-binfmts --enable {entry.name})")
+        pkgs = f"{package_of('qemu-aarch64-static')} {package_of('update-binfmts')}"
+        return f"binfmt_misc has no enabled {entry.name} (apt-get install {pkgs}; update-binfmts --enable {entry.name})"
     flags = re.search(r"^flags: *(\S*)", text, re.M)
     if not flags or "F" not in flags.group(1):  # F: the kernel holds the emulator, so a chroot needs no copy
-        return f"{entry} lacks flag F (qemu-user-static registers it so)"
+        return f"{entry} lacks flag F ({package_of('qemu-aarch64-static')} registers it so)"
     if platform_machine() != "x86_64" or sys.version_info[:2] != (3, 11):
         return "the bundles are made for Debian 12's Python 3.11 from an x86_64 machine"
     return None

@@ -23,23 +23,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.debian_packages import missing, packages
 from tests.test_bundle import make_bundle, make_clone
 from tests.test_systemd import setup_code_of
 
 pytestmark = pytest.mark.skipif(not os.environ.get("COMPANION_SYSTEMD_CONTAINER"),
                                 reason="make systemd-check runs it (a Debian 12 root booted with systemd-nspawn)")
 
-PACKAGES = "systemd,systemd-sysv,dbus,python3,python3-venv,python3-pip,iproute2,procps,util-linux,ca-certificates"
+PACKAGES = ",".join(packages("nspawn-root"))  # systemd/debian-packages.txt
 CACHE = Path(os.environ.get("COMPANION_ROOTFS_CACHE", Path.home() / ".cache" / "companion-rootfs"))
 
 
 def _unavailable() -> str | None:
     if os.geteuid() != 0:
         return "needs root (systemd-nspawn)"
-    for tool in ("systemd-nspawn", "mmdebstrap", "nsenter"):
-        if shutil.which(tool) is None:
-            return f"no {tool} (apt-get install systemd-container mmdebstrap)"
-    return None
+    return missing("systemd-nspawn", "mmdebstrap", "nsenter")
 
 
 def _rootfs_tar() -> Path:

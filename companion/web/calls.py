@@ -2,9 +2,8 @@
 body as JSON validated against ``schemas/api.*``, and a match shown to that caller (games with secrets hide
 them through ``policy.view_for``/``policy.event_for``).
 
-The Flask views reach these through ``companion/web/core.py`` (``request`` and ``g`` being Flask's); the
-ASGI front's own routes (``companion/web/hot.py``) through a ``Call`` of their own request. Either way the
-same function decides, so no rule is written twice.
+The Flask views reach these through ``companion/web/core.py`` (``request`` and ``g`` being Flask's), and the
+live streams' views (``companion/web/streams.py``) through the same ``Call``.
 """
 
 from __future__ import annotations

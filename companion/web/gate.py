@@ -1,5 +1,5 @@
-"""What every request goes through, whoever serves it: the Flask app's hooks (``companion/web/app.py``) and
-the ASGI front's own routes (``companion/web/hot.py``) call these same functions, so a rule is written once.
+"""What every request goes through: the Flask app's hooks (``companion/web/app.py``) call these functions
+(the ASGI front hands every request to that app: ``companion/web/asgi.py``).
 
 - ``admit(c, request, g)``: the gate. ``request`` is anything with the attributes of a werkzeug request that
   the gate reads (``method``, ``path``, ``host``, ``scheme``, ``remote_addr``, ``content_length``,

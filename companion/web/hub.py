@@ -39,7 +39,7 @@ class Subscriber:
 
 
 class _Waker:
-    """Wakes an event loop's waiting streams a slice at a time, and has them write their items a slice at a time.
+    """Wakes an event loop's waiting streams a slice at a time.
     A new event of a match shown on 1,000 screens reaches 1,000 streams; done all at once, the loop would
     run them back to back before it polled its sockets again, so a player's request (and its answer, and
     ``/healthz``) would wait for the whole fan-out. A slice at a time, the loop reads and answers requests
@@ -51,9 +51,6 @@ class _Waker:
         self.loop = loop
         self.pending: collections.deque = collections.deque()
         self.scheduled = False
-        self.flushing: collections.deque = collections.deque()  # subscribers that write their items themselves
-        self.flush_scheduled = False
-        self.now = 0.0
 
     def wake(self, waiter: asyncio.Future) -> None:
         """On the loop."""
@@ -73,25 +70,6 @@ class _Waker:
         else:
             self.scheduled = False
 
-    def dirty(self, sub) -> None:
-        """On the loop: ``sub`` has items to write itself (``AsyncSubscriber.flush``), a slice of streams at a
-        time. A stream that waits its turn while more items come writes them all at once: a loop that falls
-        behind a fan-out catches up instead of writing every item to every stream in turn."""
-        self.flushing.append(sub)
-        if not self.flush_scheduled:
-            self.flush_scheduled = True
-            self.loop.call_soon(self._flush)
-
-    def _flush(self) -> None:
-        flushing = self.flushing
-        self.now = self.loop.time()  # (one reading of the clock for the slice's writes)
-        for _ in range(min(self.SLICE, len(flushing))):
-            flushing.popleft().flush()
-        if flushing:
-            self.loop.call_soon(self._flush)
-        else:
-            self.flush_scheduled = False
-
 
 _wakers: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waker]" = weakref.WeakKeyDictionary()
 _wakers_lock = threading.Lock()
@@ -110,15 +88,7 @@ class AsyncSubscriber:
     published item for all the loop's subscribers, see ``Hub.publish``); bounded like ``Subscriber``.
     The reading task is woken through the loop's ``_Waker`` (a slice of streams at a time) and takes
     every item waiting at once; the heartbeat is one timer per stream, set again only when it fires
-    (not one timer per item), so an event costs each stream little more than its write.
-
-    ``direct``: set by the stream's pump (``companion/web/asgi.py``) when it can write items itself, on
-    the loop, without waking its task: ``direct(items)`` (the queue itself, left as it is) writes them and
-    returns True, or returns False (the client is slow to read, the connection closing: nothing written) and
-    the task takes them as before. While
-    the task waits, a new item marks the stream for the loop's next slice of writes (``_Waker.dirty``) and
-    ``flush`` writes every item queued by then; once the task is awake, it takes them: one queue, so the
-    items are written in the order they came, by one or the other."""
+    (not one timer per item), so an event costs each stream little more than its write."""
 
     def __init__(self, key: str, loop: asyncio.AbstractEventLoop, maxsize: int = 1000):
         self.key = key
@@ -126,8 +96,6 @@ class AsyncSubscriber:
         self.maxsize = maxsize
         self.items: collections.deque = collections.deque()
         self.overflow = False
-        self.direct = None
-        self._dirty = False
         self._waker = _waker(loop)
         self._waiter: asyncio.Future | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -145,32 +113,7 @@ class AsyncSubscriber:
             self._wake()
             return
         self.items.append(item)
-        if self.direct is not None and self._waiter is not None and item[0] != "close":
-            if not self._dirty:
-                self._dirty = True
-                self._waker.dirty(self)
-        else:
-            self._wake()
-
-    def flush(self) -> None:
-        """On the loop, in its turn (``_Waker._flush``): the items queued, written by ``direct`` while the
-        task still waits; else (the task is awake, or they could not be written now) the task takes them."""
-        self._dirty = False
-        items, direct = self.items, self.direct
-        if not items or direct is None or self._waiter is None:
-            return  # (the task is awake: it takes them)
-        try:
-            written = direct(items)
-        except Exception:  # a bug: logged, and the stream ends (its client reconnects, resumes by Last-Event-ID)
-            log.exception("a stream's write failed")
-            self.overflow = True
-            self._wake()
-            return
-        if written:
-            items.clear()
-            self._last = self._waker.now  # (the heartbeat counts from the last write)
-        else:
-            self._wake()
+        self._wake()
 
     def put(self, item) -> None:
         """From any thread."""

@@ -32,11 +32,10 @@ changes, and in the head of a TV page's match stream (``?tv=1``).
 The hub (fan-out to the streams) and the text of an event are ``companion/web/hub.py``'s; the views
 (the 404, ``Last-Event-ID``, the snapshot: all SQLite reads) are ``companion/web/streams.py``'s, without
 Flask: a stream becomes a ``Plan`` (the text sent first, the hub subscriber, and how each hub item is
-written for this caller). Under ``companion serve`` the ASGI front opens a plain request's stream itself
-(``companion/web/hot.py``: the same gate) and pumps the plan on its event loop (a stream holds no thread;
-``companion/web/asgi.py``); the Flask routes here serve the same views under a plain WSGI server, Flask's
-test client, and the requests the front leaves to Flask (its event loop pumps those plans too); their
-response body pumps the plan in the request's thread.
+written for this caller). Under ``companion serve`` the ASGI front finds these routes in the app's URL map,
+opens the stream through them in a worker thread and pumps the plan on its event loop (a stream holds no
+thread; ``companion/web/asgi.py``); under a plain WSGI server or Flask's test client the response body pumps
+the plan in the request's thread.
 """
 
 from __future__ import annotations

@@ -142,12 +142,10 @@ def first_load(match_id: str) -> dict:
     """What the match page's script would ask for as soon as it runs, written into the page instead (three
     requests and their round trips fewer at every load): the match as this phone sees it (``GET
     /api/matches/<id>``), its history (``…/events``) and the table's dice (``…/dice``)."""
-    from companion.web import hot
-    from companion.web.api import events_doc
-    from companion.web.core import here
+    from companion.web.api import events_doc, match_doc
     from companion.web.dice import match_dice_doc
 
-    return {"match": hot.match_doc(here(), match_id), "events": events_doc(match_id)["events"],
+    return {"match": match_doc(match_id), "events": events_doc(match_id)["events"],
             "dice": match_dice_doc(match_id)}
 
 

@@ -2,14 +2,11 @@
 its caller (``Plan``). ``GET /api/matches/<id>/stream`` and ``GET /api/stream`` (what they send:
 ``companion/web/live.py``).
 
-Both the ASGI front (``companion/web/hot.py``: the request gate run on its own request, then these views,
-in a worker thread) and Flask's views (``live.py``, for a plain WSGI server, Flask's test client and the
-requests the front leaves to Flask) call these same functions with a ``Call``, so a rule is written once.
+Flask's views (``live.py``) call these with a ``Call``, in a worker thread of the ASGI front (which pumps the
+plan on its event loop: ``companion/web/asgi.py``) or in a plain WSGI server's thread.
 
 Hidden information stays per caller: the text of an item is made once per audience (the caller's role and
-seat, read again for every event) and shared, as bytes, by every stream of that audience (``cached``);
-``framed`` keeps it framed as an HTTP/1.1 chunk too, so an event loop writes the same bytes object to every
-stream of one audience (``companion/web/asgi.py``).
+seat, read again for every event) and shared, as bytes, by every stream of that audience (``cached``).
 """
 
 from __future__ import annotations

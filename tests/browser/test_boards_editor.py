@@ -365,3 +365,64 @@ def test_the_editor_fits_a_phone_and_speaks_italian(new_context, server, artifac
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.screenshot(path=str(artifacts_dir / "boards-editor-360-it.png"), full_page=True)
     assert page.errors == []
+
+
+def _bomb_png(side: int) -> bytes:
+    """A real PNG of side x side pixels, 1-bit grey, all black: a few KB that a browser decodes to 4 bytes a pixel."""
+    import struct
+    import zlib
+
+    raw = (b"\0" * (1 + (side + 7) // 8)) * side
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+
+
+def _headers(w: int, h: int) -> dict:
+    """The first bytes of a JPEG, a GIF and the three kinds of WebP of w x h pixels (what the page reads)."""
+    import struct
+
+    jpeg = (b"\xff\xd8" + b"\xff\xe0" + struct.pack(">H", 16) + b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0"
+            + b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, h, w, 3) + b"\x01\x22\0\x02\x11\x01\x03\x11\x01" + b"\0" * 64)
+    gif = b"GIF89a" + struct.pack("<HHBBB", w, h, 0, 0, 0) + b"\0" * 64
+
+    def riff(kind, body):
+        data = kind + struct.pack("<I", len(body)) + body
+        return b"RIFF" + struct.pack("<I", 4 + len(data)) + b"WEBP" + data
+
+    vp8x = riff(b"VP8X", b"\0\0\0\0" + (w - 1).to_bytes(3, "little") + (h - 1).to_bytes(3, "little"))
+    vp8l = riff(b"VP8L", b"\x2f" + struct.pack("<I", (w - 1) | (h - 1) << 14) + b"\0" * 32)
+    vp8 = riff(b"VP8 ", b"\0\0\0" + b"\x9d\x01\x2a" + struct.pack("<HH", w, h) + b"\0" * 32)
+    return {"image/jpeg": jpeg, "image/gif": gif, "image/webp": vp8x, "image/webp;vp8l": vp8l, "image/webp;vp8": vp8}
+
+
+def test_a_photo_of_too_many_pixels_is_refused_before_the_page_decodes_it(new_context, server):
+    """A small file of huge pixels (a decompression bomb) picked in the editor was decoded in full to be shrunk
+    (934-979 MB in Chromium's renderer for one; a Pi's kiosk has 512 MB): its size is read from its header
+    (PNG, JPEG, WebP, GIF) and the page says so, sending nothing and decoding nothing."""
+    page = organiser_page(new_context, server, viewport={"width": 412, "height": 860})
+    puts = []
+    page.on("request", lambda r: puts.append(r.url) if r.method == "PUT" and "/photo" in r.url else None)
+    page.goto("/boards")
+    page.click("#bd-new")
+    page.fill("#bd-new-name", "Bomb board")
+    page.click("#bd-new-create")
+    expect(page.locator("#bd-editor")).to_be_visible()
+    # a real PNG: 8000 x 8000 decodes to 256 MB (its file is 12 KB)
+    files = {"image/png": _bomb_png(8000), **_headers(12000, 9000)}
+    for mime, data in files.items():
+        page.set_input_files("#bd-photo", files=[{"name": "board", "mimeType": mime.split(";")[0], "buffer": data}])
+        w, h = (8000, 8000) if mime == "image/png" else (12000, 9000)
+        expect(page.locator("#toast")).to_contain_text(f"{w} × {h} pixels", timeout=5000)
+        expect(page.locator("#toast")).to_contain_text("at most 52 million")
+        page.evaluate("document.getElementById('toast').textContent = ''")
+    assert puts == [], puts
+    assert page.evaluate("window.CompanionBoards.state.photo") is None
+    # a photo within the limit still goes (its header read the same way)
+    page.set_input_files("#bd-photo", files=[{"name": "board.png", "mimeType": "image/png", "buffer": png(300, 200)}])
+    expect(page.locator("#bd-svg image")).to_have_count(1)
+    assert page.evaluate("window.CompanionBoards.state.photo.width") == 300
+    assert not page.errors, page.errors

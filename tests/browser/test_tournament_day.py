@@ -267,3 +267,35 @@ def test_organiser_silences_a_tables_tv_from_the_phone(new_context, browser, ser
         assert org.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
     finally:
         ctx.close()
+
+
+def test_a_tv_whose_script_comes_after_the_streams_head_still_follows_the_sound(new_context, browser, server):
+    """The TV's js/display.js loads beside the scripts that open the match's stream: when it came after the
+    stream's head (a loaded box), the head's tv-sound was told before anyone listened, and the TV never
+    followed the organiser's switch (its body's data-remote-sound never came). Here display.js is held back
+    until the stream has been asked for and its head had time to arrive: the TV still starts as set (silent)."""
+    org = _organiser(new_context, server, "en-GB")
+    h = {"Origin": server.url}
+    tid = org.request.post("/api/tournaments", headers=h, data={
+        "name": "Coppa tardiva", "date": "2026-12-12", "game": "conquest-italy", "table_size": 3, "rounds": 1,
+        "players": ["Anna", "Bruno", "Carla"]}).json()["id"]
+    assert org.request.post(f"/api/tournaments/{tid}/rounds", headers=h, data={}).status == 201
+    doc = org.request.post(f"/api/tournaments/{tid}/rounds/1/start", headers=h, data={}).json()
+    mid = doc["round_list"][0]["matches"][0]["match_id"]
+    assert org.request.put(f"/api/matches/{mid}/tv/sound", headers=h, data={"off": True}).ok
+    ctx = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 720}, locale="en-GB")
+    try:
+        tv = ctx.new_page()
+        held = []
+        tv.route("**/js/display*.js*", lambda route: held.append(route))
+        with tv.expect_request(lambda r: "/stream" in r.url):
+            tv.goto(f"/m/{mid}/display", wait_until="commit")
+        tv.wait_for_timeout(1000)  # the head (its tv-sound) arrives now, before display.js runs
+        assert held, "display.js was not asked for"
+        for route in held:
+            route.continue_()
+        tv.unroute("**/js/display*.js*")
+        expect(tv.locator("body")).to_have_attribute("data-remote-sound", "off")
+        expect(tv.locator("#tv-mute")).to_have_attribute("aria-pressed", "true")
+    finally:
+        ctx.close()

@@ -470,3 +470,20 @@ def test_tv_web_of_power_table_alone_on_the_template_or_without_a_photo(browser,
         assert not tv.errors, tv.errors
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("locale, cat", [("en-GB", EN), ("it-IT", IT)])
+def test_the_default_maps_name_is_in_the_pages_language(browser, server, org, locale, cat):
+    """The box's default map is named in Italian in its file ("Italia (mappa predefinita)"): the TV and the
+    phone's tracker name the drawing in the page's language (its title, what a screen reader says)."""
+    mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS, "colours": COLOURS})["id"]
+    ctx = browser.new_context(base_url=server.url, viewport=SMALL_TV, locale=locale)
+    try:
+        page = _watch(ctx.new_page())
+        page.goto(f"/m/{mid}/display")
+        expect(page.locator("#ci-tv-map svg > title")).to_have_text(cat["ci.map_default"])
+        page.goto(f"/m/{mid}")
+        expect(page.locator("#ci-map svg > title")).to_have_text(cat["ci.map_default"])
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()

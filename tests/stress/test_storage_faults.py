@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.debian_packages import install_hint
 from tests.web.conftest import Api
 
 GOOD = ["companion-20260101T030000Z.db", "companion-20260102T030000Z.db", "companion-20260103T030000Z.db"]
@@ -305,21 +306,12 @@ def test_an_unreadable_data_dir_or_database_exits_2_naming_it(request_cleanup, w
             f.chmod(0)
     else:
         data.chmod(0o555)  # the data folder cannot be created inside it
-    from tests.web.serverproc import REPO
-
-    prefix, path = [], REPO
-    if os.geteuid() == 0:
-        if not shutil.which("setpriv"):
-            pytest.skip("root reads every file and setpriv (to run as nobody) is missing")
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        # nobody may not read a clone inside a 0700 folder (root's home): it runs a readable copy of the package
-        path = base / "src"
-        shutil.copytree(REPO / "companion", path / "companion", ignore=shutil.ignore_patterns("__pycache__"))
-        for d in [path, *path.rglob("*")]:
-            d.chmod(0o755 if d.is_dir() else 0o644)
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
+        pytest.skip(f"root reads every file and setpriv (to run as nobody) is missing ({install_hint('setpriv')})")
+    prefix, env = as_nobody(base)
     try:
-        p = subprocess.run([*prefix, sys.executable, "-m", "companion", "match", "list", "--data-dir", str(culprit if where != "database" else data)],
-                           capture_output=True, text=True, timeout=60, cwd="/", env=dict(os.environ, PYTHONPATH=str(path)))
+        p = subprocess.run([*prefix, "-m", "companion", "match", "list", "--data-dir", str(culprit if where != "database" else data)],
+                           capture_output=True, text=True, timeout=60, cwd="/", env=env)
     finally:
         data.chmod(0o755)
     assert p.returncode == 2, (p.returncode, p.stderr)
@@ -354,7 +346,7 @@ def test_an_unwritable_database_exits_2_naming_the_file(request_cleanup):
     import tempfile
 
     if os.geteuid() == 0 and not shutil.which("setpriv"):
-        pytest.skip("root writes every file and setpriv (to run as nobody) is missing")
+        pytest.skip(f"root writes every file and setpriv (to run as nobody) is missing ({install_hint('setpriv')})")
     base = Path(tempfile.mkdtemp(prefix="companion-readonly-"))
     request_cleanup.append(base)
     base.chmod(0o755)
@@ -363,21 +355,58 @@ def test_an_unwritable_database_exits_2_naming_the_file(request_cleanup):
     data.chmod(0o777)  # the folder open to all (its -wal and -shm may be made), the file writable by root alone
     for f in data.iterdir():
         f.chmod(0o644)
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
-    if not prefix:
+    if os.geteuid() != 0:
         for f in data.iterdir():
             f.chmod(0o444)
-    from tests.web.serverproc import REPO
-
+    prefix, env = as_nobody(base)
     try:
-        p = subprocess.run([*prefix, sys.executable, "-m", "companion", "serve", "--port", "0", "--gpio", "off",
+        p = subprocess.run([*prefix, "-m", "companion", "serve", "--port", "0", "--gpio", "off",
                             "--no-qr", "--data-dir", str(data)], capture_output=True, text=True, timeout=60,
-                           cwd="/", env=dict(os.environ, PYTHONPATH=str(REPO)))
+                           cwd="/", env=env)
     finally:
         data.chmod(0o755)
     assert p.returncode == 2, (p.returncode, p.stderr)
     line = p.stderr.strip()
     assert len(line.splitlines()) == 1 and str(data / "companion.db") in line and "internal error" not in line, line
+
+
+def as_nobody(base: Path) -> tuple[list[str], dict]:
+    """The command (up to its arguments) and the environment that run this Python as the user nobody when the
+    tests run as root (as themselves otherwise). Nobody may not reach a clone inside a 0700 folder (root's
+    home; "No module named companion"), so it runs readable copies, under ``base``, of the package and of
+    the installed distributions it imports; the interpreter is the system's, under the venv's name."""
+    import shutil
+    import sys
+
+    from tests.web.serverproc import REPO
+
+    if os.geteuid() != 0:
+        return [sys.executable], dict(os.environ, PYTHONPATH=str(REPO))
+    src = base / "src"
+    shutil.copytree(REPO / "companion", src / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+    # what the server and the CLI import from the venv (its site-packages out of nobody's reach too): the
+    # top-level packages and modules that the server's modules bring in, asked of this interpreter
+    probe = ("import importlib, sys, sysconfig\n"
+             "for m in ('companion.cli', 'companion.web.app', 'companion.web.asgi', 'companion.web.server', 'a2wsgi',\n"
+             "          'uvicorn.protocols.http.h11_impl', 'uvicorn.protocols.http.httptools_impl', 'uvicorn.loops.asyncio'):\n"
+             "    try: importlib.import_module(m)\n"
+             "    except ImportError: pass\n"
+             "site = {sysconfig.get_paths()[k] for k in ('purelib', 'platlib')}\n"
+             "for name, m in list(sys.modules.items()):\n"
+             "    f = getattr(m, '__file__', None) or ''\n"
+             "    if '.' not in name and any(f.startswith(d + '/') for d in site): print(f)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True,
+                         cwd=str(REPO)).stdout
+    for f in map(Path, sorted(set(out.split()))):
+        if f.name == "__init__.py":
+            shutil.copytree(f.parent, src / f.parent.name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif f.parent.name != "companion":
+            shutil.copy2(f, src / f.name)
+    for d in [base, src, *src.rglob("*")]:
+        d.chmod(0o755 if d.is_dir() else 0o644)
+    # the venv's interpreter, resolved: as nobody the venv's python cannot read its pyvenv.cfg either
+    return (["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", os.path.realpath(sys.executable)],
+            dict(os.environ, PYTHONPATH=str(src), PYTHONNOUSERSITE="1"))
 
 
 @pytest.fixture

@@ -48,9 +48,9 @@ class Server:
         self._until_the_app_answers()
 
     def _until_the_app_answers(self, within: float = 60.0) -> None:
-        """The server answers /healthz and the hot routes before its Flask app is built (it builds it once it
-        listens, in a thread): wait for an answer of the app itself (any status), so that a test's first
-        request does not spend its own timeout on that build."""
+        """The server builds its Flask app once it listens, in a thread (every request waits for it): wait
+        for an answer of the app (any status), so that a test's first request does not spend its own
+        timeout on that build."""
         import http.client
         import time
 

@@ -340,47 +340,6 @@ def test_a_new_event_wakes_the_streams_a_slice_at_a_time():
     run(go())
 
 
-def test_streams_that_write_themselves_write_a_slice_at_a_time_and_catch_up_in_one_write():
-    """Streams whose pump writes for them (``direct``) are not woken: the loop writes their items a slice of
-    streams at a time (a callback queued just after the event runs after one slice), items that came before
-    a stream's turn go in one write, and a stream that cannot write now (a slow reader) has its task take
-    them, in order."""
-    from companion.web.live import AsyncSubscriber, _Waker, _deliver_all
-
-    n = 3 * _Waker.SLICE
-
-    async def go():
-        loop = asyncio.get_running_loop()
-        subs = [AsyncSubscriber("m", loop) for _ in range(n)]
-        writes, taken = [], []
-        for i, sub in enumerate(subs):
-            sub.direct = lambda items, i=i: writes.append((i, [item[1] for item in items])) or True
-
-        async def reader(sub):
-            async for batch in sub.batches_until_closed(600):
-                taken.append([item[1] for item in batch])
-
-        tasks = [loop.create_task(reader(s)) for s in subs]
-        await asyncio.sleep(0)  # every reader waits
-        seen = []
-        _deliver_all(subs, ("event", 1, {}))
-        loop.call_soon(lambda: seen.append(len(writes)))  # e.g. a POST's answer, ready now
-        _deliver_all(subs, ("event", 2, {}))  # (before any stream's turn: in the same write)
-        while len(writes) < n:
-            await asyncio.sleep(0)
-        assert seen and seen[0] <= _Waker.SLICE
-        assert sorted(writes) == [(i, [1, 2]) for i in range(n)] and taken == []
-        subs[0].direct = lambda items: False  # a client slow to read: its task takes the item
-        _deliver_all(subs[:1], ("event", 3, {}))
-        while not taken:
-            await asyncio.sleep(0)
-        assert taken == [[3]]
-        _deliver_all(subs, ("close", None))
-        await asyncio.gather(*tasks)
-
-    run(go())
-
-
 def test_items_waiting_for_a_stream_are_taken_in_one_batch_and_the_heartbeat_still_comes():
     from companion.web.live import AsyncSubscriber
 
@@ -435,85 +394,31 @@ def test_an_event_is_encoded_once_for_all_the_streams_of_one_kind_of_caller(app,
         assert cache[("viewer", None)].decode() in c.text
 
 
-class FakeTransport:
-    def __init__(self):
-        self.written = []
-        self.closing = False
-
-    def write(self, data):
-        self.written.append(data)
-
-    def is_closing(self):
-        return self.closing
-
-    def abort(self):
-        self.closing = True
-
-
-class FakeProtocol:
-    """What the front reads of uvicorn's httptools protocol for a stream it writes to itself."""
-
-    def __init__(self):
-        from types import SimpleNamespace
-
-        self.transport = FakeTransport()
-        self.flow = SimpleNamespace(write_paused=False)
-        self.cycle = SimpleNamespace(response_started=True, response_complete=False, disconnected=False,
-                                     chunked_encoding=True)
-
-
-class FakeConnections:
-    def __init__(self):
-        self.by_client = {}
-
-    def get(self, client):
-        return self.by_client.get(client)
-
-    def probation_of(self, client):
-        return None
-
-    def earned(self, client, trust):
-        return True
-
-
-def test_an_event_is_framed_once_per_audience_and_written_to_every_stream_without_waking_it(app, front, player):
-    """Viewers' streams get the same chunk (one bytes object, framed once) written straight to their
-    transport by the hub's fan-out; a seated phone gets its own, with its secret, and the viewers' has none;
-    a client slow to read gets the event through the ordinary send, once its writes wait."""
-    from companion.web.streams import frame
-
+def test_an_event_reaches_every_stream_through_send_and_only_the_seated_phone_s_has_its_secret(app, front,
+                                                                                            player):
+    """Viewers' streams get the event without the seat's secret; the seated phone's stream gets its own, with
+    it; every byte goes through ASGI ``send`` (no write behind the server); the heartbeat still comes."""
     mid = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
     assert player.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
     cookie = player.c.get_cookie("companion_sid").value
-    front.connections = FakeConnections()
 
     async def go():
         loop = asyncio.get_running_loop()
         calls = []
         for n in range(4):
-            client = (f"127.0.0.{n + 2}", 1)
-            front.connections.by_client[client] = FakeProtocol()
             headers = [("Cookie", f"companion_sid={cookie}")] if n == 3 else []
-            calls.append(Call(front, f"/api/matches/{mid}/stream", client=client, headers=headers).start())
+            calls.append(Call(front, f"/api/matches/{mid}/stream", client=(f"127.0.0.{n + 2}", 1),
+                              headers=headers).start())
         for c in calls:
             await c.until("event: snapshot")
-        protos = [front.connections.by_client[c.scope["client"]] for c in calls]
-        protos[2].flow.write_paused = True  # a client slow to read
         r = await loop.run_in_executor(None, lambda: player.post(
             f"/api/matches/{mid}/events", {"type": "objective.set", "data": {"player": "Anna", "cities": ["Roma"]},
                                            "expected_seq": 0}))
         assert r.status_code == 201, r.json
-        await calls[2].until("id: 1\nevent: event")
-        async with asyncio.timeout(10):
-            while not (protos[0].transport.written and protos[1].transport.written and protos[3].transport.written):
-                await asyncio.sleep(0.01)
-        a, b, mine = protos[0].transport.written, protos[1].transport.written, protos[3].transport.written
-        assert len(a) == len(b) == len(mine) == 1 and a[0] is b[0]  # one chunk, the same object
-        assert "id: 1\nevent: event" not in calls[0].text + calls[1].text  # (not through send)
-        text = a[0].split(b"\r\n", 1)[1].decode()
-        assert frame(text.removesuffix("\r\n").encode()) == a[0] and "Roma" not in text
-        assert "Roma" in mine[0].decode() and "Roma" not in calls[2].text
-        assert protos[2].transport.written == []
+        for c in calls:
+            await c.until("id: 1\nevent: event")
+        assert "Roma" in calls[3].text.split("id: 1\nevent: event", 1)[1]
+        assert all("Roma" not in c.text.split("id: 1\nevent: event", 1)[1] for c in calls[:3])
         await calls[0].until("event: heartbeat")  # the heartbeat still comes when nothing else does
         for c in calls:
             await c.leave()
@@ -522,9 +427,9 @@ def test_an_event_is_framed_once_per_audience_and_written_to_every_stream_withou
     assert app.extensions["companion"].hub.count() == 0
 
 
-def test_a_seated_phone_s_stream_is_written_by_the_loop_and_an_end_by_another_process_is_seen(app, front, player):
+def test_a_seated_phone_s_stream_asks_who_it_is_on_the_loop_and_an_end_by_another_process_is_seen(app, front, player):
     """A seated phone's stream asks who its caller is for every event from the rows the store keeps, on the
-    loop (no worker thread, no statement), and is written by the hub's fan-out like a viewer's; a session
+    loop (no worker thread, no statement); a session
     ended by another process (another connection's commit) is seen at the next event, whose write looked
     at other connections' commits first: that event is a viewer's, whole, without the seat's secret."""
     import sqlite3
@@ -535,9 +440,7 @@ def test_a_seated_phone_s_stream_is_written_by_the_loop_and_an_end_by_another_pr
     mid = player.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "Bruno", "Carla"]}).json["id"]
     assert player.put(f"/api/matches/{mid}/seat", {"player": "Anna"}).status_code == 200
     cookie = player.c.get_cookie("companion_sid").value
-    front.connections = FakeConnections()
     client = ("127.0.0.5", 1)
-    proto = front.connections.by_client[client] = FakeProtocol()
     reads = []
     by_key = c.access.session_by_key
     c.access.session_by_key = lambda key: reads.append(key) or by_key(key)
@@ -548,10 +451,13 @@ def test_a_seated_phone_s_stream_is_written_by_the_loop_and_an_end_by_another_pr
         assert r.status_code == 201, r.json
 
     def events():
-        text = b"".join(proto.transport.written).decode()
+        text = call.text
         return [json.loads(block.split("data: ", 1)[1]) for block in text.split("\n\n") if "event: event" in block]
 
+    call = None
+
     async def go():
+        nonlocal call
         loop = asyncio.get_running_loop()
         call = Call(front, f"/api/matches/{mid}/stream", client=client,
                     headers=[("Cookie", f"companion_sid={cookie}")]).start()
@@ -569,7 +475,7 @@ def test_a_seated_phone_s_stream_is_written_by_the_loop_and_an_end_by_another_pr
         first, second = events()
         assert first["view"]["state"]["objectives"] == {"Anna": ["Roma"]}
         assert second["patch"] and "view" not in second  # (the page holds the view before: a patch)
-        assert reads == [] and "event: event" not in call.text  # no worker thread's read, nothing through send
+        assert reads == []  # no worker thread's read
         other = sqlite3.connect(c.store.path)  # another process ends the phone's session
         with other:
             other.execute("DELETE FROM web_sessions WHERE sid_hash=?", (hash_secret(cookie),))
@@ -591,37 +497,6 @@ def test_a_seated_phone_s_stream_is_written_by_the_loop_and_an_end_by_another_pr
     organiser_token = Access(c.store).create_api_token("organiser")[0]
     run(go())
     assert c.hub.count() == 0
-
-
-def test_a_stream_written_by_the_loop_whose_client_reads_nothing_is_dropped_after_send_timeout(app, front, player,
-                                                                                             match):
-    """The direct path keeps the deadline: once the client's buffer is full (its transport paused), the
-    items go through the stream's own write, which the sweeper ends after ``send_timeout``; the connection
-    is aborted and the stream unsubscribed."""
-    hub = app.extensions["companion"].hub
-    front.connections = FakeConnections()
-    proto = front.connections.by_client[("127.0.0.7", 1)] = FakeProtocol()
-
-    async def go():
-        loop = asyncio.get_running_loop()
-        call = Call(front, f"/api/matches/{match}/stream", client=("127.0.0.7", 1)).start()
-        await call.until("event: snapshot")
-        r = await loop.run_in_executor(None, lambda: player.post(
-            f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 0}))
-        assert r.status_code == 201
-        async with asyncio.timeout(10):
-            while not proto.transport.written:
-                await asyncio.sleep(0.01)
-        proto.flow.write_paused = True  # the client stopped reading: its buffer is full
-        call.stuck = True  # (and a write through send never completes)
-        r = await loop.run_in_executor(None, lambda: player.post(
-            f"/api/matches/{match}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 1}))
-        assert r.status_code == 201
-        await asyncio.wait_for(call.task, 10)  # ended by the sweeper after send_timeout (0.5 s)
-        assert proto.transport.closing and len(proto.transport.written) == 1
-
-    run(go())
-    assert hub.count() == 0 and front.streams == {}
 
 
 class Chunks(Call):

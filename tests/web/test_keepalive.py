@@ -8,12 +8,16 @@ option on the server's side of the connection, after two requests were answered 
 """
 
 import http.client
+import re
 import socket
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.web import server as http_server
 from companion.web.asgi import Limits
+from companion.web.shares import Connections
 from tests.web.serverproc import serve_in_thread
 
 
@@ -60,6 +64,25 @@ def test_a_second_keep_alive_request_is_answered_on_a_socket_with_nodelay(runnin
         conn.close()
 
 
+def test_pipelined_requests_are_each_answered_in_their_turn(running):
+    """Three requests sent in one packet (a write's body among them, which the gate refuses without an
+    Origin): three answers, in order, on the one connection (uvicorn's own pipelining, on either parser)."""
+    port, _ = running
+    sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+    try:
+        body = b'{"type": "point", "expected_seq": 0}'
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                     b"POST /api/matches/nope/events HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                     + b"GET /api/games HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        got = _read_all(sock)
+    finally:
+        sock.close()
+    statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", got)
+    assert statuses == [b"200", b"403", b"200"], got[:600]
+    assert b'"games"' in got.rsplit(b"HTTP/1.1 ", 1)[1]
+
+
 def test_nodelay_is_set_on_whatever_tcp_socket_the_listener_hands_over():
     class Transport:
         def __init__(self, sock):
@@ -102,15 +125,10 @@ def _dechunk(raw: bytes) -> tuple[bytes, bool]:
     return body, False
 
 
-def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(running, player, fake_game,
-                                                                               monkeypatch):
-    """The events of a live stream go straight to the connection's transport, each framed once as an
-    HTTP/1.1 chunk: on the wire, a strictly valid chunked body with every event, as before."""
-    import companion.web.asgi as asgi
-
-    direct = []
-    real = asgi._writable
-    monkeypatch.setattr(asgi, "_writable", lambda proto: direct.append(1) or real(proto))
+def test_a_stream_s_events_arrive_as_a_strictly_valid_chunked_body_and_a_stop_ends_it(running, player, fake_game):
+    """The events of a live stream, sent through ASGI ``send``, are framed by the server as HTTP/1.1 chunks:
+    on the wire, a strictly valid chunked body with every event once, and a stop ends it with the last
+    chunk."""
     port, front = running
     match = player.post("/api/matches", {"game": fake_game, "players": ["Anna", "Bruno"]}).json["id"]
     sock = socket.create_connection(("127.0.0.1", port), timeout=20)
@@ -134,11 +152,8 @@ def test_a_stream_s_chunks_are_written_to_the_transport_and_framed_as_h11_would(
             assert waited < 600, raw[-2000:]
         body, _ = _dechunk(raw)
         assert [body.count(f"id: {n}\nevent: event\n".encode()) for n in (1, 2, 3)] == [1, 1, 1]
-        assert direct  # the events took the direct path
-        # a stop: the stream ends with its last chunk, through h11. ``close_streams`` runs on the server's loop,
-        # as the server calls it: from this thread its close could land in the stream's queue while the loop
-        # was inside that queue's direct write (the socket's send lets this thread run), and the write's end
-        # cleared the queue, close and all: heartbeats forever, no last chunk
+        # a stop: the stream ends with its last chunk. ``close_streams`` runs on the server's loop, as the server
+        # calls it
         next(iter(front.subs)).loop.call_soon_threadsafe(front.close_streams)
         waited = 0
         while not _dechunk(raw)[1]:
@@ -267,44 +282,108 @@ class _Transport:
         self.closed = True
 
 
-class _Conn(http_server._Limited):
-    """The deadlines of a connection alone, on a loop whose clock the test moves."""
-
-    timeout_keep_alive = 5.0
-    _limits = Limits(header_timeout=10.0)
+class _Inner:
+    """uvicorn's protocol, as the connection sees it: what it is handed."""
 
     def __init__(self):
-        self.loop, self.transport, self.busy = _Loop(), _Transport(), False
+        self.got = []
 
-    def is_idle(self):
-        return not self.busy
+    def data_received(self, data):
+        self.got.append(data)
+
+
+def _guarded():
+    """The deadline of a connection alone, on a loop whose clock the test moves."""
+    conn = http_server.Guarded(_Inner(), Limits(header_timeout=10.0), Connections(Limits()))
+    conn.loop, conn.transport, conn._admitted = _Loop(), _Transport(), True
+    conn._arm()  # (opened: a whole head within 10 s)
+    return conn
 
 
 def test_a_busy_connection_keeps_one_timer_and_an_idle_one_is_closed_at_its_deadline():
-    conn = _Conn()
-    conn._arm()  # opened: a whole head within 10 s
+    conn = _guarded()
     t = 0.0
     for _ in range(400):  # a request every 50 ms for 20 s, each answered 20 ms after its head
         t += 0.05
         conn.loop.run_until(t)
-        conn._idle_due = None  # (its first bytes)
-        conn._disarm()  # (its whole head)
-        conn.busy = True
+        conn.data_received(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        conn.begin()  # (the front has its head)
         conn.loop.run_until(t + 0.02)
-        conn.busy = False
-        conn._arm(keep_alive=True)  # (its answer)
+        conn.end()  # (its answer)
     assert not conn.transport.closed
-    assert len(conn.loop.made) <= 6  # one timer at a time, due every 5 s or so: not two per request
+    assert len(conn.inner.got) == 400  # every byte handed on to uvicorn's protocol
+    assert len(conn.loop.made) <= 4  # one timer at a time, due every 10 s or so: not one per request
     last = t + 0.02
-    conn.loop.run_until(last + 4.9)
+    conn.loop.run_until(last + 9.9)
     assert not conn.transport.closed
-    conn.loop.run_until(last + 5.0)  # idle for the keep-alive timeout after its last answer
+    conn.loop.run_until(last + 10.0)  # no new head within the header deadline after its last answer
     assert conn.transport.closed
 
-    slow = _Conn()
-    slow._arm(keep_alive=True)  # answered; then a head begun (the keep-alive ended) but never whole
-    slow._idle_due = None
+    slow = _guarded()  # a head begun but never whole
+    slow.data_received(b"GET /healthz HT")
+    assert not slow.is_idle()
     slow.loop.run_until(9.9)
     assert not slow.transport.closed
     slow.loop.run_until(10.0)
     assert slow.transport.closed
+
+    stream = _guarded()  # a request under way (a stream) has no header deadline
+    stream.data_received(b"GET /api/stream HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    stream.begin()
+    stream.loop.run_until(600.0)
+    assert not stream.transport.closed and len(stream.loop.made) <= 2
+    stream.end()
+    stream.loop.run_until(609.9)
+    assert not stream.transport.closed
+    stream.loop.run_until(610.0)
+    assert stream.transport.closed
+
+
+class _Written(_Transport):
+    def __init__(self):
+        self.out = []
+
+    def write(self, data):
+        self.out.append(data)
+
+
+class _Parser:
+    """uvicorn's protocol as the head limit meets it: a request begins (the front's ``begin``) once its head is
+    whole, before the next read (uvicorn's ASGI task runs before the loop reads again)."""
+
+    def __init__(self):
+        self.got = b""
+        self.conn = None
+
+    def data_received(self, data):
+        self.got += data
+        if b"\r\n\r\n" in self.got and not self.conn._busy:
+            self.conn.begin()
+
+
+@settings(max_examples=200, deadline=None)
+@given(pad=st.integers(0, 3 * 1024), body=st.integers(0, 2048), cuts=st.lists(st.integers(1, 4096), max_size=12))
+def test_the_head_limit_refuses_a_head_exactly_when_it_is_over_the_limit_however_it_arrives(pad, body, cuts):
+    """A head of any size, followed by a body, arriving in reads of any sizes: refused (a 431, nothing more
+    handed on) exactly when the head, blank line included, is over ``max_head`` (here 2 KiB); else every
+    byte reaches uvicorn's protocol."""
+    limit = 2048
+    head = b"POST /api/matches/m/events HTTP/1.1\r\nHost: localhost\r\nX-Pad: " + b"a" * pad + b"\r\n\r\n"
+    wire = head + b"b" * body
+    inner = _Parser()
+    conn = http_server.Guarded(inner, Limits(max_head=limit), Connections(Limits()))
+    inner.conn = conn
+    conn.loop, conn.transport, conn._admitted = _Loop(), _Written(), True
+    conn._arm()
+    at = 0
+    for cut in [*cuts, len(wire)]:
+        if at >= len(wire) or conn.transport.closed:
+            break
+        conn.data_received(wire[at:at + cut])
+        at += cut
+    refused = bool(conn.transport.out) and conn.transport.out[0].startswith(b"HTTP/1.1 431")
+    assert refused == (len(head) > limit), (len(head), cuts)
+    if not refused:
+        assert inner.got == wire
+    else:
+        assert b"\r\n\r\n" not in inner.got  # (the head's end never reached uvicorn's protocol)

@@ -76,3 +76,24 @@ def test_a_full_card_keeps_no_compiled_template_and_every_page_still_renders(tmp
     names = app.jinja_env.list_templates(extensions=["html"])
     assert compile_templates(app) == len(names) > 20  # each compiled, none kept
     assert list(cache.iterdir()) == []
+
+
+def test_serve_precompile_fills_the_data_folder_s_cache_and_a_start_then_compiles_none(tmp_path):
+    """``companion serve --precompile`` (what systemd/install.sh runs after an install or an upgrade) compiles
+    every template into the data folder's cache and exits, serving nothing; the app a start then builds over
+    that folder reads every one back."""
+    import subprocess
+    import sys
+
+    from companion.web.app import compile_templates
+
+    p = subprocess.run([sys.executable, "-m", "companion", "serve", "--precompile", "--gpio", "off",
+                        "--data-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    cache = tmp_path / "cache" / "templates"
+    assert p.stdout.startswith(f"{len(list(cache.iterdir()))} templates compiled into {cache}")
+    app = create_app({"DATA_DIR": str(tmp_path / "other"), "GPIO": "off", "TEMPLATE_CACHE": str(cache)})
+    compiled = []
+    original = app.jinja_env.compile
+    app.jinja_env.compile = lambda source, name=None, *a, **k: compiled.append(name) or original(source, name, *a, **k)
+    assert compile_templates(app) == len(app.jinja_env.list_templates(extensions=["html"])) and compiled == []

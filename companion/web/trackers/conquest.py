@@ -34,7 +34,8 @@ def _map_answer(doc_text: str) -> tuple[bytes, str]:
                "land": sorted(gm.land[c]), "sea": sorted(gm.sea[c]), "airport": c in gm.airports}
               for c in gm.cities]
     svg = cm.map_svg(doc if doc is not None else cm.default_map_doc())
-    body = json.dumps({"name": gm.name, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
+    # default: the box's own map, whose name the page says in its language (its file names it in Italian)
+    body = json.dumps({"name": gm.name, "default": doc is None, "regions": gm.regions, "cities": cities, "airports": list(gm.airports),
                        "cards": list(gm.cards), "sets": {k: v for k, v in gm.sets.items() if v is not None},
                        "mixed_set": ci.MIXED_SET, "svg": svg}, ensure_ascii=False, separators=(",", ":")).encode()
     import hashlib

@@ -173,7 +173,9 @@
       map = m;
       var holder = document.getElementById("ci-tv-map");
       holder.innerHTML = m.svg;  // our own server's SVG (names escaped by the engine)
-      var svg = holder.querySelector("svg");
+      var svg = holder.querySelector("svg"), title = svg && svg.querySelector("title");
+      // its title (the map's accessible name) is the map's own: the box's default map, in the page's language
+      if (title && m["default"]) title.textContent = C.t("ci.map_default");
       // the engine's legend (region colours) is on the right: the TV colours by holder, so it goes
       svg.setAttribute("viewBox", "0 0 878 1000");
       Array.prototype.forEach.call(svg.querySelectorAll("text[x], rect[x]"), function (n) {

@@ -55,7 +55,7 @@
       m.cities.forEach(function (c) { m.byName[c.name] = c; });
       map = m;
       var box = $("ci-map");
-      if (box) { box.innerHTML = m.svg; translateLegend(box); } // our own server's SVG (escaped by the engine)
+      if (box) { box.innerHTML = m.svg; translateLegend(box); nameMap(box, m); } // our own server's SVG (escaped by the engine)
       return m;
     }, function (e) { mapReq = null; C.toast(C.errorText(e), true); });
     return mapReq;
@@ -67,6 +67,16 @@
     "dashed blue = sea route": "ci.legend_sea", "sets: B+M+T = 10": "ci.legend_sets",
     "+2 per traded card of a held city": "ci.legend_held" };
   var SETS = ["three_basil", "three_mozzarella", "three_tomato", "joker_two_alike", "joker_two_different", "two_jokers", "three_jokers"];
+  // the drawing's title (its accessible name) is the map's own: the box's default map is named in the page's language
+  function nameMap(box, m) {
+    if (!m["default"]) return;
+    var title = box.querySelector("svg > title");
+    if (title) title.textContent = t("ci.map_default");
+    // and the legend's heading, which the engine draws with the same name
+    Array.prototype.forEach.call(box.querySelectorAll("svg > text"), function (node) {
+      if (!node.children.length && node.textContent === m.name) node.textContent = t("ci.map_default");
+    });
+  }
   function translateLegend(box) {
     Array.prototype.forEach.call(box.querySelectorAll("svg > text"), function (node) {
       if (node.children.length) return; // a city's name with its card mark

@@ -531,6 +531,49 @@
   }
 
   // -- photo -------------------------------------------------------------------------------------------
+  // a picked file's size in pixels, read from its header (PNG, JPEG, WebP, GIF) before anything decodes it:
+  // a small file of huge pixels (a decompression bomb) decoded here cost the browser a gigabyte (a Pi's
+  // kiosk has 512 MB). PICK_PIXELS lets a 50-megapixel camera's photo through (shrunk below to PHOTO_SIDE);
+  // null: a format whose header this does not read
+  var PICK_PIXELS = 52000000;
+  function headerSize(file) {
+    return file.slice(0, 1048576).arrayBuffer().then(function (buf) { return pixelsOf(new DataView(buf)); });
+  }
+  function pixelsOf(d) {
+    var n = d.byteLength, i;
+    function ascii(at, len) { var s = ""; for (var k = 0; k < len && at + k < n; k++) s += String.fromCharCode(d.getUint8(at + k)); return s; }
+    if (n >= 24 && d.getUint32(0) === 0x89504E47 && ascii(12, 4) === "IHDR") return { w: d.getUint32(16), h: d.getUint32(20) };
+    if (n >= 10 && ascii(0, 4) === "GIF8") return { w: d.getUint16(6, true), h: d.getUint16(8, true) };
+    if (n >= 30 && ascii(0, 4) === "RIFF" && ascii(8, 4) === "WEBP") {
+      var kind = ascii(12, 4);
+      if (kind === "VP8 ") return { w: d.getUint16(26, true) & 0x3fff, h: d.getUint16(28, true) & 0x3fff };
+      if (kind === "VP8L") {
+        var b = d.getUint32(21, true);
+        return { w: (b & 0x3fff) + 1, h: ((b >>> 14) & 0x3fff) + 1 };
+      }
+      if (kind === "VP8X") {
+        return { w: (d.getUint8(24) | d.getUint8(25) << 8 | d.getUint8(26) << 16) + 1,
+                 h: (d.getUint8(27) | d.getUint8(28) << 8 | d.getUint8(29) << 16) + 1 };
+      }
+      return null;
+    }
+    if (n >= 4 && d.getUint16(0) === 0xFFD8) {  // JPEG: its segments up to the frame's header (SOFn)
+      i = 2;
+      while (i + 4 <= n) {
+        if (d.getUint8(i) !== 0xFF) return null;
+        var m = d.getUint8(i + 1);
+        if (m === 0xFF) { i += 1; continue; }
+        if (m === 0xD8 || m === 0x01 || (m >= 0xD0 && m <= 0xD7)) { i += 2; continue; }
+        var len = d.getUint16(i + 2);
+        if (m >= 0xC0 && m <= 0xCF && m !== 0xC4 && m !== 0xC8 && m !== 0xCC) {
+          return i + 9 <= n ? { w: d.getUint16(i + 7), h: d.getUint16(i + 5) } : null;
+        }
+        if (m === 0xDA || len < 2) return null;
+        i += 2 + len;
+      }
+    }
+    return null;
+  }
   // decoded with the camera's orientation applied, shrunk to PHOTO_SIDE on the long side, as JPEG
   function decode(file) {
     if (window.createImageBitmap) {
@@ -566,7 +609,15 @@
     var go = S.dirty ? save() : Promise.resolve(true);
     return go.then(function (ok) {
       if (!ok) return;
-      return shrink(file).then(function (blob) {
+      return headerSize(file).then(function (px) {
+        if (!px) throw new C.ApiError(0, { error: t("boards.photo_bad") });
+        if (px.w * px.h > PICK_PIXELS) {
+          C.toast(t("boards.photo_too_many_pixels", { w: px.w, h: px.h, mp: Math.floor(PICK_PIXELS / 1e6) }), true);
+          return false;
+        }
+        return true;
+      }).then(function (fits) { return fits && shrink(file); }).then(function (blob) {
+        if (!blob) return;
         if (blob.size > S.limit) { C.toast(t("boards.photo_too_big", { mb: Math.round(S.limit / 1048576) }), true); return; }
         return fetch("/api/boards/" + S.board.id + "/photo?expected_version=" + S.board.version, {
           method: "PUT", credentials: "same-origin", headers: { "Content-Type": "image/jpeg", "Accept": "application/json" }, body: blob

@@ -347,6 +347,8 @@
     early.setView(early.view, true);
     if (early.loaded) document.dispatchEvent(new CustomEvent("companion:tv-loaded", { detail: { view: early.view } }));
   }
+  // and the sound switches the stream told before this script listened (its head's, and any after): obeyed now
+  if (early && early.tvSound) document.dispatchEvent(new CustomEvent("companion:tv-sound", { detail: early.tvSound }));
 
   window.CompanionTV = { register: register, die: die, dice: dice, who: who, swatch: swatch, step: STEP,
                          colour: colourOf, client: function () { return client; } };

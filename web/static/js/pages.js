@@ -881,7 +881,16 @@
         event: function (d) { showRoll(d.event, d.view); tell("event", { data: d }); },
         tick: function (d) { clock.tick(d); tell("tick", d); },
         alert: function (d) { C.toast(alertText(d, clock.players), true); tell("alert", d); },
-        tvSound: function (d) { tell("sound", d); }  // the sound switched from another device (js/display.js)
+        // the sound switched from another device (js/display.js); what was heard is kept on the client, for a
+        // display.js that runs after the stream's head came (scripts load while the stream opens: under load
+        // the head's tv-sound was told to nobody and the TV never followed the organiser's switch)
+        tvSound: function (d) {
+          var s = client.tvSound || {};
+          if (typeof d.club_off === "boolean") s.club_off = d.club_off;
+          if (typeof d.match_off === "boolean") s.match_off = d.match_off;
+          client.tvSound = s;
+          tell("sound", d);
+        }
       });
     });
   }
