@@ -212,7 +212,7 @@ LABEL={BOOT_LABEL} /boot/firmware vfat rw,noatime,fmask=0077,dmask=0077 0 2
 def stage_custom(cached: Path, bundle: Path, logdir: Path) -> tuple[Path, Path]:
     """A copy of the cached tree made into the box: companion from the bundle, the image's files, the settings
     of an appliance. Returns (root, firmware)."""
-    work = BUILD / "work"
+    work = CACHE / "work"  # outside the checkout: its /proc is mounted while companion installs
     if work.exists():
         _umount_under(work)
         shutil.rmtree(work)
