@@ -8,7 +8,7 @@ PYTEST_ARGS ?=
 # servers and browsers more than they compute (3 workers used 1.1 of the 2 cores), so 5 keep it busy
 JOBS ?= 5
 
-.PHONY: run test test-python test-packages bench soak wheel clean systemd-check arm-check
+.PHONY: run test test-python test-packages bench soak wheel clean systemd-check arm-check image pi-check
 
 $(BIN)/python:
 	@$(PYTHON) -m venv $(VENV)
@@ -68,6 +68,18 @@ arm-check: $(VENV)/.installed-dev
 	@tests/need-debian-packages.sh --for "make arm-check" --log $(VENV)/apt-install.log --go-on arm-check
 	COMPANION_ARM_CHROOT=1 $(BIN)/python -m pytest -n 0 -p no:cacheprovider -s -rs tests/test_arm_chroot.py \
 	    $(if $(ARCH),-k $(ARCH))
+
+# the file to flash onto a Pi 3, 4 or Zero 2 W's SD card: build/image/companion-pi.img (docs/pi.md, "Flashing the
+# image"); needs root and Debian's mirror; its Debian tree is cached in ~/.cache/companion-image
+image: $(VENV)/.installed
+	@tests/need-debian-packages.sh --for "make image" --log $(VENV)/apt-install.log image-build
+	nice -n 10 $(BIN)/python image/build.py
+
+# that image booted in qemu-system-aarch64 (virt machine, its own kernel): build/pi-check/report.json and the
+# logs of every step beside it (docs/pi.md, "Checking the image")
+pi-check: image
+	@tests/need-debian-packages.sh --for "make pi-check" --log $(VENV)/apt-install.log pi-check
+	nice -n 10 $(BIN)/python image/pi_check.py
 
 wheel: $(VENV)/.installed-dev
 	systemd/build-wheel.sh . dist "$(BIN)/python -m pip"

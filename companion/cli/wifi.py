@@ -27,6 +27,9 @@ def register(sub):
                                     "box is on and how many phones are connected to its own. JSON out. "
                                     "Without NetworkManager or a Wi-Fi device it says so and changes nothing.")
     h.add_argument("action", choices=["on", "off", "status"], help="on, off or status")
+    h.add_argument("--ssid", default=None, help="with on: the network's name (1 to 32 bytes; kept for next time)")
+    h.add_argument("--password", default=None,
+                   help="with on: its WPA2 password (8 to 63 printable ASCII characters; kept for next time)")
     data_dir_arg(h)
     h.set_defaults(func=run_hotspot)
     c = wsub.add_parser("codes", help="print the two QR codes of a table: the Wi-Fi's, then the link",
@@ -47,10 +50,18 @@ def _hotspot(store):
 
 
 def run_hotspot(args):
+    from companion.base.errors import InputError
+
+    if args.action != "on" and (args.ssid is not None or args.password is not None):
+        raise InputError("only with on", "--ssid" if args.ssid is not None else "--password")
     opener = open_store if args.action == "on" else open_existing_store
     with opener(args) as store:
         h = _hotspot(store)
         if args.action == "on":
+            try:
+                h.configure(args.ssid, args.password)
+            except InputError as e:
+                raise e.again(field="--" + e.field) from None
             out = h.on()
             out["password"] = h.config()["password"]
         elif args.action == "off":

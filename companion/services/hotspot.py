@@ -27,7 +27,7 @@ import secrets
 import shutil
 import subprocess
 
-from companion.base.errors import RuleError
+from companion.base.errors import InputError, RuleError
 
 CONNECTION = "companion-hotspot"
 ADDRESS = "10.42.0.1"
@@ -122,6 +122,20 @@ class Hotspot:
                    "venue": None, **{k: v for k, v in cur.items() if v}}
             self.settings.set(SETTING, cur)
         return cur
+
+    def configure(self, ssid: str | None = None, password: str | None = None) -> dict:
+        """The owner's own name and password for the box's Wi-Fi (the image's companion.txt gives them at first
+        boot): an SSID of 1 to 32 bytes, a WPA2 passphrase of 8 to 63 printable ASCII characters."""
+        changes = {}
+        if ssid is not None:
+            if not 1 <= len(ssid.encode()) <= 32:
+                raise InputError("must be 1 to 32 bytes long", "ssid")
+            changes["ssid"] = ssid
+        if password is not None:
+            if not (8 <= len(password) <= 63 and all(" " <= ch <= "~" for ch in password)):
+                raise InputError("must be 8 to 63 printable ASCII characters (WPA2)", "password")
+            changes["password"] = password
+        return self._save(**changes) if changes else self.config()
 
     def _save(self, **changes) -> dict:
         cur = {**self.config(), **changes}

@@ -42,10 +42,20 @@ def match_doc(match_id: str) -> dict:
     return out
 
 
+def _build() -> str | None:
+    """The commit a wheel made by systemd/build-wheel.sh was built from (None for a checkout): the image's
+    offline update tells the new version's start from the old's by it."""
+    try:
+        from companion import build_info
+    except ImportError:
+        return None
+    return build_info.COMMIT
+
+
 @bp.get("/healthz")
 def healthz():
     c = ctx()
-    return jsonify({"ok": True, "version": __version__, "schema_version": c.store.schema_version(),
+    return jsonify({"ok": True, "version": __version__, "build": _build(), "schema_version": c.store.schema_version(),
                     "streams": c.hub.count(), "clock_runner": c.runner is not None,
                     "gpio": c.panel.status() if c.panel is not None else None})
 

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 
 from companion.base.errors import render
 from companion.base.resources import web_dir
 
 LANGUAGES = ("en", "it")
-DEFAULT = "en"
+# the language of a caller who asks for none (no cookie, no Accept-Language: the TV, a kiosk, scripts): English,
+# or the box's own, COMPANION_LANGUAGE (the image's companion.txt sets it in /etc/default/companion)
+DEFAULT = os.environ.get("COMPANION_LANGUAGE", "") if os.environ.get("COMPANION_LANGUAGE", "") in LANGUAGES else "en"
 
 
 @functools.cache

@@ -68,7 +68,7 @@ RESPONSES = {
     "Imported": {"type": "object", "required": ["imported", "events"],
                  "properties": {"imported": {"type": "string"}, "events": {"type": "integer"}}},
     "Health": {"type": "object", "required": ["ok", "version"],
-               "properties": {"ok": {"type": "boolean"}, "version": {"type": "string"},
+               "properties": {"ok": {"type": "boolean"}, "version": {"type": "string"}, "build": {"type": ["string", "null"]},
                               "schema_version": {"type": "integer"}, "streams": {"type": "integer"},
                               "clock_runner": {"type": "boolean"}, "gpio": {}}},
     "Games": {"type": "object", "required": ["games"],

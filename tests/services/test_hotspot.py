@@ -193,6 +193,37 @@ def test_cli_hotspot_on_status_off(run_cli, nm):
     assert rc == 0 and json.loads(out)["mode"] == "venue"
 
 
+def test_cli_hotspot_on_with_the_owners_name_and_password_keeps_them(run_cli, nm):
+    """The image's first boot turns the hotspot on with companion.txt's name and password (docs/pi.md)."""
+    env = {"PATH": nm.path()}
+    rc, out, err = run_cli("wifi", "hotspot", "on", "--ssid", "Circolo Dadi", "--password", "tavolo-verde-7", env=env)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["ssid"] == "Circolo Dadi" and doc["password"] == "tavolo-verde-7"
+    (add,) = [c for c in nm.calls() if c[1:4] == ["connection", "add", "type"]]
+    assert "Circolo Dadi" in add and "tavolo-verde-7" in add, add
+    rc, out, err = run_cli("wifi", "hotspot", "off", env=env)
+    rc, out, err = run_cli("wifi", "hotspot", "on", env=env)  # kept for next time
+    assert rc == 0 and json.loads(out)["ssid"] == "Circolo Dadi" and json.loads(out)["password"] == "tavolo-verde-7"
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--password", "short"], "--password"),
+    (["--password", "x" * 64], "--password"),
+    (["--password", "città-verde"], "--password"),
+    (["--ssid", ""], "--ssid"),
+    (["--ssid", "x" * 33], "--ssid"),
+])
+def test_cli_hotspot_on_refuses_a_bad_name_or_password_in_one_line(run_cli, nm, args, field):
+    rc, out, err = run_cli("wifi", "hotspot", "on", *args, env={"PATH": nm.path()})
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and field in err, err
+
+
+def test_cli_hotspot_name_and_password_only_with_on(run_cli, nm):
+    rc, out, err = run_cli("wifi", "hotspot", "status", "--ssid", "x", env={"PATH": nm.path()})
+    assert rc == 2 and "--ssid: only with on" in err
+
+
 def test_cli_without_networkmanager_says_it_in_one_line(run_cli, tmp_path):
     rc, out, err = run_cli("wifi", "hotspot", "on", env={"PATH": str(tmp_path / "nothing")})
     assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1

@@ -1100,7 +1100,8 @@
     var on = false;
     function show(s) {
       var words = [];
-      if (!s.available) { words.push(t("wifi.unavailable", { reason: s.reason })); btn.hidden = true; }
+      // in words for the club, not the developer's reason (kept as the line's title)
+      if (!s.available) { words.push(t("wifi.unavailable_plain")); box.title = s.reason || ""; btn.hidden = true; }
       else {
         words.push(t({ hotspot: "wifi.mode_hotspot", venue: "wifi.mode_venue", none: "wifi.mode_none" }[s.mode] || "wifi.mode_none", { network: s.network || "" }));
         if (s.mode === "hotspot" && s.phones != null) words.push(C.plural("wifi.phones", s.phones));
