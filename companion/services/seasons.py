@@ -94,7 +94,44 @@ def create_season(store, club: str, game: str, year: int, name: str | None = Non
     season = {"id": new_id()[:12], "club_id": c0["id"], "club": c0["name"], "game": game, "year": year,
               "name": (name or f"{c0['name']} {game} {year}").strip(), "settings": settings,
               "created_at": store.clock.now_iso()}
-    return rows.insert_season(store, season)
+    with store.write():
+        rows.insert_season(store, season)
+        season["taken_in"] = take_in_finished(store, season)
+    return season
+
+
+def _fold(store, match: dict):
+    """A match's fold, read from its log (the season service's own look at a finished match)."""
+    from companion.core.match import Fold
+
+    def history(before_seq, match_id=match["id"]):
+        return store.events(match_id, before_seq=before_seq)
+
+    return Fold(match["game"], match["players"], match["options"], history=history)._load(store.events(match["id"]))
+
+
+def take_in_finished(store, season: dict) -> list[str]:
+    """A season just made takes in the finished app matches left to "this year's season" (their options name
+    no season) of its club, its game and its year: they were waiting for it (docs/rulings.md#a-season-made-after-its-matches).
+    Inside the caller's write; returns the ids taken in. A match the season's rules refuse stays out (logged)."""
+    from companion.base.errors import CompanionError
+
+    taken = []
+    for m in rows.ended_matches_in_no_season(store, season["game"]):
+        if (m["options"] or {}).get("season") or match_club(store, m) != season["club_id"]:
+            continue
+        f = _fold(store, m)
+        results = results_from_fold(f) if f.ended() else None
+        if results is None or not f.last_at or int(f.last_at[:4]) != season["year"]:
+            continue
+        try:
+            with store.write():  # a savepoint: a refusal takes back only this match
+                record_finished_match(store, m, results, date=f.last_at, season=season)
+        except CompanionError as exc:
+            log.warning("season %s could not take in match %s: %s", season["id"], m["id"], exc)
+            continue
+        taken.append(m["id"])
+    return taken
 
 
 def list_seasons(store, club: str | None = None) -> list[dict]:
@@ -152,7 +189,12 @@ def add_result(store, ref: str, doc) -> dict:
 
 
 def remove_result(store, ref: str, match: str) -> None:
+    """Take a match out of the season. A match of the app is then chosen to feed no season (its options
+    say so), so that no rebuild nor new season puts it back; ``set_match_season`` adds it again."""
     season = get_season(store, ref)
+    if rows.season_of_app_match(store, match) == season["id"]:
+        set_match_season(store, store.get_match(match), NO_SEASON)
+        return
     if not rows.delete_match(store, season["id"], match):
         raise NotFoundError("the season has no match {match!r}", "match", match=match)
 
@@ -183,6 +225,50 @@ def season_for_match(store, match: dict, date: str) -> dict | None:
 
 
 NO_SEASON = "none"  # options.season of a match chosen at creation to feed no season
+
+
+def season_state(store, match: dict) -> dict:
+    """What a match's result counts for, as the TV and the match page say it: ``{"state", "season"}`` with
+    ``state`` ``"counted"`` (a season holds it: ``season`` is that season), ``"waiting"`` (left to this year's
+    season, which does not exist yet, or a season that did not take it: "not in a season yet") or
+    ``"none"`` (chosen to feed no season)."""
+    held = rows.season_of_app_match(store, match["id"])
+    if held is not None:
+        return {"state": "counted", "season": get_season(store, held)}
+    if (match.get("options") or {}).get("season") == NO_SEASON:
+        return {"state": "none", "season": None}
+    return {"state": "waiting", "season": None}
+
+
+def set_match_season(store, match: dict, season=None) -> dict:
+    """The organiser's choice of the season a match feeds, after its creation: a season (id or
+    club/game/year), ``"none"``, or None for this year's season of its club (the creation's default). An
+    ended match is taken out of the season that held it and recorded in the new one at once; a season of
+    another game, or of a year other than the one the match ended in, is refused. Returns ``season_state``."""
+    options = dict(match.get("options") or {})
+    target = None
+    if season not in (None, "", NO_SEASON):
+        target = get_season(store, str(season), "season")
+        if target["game"] != match["game"]:
+            raise InputError("season {name!r} is of {game}, not {game2}", "season", name=target["name"],
+                             game=target["game"], game2=match["game"])
+        options.update({"club": target["club_id"], "season": target["id"]})
+    elif season == NO_SEASON:
+        options["season"] = NO_SEASON
+    else:
+        options.pop("season", None)
+    f = _fold(store, match) if match.get("status") == "ended" else None
+    results = results_from_fold(f) if f is not None and f.ended() else None
+    if target is not None and results is not None and f.last_at and int(f.last_at[:4]) != target["year"]:
+        raise InputError("the match ended in {ended}, not in the season's year {year}", "season",
+                         ended=int(f.last_at[:4]), year=target["year"])
+    new = {**match, "options": options}
+    with store.write():
+        store.set_options(match["id"], options)
+        forget_app_match(store, match["id"])
+        if results is not None:
+            record_finished_match(store, new, results, date=f.last_at, season=target)
+    return season_state(store, new)
 
 
 def match_club(store, match: dict) -> str | None:

@@ -93,6 +93,14 @@ class MatchRows:
             self.forget("match", match_id)
             c.execute("UPDATE matches SET status=? WHERE id=?", (status, match_id))
 
+    def set_options(self, match_id: str, options: dict) -> None:
+        """Replace a match's options: the service's choices kept beside the log (which season it feeds),
+        never what its fold reads (the game's options are fixed at creation)."""
+        with self.write() as c:
+            self.forget("match", match_id)
+            if c.execute("UPDATE matches SET options=? WHERE id=?", (json.dumps(options), match_id)).rowcount == 0:
+                raise NotFoundError("no match {match_id}", "match_id", match_id=match_id)
+
     def clock_starts(self, include: str | None = None) -> list[dict]:
         """Open matches (and ``include``, when given, whatever its status) with the instant of their
         latest ``clock.start`` (None before the first): what the GPIO panel chooses from."""

@@ -169,3 +169,20 @@ def delete_app_match(c, match_id: str) -> bool:
 
 def season_match_count(store, season_id: str) -> int:
     return store.conn().execute("SELECT COUNT(*) FROM season_matches WHERE season_id=?", (season_id,)).fetchone()[0]
+
+
+def season_of_app_match(store, match_id: str) -> str | None:
+    """The id of the season holding an app match, or None (no season counts it)."""
+    row = store.conn().execute("SELECT season_id FROM season_matches WHERE match_id=? LIMIT 1", (match_id,)).fetchone()
+    return row["season_id"] if row else None
+
+
+def ended_matches_in_no_season(store, game: str) -> list[dict]:
+    """The ended app matches of ``game`` that no season holds (``id``, ``game``, ``players``, ``options``,
+    ``created_at``), oldest first."""
+    rows = store.conn().execute(
+        "SELECT id, game, players, options, created_at FROM matches m WHERE m.status='ended' AND m.game=? "
+        "AND NOT EXISTS (SELECT 1 FROM season_matches s WHERE s.match_id = m.id) ORDER BY created_at, id", (game,))
+    return [{"id": r["id"], "game": r["game"], "players": json.loads(r["players"]),
+             "options": json.loads(r["options"] or "{}"), "created_at": r["created_at"], "status": "ended"}
+            for r in rows]

@@ -198,6 +198,24 @@ def api_remove_result(season_id, match):
     return jsonify({"removed": match})
 
 
+def match_season_out(match: dict, state: dict) -> dict:
+    s = state["season"]
+    return {"match_id": match["id"], "season_state": state["state"], "season": s["name"] if s else None,
+            "season_id": s["id"] if s else None}
+
+
+@bp.put("/api/matches/<match_id>/season")
+@require("organiser")
+def api_match_season(match_id):
+    """The organiser puts a match in a season, or takes it out (``schemas/api.match-season``)."""
+    store = ctx().store
+    match = store.get_match(match_id)
+    doc = json_body("api.match-season")
+    with body_errors():
+        state = ss.set_match_season(store, match, doc["season"])
+    return jsonify(match_season_out(match, state))
+
+
 @bp.get("/api/seasons/<season_id>/players/<player>")
 def api_history(season_id, player):
     season, rules, matches = ss.season_data(ctx().store, season_id)
@@ -362,7 +380,8 @@ def _openapi_schemas() -> dict:
               "properties": {"id": {"type": "string"}, "club_id": {"type": "string"}, "club": {"type": "string"},
                              "game": {"type": "string"}, "year": {"type": "integer"}, "name": {"type": "string"},
                              "settings": {"type": "object"}, "created_at": {"type": "string"},
-                             "effective": {"type": "object"}, "matches": {"type": "integer"}}}
+                             "effective": {"type": "object"}, "matches": {"type": "integer"},
+                             "taken_in": {"type": "array", "items": {"type": "string"}}}}
     club = {"type": "object", "required": ["id", "name", "settings"],
             "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "settings": {"type": "object"},
                            "created_at": {"type": "string"}, "effective": {"type": "object"}}}
@@ -390,6 +409,11 @@ def _openapi_schemas() -> dict:
                     "properties": {"player": {"type": "string"}, "matches": {"type": "integer"},
                                    "wins": {"type": "integer"}, "points": num, "history": {"type": "array"}}},
         "Removed": {"type": "object", "required": ["removed"], "properties": {"removed": {"type": "string"}}},
+        "MatchSeason": {"type": "object", "required": ["match_id", "season_state", "season", "season_id"],
+                        "properties": {"match_id": {"type": "string"},
+                                       "season_state": {"enum": ["counted", "waiting", "none"]},
+                                       "season": {"type": ["string", "null"]},
+                                       "season_id": {"type": ["string", "null"]}}},
     })
     return out
 
@@ -434,6 +458,10 @@ OPENAPI_PATHS = {
         "summary": "Remove a match from the season (organiser)", "security": _SEC,
         "parameters": [_SEASON, path_param("match")],
         "responses": {"200": _ok("Removed"), **_err(400, 401, 403, 404)}}},
+    "/api/matches/{match_id}/season": {"put": {
+        "summary": "Put a match in a season, or take it out (organiser); a finished match moves at once",
+        "security": _SEC, "parameters": [path_param("match_id")], "requestBody": _body("api.match-season"),
+        "responses": {"200": _ok("MatchSeason"), **_err(400, 401, 403, 404, 409)}}},
     "/api/seasons/{season_id}/players/{player}": {"get": {
         "summary": "One player's season: matches, places, points, running total",
         "parameters": [_SEASON, path_param("player")],

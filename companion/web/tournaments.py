@@ -277,7 +277,9 @@ def match_result(match_id):
     results = match_results(match_id) if match["status"] == "ended" else None
     if results is None:
         return jsonify({"match_id": match_id, "ended": False, "results": []})
-    season = seasons.season_for_match(c.store, match, c.store.clock.now_iso()[:10])
+    # the season that counts it, if one does (a match left to a season not made yet promises none)
+    counts = seasons.season_state(c.store, match)
+    season = counts["season"]
     rules = seasons.season_rules(c.store, season) if season else _rules()
     try:
         pts = core.match_points(rules, results)
@@ -285,6 +287,7 @@ def match_result(match_id):
         pts = {}
     out = [{**r, "points": season_core.num(pts[r["player"]]) if r["player"] in pts else None} for r in results]
     return jsonify({"match_id": match_id, "ended": True, "season": season["name"] if season else None,
+                    "season_id": season["id"] if season else None, "season_state": counts["state"],
                     "results": out})
 
 
@@ -397,7 +400,9 @@ OPENAPI_SCHEMAS = {
                        "properties": {"tournaments": {"type": "array"}}},
     "MatchResult": {"type": "object", "required": ["match_id", "ended", "results"],
                     "properties": {"match_id": {"type": "string"}, "ended": {"type": "boolean"},
-                                   "season": {"type": ["string", "null"]}, "results": {"type": "array"}}},
+                                   "season": {"type": ["string", "null"]}, "season_id": {"type": ["string", "null"]},
+                                   "season_state": {"enum": ["counted", "waiting", "none"]},
+                                   "results": {"type": "array"}}},
 }
 OPENAPI_PATHS = {
     "/api/tournaments": {

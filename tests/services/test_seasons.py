@@ -42,6 +42,10 @@ def final_ranking(state):
     return out
 
 
+def final_points(state):
+    return {}  # the game gives no number of its own
+
+
 @pytest.fixture
 def ranked_game(monkeypatch):
     from companion import games
@@ -93,6 +97,8 @@ def test_clubs_by_id_or_name(store, club):
 
 def test_seasons_by_id_or_club_game_year(store, club, season):
     assert season["name"] == "Fan Club Conquista conquest-italy 2026"
+    assert season["taken_in"] == []  # no finished match was waiting for it
+    season = {k: v for k, v in season.items() if k != "taken_in"}
     assert ss.get_season(store, season["id"]) == season
     assert ss.get_season(store, "Fan Club Conquista/conquest-italy/2026") == season
     assert ss.get_season(store, f"{club['id']}/conquest-italy/2026") == season
@@ -360,3 +366,61 @@ def test_a_real_conquest_match_feeds_its_season_when_the_objective_is_completed(
         assert table[r["player"]]["points"] == float(base + (1 if r["objective"] else 0))
     svc.undo(m["id"])  # takes the completion back: the match is open again, and out of the season
     assert ss.season_matches(store, season["id"]) == []
+
+
+# -- a season made after its matches ----------------------------------------------------------------
+
+def _ended(service, game, players, options=None, ranking=None):
+    m = service.create(game, list(players), options if options is not None else {})
+    service.append(m["id"], "finish", {"ranking": ranking or list(players)})
+    return m
+
+
+def test_a_season_made_after_its_match_takes_it_in(store, club, clock, ranked_game):
+    service = MatchService(store)
+    opts = ss.options_for_new_match(store, ranked_game)  # /new's default: this year's season, once there is one
+    assert opts == {"club": club["id"]}
+    waiting = _ended(service, ranked_game, ["ada", "bo", "cy", "di"], opts, ["bo", "ada", "cy", "di"])
+    assert ss.season_state(store, store.get_match(waiting["id"]))["state"] == "waiting"
+    # not taken in: explicitly no season, another game, another year
+    none = _ended(service, ranked_game, ["ada", "bo", "cy"],
+                  ss.options_for_new_match(store, ranked_game, season="none"))
+    assert ss.season_state(store, store.get_match(none["id"]))["state"] == "none"
+    service_other = MatchService(store)
+    other_game = service_other.create("richelieu", ["ada", "bo", "cy"], ss.options_for_new_match(store, "richelieu"))
+    clock.advance(366 * 86400)  # 2027
+    next_year = _ended(service, ranked_game, ["ada", "bo", "cy"], ss.options_for_new_match(store, ranked_game))
+    season = ss.create_season(store, club["id"], ranked_game, 2026)
+    assert season["taken_in"] == [waiting["id"]]
+    assert [m["match_id"] for m in ss.season_matches(store, season["id"])] == [waiting["id"]]
+    assert {p: r["points"] for p, r in standings(store, season["id"]).items()} == \
+        {"bo": 2, "ada": 1, "cy": -1, "di": -2}
+    state = ss.season_state(store, store.get_match(waiting["id"]))
+    assert state["state"] == "counted" and state["season"]["id"] == season["id"]
+    assert ss.season_state(store, store.get_match(none["id"]))["state"] == "none"
+    assert ss.season_state(store, store.get_match(next_year["id"]))["state"] == "waiting"
+    assert store.get_match(other_game["id"])["status"] != "ended"
+    # the 2027 season takes in the 2027 match alone
+    later = ss.create_season(store, club["id"], ranked_game, 2027)
+    assert later["taken_in"] == [next_year["id"]]
+    service.rebuild()  # the season rows are derived: rebuilt from the log, each match is where it was
+    assert [m["match_id"] for m in ss.season_matches(store, season["id"])] == [waiting["id"]]
+    assert [m["match_id"] for m in ss.season_matches(store, later["id"])] == [next_year["id"]]
+
+
+def test_the_organiser_moves_a_finished_match_in_and_out(store, club, ranked_game):
+    service = MatchService(store)
+    season = ss.create_season(store, club["id"], ranked_game, 2026)
+    m = _ended(service, ranked_game, ["ada", "bo", "cy"], ss.options_for_new_match(store, ranked_game, season="none"))
+    assert ss.season_matches(store, season["id"]) == []
+    state = ss.set_match_season(store, store.get_match(m["id"]), season["id"])
+    assert state["state"] == "counted" and [x["match_id"] for x in ss.season_matches(store, season["id"])] == [m["id"]]
+    ss.remove_result(store, season["id"], m["id"])
+    assert ss.season_matches(store, season["id"]) == []
+    service.rebuild()  # taken out is chosen for good: no rebuild puts it back
+    assert ss.season_matches(store, season["id"]) == []
+    assert ss.season_state(store, store.get_match(m["id"]))["state"] == "none"
+    other = ss.create_season(store, club["id"], "richelieu", 2026)
+    with pytest.raises(InputError) as err:
+        ss.set_match_season(store, store.get_match(m["id"]), other["id"])
+    assert err.value.field == "season"

@@ -200,6 +200,42 @@ def test_a_finished_app_match_feeds_the_season_through_the_app(app, organiser, s
     assert ss.season_matches(store, season["id"])[0]["match_id"] == mid
 
 
+def test_a_season_made_after_its_match_ends_takes_it_in(app, organiser, monkeypatch):
+    """A match left to "this year's season" ends before the season is made: the result says "waiting" (no
+    season's points promised); the season, once made, has it in its matches and standings."""
+    from companion import games
+
+    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.services.test_seasons")
+    assert organiser.post("/api/clubs", {"name": "Fan Club"}).status_code == 201
+    mid = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["ada", "bo", "cy"]}).json["id"]
+    none = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["ada", "bo", "cy"],
+                                           "season": "none"}).json["id"]
+    for m in (mid, none):
+        r = organiser.post(f"/api/matches/{m}/events",
+                           {"type": "finish", "data": {"ranking": ["bo", "ada", "cy"]}, "expected_seq": 0})
+        assert r.status_code == 201, r.json
+    res = organiser.get(f"/api/matches/{mid}/result").json
+    assert res["season"] is None and res["season_state"] == "waiting"
+    assert organiser.get(f"/api/matches/{none}/result").json["season_state"] == "none"
+    r = organiser.post("/api/seasons", {"club": "Fan Club", "game": "conquest-italy", "year": 2026})
+    assert r.status_code == 201, r.json
+    season = r.json
+    assert season["taken_in"] == [mid]
+    st = organiser.get(f"/api/seasons/{season['id']}/standings").json
+    assert st["total_matches"] == 1
+    assert [(x["player"], x["points"]) for x in st["standings"]] == [("bo", 1), ("ada", 0), ("cy", -1)]
+    res = organiser.get(f"/api/matches/{mid}/result").json
+    assert res["season"] == season["name"] and res["season_state"] == "counted"
+    # the organiser takes it out, and puts the other one in
+    r = organiser.put(f"/api/matches/{mid}/season", {"season": "none"})
+    assert r.status_code == 200 and r.json["season_state"] == "none", r.json
+    r = organiser.put(f"/api/matches/{none}/season", {"season": season["id"]})
+    assert r.status_code == 200 and r.json["season_id"] == season["id"], r.json
+    assert organiser.get(f"/api/seasons/{season['id']}/standings").json["total_matches"] == 1
+    r = organiser.put(f"/api/matches/{none}/season", {"season": 3})
+    assert r.status_code == 400 and r.json["field"] == "$.season", r.json
+
+
 # -- pages ---------------------------------------------------------------------------------------------
 
 def test_pages(organiser, api, season):

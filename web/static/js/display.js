@@ -257,7 +257,9 @@
         big.appendChild(el("span", { class: "tv-winner-label", text: t(winners.length === 1 ? "tv.winner" : "tv.winners") }));
         var name = el("span", { class: "tv-winner-name", text: winners.join(" · ") });
         big.appendChild(name);
+        // points are promised only for a season that counts them; a match left to a season not made yet says so
         if (res.season) big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.season_points", { season: res.season }) }));
+        else if (res.season_state === "waiting") big.appendChild(el("span", { class: "tv-winner-season", text: t("tv.no_season_yet") }));
         big.hidden = false;
         fitWinner();  // as large as the room left under the list allows, on two lines at most
         box.dataset.revealed = "1";
