@@ -146,7 +146,7 @@ def test_the_organiser_frees_and_moves_a_seat_on_the_match_page(new_context, ser
         r = page.request.post("/api/auth/login", data={"pin": "482193"}, headers={"Origin": server.url})
     assert r.status == 200, r.text()
     page.goto(f"/m/{mid}")
-    page.click("#seats-admin summary")
+    expect(page.locator("#seats-admin")).to_have_attribute("open", "")  # a new match's page opens it
     anna = page.locator("#seat-list li[data-player='Anna']")
     expect(anna).to_contain_text("1 phone")
     page.screenshot(path=str(artifacts_dir / "table-seats-admin.png"), full_page=True)
@@ -215,7 +215,7 @@ def test_seats_and_phones_name_each_phone_in_words(new_context, server, org, lan
     page.goto(f"/m/{mid}")
     page.select_option("#seat", "Bruno")  # the organiser's own phone sits as Bruno
     expect(page.locator("#seat")).to_have_value("Bruno")
-    page.click("#seats-admin summary")
+    expect(page.locator("#seats-admin")).to_have_attribute("open", "")  # a new match's page opens it
     anna = page.locator("#seat-list li[data-player='Anna'] .seat-phones li")
     expect(anna).to_have_count(1)
     joined = org.ok("GET", f"/api/matches/{mid}/seats")["seats"][0]["phones"][0]["joined_at"]

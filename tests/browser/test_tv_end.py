@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_tv_screens import _iso, playthrough, send, tv_ready, watch
+from tests.browser.test_tv_screens import CAT, _iso, playthrough, send, tv_ready, watch
 from tests.browser.trackers_kit import organiser_api
 from tests.browser.tvfit import problems
 from tests.web.serverproc import Server
@@ -135,6 +135,9 @@ def test_the_tv_left_on_fits_the_screen_at_the_end(browser, server, club, game, 
             tv_ready(tv, game)
             tvs[lang] = tv
         for lang, tv in tvs.items():  # the last moment of play
+            if game == "conquest-italy":  # the map's table says "Territories", as the phones do
+                cat = CAT[lang]
+                expect(tv.locator("#ci-tv-players th").nth(1)).to_have_text(cat["ci.col_territories"])
             if ending == "time-up":
                 expect(tv.locator("#clock-note")).to_be_visible()
             for vp in (SMALL, BIG):

@@ -757,18 +757,19 @@
             C.api("DELETE", base + "/seats/" + encodeURIComponent(s.player)).then(function () { C.toast(t("seat.freed")); loadSeats(); },
               function (e) { C.toast(C.errorText(e), true); });
           } }, t("seat.free_seat")));
-          var pick = el("select", { class: "seat-phone", "aria-label": t("seat.give") }, el("option", { value: "", text: t("seat.give") }),
+          var pick = el("select", { class: "seat-phone" }, el("option", { value: "", text: t("seat.pick_phone") }),
             phones.map(function (p) {
               var at = Object.keys(p.seats || {}).filter(function (k) { return k === id; }).map(function (k) { return p.seats[k]; })[0];
               return el("option", { value: p.id, text: phoneWords(p, at || p.player) });
             }));
           function give(share) {
-            if (!pick.value) return;
+            if (!pick.value) { C.toast(t("seat.pick_phone_first"), true); pick.focus(); return; }
             C.api("PUT", base + "/seats/" + encodeURIComponent(s.player), { session: pick.value, share: share }).then(function () {
               C.toast(t("seat.moved")); loadSeats();
             }, function (e) { C.toast(C.errorText(e), true); });
           }
-          li.appendChild(pick);
+          // "Give to phone": a labelled field, then what to do with it (that phone alone, or beside its phones)
+          li.appendChild(el("label", { class: "field seat-give" }, t("seat.give"), pick));
           li.appendChild(el("button", { type: "button", class: "btn btn-small seat-move", onclick: function () { give(false); } }, t("seat.move")));
           li.appendChild(el("button", { type: "button", class: "btn btn-small seat-share", onclick: function () { give(true); } }, t("seat.share")));
           list.appendChild(li);
@@ -776,6 +777,34 @@
       }, function (e) { list.textContent = C.errorText(e); });
     }
     if (admin) admin.addEventListener("toggle", function () { if (admin.open) loadSeats(); });
+    if (admin && admin.open) loadSeats();  // (a new match's page opens it: the organiser hands out the seats)
+    // the table's link sent to a phone: the browser's own share sheet where it has one, else copied, said so
+    var shareLink = document.getElementById("table-share");
+    if (shareLink) shareLink.addEventListener("click", function () {
+      var url = shareLink.dataset.url;
+      if (navigator.share) { navigator.share({ url: url, title: document.title }).catch(function () {}); return; }
+      copyText(url).then(function () { C.toast(t("seat.link_copied")); },
+        function () { C.toast(t("seat.link_copy_failed"), true); selectText(document.querySelector("#table-qr .join-url code")); });
+    });
+    function copyText(text) {
+      if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+      // a plain http page on the box's Wi-Fi has no clipboard API: the old way, through a hidden field
+      return new Promise(function (resolve, reject) {
+        var area = el("textarea", { readonly: "", style: "position:fixed;top:0;left:0;opacity:0" });
+        area.value = text;
+        document.body.appendChild(area);
+        area.select();
+        var ok = false;
+        try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+        area.remove();
+        if (ok) resolve(); else reject(new Error("copy"));
+      });
+    }
+    function selectText(node) {
+      if (!node || !window.getSelection) return;
+      var r = document.createRange(); r.selectNodeContents(node);
+      var sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(r);
+    }
     // whose the seat's phone is, as the organiser or the others at the table said (docs/rulings.md#seats)
     function confirmedWords(s) {
       if (s.confirmed_by === "organiser") return t("seat.confirmed_organiser");
@@ -1071,7 +1100,8 @@
     var on = false;
     function show(s) {
       var words = [];
-      if (!s.available) { words.push(t("wifi.unavailable", { reason: s.reason })); btn.hidden = true; }
+      // in words for the club, not the developer's reason (kept as the line's title)
+      if (!s.available) { words.push(t("wifi.unavailable_plain")); box.title = s.reason || ""; btn.hidden = true; }
       else {
         words.push(t({ hotspot: "wifi.mode_hotspot", venue: "wifi.mode_venue", none: "wifi.mode_none" }[s.mode] || "wifi.mode_none", { network: s.network || "" }));
         if (s.mode === "hotspot" && s.phones != null) words.push(C.plural("wifi.phones", s.phones));
