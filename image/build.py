@@ -246,6 +246,10 @@ def stage_custom(cached: Path, bundle: Path, logdir: Path) -> tuple[Path, Path]:
                      "/etc/kernel/postinst.d/z50-raspi-firmware && "
                      "rm -rf /tmp/bundle /var/cache/apt/*.bin /var/lib/apt/lists/* /root/.cache", custom)
         (root / "etc" / "fstab").write_text(FSTAB)
+        # the root by its label in cmdline.txt (the hook run in the chroot kept /dev/mmcblk0p2: the SD card is
+        # mmcblk1 on a Pi 4 under Debian's kernel, sda in a USB reader)
+        cmdline = fw / "cmdline.txt"
+        cmdline.write_text(re.sub(r"\broot=\S+", f"root=LABEL={ROOT_LABEL}", cmdline.read_text()))
         for initrd in [*(root / "boot").glob("initrd.img-*"), *fw.glob("initrd.img-*")]:
             append_to_initrd(initrd, root, ["etc/e2fsck.conf"])
     finally:

@@ -110,7 +110,8 @@ class Machine:
                "-append", self.cmdline, "-drive", f"file={self.disk},format=raw,if=virtio,cache=writeback",
                "-netdev", f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{self.http}-:8080,"
                           f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22",
-               "-device", "virtio-net-pci,netdev=n0", "-display", "none", "-monitor", "none",
+               "-device", "virtio-net-pci,netdev=n0,romfile=",  # (no PXE ROM: the kernel is given)
+               "-display", "none", "-monitor", "none",
                "-serial", f"file:{self.serial}", "-no-reboot"]
         if rtc:
             cmd += ["-rtc", f"base={rtc}"]
