@@ -117,12 +117,8 @@ def take_in_finished(store, season: dict) -> list[str]:
     from companion.base.errors import CompanionError
 
     taken = []
-    for m in rows.ended_matches_in_no_season(store, season["game"]):
-        if (m["options"] or {}).get("season") or match_club(store, m) != season["club_id"]:
-            continue
-        f = _fold(store, m)
-        results = results_from_fold(f) if f.ended() else None
-        if results is None or not f.last_at or int(f.last_at[:4]) != season["year"]:
+    for m, f, results in _outside(store, season):
+        if (m["options"] or {}).get("season"):
             continue
         try:
             with store.write():  # a savepoint: a refusal takes back only this match
@@ -132,6 +128,24 @@ def take_in_finished(store, season: dict) -> list[str]:
             continue
         taken.append(m["id"])
     return taken
+
+
+def _outside(store, season: dict):
+    """(match, fold, results) of each finished app match of the season's club, game and year that no season holds."""
+    for m in rows.ended_matches_in_no_season(store, season["game"]):
+        if match_club(store, m) != season["club_id"]:
+            continue
+        f = _fold(store, m)
+        results = results_from_fold(f) if f.ended() else None
+        if results is None or not f.last_at or int(f.last_at[:4]) != season["year"]:
+            continue
+        yield m, f, results
+
+
+def matches_outside(store, season: dict) -> list[dict]:
+    """The finished app matches of the season's club, game and year that no season counts (chosen for no
+    season, or taken out): what the organiser may put in it. ``[{"id", "date", "players"}]``, oldest first."""
+    return [{"id": m["id"], "date": f.last_at, "players": m["players"]} for m, f, _ in _outside(store, season)]
 
 
 def list_seasons(store, club: str | None = None) -> list[dict]:

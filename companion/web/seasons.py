@@ -302,7 +302,9 @@ def page_season(season_id):
         "season.html", page="season", season=season, rows=rows, ratings=core.ratings(matches),
         total=total, pct=_percent(rules.threshold), min_matches=min_matches(total, rules.threshold),
         chart=_chart(matches, rules, season["name"]), matches=listed[::-1],
-        effective=rules.to_json(), own=season["settings"], club=club, **_form_values(season["settings"], rules))
+        effective=rules.to_json(), own=season["settings"], club=club,
+        outside=ss.matches_outside(ctx().store, season) if g.get("role") == "organiser" else [],
+        **_form_values(season["settings"], rules))
 
 
 def _chart(matches, rules, title, players=None) -> str:

@@ -234,6 +234,9 @@ def test_a_season_made_after_its_match_ends_takes_it_in(app, organiser, monkeypa
     assert organiser.get(f"/api/seasons/{season['id']}/standings").json["total_matches"] == 1
     r = organiser.put(f"/api/matches/{none}/season", {"season": 3})
     assert r.status_code == 400 and r.json["field"] == "$.season", r.json
+    # the season page offers the organiser the finished match it does not count, with a button to add it
+    html = organiser.get(f"/seasons/{season['id']}").get_data(as_text=True)
+    assert f'data-add="{mid}"' in html and f'data-add="{none}"' not in html
 
 
 # -- pages ---------------------------------------------------------------------------------------------

@@ -122,6 +122,14 @@
     });
   });
 
+  document.querySelectorAll("[data-add]").forEach(function (btn) {
+    btn.addEventListener("click", function () {
+      btn.disabled = true;
+      C.api("PUT", "/api/matches/" + encodeURIComponent(btn.dataset.add) + "/season", { season: seasonId })
+        .then(function () { location.reload(); }, function (err) { btn.disabled = false; C.toast(C.errorText(err), true); });
+    });
+  });
+
   var settings = document.getElementById("settings-form");
   if (settings) submit(settings, function () {
     var body = {}, points = {};
