@@ -106,7 +106,12 @@ def catalogue_script(lang):
 @bp.get("/")
 def home():
     # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs
-    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set())
+    # how many matches each list will show once the page's script has them (js/pages.js, initHome: the 60 last,
+    # the open ones, then 20 ended): their space kept from the first paint, so the lists do not push each other
+    listed = [m["status"] for m in ctx().store.list_matches(None, 60)]
+    shown = {"open": listed.count("open") or 1, "recent": min(20, len(listed) - listed.count("open")) or 1}
+    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set(),
+                           shown=shown)
 
 
 @bp.get("/new")
@@ -168,9 +173,19 @@ def match_page(match_id):
 def display_page(match_id):
     from companion.web.seats import table_qr
 
+    from companion.core.match import result_only, uses_clock
+
     match = _match(match_id)
-    return render_template("display.html", page="display", match=match, table=table_qr(match),
-                           data=tracker_data(match), **game_files(match["game"]))
+    files = game_files(match["game"])
+    # the layout the TV's scripts would give it, from the first paint (what they draw then keeps its place):
+    # the game's panel beside a side column (a map for the conquest), or the scores large where no clock is
+    panel = bool(files["display_script"]) and not result_only(match["options"])
+    layout = ["display"] + (["tv-has-panel"] if panel else []) + (
+        ["tv-map"] if panel and match["game"] == "conquest-italy" else []) + (
+        [] if uses_clock(match["game"], match["options"]) else ["no-clock"]) + (
+        ["tv-ended"] if match["status"] == "ended" else [])
+    return render_template("display.html", page="display", match=match, table=table_qr(match), panel=panel,
+                           layout=" ".join(layout), data=tracker_data(match), **files)
 
 
 @bp.get("/tournament")
