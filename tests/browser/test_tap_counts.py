@@ -75,11 +75,12 @@ class TypingTaps(Taps):
             self.tap(selector)
         loc.fill(text)
 
-    def select(self, selector, value):  # a native <select>: open it, pick
+    def select(self, selector, value):  # a native <select>: open it, pick (nothing when it shows that already)
         loc = self.page.locator(selector)
         expect(loc).to_be_visible()
-        loc.select_option(value)
-        self.n += 2
+        if loc.input_value() != value:
+            loc.select_option(value)
+            self.n += 2
 
 
 FIRST_EVENING = {}
@@ -105,21 +106,27 @@ def test_the_first_evening_in_taps(new_context, server, artifacts_dir):
         taps.tap("#add-player-btn")
         expect(page.locator("#roster li")).to_have_count(i + 1)
     FIRST_EVENING["organiser + 4 players"] = taps.n
-    # the conquest match, from the roster page: the home page, its "New match"
+    # the conquest match, from the roster page: "A match with these players" fills the rows with them
     taps = TypingTaps(page)
-    taps.tap("a.brand")
-    taps.tap("#new-match")
-    page.wait_for_url("**/new")
+    taps.tap("#roster-new-match")
+    page.wait_for_url("**/new?roster=*")
     page.wait_for_selector("#season")  # the club's choice is drawn
     taps.select("#game", "conquest-italy")
-    for i, name in enumerate(names):
-        if page.locator("#players > li").count() <= i:
-            taps.tap("#add-player")
-        taps.type(f"#players > li >> nth={i} >> .player-name", name)
+    rows = page.locator("#players > li .player-name")
+    expect(rows).to_have_count(4)
+    for i, name in enumerate(sorted(names)):
+        expect(rows.nth(i)).to_have_value(name)
+    # the season choice fits the phone, its meaning said under it
+    expect(page.locator("#season-note")).to_be_visible()
+    fits = page.evaluate("""() => { const s = document.getElementById('season'), c = document.createElement('canvas').getContext('2d');
+      c.font = getComputedStyle(s).font; return [c.measureText(s.selectedOptions[0].text).width, s.clientWidth]; }""")
+    assert fits[0] <= fits[1] - 40, fits  # (its arrow and paddings)
     page.screenshot(path=str(artifacts_dir / "taps-first-new.png"), full_page=True)
     taps.tap("#create")
     page.wait_for_url("**/m/*")
     FIRST_EVENING["conquest match"] = taps.n
+    m = page.evaluate("mid => Companion.api('GET', '/api/matches/' + mid)", page.url.rsplit("/", 1)[1])
+    assert m["game"] == "conquest-italy" and m["players"] == sorted(names), m
     mid = page.url.rsplit("/", 1)[1]
     link = page.evaluate("mid => Companion.api('GET', '/api/matches/' + mid + '/join')", mid)["url"]
     # the second phone scans the table's QR code (no tap) and answers "Who are you?"
@@ -129,6 +136,18 @@ def test_the_first_evening_in_taps(new_context, server, artifacts_dir):
     taps.tap("#who-card .who-btn[data-player='Bruno']")
     other.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Bruno'")
     FIRST_EVENING["second phone seated"] = taps.n
+    # the next match of the game starts with the last table's count (a 5-player one made since)
+    assert page.evaluate("""() => Companion.api('POST', '/api/matches', {game: 'conquest-italy',
+      players: ['Anna', 'Bruno', 'Carla', 'Dario', 'Elena']}).then(m => m.id)""")
+    page.goto("/new")
+    page.select_option("#game", "conquest-italy")
+    expect(page.locator("#players > li")).to_have_count(5)
+    page.select_option("#game", "web-of-power")  # no match of it yet: its usual 4
+    expect(page.locator("#players > li")).to_have_count(4)
+    page.select_option("#game", "conquest-italy")
+    expect(page.locator("#players > li")).to_have_count(5)
+    page.select_option("#game", "richelieu")  # 2 to 4 players: the empty fifth row goes
+    expect(page.locator("#players > li")).to_have_count(4)
     COUNTS.update({k: (v,) for k, v in FIRST_EVENING.items()})
 
 
