@@ -116,7 +116,24 @@ def home():
 
 @bp.get("/new")
 def new_match():
-    return render_template("new.html", page="new", games=sorted(GAMES))
+    from companion.games import game_module
+
+    return render_template("new.html", page="new", games=sorted(GAMES), rows=starting_rows(),
+                           max_players={g: game_module(g).MAX_PLAYERS for g in GAMES})
+
+
+def starting_rows() -> dict:
+    """How many player rows /new starts with, per game: as many as the last table of that game on this box
+    had, else 4 (within the game's range): an empty row is ignored, a missing one costs a tap."""
+    from companion.games import game_module
+
+    rows = {g: min(max(4, game_module(g).MIN_PLAYERS), game_module(g).MAX_PLAYERS) for g in GAMES}
+    seen = set()
+    for m in ctx().store.list_matches(limit=100):  # the newest first
+        if m["game"] in rows and m["game"] not in seen:
+            seen.add(m["game"])
+            rows[m["game"]] = len(m["players"])
+    return rows
 
 
 def _match(match_id: str) -> dict:
@@ -206,4 +223,9 @@ def join_page():
 
 @bp.get("/login")
 def login():
-    return render_template("login.html", page="login", pin_set=ctx().access.pin_is_set(), current=role())
+    from companion.services.seasons import list_clubs
+
+    pin_set = ctx().access.pin_is_set()
+    # the first PIN also names the club (none yet): the roster, the seasons and the TV carry that name
+    return render_template("login.html", page="login", pin_set=pin_set, current=role(),
+                           name_club=not pin_set and not list_clubs(ctx().store))
