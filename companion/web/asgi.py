@@ -8,7 +8,7 @@ its views; the live streams pumped on the event loop.
 - ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` (the endpoints ``live.club_stream`` and
   ``live.match_stream``) are opened by their Flask views (the request gate — Host allow-list, roles,
   viewers turned off, the connection's trust — then ``companion/web/streams.py``'s views: the 404,
-  ``Last-Event-ID``, the snapshot) in a small pool of worker threads, since they read SQLite. The
+  ``Last-Event-ID``, the snapshot) on the loop, as the endpoints of ``ON_LOOP`` are. The
   ``Plan`` they return is then pumped here, natively async, through ASGI ``send``: the hub feeds an
   ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
@@ -468,7 +468,8 @@ class Front:
 
     # -- streams ------------------------------------------------------------------------------------
     def _open(self, environ):
-        """In a worker thread: the Flask view, with the whole request gate, as for any request."""
+        """On the loop: the Flask view, with the whole request gate, as for any request (its reads: the rows
+        the store keeps, the match's fold, the events a reconnecting page missed)."""
         app = self.app
         with self.c.store.one_look(), app.request_context(environ):
             try:
@@ -504,7 +505,7 @@ class Front:
             probation = self.connections.probation_of(client) if self.connections is not None else None
             if probation:
                 environ[PROBATION_KEY] = probation
-            plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
+            plan, status, headers, data = self._open(environ)
             if not self._earned(client, environ):
                 if plan is not None:
                     plan.close()
