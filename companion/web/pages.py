@@ -61,6 +61,24 @@ def backup_notice() -> dict | None:
     return None
 
 
+def update_notice() -> dict | None:
+    """The box's offline update (the image's companion-update, docs/pi.md "Updating without a network"): what it
+    did, on the organisers' home page and the TV page, until the box restarts (the update runs at the box's
+    start: the notice is of the boot it ran in, by its boot id, whatever the box's clock says)."""
+    from companion.services.boxtime import boot_id
+    from companion.storage.db import read_update_status
+
+    c = ctx()
+    if str(c.store.path) == ":memory:":
+        return None
+    doc = read_update_status(c.store.path.parent)
+    if doc is None or not doc.get("boot_id") or doc.get("boot_id") != boot_id():
+        return None
+    ok = doc["result"] == "updated"
+    return {"key": "update.updated" if ok else "update.fell_back", "ok": ok,
+            "old": str(doc.get("from") or "?")[:40], "new": str(doc.get("to") or "?")[:40]}
+
+
 @bp.get("/favicon.ico")
 def favicon():
     """The box's icon where a browser looks for it by itself (a download, a print page, an SVG opened in a
@@ -111,7 +129,7 @@ def home():
     listed = [m["status"] for m in ctx().store.list_matches(None, 60)]
     shown = {"open": listed.count("open") or 1, "recent": min(20, len(listed) - listed.count("open")) or 1}
     return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set(),
-                           shown=shown)
+                           update=update_notice() if role() == "organiser" else None, shown=shown)
 
 
 @bp.get("/new")
@@ -202,7 +220,7 @@ def display_page(match_id):
         [] if uses_clock(match["game"], match["options"]) else ["no-clock"]) + (
         ["tv-ended"] if match["status"] == "ended" else [])
     return render_template("display.html", page="display", match=match, table=table_qr(match), panel=panel,
-                           layout=" ".join(layout), data=tracker_data(match), **files)
+                           layout=" ".join(layout), data=tracker_data(match), update=update_notice(), **files)
 
 
 @bp.get("/tournament")
