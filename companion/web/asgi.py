@@ -559,7 +559,7 @@ class Front:
                     if plan.blocking and looked is None:
                         text = await loop.run_in_executor(self.io, render, item)
                     else:
-                        text = render(item, False, looked)  # the same bytes for every stream of its audience
+                        text = render(item, looked)  # the same bytes for every stream of its audience
                     if text:
                         parts.append(text if isinstance(text, bytes) else text.encode("utf-8"))
                 if parts:
