@@ -977,7 +977,7 @@
         var now = owed || b.current_player;
         box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
                                   "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
-          el("h3", { class: "table-head", text: (m.label || gameName(m.game)) }),
+          el("h2", { class: "table-head", text: (m.label || gameName(m.game)) }),
           m.label ? el("div", { class: "muted table-game", text: gameName(m.game) }) : null,
           el("div", { class: "table-clockline", hidden: c || phase ? null : true },
             c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
