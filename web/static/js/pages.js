@@ -535,8 +535,12 @@
     function historyRow(e, undone) {
       // an undone roll of the Pi's dice is said plainly: they were rolled again
       var reroll = undone && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
+      // a move recorded for another seat says from whose phone it came (docs/rulings.md#playing-for-another-seat)
+      var by = e.by && e.by["for"] ? e.by : null;
+      var from = by ? el("span", { class: "from-phone", text: " — " + (by.seat ? t("match.from_phone", { seat: by.seat }) :
+        t(by.role === "organiser" ? "match.from_organiser" : "match.from_helper")) }) : null;
       return el("li", { value: String(e.seq), class: undone ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
-        C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) }));
+        C.describeEvent(game, e), from, reroll, el("span", { class: "when", text: when(e.at) }));
     }
     // why the clock is paused (the last pause or resume in effect): said under the clock
     function clockPausedBy() {
