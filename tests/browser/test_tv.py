@@ -325,6 +325,9 @@ def test_tv_web_of_power_countries_and_the_scoring_step_by_step(browser, server,
         cell = tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Anna"]')
         expect(cell).to_have_text("2 / 1")
         expect(tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Carla"]')).to_have_text("1 / 0")
+        # during play no rank (the official totals are 0 before a scoring): the seats' order
+        expect(tv.locator("#wop-tv-totals td.tv-place")).to_have_count(0)
+        assert tv.eval_on_selector_all("#wop-tv-totals tbody tr", "trs => trs.map(tr => tr.dataset.player)") == PLAYERS
         org.event(mid, "deck.out", {})  # the intermediate scoring
         box = tv.locator("#wop-tv-scoring")
         expect(box).to_be_visible()

@@ -572,8 +572,12 @@
     function historyRow(e, undone) {
       // an undone roll of the Pi's dice is said plainly: they were rolled again
       var reroll = undone && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
+      // a move recorded for another seat says from whose phone it came (docs/rulings.md#playing-for-another-seat)
+      var by = e.by && e.by["for"] ? e.by : null;
+      var from = by ? el("span", { class: "from-phone", text: " — " + (by.seat ? t("match.from_phone", { seat: by.seat }) :
+        t(by.role === "organiser" ? "match.from_organiser" : "match.from_helper")) }) : null;
       return el("li", { value: String(e.seq), class: undone ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
-        C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) }));
+        C.describeEvent(game, e), from, reroll, el("span", { class: "when", text: when(e.at) }));
     }
     // why the clock is paused (the last pause or resume in effect): said under the clock
     function clockPausedBy() {
@@ -1014,7 +1018,7 @@
         var now = owed || b.current_player;
         box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
                                   "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
-          el("h3", { class: "table-head", text: (m.label || gameName(m.game)) }),
+          el("h2", { class: "table-head", text: (m.label || gameName(m.game)) }),
           m.label ? el("div", { class: "muted table-game", text: gameName(m.game) }) : null,
           el("div", { class: "table-clockline", hidden: c || phase ? null : true },
             c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
