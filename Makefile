@@ -26,7 +26,10 @@ $(VENV)/.installed-dev: pyproject.toml setup.py | $(BIN)/python
 	@$(BIN)/python -m pip install -q -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	@touch $(VENV)/.installed $@
 
+# web/static's text files compressed ahead (<file>.gz, ignored by git; quick when they are up to date): the
+# box sends them compressed without compressing anything, as from a wheel (companion/base/precompressed.py)
 run: $(VENV)/.installed
+	@$(BIN)/python -m companion.base.precompressed web/static
 	@$(BIN)/companion serve $(ARGS)
 
 # PYTHONDONTWRITEBYTECODE= : the suite's Python processes (its workers, and the servers and CLI runs they start by
