@@ -56,6 +56,11 @@ class _Connections:
         return True
 
 
+def frame(data: bytes) -> bytes:
+    """``data`` as one HTTP/1.1 chunk (what uvicorn's protocols write for one ``http.response.body``)."""
+    return b"%x\r\n%b\r\n" % (len(data), data)
+
+
 async def _settle(spins: int = 200) -> None:
     for _ in range(spins):
         await asyncio.sleep(0)
@@ -69,7 +74,6 @@ async def streams(c, match_id: str, n: int, events: int, bearer: str | None = No
     auth = [(b"authorization", f"Bearer {bearer}".encode())] if bearer else []
     from companion.web.app import create_app
     from companion.web.asgi import Front, Limits
-    from companion.web.streams import frame
 
     loop = asyncio.get_running_loop()
     front = Front(create_app({}, context=c), Limits(streams_per_address=10**6), threads=2, context=c)
@@ -153,7 +157,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from companion.runtime import Runtime
     from companion.web.context import open_context
-    from companion.web.streams import frame
 
     rt = Runtime.open(data_dir=tempfile.mkdtemp(prefix="companion-stream-cpu-"), runner=None)
     c = open_context({}, rt)

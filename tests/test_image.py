@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.debian_packages import missing
+
 REPO = Path(__file__).resolve().parent.parent
 LIB = REPO / "image" / "rootfs" / "usr" / "local" / "lib" / "companion-image"
 
@@ -216,6 +218,23 @@ def test_the_installed_commit_and_the_port_are_read_from_the_box(tmp_path):
     assert update.port_of(tmp_path) == 9000 and update.port_of(tmp_path / "none") == 8080
 
 
+def test_the_updates_result_is_left_beside_the_database_for_the_home_and_tv_pages(tmp_path):
+    """companion's pages read what update.py leaves (companion/storage/db.py: read_update_status), of this
+    boot: the same file name and fields on both sides."""
+    from companion.storage.db import read_update_status
+
+    assert read_update_status(tmp_path) is None
+    doc = {"result": "fell back", "from": "aaaa", "to": "bbbb", "reason": "install.sh failed (exit 1): no",
+           "previous_running": True, "backup": "made", "at": "2026-03-01T20:00:00+0100"}
+    update.write_status(tmp_path, doc, "boot-1")
+    got = read_update_status(tmp_path)
+    assert got == {"result": "fell back", "from": "aaaa", "to": "bbbb", "reason": doc["reason"],
+                   "previous_running": True, "at": doc["at"], "boot_id": "boot-1"}
+    assert (tmp_path / "last-update.json").stat().st_mode & 0o777 == 0o644  # the service user reads it
+    assert not list(tmp_path.glob("*.tmp"))
+    update.write_status(tmp_path / "none", doc, "boot-1")  # no data folder: said nowhere, and no failure
+
+
 # -- the recipe -------------------------------------------------------------------------------------------
 
 def test_the_partition_table_is_a_dos_one_with_the_boot_partition_first(tmp_path):
@@ -223,9 +242,9 @@ def test_the_partition_table_is_a_dos_one_with_the_boot_partition_first(tmp_path
     assert script.splitlines()[0] == "label: dos"
     img = tmp_path / "x.img"
     subprocess.run(["truncate", "-s", f"{4 + 256 + 1500}M", str(img)], check=True)
+    if why := missing("sfdisk"):
+        pytest.skip(why)
     p = subprocess.run(["sfdisk", "-q", str(img)], input=script, text=True, capture_output=True)
-    if p.returncode == 127 or "not found" in p.stderr:
-        pytest.skip("no sfdisk")
     assert p.returncode == 0, p.stderr
     table = json.loads(subprocess.run(["sfdisk", "-J", str(img)], capture_output=True, text=True, check=True).stdout)
     boot, root = table["partitiontable"]["partitions"]

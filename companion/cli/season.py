@@ -69,6 +69,12 @@ def register(sub):
     data_dir_arg(cc)
     cc.set_defaults(func=run_club_create)
 
+    cn = ssub.add_parser("club-rename", help="give a club a new name (its seasons and matches stay its own)")
+    cn.add_argument("club", metavar="CLUB", help="club id or name")
+    cn.add_argument("name", metavar="NAME", help="the new name")
+    data_dir_arg(cn)
+    cn.set_defaults(func=run_club_rename)
+
     cs = ssub.add_parser("club-settings", help="show, or replace, a club's settings (points tables, threshold, bonuses)")
     cs.add_argument("club", metavar="CLUB", help="club id or name")
     cs.add_argument("file", metavar="FILE", nargs="?", default=None,
@@ -233,6 +239,13 @@ def run_club_create(args):
     settings = _settings_file(args.settings)
     with open_store(args) as store:
         emit(season_store.create_club(store, args.name, settings))
+
+
+def run_club_rename(args):
+    from companion.services import seasons as season_store
+
+    with open_store(args) as store:
+        emit(season_store.rename_club(store, args.club, args.name))
 
 
 def run_club_settings(args):

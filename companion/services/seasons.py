@@ -45,10 +45,14 @@ def _check_settings(settings, where: str, base: core.Rules | None = None) -> dic
     return settings
 
 
-def create_club(store, name: str, settings: dict | None = None) -> dict:
+def _club_name(name) -> str:
     if not isinstance(name, str) or not name.strip() or len(name) > 100:
         raise InputError("must be a non-empty name of at most 100 characters", "name")
-    name = name.strip()
+    return name.strip()
+
+
+def create_club(store, name: str, settings: dict | None = None) -> dict:
+    name = _club_name(name)
     settings = _check_settings(settings, "settings")
     return rows.insert_club(store, {"id": new_id()[:12], "name": name, "settings": settings,
                                     "created_at": store.clock.now_iso()})
@@ -64,6 +68,15 @@ def first_club(store, name: str) -> dict:
     if len(clubs) > 1:
         raise InputError("this box has several clubs: say which one", "club")
     return clubs[0]
+
+
+def rename_club(store, ref: str, name: str) -> dict:
+    """A club's new name (its matches and seasons hold its id: they stay its; a season keeps the name it
+    was given)."""
+    club = get_club(store, ref)
+    name = _club_name(name)
+    rows.update_club_name(store, club["id"], name)
+    return {**club, "name": name}
 
 
 def set_club_settings(store, ref: str, settings: dict) -> dict:

@@ -608,6 +608,9 @@ def read_setting_readonly(path: str | Path, key: str, default=None):
 
 # -- backups -------------------------------------------------------------------------------------
 BACKUP_STATUS = "last-backup.json"  # beside companion.db: the last backup's result, for the home page
+# beside companion.db: the image's last offline update (its companion-update writes it, docs/pi.md), for the
+# home page and the TV page
+UPDATE_STATUS = "last-update.json"
 
 
 class BackupRefused(Exception):
@@ -919,6 +922,12 @@ def write_backup_status(data_dir: str | Path, status: dict) -> None:
 def read_backup_status(data_dir: str | Path) -> dict | None:
     doc = read_status_file(Path(data_dir) / BACKUP_STATUS)
     return doc if doc is not None and isinstance(doc.get("ok"), bool) else None
+
+
+def read_update_status(data_dir: str | Path) -> dict | None:
+    """The image's last offline update: ``{"result": "updated" | "fell back", "from", "to", "boot_id", ...}``."""
+    doc = read_status_file(Path(data_dir) / UPDATE_STATUS)
+    return doc if doc is not None and doc.get("result") in ("updated", "fell back") else None
 
 
 def _split_sql(sql: str) -> list[str]:

@@ -51,6 +51,14 @@ def only_club_id(store) -> str | None:
     return clubs[0]["id"] if len(clubs) == 1 else None
 
 
+def update_club_name(store, club_id: str, name: str) -> None:
+    """A club's new name; one another club has already is a 409 (names are told apart without case)."""
+    with store.write() as c:
+        if c.execute("SELECT 1 FROM clubs WHERE name=? AND id<>?", (name, club_id)).fetchone():
+            raise ConflictError("a club named {name!r} exists already", "name", name=name)
+        c.execute("UPDATE clubs SET name=? WHERE id=?", (name, club_id))
+
+
 def update_club_settings(store, club_id: str, settings: dict) -> None:
     with store.write() as c:
         c.execute("UPDATE clubs SET settings=? WHERE id=?", (json.dumps(settings), club_id))

@@ -42,14 +42,22 @@ def match_doc(match_id: str) -> dict:
     return out
 
 
+_BUILD: list = []
+
+
 def _build() -> str | None:
     """The commit a wheel made by systemd/build-wheel.sh was built from (None for a checkout): the image's
-    offline update tells the new version's start from the old's by it."""
-    try:
-        from companion import build_info
-    except ImportError:
-        return None
-    return build_info.COMMIT
+    offline update tells the new version's start from the old's by it. Looked up once per process: in a
+    checkout the failed import searched every folder of ``sys.path`` again at every ``/healthz`` (a third of
+    its CPU)."""
+    if not _BUILD:
+        try:
+            from companion import build_info
+        except ImportError:
+            _BUILD.append(None)
+        else:
+            _BUILD.append(build_info.COMMIT)
+    return _BUILD[0]
 
 
 @bp.get("/healthz")
@@ -199,6 +207,22 @@ def redo(match_id):
     doc = call.json_body("api.undo")
     return stored(match_id, lambda: call.c.service.redo(match_id, expected_seq=doc["expected_seq"],
                                                         by=call.caller(match_id)))
+
+
+@bp.put("/api/matches/<match_id>/phones")
+@require("organiser")
+def set_phones(match_id):
+    """The organiser sets who a player's phone records for (``schemas/api.match-phones``: ``any-seat``, the
+    default, or ``own-seat``); the match's open pages hear it (``event: phones``)."""
+    c = ctx()
+    doc = json_body("api.match-phones")
+    try:
+        c.service.set_phones(match_id, doc["phones"])
+    except InputError as exc:
+        raise exc.again(field=join_path("$", exc.field)) from None
+    if c.hub.listened(match_id):
+        c.hub.publish(match_id, "phones", {"phones": policy.phones_rule(c.store.get_match(match_id)["options"])})
+    return jsonify(match_doc(match_id))
 
 
 @bp.post("/api/matches/<match_id>/result")

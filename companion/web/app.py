@@ -214,15 +214,19 @@ def _wants_json() -> bool:
 
 
 def _install_hooks(app: Flask, c: Ctx) -> None:
+    # the gate and the answer's headers are given the request and ``g`` themselves, not Flask's proxies: the
+    # gate reads them some thirty times per request, and each read through a proxy looks the context up again
     @app.before_request
     def gatekeeper():
-        gate.admit(c, request, g)  # (companion/web/gate.py: the same gate as the ASGI front's own routes)
+        gate.admit(c, request._get_current_object(), g._get_current_object())  # (companion/web/gate.py)
 
     @app.after_request
     def headers(resp):
-        for cookie in gate.answer_cookies(g):
+        here_g = g._get_current_object()
+        for cookie in gate.answer_cookies(here_g):
             resp.set_cookie(**cookie)
-        for key, value in gate.answer_headers(request.path, {k.lower() for k in resp.headers.keys()}):
+        have = {k.lower() for k, _ in resp.headers.items()}
+        for key, value in gate.answer_headers(request.path, have):
             resp.headers.add(key, value)
         return resp
 

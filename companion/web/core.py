@@ -27,8 +27,9 @@ def role() -> str:
 
 
 def here() -> Call:
-    """This Flask request as the shared views see it (``companion/web/calls.py``)."""
-    return Call(ctx(), request, g)
+    """This Flask request as the shared views see it (``companion/web/calls.py``): the request and ``g``
+    themselves, not Flask's proxies (each read through one looks the context up again)."""
+    return Call(ctx(), request._get_current_object(), g._get_current_object())
 
 
 def require(needed: str):

@@ -61,6 +61,24 @@ def backup_notice() -> dict | None:
     return None
 
 
+def update_notice() -> dict | None:
+    """The box's offline update (the image's companion-update, docs/pi.md "Updating without a network"): what it
+    did, on the organisers' home page and the TV page, until the box restarts (the update runs at the box's
+    start: the notice is of the boot it ran in, by its boot id, whatever the box's clock says)."""
+    from companion.services.boxtime import boot_id
+    from companion.storage.db import read_update_status
+
+    c = ctx()
+    if str(c.store.path) == ":memory:":
+        return None
+    doc = read_update_status(c.store.path.parent)
+    if doc is None or not doc.get("boot_id") or doc.get("boot_id") != boot_id():
+        return None
+    ok = doc["result"] == "updated"
+    return {"key": "update.updated" if ok else "update.fell_back", "ok": ok,
+            "old": str(doc.get("from") or "?")[:40], "new": str(doc.get("to") or "?")[:40]}
+
+
 @bp.get("/favicon.ico")
 def favicon():
     """The box's icon where a browser looks for it by itself (a download, a print page, an SVG opened in a
@@ -106,12 +124,34 @@ def catalogue_script(lang):
 @bp.get("/")
 def home():
     # a fresh box says how to become its organiser (no PIN chosen yet): the first thing a new organiser needs
-    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set())
+    # how many matches each list will show once the page's script has them (js/pages.js, initHome: the 60 last,
+    # the open ones, then 20 ended): their space kept from the first paint, so the lists do not push each other
+    listed = [m["status"] for m in ctx().store.list_matches(None, 60)]
+    shown = {"open": listed.count("open") or 1, "recent": min(20, len(listed) - listed.count("open")) or 1}
+    return render_template("home.html", page="home", backup=backup_notice(), fresh=not ctx().access.pin_is_set(),
+                           update=update_notice() if role() == "organiser" else None, shown=shown)
 
 
 @bp.get("/new")
 def new_match():
-    return render_template("new.html", page="new", games=sorted(GAMES))
+    from companion.games import game_module
+
+    return render_template("new.html", page="new", games=sorted(GAMES), rows=starting_rows(),
+                           max_players={g: game_module(g).MAX_PLAYERS for g in GAMES})
+
+
+def starting_rows() -> dict:
+    """How many player rows /new starts with, per game: as many as the last table of that game on this box
+    had, else 4 (within the game's range): an empty row is ignored, a missing one costs a tap."""
+    from companion.games import game_module
+
+    rows = {g: min(max(4, game_module(g).MIN_PLAYERS), game_module(g).MAX_PLAYERS) for g in GAMES}
+    seen = set()
+    for m in ctx().store.list_matches(limit=100):  # the newest first
+        if m["game"] in rows and m["game"] not in seen:
+            seen.add(m["game"])
+            rows[m["game"]] = len(m["players"])
+    return rows
 
 
 def _match(match_id: str) -> dict:
@@ -168,9 +208,19 @@ def match_page(match_id):
 def display_page(match_id):
     from companion.web.seats import table_qr
 
+    from companion.core.match import result_only, uses_clock
+
     match = _match(match_id)
-    return render_template("display.html", page="display", match=match, table=table_qr(match),
-                           data=tracker_data(match), **game_files(match["game"]))
+    files = game_files(match["game"])
+    # the layout the TV's scripts would give it, from the first paint (what they draw then keeps its place):
+    # the game's panel beside a side column (a map for the conquest), or the scores large where no clock is
+    panel = bool(files["display_script"]) and not result_only(match["options"])
+    layout = ["display"] + (["tv-has-panel"] if panel else []) + (
+        ["tv-map"] if panel and match["game"] == "conquest-italy" else []) + (
+        [] if uses_clock(match["game"], match["options"]) else ["no-clock"]) + (
+        ["tv-ended"] if match["status"] == "ended" else [])
+    return render_template("display.html", page="display", match=match, table=table_qr(match), panel=panel,
+                           layout=" ".join(layout), data=tracker_data(match), update=update_notice(), **files)
 
 
 @bp.get("/tournament")
@@ -191,4 +241,9 @@ def join_page():
 
 @bp.get("/login")
 def login():
-    return render_template("login.html", page="login", pin_set=ctx().access.pin_is_set(), current=role())
+    from companion.services.seasons import list_clubs
+
+    pin_set = ctx().access.pin_is_set()
+    # the first PIN also names the club (none yet): the roster, the seasons and the TV carry that name
+    return render_template("login.html", page="login", pin_set=pin_set, current=role(),
+                           name_club=not pin_set and not list_clubs(ctx().store))

@@ -134,6 +134,20 @@ def api_club(club_id):
     return jsonify(_settings_out(club, core.rules_from(club["settings"])))
 
 
+@bp.put("/api/clubs/<club_id>")
+@require("organiser")
+def api_club_update(club_id):
+    """A club's new name (the name asked at the first PIN can be changed here), and its settings when given."""
+    club = _club(club_id)
+    doc = json_body("season.club")
+    with body_errors():
+        club = ss.rename_club(ctx().store, club["id"], doc["name"])
+    if "settings" in doc:
+        with body_errors(strip="settings"):
+            club = ss.set_club_settings(ctx().store, club["id"], doc["settings"])
+    return jsonify(_settings_out(club, core.rules_from(club["settings"])))
+
+
 @bp.put("/api/clubs/<club_id>/settings")
 @require("organiser")
 def api_club_settings(club_id):
@@ -436,7 +450,10 @@ OPENAPI_PATHS = {
                             "requestBody": _body("season.club"),
                             "responses": {"201": _ok("Club", "created"), **_err(400, 401, 403, 409)}}},
     "/api/clubs/{club_id}": {"get": {"summary": "A club and its settings in force", "parameters": [_CLUB],
-                                     "responses": {"200": _ok("Club"), **_err(400, 401, 404)}}},
+                                     "responses": {"200": _ok("Club"), **_err(400, 401, 404)}},
+                             "put": {"summary": "Rename a club, and replace its settings when given (organiser)",
+                                     "security": _SEC, "parameters": [_CLUB], "requestBody": _body("season.club"),
+                                     "responses": {"200": _ok("Club"), **_err(400, 401, 403, 404, 409)}}},
     "/api/clubs/{club_id}/settings": {"put": {
         "summary": "Replace a club's settings: points tables, threshold, bonuses (organiser)", "security": _SEC,
         "parameters": [_CLUB], "requestBody": _body("season.settings"),

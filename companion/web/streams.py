@@ -40,11 +40,6 @@ def sound_state(store, match_id: str | None = None) -> dict:
     return out
 
 
-def frame(data: bytes) -> bytes:
-    """``data`` as one HTTP/1.1 chunk (what h11's ChunkedWriter and uvicorn's httptools send write for it)."""
-    return b"%x\r\n%b\r\n" % (len(data), data)
-
-
 def last_event_id(request) -> int | None:
     """``Last-Event-ID`` (what a browser sends when it reconnects), else ``?last_event_id=``."""
     raw = request.headers.get("Last-Event-ID")
@@ -79,12 +74,12 @@ def _pump(sub, heartbeat: float):
 
 
 class Plan:
-    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, framed=False,
-    looked=None)``: the bytes for one hub item (None to skip it), as one HTTP/1.1 chunk when ``framed``.
+    """An open stream: ``head`` (the text sent first), the hub subscriber, and ``render(item, looked=None)``:
+    the bytes for one hub item (None to skip it; the server frames them).
     ``blocking`` says that ``render`` reads the database (a signed-in caller's session or token, and a
     player's seat, read again for every event), so an event loop runs it in a worker thread, unless
     ``look()`` (no statement: the rows the store keeps) says who the caller is now: then ``render(item,
-    framed, looked)`` with that answer runs on the loop. ``look()`` is None when it cannot say."""
+    looked)`` with that answer runs on the loop. ``look()`` is None when it cannot say."""
 
     def __init__(self, hub, sub, head: list[str], render, heartbeat: float, blocking: bool = False, look=None):
         self.hub, self.sub, self.head, self.render = hub, sub, head, render
@@ -113,23 +108,16 @@ CONTENT_TYPE = "text/event-stream; charset=utf-8"
 HEADERS = {"Cache-Control": "no-cache, no-store", "X-Accel-Buffering": "no"}
 
 
-def cached(item, key, make, framed: bool = False) -> bytes:
+def cached(item, key, make) -> bytes:
     """The bytes written for ``item`` to every caller of one audience (``key``: the kind of item, or the
-    role and seat): made and encoded once per published item, shared by all its streams; ``framed``: as one
-    HTTP/1.1 chunk (framed once too)."""
+    role and seat): made and encoded once per published item, shared by all its streams."""
     cache = item[2] if len(item) > 2 else None
     if cache is None:
-        data = make().encode("utf-8")
-        return frame(data) if framed else data
+        return make().encode("utf-8")
     data = cache.get(key)
     if data is None:
         data = cache[key] = make().encode("utf-8")
-    if not framed:
-        return data
-    chunk = cache.get((key, "chunk"))
-    if chunk is None:
-        chunk = cache[(key, "chunk")] = frame(data)
-    return chunk
+    return data
 
 
 def seats_taken(c, match_id: str, players: list[str] | None = None) -> list[str]:
@@ -222,15 +210,15 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
             return "viewer", None
         return info["role"], None
 
-    def render(item, framed: bool = False, looked=None):
+    def render(item, looked=None):
         kind, payload = item[0], item[1]
         if kind == "seats":  # a seat taken or freed: to the phones that sit or may sit, each with its own seat
             aud = looked if looked is not None else caller() if blocking else (who, seat)
             if aud[0] not in ("player", "organiser"):
                 return None
-            return cached(item, ("seats", *aud), lambda: sse("seats", {**payload, "seat": aud[1]}), framed)
+            return cached(item, ("seats", *aud), lambda: sse("seats", {**payload, "seat": aud[1]}))
         if kind != "event":
-            return cached(item, kind, lambda: sse(kind, payload), framed)
+            return cached(item, kind, lambda: sse(kind, payload))
         seq = payload["event"]["seq"]
         if seq <= state["sent"]:
             return None
@@ -241,8 +229,8 @@ def match_stream(call: Call, match_id: str, subscribe) -> Plan:
         prev = payload.get("prev")
         if prev is not None and basis is not None and prev[1] is basis and last_aud == aud and cache is not None:
             # the page holds the view of the event this one follows, as this caller saw it: only what changed
-            return cached(item, ("patch", *aud), lambda: event_text(payload, cache, aud, prev), framed)
-        return cached(item, aud, lambda: event_text(payload, cache, aud), framed)
+            return cached(item, ("patch", *aud), lambda: event_text(payload, cache, aud, prev))
+        return cached(item, aud, lambda: event_text(payload, cache, aud))
 
     def event_text(payload, cache, aud, prev=None) -> str:
         """The event for this audience, once per published event: with the whole view, or (``prev``: the
@@ -287,8 +275,8 @@ def club_stream(call: Call, subscribe) -> Plan:
     sub = subscribe(ALL)
     head = ["retry: 2000\n\n", sse("hello", {"streams": c.hub.count()})]
 
-    def render(item, framed: bool = False, looked=None):
+    def render(item, looked=None):
         kind, payload = item[0], item[1]
-        return cached(item, kind, lambda: sse(kind, payload), framed)
+        return cached(item, kind, lambda: sse(kind, payload))
 
     return Plan(c.hub, sub, head, render, c.sse_heartbeat)

@@ -17,6 +17,40 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 
 
+def test_the_first_pin_names_the_club_and_its_page_renames_it(new_context, server, artifacts_dir):
+    """First (the box is fresh): the first-run form asks the club's name beside the PIN, filled in with the
+    default; the roster then carries that name, and the club's page renames it."""
+    cat = CATALOGUES["it-IT"]
+    page = new_context(viewport=PHONE, locale="it-IT").new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto("/login")
+    name = page.locator("#club-name")
+    expect(name).to_have_value(cat["players.first_club"])
+    expect(page.locator("#setup-form")).to_contain_text(cat["login.club_name"])
+    assert page.locator("#setup-form").bounding_box()["width"] <= PHONE["width"]
+    page.fill("#setup-code", server.setup_code)
+    page.fill("#new-pin", "482193")
+    name.fill("Circolo del Dado")
+    page.screenshot(path=str(artifacts_dir / "first-minutes-club-name.png"), full_page=True)
+    page.click("#setup-form button[type=submit]")
+    page.wait_for_url("**/join")
+    page.goto("/players")
+    expect(page.locator("#no-club")).to_have_count(0)  # the club is there before its first player
+    page.fill("#add-name", "Anna")
+    page.click("#add-player-btn")
+    expect(page.locator("#roster li")).to_have_count(1)
+    clubs = page.evaluate("Companion.api('GET', '/api/seasons')")["clubs"]
+    assert [c["name"] for c in clubs] == ["Circolo del Dado"]
+    page.goto(f"/seasons/clubs/{clubs[0]['id']}")
+    page.fill("#club-name", "Circolo del Dado Torino")
+    page.click("#club-rename")
+    expect(page.locator("h1")).to_have_text("Circolo del Dado Torino")
+    page.goto("/login")  # signed in: no first-run form, no club name
+    expect(page.locator("#club-name")).to_have_count(0)
+    assert not page.errors, page.errors
+
+
 @pytest.mark.parametrize("locale", ["en-GB", "it-IT"])
 def test_the_join_page_after_the_first_pin_says_what_comes_next(new_context, server, locale, artifacts_dir):
     cat = CATALOGUES[locale]

@@ -12,6 +12,12 @@ roll) sit in the thumb bar at the bottom of the screen, inside the viewport with
 - Rome Is Burning: one player's turn, the move with the Pi's die <= 2 (it is 1; drawing a card from another
   pawn is optional and not counted); the round's scoring once every card is taken, a separate action, + 1
   (and the next round's deal by the Pi, 1).
+
+The first evening (test_the_first_evening_in_taps, on a fresh box): here names and codes are typed, and a
+tap is also the tap that puts the keyboard in a field (none when the page put it there already); what is
+typed is not counted. Becoming the organiser and adding 4 players to the roster; making a 4-player conquest
+match from there; a second phone taking its seat from the table's QR code (a scan, then taps). The figures
+are in docs/web.md ("Taps of the first evening").
 """
 
 import pytest
@@ -28,6 +34,8 @@ COUNTS = {}
 
 
 class Taps:
+    MIN = 48  # px: the controls of a turn
+
     def __init__(self, page):
         self.page, self.n = page, 0
 
@@ -39,7 +47,7 @@ class Taps:
             assert box["y"] >= PHONE["height"] / 2 and box["y"] + box["height"] <= PHONE["height"], (selector, box)
         loc.scroll_into_view_if_needed()
         box = loc.bounding_box()
-        assert box["height"] >= 48, (selector, box)
+        assert box["height"] >= self.MIN, (selector, box)
         loc.click()
         self.n += 1
 
@@ -54,6 +62,93 @@ def phone(new_context, server, mid):
 
 def seq(page):
     return page.evaluate("window.companionMatch.seq")
+
+
+class TypingTaps(Taps):
+    """Taps of a page where names are typed: a field costs a tap unless it has the focus already."""
+
+    MIN = 40  # px: the forms of the evening's start (a tap at the table, not in a hurry)
+
+    def type(self, selector, text):
+        loc = self.page.locator(selector)
+        if not loc.evaluate("e => e === document.activeElement"):
+            self.tap(selector)
+        loc.fill(text)
+
+    def select(self, selector, value):  # a native <select>: open it, pick (nothing when it shows that already)
+        loc = self.page.locator(selector)
+        expect(loc).to_be_visible()
+        if loc.input_value() != value:
+            loc.select_option(value)
+            self.n += 2
+
+
+FIRST_EVENING = {}
+
+
+def test_the_first_evening_in_taps(new_context, server, artifacts_dir):
+    """Becoming the organiser of a fresh box and adding 4 players; a conquest match for them; a second phone
+    taking its seat. The counts are printed by test_report_the_counts and kept in docs/web.md."""
+    names = ["Anna", "Bruno", "Carla", "Dario"]
+    page = new_context(viewport=PHONE).new_page()
+    page.goto("/")
+    taps = TypingTaps(page)
+    taps.tap("#first-login")
+    page.wait_for_url("**/login")
+    taps.type("#setup-code", server.setup_code)
+    taps.type("#new-pin", "482193")
+    taps.tap("#setup-form button[type=submit]")
+    page.wait_for_url("**/join")
+    taps.tap("#join-next a[href='/players']")
+    page.wait_for_url("**/players")
+    for i, name in enumerate(names):
+        taps.type("#add-name", name)
+        taps.tap("#add-player-btn")
+        expect(page.locator("#roster li")).to_have_count(i + 1)
+    FIRST_EVENING["organiser + 4 players"] = taps.n
+    # the conquest match, from the roster page: "A match with these players" fills the rows with them
+    taps = TypingTaps(page)
+    taps.tap("#roster-new-match")
+    page.wait_for_url("**/new?roster=*")
+    page.wait_for_selector("#season")  # the club's choice is drawn
+    taps.select("#game", "conquest-italy")
+    rows = page.locator("#players > li .player-name")
+    expect(rows).to_have_count(4)
+    for i, name in enumerate(sorted(names)):
+        expect(rows.nth(i)).to_have_value(name)
+    # the season choice fits the phone, its meaning said under it
+    expect(page.locator("#season-note")).to_be_visible()
+    fits = page.evaluate("""() => { const s = document.getElementById('season'), c = document.createElement('canvas').getContext('2d');
+      c.font = getComputedStyle(s).font; return [c.measureText(s.selectedOptions[0].text).width, s.clientWidth]; }""")
+    assert fits[0] <= fits[1] - 40, fits  # (its arrow and paddings)
+    page.screenshot(path=str(artifacts_dir / "taps-first-new.png"), full_page=True)
+    taps.tap("#create")
+    page.wait_for_url("**/m/*")
+    FIRST_EVENING["conquest match"] = taps.n
+    m = page.evaluate("mid => Companion.api('GET', '/api/matches/' + mid)", page.url.rsplit("/", 1)[1])
+    assert m["game"] == "conquest-italy" and m["players"] == sorted(names), m
+    mid = page.url.rsplit("/", 1)[1]
+    link = page.evaluate("mid => Companion.api('GET', '/api/matches/' + mid + '/join')", mid)["url"]
+    # the second phone scans the table's QR code (no tap) and answers "Who are you?"
+    other = new_context(viewport=PHONE).new_page()
+    other.goto(link)
+    taps = TypingTaps(other)
+    taps.tap("#who-card .who-btn[data-player='Bruno']")
+    other.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Bruno'")
+    FIRST_EVENING["second phone seated"] = taps.n
+    # the next match of the game starts with the last table's count (a 5-player one made since)
+    assert page.evaluate("""() => Companion.api('POST', '/api/matches', {game: 'conquest-italy',
+      players: ['Anna', 'Bruno', 'Carla', 'Dario', 'Elena']}).then(m => m.id)""")
+    page.goto("/new")
+    page.select_option("#game", "conquest-italy")
+    expect(page.locator("#players > li")).to_have_count(5)
+    page.select_option("#game", "web-of-power")  # no match of it yet: its usual 4
+    expect(page.locator("#players > li")).to_have_count(4)
+    page.select_option("#game", "conquest-italy")
+    expect(page.locator("#players > li")).to_have_count(5)
+    page.select_option("#game", "richelieu")  # 2 to 4 players: the empty fifth row goes
+    expect(page.locator("#players > li")).to_have_count(4)
+    COUNTS.update({k: (v,) for k, v in FIRST_EVENING.items()})
 
 
 def test_web_of_power_placement_and_end_of_turn(new_context, server, tokens, artifacts_dir):  # noqa: F811
@@ -171,8 +266,11 @@ def test_rome_is_burning_turn(new_context, server, tokens, artifacts_dir):  # no
 def test_report_the_counts(capsys):
     """Prints the counts measured above (pytest -s shows them)."""
     with capsys.disabled():
-        for game, (action, end) in sorted(COUNTS.items()):
-            print(f"\n{game}: common action {action} tap(s) + end of turn {end}")
+        for game, counts in sorted(COUNTS.items()):
+            if len(counts) == 1:
+                print(f"\n{game}: {counts[0]} tap(s)")
+            else:
+                print(f"\n{game}: common action {counts[0]} tap(s) + end of turn {counts[1]}")
 
 
 def test_a_message_shows_above_the_thumb_bar(new_context, server, tokens):  # noqa: F811

@@ -107,7 +107,11 @@ def test_chart_and_history(run_cli, tmp_path):
 
 def test_stored_season_flow(run_cli, tmp_path):
     d = ["--data-dir", tmp_path / "db"]
-    assert run_cli("season", "club-create", "Fan club", *d)[0] == 0
+    assert run_cli("season", "club-create", "Our club", *d)[0] == 0
+    code, out, err = run_cli("season", "club-rename", "our club", "Fan club", *d)
+    assert code == 0 and json.loads(out)["name"] == "Fan club", err
+    code, out, err = run_cli("season", "club-rename", "Fan club", "", *d)
+    assert code == 2 and "name" in err and len(err.strip().splitlines()) == 1
     code, out, err = run_cli("season", "create", "--club", "fan club", "--game", "conquest-italy",
                              "--year", "2026", *d)
     assert code == 0, err

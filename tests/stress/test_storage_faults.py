@@ -510,6 +510,33 @@ def test_organisers_see_a_failed_backup_on_the_home_page(app_and_store):
     assert "Nessun backup dal 2026-03-01 03:30" in org.get("/?lang=it").get_data(as_text=True)
 
 
+def test_the_boxs_offline_update_is_said_on_the_home_page_and_the_tv_until_the_box_restarts(app_and_store,
+                                                                                            monkeypatch):
+    """The image's update (image/rootfs/.../update.py) leaves its result beside the database with the boot's
+    id: organisers' home page and every TV page say it in that boot, not after a restart."""
+    app, store, clock = app_and_store
+    monkeypatch.setattr("companion.services.boxtime.boot_id", lambda: "boot-1")
+    org = Api(app.test_client())
+    assert org.post("/api/auth/pin", {"pin": "246813", "setup_code": "13572468"}).status_code == 200
+    mid = org.post("/api/matches", {"game": "richelieu", "players": ["Ada", "Bo"]}).get_json()["id"]
+    tv = app.test_client()
+    assert b"update-notice" not in org.get("/").data and b"update-notice" not in tv.get(f"/m/{mid}/display").data
+    status = store.path.parent / "last-update.json"
+    status.write_text(json.dumps({"result": "fell back", "from": "aaaa11112222", "to": "bbbb33334444",
+                                  "boot_id": "boot-1"}))
+    page = org.get("/", headers={"Accept-Language": "en"}).get_data(as_text=True)
+    assert 'id="update-notice"' in page and "previous version (aaaa11112222) is running again" in page
+    tv_page = tv.get(f"/m/{mid}/display?lang=it").get_data(as_text=True)
+    assert "aggiornamento a bbbb33334444 non si è avviato" in tv_page  # (L&#39;...)
+    assert b"update-notice" not in tv.get("/").data  # the home page says it to organisers only
+    status.write_text(json.dumps({"result": "updated", "from": "aaaa11112222", "to": "bbbb33334444",
+                                  "boot_id": "boot-1"}))
+    assert "companion was updated (aaaa11112222 → bbbb33334444)" in \
+        tv.get(f"/m/{mid}/display?lang=en").get_data(as_text=True)  # (?lang= is kept: the TV asked for it)
+    monkeypatch.setattr("companion.services.boxtime.boot_id", lambda: "boot-2")  # the box restarted
+    assert b"update-notice" not in org.get("/").data and b"update-notice" not in tv.get(f"/m/{mid}/display").data
+
+
 @pytest.fixture
 def app_and_store(tmp_path):
     from companion.storage import Store

@@ -53,6 +53,26 @@ def test_bad_bodies_name_the_field(organiser, season, path, body, status, field)
     assert r.json["field"] == field and r.json["error"]
 
 
+def test_a_club_is_renamed_and_keeps_its_seasons(organiser, player, season):
+    """The name asked at the first PIN changes later (PUT /api/clubs/<id>): the club keeps its id, its seasons."""
+    club = season["club_id"]
+    assert player.put(f"/api/clubs/{club}", {"name": "Circolo"}).status_code == 403
+    assert organiser.post("/api/clubs", {"name": "Other club"}).status_code == 201
+    for body, status, field in [({"name": ""}, 400, "$.name"), ({"name": "   "}, 400, "$.name"),
+                                ({"name": "other CLUB"}, 409, "$.name"), ({}, 400, "$")]:
+        r = organiser.put(f"/api/clubs/{club}", body)
+        assert r.status_code == status and r.json["field"] == field, (body, r.json)
+    assert organiser.put("/api/clubs/nope", {"name": "Circolo"}).status_code == 404
+    r = organiser.put(f"/api/clubs/{club}", {"name": " Circolo del Dado "})
+    assert r.status_code == 200 and r.json["name"] == "Circolo del Dado", r.json
+    assert organiser.put(f"/api/clubs/{club}", {"name": "circolo del dado"}).status_code == 200  # its own name
+    listing = organiser.get("/api/seasons").json
+    assert sorted(c["name"] for c in listing["clubs"]) == ["Other club", "circolo del dado"]
+    assert organiser.get(f"/api/seasons/{season['id']}").json["club_id"] == club
+    r = organiser.put(f"/api/clubs/{club}", {"name": "Circolo", "settings": {"threshold": 0.5}})
+    assert r.status_code == 200 and r.json["settings"] == {"threshold": 0.5}, r.json
+
+
 def test_results_and_standings(organiser, season):
     assert add(organiser, season, [R("Anna", 1, True), R("Bruno", 2), R("Carla", 2), R("Dario", 4, False, True)],
                id="t1").status_code == 201

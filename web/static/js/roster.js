@@ -29,8 +29,17 @@
     var seasonLabel = el("label", { class: "field" }, t("new.season"));
     var season = el("select", { id: "season" });
     seasonLabel.appendChild(season);
+    // the default for a game with no season this year yet: a short choice (it fits a 360 px phone), and what
+    // it means said under it
+    var note = el("span", { class: "muted small field-note", id: "season-note" });
+    seasonLabel.appendChild(note);
     wrap.appendChild(clubLabel); wrap.appendChild(seasonLabel);
     host.appendChild(wrap);
+    function sayNote() {
+      note.textContent = season.value === "" ? t("new.season_auto_note", { game: t("game." + game.value), year: new Date().getFullYear() }) : "";
+      note.hidden = !note.textContent;
+    }
+    season.addEventListener("change", sayNote);
     function fillSeasons() {
       state.club = club.value || null;
       season.textContent = "";
@@ -45,6 +54,7 @@
       season.appendChild(el("option", { value: "none", text: t("new.no_season") }));
       season.value = chosen || "";
       seasonLabel.hidden = !state.club;
+      sayNote();
     }
     state.clubs.forEach(function (c) { club.appendChild(el("option", { value: c.id, text: c.name })); });
     clubLabel.hidden = state.clubs.length < 2;
@@ -220,6 +230,8 @@
         list.appendChild(C.el("li", { "data-player-id": p.id }, C.el("a", { href: "/players/" + encodeURIComponent(p.id), text: p.name })));
         input.value = "";
         input.focus();
+        var go = document.getElementById("roster-new-match");  // two players or more: a match with them
+        if (go && list.children.length >= 2) { go.href = "/new?roster=" + encodeURIComponent(p.club_id); go.parentNode.parentNode.hidden = false; }
         C.toast(C.t("players.added", { name: p.name }));
       }, function (e) { showError(box, e); });
     });

@@ -130,6 +130,11 @@
     });
   });
 
+  // the club's name (asked at the first PIN): renamed here
+  var clubName = document.getElementById("club-name-form");
+  if (clubName) submit(clubName, function () { need(value(clubName, "name"), "season.need_name"); return { name: value(clubName, "name") }; },
+                       "PUT", clubName.dataset.put, function () { location.reload(); });
+
   var settings = document.getElementById("settings-form");
   if (settings) submit(settings, function () {
     var body = {}, points = {};

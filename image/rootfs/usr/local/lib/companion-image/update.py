@@ -18,7 +18,8 @@ and has not failed here before:
    back", and that commit is not tried again.
 
 The result is written, in words, to companion-update.txt on the boot partition, to the console and the journal,
-and as JSON to /var/lib/companion-image/update.json. Standard library only: it runs with the system's Python,
+as JSON to /var/lib/companion-image/update.json, and beside the database (last-update.json, with this boot's id):
+companion's home page (organisers) and its TV page say it until the box restarts. Standard library only: it runs with the system's Python,
 never from the venv it replaces.
 """
 
@@ -41,7 +42,8 @@ BOOT = Path(os.environ.get("COMPANION_BOOT_DIR", "/boot/firmware"))
 UNIT_DIR = Path(os.environ.get("COMPANION_UNIT_DIR", "/etc/systemd/system"))
 ETC = Path(os.environ.get("COMPANION_ETC_DIR", "/etc/default"))
 MOUNTS = Path(os.environ.get("COMPANION_UPDATE_MOUNTS", "/run/companion-update"))
-DATA = "/var/lib/companion"
+DATA = os.environ.get("COMPANION_DATA", "/var/lib/companion")
+UPDATE_STATUS = "last-update.json"  # companion/storage/db.py reads it (the home page, the TV page)
 MACHINE = "aarch64"
 UNITS = ("companion.service", "companion-backup.service", "companion-backup.timer", "companion-replica.service",
          "companion-landing.socket", "companion-kiosk.service")
@@ -211,6 +213,27 @@ def words(doc: dict) -> str:
     return f"no update: {doc.get('reason', '')}"
 
 
+def this_boot() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
+    except OSError:
+        return None
+
+
+def write_status(data: Path, doc: dict, boot: str | None) -> None:
+    """The result beside companion's database, for its home page and TV page (readable by the service user;
+    written whole, then renamed: the server never reads half of it)."""
+    status = {k: doc.get(k) for k in ("result", "from", "to", "reason", "previous_running", "at")}
+    status["boot_id"] = boot
+    tmp = data / (UPDATE_STATUS + ".tmp")
+    try:
+        tmp.write_text(json.dumps(status) + "\n")
+        tmp.chmod(0o644)
+        os.replace(tmp, data / UPDATE_STATUS)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
 def mount_sticks() -> list[Path]:
     """Every partition not mounted yet and not on the root's disk (a USB stick, or the check's second disk),
     mounted read-only under MOUNTS."""
@@ -257,6 +280,7 @@ def main(argv: list[str]) -> int:
         if doc["result"] == "fell back":
             failed_file.write_text(json.dumps(failed + [bundle["commit"]]))
         (STATE / "update.json").write_text(json.dumps(doc, indent=1) + "\n")
+        write_status(Path(DATA), doc, this_boot())
         text = words(doc)
         print(text, flush=True)
         try:
