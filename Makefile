@@ -28,8 +28,11 @@ $(VENV)/.installed-dev: pyproject.toml setup.py | $(BIN)/python
 
 # as systemd/install.sh does after an install: the pages' templates compiled into the data folder's cache
 # first (`serve --precompile`, quiet; a start then compiles none), and the code's bytecode kept in
-# __pycache__/ even where PYTHONDONTWRITEBYTECODE is set (else every start compiles companion from source)
+# __pycache__/ even where PYTHONDONTWRITEBYTECODE is set (else every start compiles companion from source);
+# web/static's text files compressed ahead (<file>.gz, ignored by git; quick when they are up to date): the
+# box sends them compressed without compressing anything, as from a wheel (companion/base/precompressed.py)
 run: $(VENV)/.installed
+	@$(BIN)/python -m companion.base.precompressed web/static
 	@PYTHONDONTWRITEBYTECODE= $(BIN)/companion serve --precompile $(ARGS) > /dev/null
 	@PYTHONDONTWRITEBYTECODE= $(BIN)/companion serve $(ARGS)
 
