@@ -341,7 +341,9 @@
     }
     return w.message;
   }
-  var asking = null, placing = false;
+  // placing: the placements under way (checked, or sent and not yet answered); placingSeq: the seq shown when
+  // the last one began
+  var asking = null, placing = 0, placingSeq = -1;
   function closeAsk() {
     asking = null;
     $("wop-ask").hidden = true;
@@ -350,18 +352,21 @@
   // a placement, checked first: without a warning it is sent; with one the table is asked (the table is the
   // truth: "Place anyway" records it with its warning; the check failing, the write alone decides)
   function placeAsked(data, after) {
-    if (placing || asking) return;
-    placing = true;
-    var seq = client.seq;
+    if (asking) return;
+    // a second tap before this phone has shown anything newer (a double tap) is refused as a write refuses
+    // one (js/companion.js _write): said, never silently dropped; a tap on a newer state the stream showed goes
+    if (placing && client.seq === placingSeq) { C.toast(t("common.wait"), true); return; }
+    placing++;
+    var seq = placingSeq = client.seq;
     function go() {
-      return send("place", data).then(function (m) { placing = false; if (m && after) after(m); });
+      return send("place", data).then(function (m) { placing--; if (m && after) after(m); });
     }
     checkAll([data]).then(function (res) {
       var r = res[0];
-      if (client.seq !== seq) { placing = false; return placeAsked(data, after); }  // asked of an older match: again
+      if (client.seq !== seq) { placing--; return placeAsked(data, after); }  // asked of an older match: again
       // (the box is ahead of this phone: the write says so, with the fresh state, as any stale write)
       if (!r || !r.warnings.length || r.seq !== client.seq) return go();
-      placing = false;
+      placing--;
       asking = { seq: client.seq, data: data, after: after };
       var list = $("wop-ask-list");
       list.textContent = "";
@@ -623,8 +628,8 @@
       if (!a) return;
       asking = null;
       $("wop-ask").hidden = true;
-      placing = true;
-      send("place", a.data).then(function (m) { placing = false; if (m && a.after) a.after(m); renderTurn(); });
+      placing++; placingSeq = client.seq;
+      send("place", a.data).then(function (m) { placing--; if (m && a.after) a.after(m); renderTurn(); });
     });
     $("wop-turn-end").addEventListener("click", function () {
       send("turn.end", { player: sm().turn.player }).then(function (m) { if (m) $("wop-player").dataset.touched = ""; });
