@@ -26,8 +26,15 @@ $(VENV)/.installed-dev: pyproject.toml setup.py | $(BIN)/python
 	@$(BIN)/python -m pip install -q -e '.[dev]' > $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
 	@touch $(VENV)/.installed $@
 
+# as systemd/install.sh does after an install: the pages' templates compiled into the data folder's cache
+# first (`serve --precompile`, quiet; a start then compiles none), and the code's bytecode kept in
+# __pycache__/ even where PYTHONDONTWRITEBYTECODE is set (else every start compiles companion from source);
+# web/static's text files compressed ahead (<file>.gz, ignored by git; quick when they are up to date): the
+# box sends them compressed without compressing anything, as from a wheel (companion/base/precompressed.py)
 run: $(VENV)/.installed
-	@$(BIN)/companion serve $(ARGS)
+	@$(BIN)/python -m companion.base.precompressed web/static
+	@PYTHONDONTWRITEBYTECODE= $(BIN)/companion serve --precompile $(ARGS) > /dev/null
+	@PYTHONDONTWRITEBYTECODE= $(BIN)/companion serve $(ARGS)
 
 # PYTHONDONTWRITEBYTECODE= : the suite's Python processes (its workers, and the servers and CLI runs they start by
 # the hundred) compile companion and rewrite the tests once, into __pycache__/ (ignored by git), where that

@@ -11,6 +11,7 @@ printed before its address), and a new folder needs no edit here."""
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 CODE = ["companion", "companion.base", "companion.core", "companion.games", "companion.games.data",
@@ -35,7 +36,27 @@ def data_packages() -> list[str]:
     return out
 
 
+class BuildPy(build_py):
+    """The packages as setuptools copies them, then ``<file>.gz`` beside each static text file of the copy
+    (``companion/base/precompressed.py``, loaded by its path: this runs in the build's own environment): a box
+    sends them compressed without compressing anything. Not in an editable install (the checkout's files
+    are served where they are: `make run` makes their ``.gz``)."""
+
+    def run(self):
+        super().run()
+        static = Path(self.build_lib) / "companion" / "web_files" / "static"
+        if getattr(self, "editable_mode", False) or not static.is_dir():
+            return
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("_precompressed", HERE / "companion" / "base" / "precompressed.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.build(str(static))
+
+
 setup(
+    cmdclass={"build_py": BuildPy},
     packages=CODE + data_packages(),
     # the files are the package_data below, not whatever an older build's SOURCES.txt listed
     include_package_data=False,

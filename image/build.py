@@ -98,7 +98,7 @@ HOST_TOOLS = {cmd: pkg for pkg, cmds, _ in list_entries("image-build") for cmd i
 
 
 def install_tools() -> None:
-    """apt-get install the build machine's missing tools (as root; .ci/run does the same for its own)."""
+    """Install (apt-get) the build machine's missing tools (as root)."""
     need = sorted({pkg for tool, pkg in HOST_TOOLS.items() if shutil.which(tool) is None})
     if not need or os.geteuid() != 0 or shutil.which("apt-get") is None:
         return
@@ -123,8 +123,8 @@ def missing_tools() -> str | None:
     entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
     text = entry.read_text() if entry.exists() else ""
     if not text.startswith("enabled"):
-        return ("binfmt_misc has no enabled qemu-aarch64 (apt-get install qemu-user-static binfmt-support; "
-                "update-binfmts --enable qemu-aarch64)")
+        return (f"binfmt_misc has no enabled qemu-aarch64 (apt-get install {HOST_TOOLS['qemu-aarch64-static']} "
+                f"{HOST_TOOLS['update-binfmts']}; update-binfmts --enable qemu-aarch64)")
     flags = re.search(r"^flags: *(\S*)", text, re.M)
     if not flags or "F" not in flags.group(1):
         return f"{entry} lacks flag F (qemu-user-static registers it so)"

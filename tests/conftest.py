@@ -131,6 +131,32 @@ def _chromium():
         b.close()
 
 
+@pytest.fixture(scope="session")
+def _webkit():
+    """WebKit's devices of this test process (tests/engines.py: WebKitGTK through Selenium on one Xvfb display),
+    opened on first use; skips, naming the package, where WebKitGTK's driver or Xvfb is missing."""
+    from tests.engines import WebKitBrowser, webkit_missing
+
+    why = webkit_missing()
+    if why:
+        pytest.skip(why)
+    b = WebKitBrowser()
+    yield b
+    b.close()
+
+
+def engines_of(metafunc):
+    """A module's engines (``ENGINES = ("chromium", "webkit")``; Chromium alone where it names none): its tests
+    run once in each, each engine with its own module-scoped server (the ``engine`` fixture)."""
+    if "engine" in metafunc.fixturenames:
+        metafunc.parametrize("engine", getattr(metafunc.module, "ENGINES", ("chromium",)), scope="module")
+
+
+def engine_browser(request, engine):
+    """The process's browser of ``engine``: Chromium (Playwright's) or WebKit's devices (tests/engines.py)."""
+    return request.getfixturevalue("_webkit" if engine == "webkit" else "_chromium")
+
+
 @pytest.fixture
 def fake_game(monkeypatch):
     """Register tests/fakegame.py under a real game id, so the export schema accepts it."""

@@ -45,14 +45,17 @@ def test_a_line_of_another_form_is_refused_naming_its_line(tmp_path):
 
 
 def _suite_files(but=()):
-    return sorted(p for p in (REPO / "tests").rglob("*.py") if "__pycache__" not in p.parts and p.name not in but)
+    return sorted(p for d in ("tests", "image") for p in (REPO / d).rglob("*.py")
+                  if "__pycache__" not in p.parts and p.name not in but)
 
 
 # the calls that look for a command, with the argument that names it
 LOOKUPS = {"which", "missing", "install_hint", "package_of"}
 # a lookup whose argument is not written out: what it can be
 NAMED_ELSEWHERE = {("conftest.py", "CHROMIUM"): ["chromium", "chromium-headless-shell"],
-                   ("debian_packages.py", "command"): []}
+                   ("debian_packages.py", "command"): [],
+                   # the image's build and check look up the commands of the list's own groups
+                   ("build.py", "tool"): [], ("pi_check.py", "tool"): []}
 
 
 def _looked_up(files=None) -> tuple[dict[str, list[str]], list[str]]:
@@ -66,10 +69,14 @@ def _looked_up(files=None) -> tuple[dict[str, list[str]], list[str]]:
                 continue
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            where = f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}:{node.lineno}"
+            if name == "skip" and node.args and isinstance(node.args[0], ast.Constant) and isinstance(
+                    node.args[0].value, str) and (bare := re.fullmatch(r"no ([a-z0-9][a-z0-9._+-]*)", node.args[0].value)):
+                found.setdefault(bare.group(1), []).append(where)  # a hand-written pytest.skip("no sfdisk")
+                continue
             if name not in LOOKUPS or (name == "which" and not (isinstance(f, ast.Attribute)
                                                                 and getattr(f.value, "id", "") == "shutil")):
                 continue
-            where = f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path}:{node.lineno}"
             for arg in node.args[: None if name == "missing" else 1]:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     found.setdefault(arg.value, []).append(where)
@@ -81,11 +88,16 @@ def _looked_up(files=None) -> tuple[dict[str, list[str]], list[str]]:
     return found, unknown
 
 
+# looked up but not a package to install: apt-get itself (a machine without it is not Debian's: the image build
+# then installs nothing and says which tool is missing)
+NOT_LISTED = {"apt-get"}
+
+
 def test_every_command_the_suite_skips_without_is_in_the_list():
     found, unknown = _looked_up()
     assert not unknown, f"a lookup of a command the list cannot check (write the command out): {unknown}"
     assert {"chromium", "espeak-ng", "systemd-analyze", "systemd-nspawn", "mmdebstrap", "setpriv"} <= set(found)
-    missing = {c: w for c, w in found.items() if package_of(c) is None}
+    missing = {c: w for c, w in found.items() if package_of(c) is None and c not in NOT_LISTED}
     assert not missing, f"commands the suite looks for that systemd/debian-packages.txt does not name: {missing}"
 
 
@@ -93,9 +105,10 @@ def test_the_lookup_scan_sees_a_command_outside_the_list(tmp_path):
     """The scan above finds a new skip-if-missing tool (so the test above fails for one not in the list)."""
     probe = tmp_path / "probe.py"
     probe.write_text('import shutil\nfrom tests.debian_packages import missing\nHERE = shutil.which("frob-tool")\n'
-                     'WHY = missing("ip", "frob-daemon")\nTHERE = shutil.which(HERE)\n')
+                     'WHY = missing("ip", "frob-daemon")\nTHERE = shutil.which(HERE)\n'
+                     'import pytest\npytest.skip("no frob-cli")\npytest.skip("no package index reachable")\n')
     found, unknown = _looked_up([probe])
-    assert set(found) == {"frob-tool", "ip", "frob-daemon"} and package_of("frob-tool") is None
+    assert set(found) == {"frob-tool", "ip", "frob-daemon", "frob-cli"} and package_of("frob-tool") is None
     assert unknown == [f"{probe}:5: HERE"]
 
 
@@ -124,6 +137,18 @@ def test_no_install_command_names_its_packages_outside_the_list():
                     continue
                 hits.append(f"{rel}:{n}: {m.group(0)}")
     assert not hits, f"packages named outside systemd/debian-packages.txt (read them from it): {hits}"
+
+
+def test_the_install_commands_of_the_manuals_name_only_packages_of_the_list():
+    """A manual may show the owner a command to type (docs/pi.md's `apt-get install -y git`): what it installs is
+    still one of the list's packages, so a package renamed in the list cannot live on in the prose."""
+    known = {e.package for e in entries()}
+    hits = []
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            for m in re.finditer(r"\bapt-get\s+install((?:\s+-\S+)*)((?:\s+[a-z0-9][a-z0-9+.-]+)+)", line):
+                hits += [f"{path.name}:{n}: {pkg}" for pkg in m.group(2).split() if pkg not in known]
+    assert not hits, f"packages a manual installs that systemd/debian-packages.txt does not name: {hits}"
 
 
 def test_ci_installs_nothing_itself_and_the_bundle_carries_the_list():

@@ -52,6 +52,24 @@ def test_wheel_contains_the_data_packages(wheel):
     assert "companion/games/data/web-of-power.board.json" in names
 
 
+def test_wheel_carries_every_static_text_file_compressed_ahead(wheel):
+    """Each script, style, SVG and JSON file of web/static has its ``.gz`` in the wheel (setup.py), holding
+    exactly that file: a box installed from it (the bundle, the image) compresses nothing to send them."""
+    import gzip
+
+    from companion.base import precompressed
+
+    z = zipfile.ZipFile(wheel)
+    names = set(z.namelist())
+    prefix = "companion/web_files/static/"
+    texts = [n for n in names if n.startswith(prefix) and precompressed.worth(n, z.getinfo(n).file_size)]
+    assert len(texts) > 20 and any(n.endswith(".js") for n in texts) and any(n.endswith(".css") for n in texts)
+    for n in texts:
+        assert n + ".gz" in names, n
+        assert gzip.decompress(z.read(n + ".gz")) == z.read(n), n
+    assert not [n for n in names if n.endswith(".gz") and n[:-3] not in texts]
+
+
 def test_installed_wheel_finds_its_files_away_from_the_checkout(wheel, tmp_path):
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

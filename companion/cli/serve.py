@@ -294,15 +294,17 @@ def _serve(args):
         finally:
             runtime.stop()
 
-    def make_app():  # the Flask app: built by the front at its first need, after /healthz answers
+    def make_app():  # the Flask app: built by the front at its first need, once the box listens
         import threading
 
-        # first the GPIO panel (gpiozero's import and the pins: about a second of a Pi's start), once the
-        # box listens
-        attach_panel(runtime, sys.stdout)
         from companion.web.app import compile_templates, create_app
 
         app = create_app(config, context=context)
+        # then the GPIO panel (gpiozero's import and the pins: about a second of a Pi's start) in a thread of
+        # its own, while the app answers: every request, /healthz too, waits for the app, not for the pins
+        panel = threading.Thread(target=attach_panel, args=(runtime, sys.stdout), name="companion-gpio",
+                                 daemon=True)
+        panel.start()
         # then every template, in the background a few seconds later (not against the first pages' answers;
         # a page asked for sooner compiles or reads back its own): no page waits for its own later
         timer = threading.Timer(TEMPLATES_AFTER_S, compile_templates, args=(app,))

@@ -1290,6 +1290,16 @@ def public_event(event: dict, viewer: str | None) -> dict | None:
     return event
 
 
+def acting_player(state, type_: str, data) -> tuple[str, str] | None:
+    """The seat an event acts for where ``data`` need not name it: a combat or a move without ``player`` is
+    the move of the city it leaves (``from``); else None (``data.player``: companion/services/policy.py)."""
+    if type_ in ("combat", "move") and isinstance(data, dict) and not isinstance(data.get("player"), str):
+        owner = (state.get("owner") or {}).get(data.get("from")) if isinstance(data.get("from"), str) else None
+        if owner is not None:
+            return owner, "from"
+    return None
+
+
 # -- what the server completes or computes for the tracker ----------------------------------------------
 # ``ACTIONS[name] = (event type, fn)``; ``fn(state, players, data, rng, effective) -> (event data, extra)``
 # fills the event from the state it will follow (``effective()``: the events in effect, oldest first).

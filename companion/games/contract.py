@@ -107,6 +107,8 @@ OPTIONAL_FUNCTIONS = {
     # set-up and the server's draws (companion/services/matches.py)
     "setup_over": "setup_over(state) -> bool: the set-up is done (an armed clock starts); without it, none",
     "dice_needed": "dice_needed(state, action, data) -> {...}: the dice an action of ACTIONS would roll",
+    # who an event acts for (companion/services/policy.py, acting_seat): else data.player
+    "acting_player": "acting_player(state, type, data) -> (player, field) | None: the seat an event acts for",
 }
 OPTIONAL_ATTRIBUTES = {
     # who may write what (companion/services/policy.py)

@@ -129,6 +129,16 @@ def monastery_points(counts: dict) -> dict:
     return {p: (worth[n], rank[n]) for p, n in present.items()}
 
 
+def monastery_reason(counts: dict, player: str) -> dict:
+    """Why ``player``'s place in one country (``counts``: ``{player: monasteries}`` there) is worth its
+    points: ``{"country_total": all monasteries there, "above": the count of the group directly above
+    (None for the first place)}`` (docs/rulings.md#monastery-majorities)."""
+    present = sorted({n for n in counts.values() if n > 0}, reverse=True)
+    mine = counts.get(player, 0)
+    i = present.index(mine)
+    return {"country_total": sum(n for n in counts.values() if n > 0), "above": present[i - 1] if i else None}
+
+
 def alliance_winners(councillors: dict, a: str, b: str) -> tuple[list, int]:
     """Players with the most councillors (>= 1, ties included) in both ``a`` and ``b``, and the
     points each scores (all councillors in both countries)."""
@@ -203,8 +213,10 @@ def evaluate(board: dict, players: list, counts: dict, player_sites: dict, counc
         pts = monastery_points(counts.get(country) or {})
         for p in players:
             if p in pts:
+                # (with why the place is worth it: the country's total for the first, the count above else)
                 breakdown[p].append({"kind": "monasteries", "country": country, "points": pts[p][0],
-                                     "monasteries": counts[country][p], "rank": pts[p][1]})
+                                     "monasteries": counts[country][p], "rank": pts[p][1],
+                                     **monastery_reason(counts[country], p)})
         cap = max((counts.get(country) or {}).values(), default=0)
         cons = sum((councillors.get(country) or {}).values())
         if cons > cap:
@@ -665,6 +677,55 @@ def _hand_alliances(state, entries, field):
     return out
 
 
+def _refused_now(state, t):
+    if state["ended"]:
+        raise RuleError("the match has ended (final scoring done)", "type")
+    if state.get("scoring_step") is not None and t not in ("chains", "scoring.hand"):
+        raise RuleError("the final scoring is waiting for its missing parts: enter them (or undo)", "type")
+
+
+def check_place(state, data) -> list:
+    """The rules a ``place`` with ``data`` would break, before it is recorded: the warnings its event would
+    add (``{"turn", "player", "message", "kind", "values"}``, as in the state's ``warnings``), those the
+    turn was warned of already included (a fourth piece breaks "at most 2" again). Refused as the event
+    would be (InputError, RuleError). The page asks the table to confirm a placement with warnings: the
+    table is the truth, confirmed it is recorded with them (docs/rulings.md#placement-legality). Pure."""
+    if not isinstance(data, dict):
+        raise InputError("must be an object", "data")
+    _refused_now(state, "place")
+    new = dict(state)
+    new["warnings"] = []
+    _place(new, data, None, again=True)
+    return [{k: w[k] for k in ("turn", "player", "message", "kind", "values")} for w in new["warnings"]]
+
+
+def can_place(state) -> bool | None:
+    """Whether the open turn has a placement left that breaks no rule (a piece, a country, a free site, the
+    supply): when none is left the page offers to end the turn. None without an open turn."""
+    turn = state["turn"]
+    if turn is None:
+        return None
+    if sum(pl["count"] for pl in turn["placements"]) >= 2:
+        return False
+    player, board = turn["player"], state["board"]
+    countries = list(dict.fromkeys(pl["country"] for pl in turn["placements"]))
+    if len(countries) < (2 if state["variants"]["two_countries_per_turn"] else 1):
+        countries = board["countries"]
+    for country in countries:
+        listed = board["sites"].get(country) or []  # a monastery on a free site, or by country where none is known
+        free = [x for x in listed if x not in state["sites"]]
+        tries = [{"player": player, "piece": "councillor", "country": country}]
+        if free or not listed:
+            tries.insert(0, {"player": player, "piece": "monastery", **({"site": free[0]} if free else {"country": country})})
+        for data in tries:
+            try:
+                if not check_place(state, data):
+                    return True
+            except (InputError, RuleError):
+                continue
+    return False
+
+
 def apply(state, event) -> dict:
     t = event.get("type")
     data = event.get("data") or {}
@@ -673,11 +734,8 @@ def apply(state, event) -> dict:
         raise InputError("unknown event type {t!r}", "type", t=t)
     if not isinstance(data, dict):
         raise InputError("must be an object", "data")
-    if state["ended"]:
-        raise RuleError("the match has ended (final scoring done)", "type")
+    _refused_now(state, t)
     step = state.get("scoring_step")
-    if step is not None and t not in ("chains", "scoring.hand"):
-        raise RuleError("the final scoring is waiting for its missing parts: enter them (or undo)", "type")
     new = dict(state)
     if t == "place":
         _place(new, data, seq)
@@ -729,7 +787,9 @@ def apply(state, event) -> dict:
     return new
 
 
-def _place(new, data, seq):
+def _place(new, data, seq, again=False):
+    """One placement into ``new`` (a copy of the state's top level). ``again``: every rule the turn breaks with
+    it is warned, also those warned earlier in the turn (``check_place``); else each once a turn."""
     board = new["board"]
     player = _player(new, data)
     piece = data.get("piece")
@@ -790,7 +850,7 @@ def _place(new, data, seq):
     new["turn"] = turn
 
     def warn_once(code, message, **values):
-        if code not in turn["warned"]:
+        if again or code not in turn["warned"]:
             turn["warned"].append(code)
             _warn(new, seq, player, message, code.split(":")[0].replace("-", "_"), **values)
 
@@ -976,7 +1036,9 @@ def summary(state) -> dict:
         "missing": state["scorings"]["final"]["missing"] if step else None,
         # named only from a complete final scoring
         "winners": [r["player"] for r in rank if r["place"] == 1] if ended else None,
-        "turn": None if turn is None else {"player": turn["player"], "placements": turn["placements"]},
+        # can_place: a placement is left in the open turn that breaks no rule (none: the page offers its end)
+        "turn": None if turn is None else {"player": turn["player"], "placements": turn["placements"],
+                                           "can_place": can_place(state)},
         "next_player": state["next_player"],
         "turns": state["turns"],
         "variants": state["variants"],

@@ -254,6 +254,8 @@ class MatchService:
         if len(set(players)) != len(players):
             raise InputError("a player is named twice", "players")
         Fold(game, players, options)  # the game's initial_state checks player counts and options
+        if isinstance(options, dict) and "phones" in options:  # who a player's phone records for
+            policy.check_phones(options["phones"])
         with self.store.write():
             match = self.store.create_match(game, players, options, match_id=match_id, label=label, colours=colours)
             self._link_roster(match, roster)
@@ -270,7 +272,7 @@ class MatchService:
 
     def append(self, match_id: str, type: str, data: dict | None = None,
                expected_seq: int | None = None, at: str | None = None, complete=None,
-               by: Caller = ORGANISER, pi_mark: bool = False) -> dict:
+               by: Caller = ORGANISER, pi_mark: bool = False, writer: Caller | None = None) -> dict:
         """Store one event. ``expected_seq``: the last seq the writer saw (a stale write is refused).
         ``at``: the instant (default: now by the server's clock, never before the last event).
         ``complete(fold) -> data``: fills the event's data from the state the event will follow
@@ -279,9 +281,13 @@ class MatchService:
         write as the organiser, the web passes the caller's role and seat): the policy refuses what the caller
         may not record (a correction outside the rules, another player's secret) and keeps the reason of a
         refusal that could tell another player's secret. ``data`` never carries the Pi's mark (``rolled_by``)
-        but in a redo (``pi_mark``): the Pi's draws are completed here, by ``complete``."""
+        but in a redo (``pi_mark``): the Pi's draws are completed here, by ``complete``. ``writer``: who the
+        event says wrote it when not ``by`` (a write the policy judged already, done here as the organiser's):
+        a phone's event keeps its writer and the seat it acts for (``policy.writer_of``,
+        docs/rulings.md#playing-for-another-seat)."""
         with self.store.write(group=True, keeps_sessions=True):  # (a match's event: no session nor seat)
-            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, by, pi_mark)
+            event, before, after = self._append(match_id, type, data, expected_seq, at, complete, by, pi_mark,
+                                                writer)
             start = clock_after_setup(before, after, event)
             if start is not None:  # the event ended the set-up of a match whose clock was armed: it starts now
                 self._append(match_id, "clock.start", start, after.last_seq, event["at"], None, ORGANISER)
@@ -289,8 +295,9 @@ class MatchService:
         return event
 
     def _append(self, match_id, type, data, expected_seq, at, complete, by: Caller,
-                pi_mark=False) -> tuple[dict, Fold, Fold]:
+                pi_mark=False, writer: Caller | None = None) -> tuple[dict, Fold, Fold]:
         """One event stored (inside the caller's write): the event, the match before and after it."""
+        writer = by if writer is None else writer
         if not isinstance(type, str) or not type:
             raise InputError("must be a non-empty string", "type")
         if data is not None and not isinstance(data, dict):
@@ -301,10 +308,12 @@ class MatchService:
             f = self.fold(match_id)
             policy.check_write(f.module, f.players, by, type, data, result_only=f.result_only,
                                effective=InEffect(f))
+            self._check_own_seat(match_id, f, by, type, data)
             owner = policy.secret_refused_for(f.module, f.players, by, type, data)
             if owner is not None:
                 try:
-                    return self._append(match_id, type, data, expected_seq, at, complete, ORGANISER, pi_mark)
+                    return self._append(match_id, type, data, expected_seq, at, complete, ORGANISER, pi_mark,
+                                        writer)
                 except RuleError as exc:
                     if not policy.tells_secret(f.module, type, exc):
                         raise
@@ -317,6 +326,7 @@ class MatchService:
         with self._lock:
             f = self._write_fold(match_id)
             after: list[Fold] = []
+            wrote: list = [None]  # what the event keeps of its writer (a phone's): made by check
 
             def check(event, last_seq):
                 nonlocal f
@@ -329,6 +339,8 @@ class MatchService:
                 if complete is not None:
                     event["data"] = complete(f)
                 f.check_new(event["type"], event["data"])  # its size and its fields: nothing unknown is stored
+                if writer.phone:
+                    wrote[0] = policy.writer_of(writer, self._acts_for(match_id, f, event))
                 nf = copy.copy(f)
                 nf.apply(event)
                 after[:] = [f, nf]
@@ -336,13 +348,49 @@ class MatchService:
 
             event = self.store.append(match_id, type, data or {}, expected_seq=expected_seq,
                                       at=at or self._stamp(f), check=check, savepoint=False,
-                                      folded=True)
+                                      folded=True, writer=lambda _event: wrote[0])
             before, nf = after
             self._unsure[match_id] = nf
             outside = self.store.outside_commits()  # (in the write: as its BEGIN saw it, no statement)
             self.store.on_commit(lambda: self._committed(match_id, event, nf, outside),
                                  lambda: self._rolled_back(match_id, nf))
         return event, before, nf
+
+    def _acts_for(self, match_id: str, f: Fold, event: dict) -> str | None:
+        """The seat ``event`` acts for, in the match ``f`` (before it): an undo acts for the seat of the event it
+        takes back (docs/rulings.md#playing-for-another-seat)."""
+        if event["type"] == UNDO:
+            back = last_in_effect(self.store.events(match_id))
+            if back is None:
+                return None
+            if "for" in (back.get("by") or {}):
+                return back["by"]["for"]
+            return policy.acting_seat(f.module, f.players, f.game_state, back["type"], back.get("data"))[0]
+        return policy.acting_seat(f.module, f.players, f.game_state, event["type"], event["data"])[0]
+
+    def _check_own_seat(self, match_id: str, f: Fold, by: Caller, type_: str, data) -> None:
+        """A match set to ``phones: "own-seat"``: a player's phone records only its own seat's moves (and the
+        table's); ``policy.check_own_seat``."""
+        if by.organiser:
+            return
+        options = self.store.get_match(match_id)["options"]
+        if policy.phones_rule(options) == policy.PHONES_DEFAULT:
+            return
+        acts_for, field = policy.acting_seat(f.module, f.players, f.game_state, type_, data)
+        policy.check_own_seat(by, options, acts_for, field)
+
+    def set_phones(self, match_id: str, phones: str) -> dict:
+        """The organiser's choice of who a player's phone records for (``options.phones``: ``"any-seat"``, the
+        default, or ``"own-seat"``), at any time of the match: kept beside the log, like its season (the fold
+        never reads it). Returns the match."""
+        policy.check_phones(phones)
+        with self.store.write():
+            match = self.store.get_match(match_id)
+            options = {**match["options"], "phones": phones}
+            if phones == policy.PHONES_DEFAULT:
+                options.pop("phones")
+            self.store.set_options(match_id, options)
+        return self.store.get_match(match_id)
 
     def _reload(self, match_id: str) -> Fold:
         m = self.store.get_match(match_id)
@@ -358,10 +406,16 @@ class MatchService:
         organiser's)."""
         def check(f):
             if not by.organiser:  # the log as it stands in this write
-                policy.check_undo(f.module, by, last_in_effect(self.store.events(match_id)))
+                last = last_in_effect(self.store.events(match_id))
+                policy.check_undo(f.module, by, last)
+                if last is not None:
+                    acts_for = ((last.get("by") or {}).get("for")
+                                or policy.acting_seat(f.module, f.players, f.game_state, last["type"],
+                                                      last.get("data"))[0])
+                    policy.check_own_seat(by, self.store.get_match(match_id)["options"], acts_for, undo=True)
             return {}
 
-        return self.append(match_id, UNDO, {}, expected_seq=expected_seq, complete=check)
+        return self.append(match_id, UNDO, {}, expected_seq=expected_seq, complete=check, writer=by)
 
     def undone_by_last(self, match_id: str) -> dict | None:
         """When the match's last event is an undo: the event it took back (else ``None``)."""
@@ -411,7 +465,8 @@ class MatchService:
                                                PI_ROLL: "pi"})
 
     def act(self, match_id: str, action: str, data: dict | None = None, expected_seq: int | None = None,
-            rng=None, by: Caller = ORGANISER, rolled_by: str | None = None) -> tuple[dict, dict]:
+            rng=None, by: Caller = ORGANISER, rolled_by: str | None = None,
+            writer: Caller | None = None) -> tuple[dict, dict]:
         """A tracker action of the match's game: ``ACTIONS[action] = (event type, fn)`` in the game module,
         ``fn(state, players, data, rng, effective) -> (event data, extra)`` completes the event from the state
         it will follow (the server deals, rolls, counts). Returns the stored event and ``extra`` (what the
@@ -429,10 +484,12 @@ class MatchService:
         if not by.organiser:
             policy.check_write(f.module, f.players, by, type_, data, result_only=f.result_only,
                                effective=InEffect(f))
+            self._check_own_seat(match_id, f, by, type_, data)
             owner = policy.secret_refused_for(f.module, f.players, by, type_, data)
             if owner is not None:
                 try:
-                    return self.act(match_id, action, data, expected_seq, rng, rolled_by=rolled_by)
+                    return self.act(match_id, action, data, expected_seq, rng, rolled_by=rolled_by,
+                                    writer=writer or by)
                 except RuleError as exc:
                     if not policy.tells_secret(f.module, type_, exc):
                         raise
@@ -453,7 +510,7 @@ class MatchService:
             extra.update(more or {})
             return event_data
 
-        event = self.append(match_id, type_, expected_seq=expected_seq, complete=complete)
+        event = self.append(match_id, type_, expected_seq=expected_seq, complete=complete, writer=writer or by)
         return event, extra
 
     def end_turn(self, match_id: str, data: dict, expected_seq: int | None = None, rng=None,

@@ -29,6 +29,12 @@ the clock runner and imports write as :data:`ORGANISER`. The rules:
   organisers; a refusal that would name it is quiet to the others. **A ranking** that counts secret
   objectives: an organiser's until the end.
 - **Exports** of a game with secrets: an organiser's while the match is open.
+- **Playing for another seat** (docs/rulings.md#playing-for-another-seat): a phone may record a move of
+  another seat (helping at the table) and the event keeps who wrote it (``by``: :func:`writer_of`), which the
+  history says and the helped seat's phone shows with an undo. A match set to ``options.phones = "own-seat"``
+  (an organiser's choice, at creation or later) refuses, from a player's phone, a move for any seat but its
+  own (:func:`check_own_seat`); the organiser's phone records for anyone; the table's events that act for no
+  seat (the deal, the clock, an intrigue, the end) are anyone's.
 """
 
 from __future__ import annotations
@@ -54,6 +60,7 @@ class Caller:
     role: str = "organiser"
     seat: str | None = None
     sat_at: str | None = None  # when this phone sat at ``seat``, once its seat is confirmed (else None)
+    phone: bool = False  # a phone's request (the web): its events keep who wrote them (``writer_of``)
 
     @property
     def organiser(self) -> bool:
@@ -192,6 +199,69 @@ def check_undo(module, caller: Caller, last: dict | None) -> None:
                                  "them (and so roll them again)", "type")
         raise ForbiddenError("the Pi drew this at random (dice, a deal or a card): only an organiser "
                              "may undo it (and so draw again)", "type")
+
+
+# -- playing for another seat (docs/rulings.md#playing-for-another-seat) -----------------------------
+PHONES = ("any-seat", "own-seat")  # options.phones: who a player's phone may record for (default: any seat)
+PHONES_DEFAULT = "any-seat"
+
+
+def phones_rule(options) -> str:
+    """A match's ``options.phones``: ``"any-seat"`` (the default: a phone may help another seat, and it is
+    shown) or ``"own-seat"`` (each player's phone plays its own seat)."""
+    value = options.get("phones") if isinstance(options, dict) else None
+    return value if value in PHONES else PHONES_DEFAULT
+
+
+def check_phones(value) -> str:
+    if value not in PHONES:
+        raise InputError("must be one of {names}", "phones", names=", ".join(PHONES))
+    return value
+
+
+def acting_seat(module, players: list[str], state, type_: str, data) -> tuple[str | None, str]:
+    """The seat an event acts for and the field that names it: the game's ``acting_player(state, type,
+    data)`` when it has one (a conquest combat names its attacker by the city it leaves), else
+    ``data.player``; ``(None, "player")`` for the table's events that name no seat of the match (the deal,
+    the clock, an intrigue, the end)."""
+    hook = getattr(module, "acting_player", None)
+    found = hook(state, type_, data) if hook is not None else None
+    player, field = found if found is not None else (_owner(data), "player")
+    return (player, field) if player in players else (None, "player")
+
+
+def writer_of(caller: Caller, acts_for: str | None) -> dict | None:
+    """What an event keeps of who wrote it (its ``by``): for a phone's write, the writer's role, the seat its
+    phone holds and, when the event acts for another seat, that seat (``for``); None for the box's own
+    writes (the CLI, the GPIO panel, the clock runner)."""
+    if not caller.phone:
+        return None
+    out = {"role": caller.role}
+    if caller.seat is not None:
+        out["seat"] = caller.seat
+    if acts_for is not None and acts_for != caller.seat:
+        out["for"] = acts_for
+    return out
+
+
+def check_own_seat(caller: Caller, options, acts_for: str | None, field: str = "player",
+                   undo: bool = False) -> None:
+    """In a match set to ``phones: "own-seat"``, a player's phone records (or, ``undo``, takes back) only the
+    moves of its own seat and the table's (``acts_for`` None). Organisers record for anyone. Raises
+    ForbiddenError naming ``field``."""
+    if caller.organiser or acts_for is None or acts_for == caller.seat or phones_rule(options) != "own-seat":
+        return
+    field = "expected_seq" if undo else field
+    if caller.seat is None:
+        raise ForbiddenError("in this match each phone plays its own seat: a phone with no seat records no move "
+                             "of {player}'s (sit down as {player}, or ask an organiser)", field, player=acts_for)
+    if undo:
+        raise ForbiddenError("in this match each phone plays its own seat: {seat}'s phone cannot undo "
+                             "{player}'s move ({player}'s phone or an organiser may)", field, seat=caller.seat,
+                             player=acts_for)
+    raise ForbiddenError("in this match each phone plays its own seat: {seat}'s phone cannot record {player}'s "
+                         "move ({player}'s phone or an organiser records it)", field, seat=caller.seat,
+                         player=acts_for)
 
 
 PLAYER_OPTIONS_MAX = 4 * 1024

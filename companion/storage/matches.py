@@ -133,11 +133,14 @@ class MatchRows:
     # -- events ----------------------------------------------------------------------
     @staticmethod
     def _event_row(row) -> dict:
-        return {"seq": row["seq"], "id": row["id"], "type": row["type"],
-                "data": json.loads(row["data"]), "at": row["at"]}
+        event = {"seq": row["seq"], "id": row["id"], "type": row["type"],
+                 "data": json.loads(row["data"]), "at": row["at"]}
+        if row["writer"] is not None:  # (from a phone: who wrote it; docs/rulings.md#playing-for-another-seat)
+            event["by"] = json.loads(row["writer"])
+        return event
 
     def events(self, match_id: str, after_seq: int = 0, before_seq: int | None = None) -> list[dict]:
-        sql = "SELECT seq, id, type, data, at FROM events WHERE match_id=? AND seq>?"
+        sql = "SELECT seq, id, type, data, at, writer FROM events WHERE match_id=? AND seq>?"
         args: tuple = (match_id, after_seq)
         if before_seq is not None:
             sql += " AND seq<?"
@@ -156,7 +159,7 @@ class MatchRows:
 
     def append(self, match_id: str, type: str, data: dict | None = None, *,
                expected_seq: int | None = None, at: str | None = None, check=None, savepoint: bool = True,
-               folded: bool = False) -> dict:
+               folded: bool = False, writer=None) -> dict:
         """Append one event. ``expected_seq`` is the last seq the writer saw: on a mismatch
         the write is refused (ConflictError). ``check(event, last_seq)`` may refuse it by
         raising, and may return a callable ``derive()`` that writes the rows derived from the
@@ -164,13 +167,15 @@ class MatchRows:
         can come between and the derived rows commit (or roll back) with the event. ``savepoint=False``:
         inside a write that every failure of this one ends (``Database.write``). ``folded``: the caller
         keeps its own copy of the match up to date with the event (the match service); without it, the
-        event counts as a commit the copies kept of the log have not seen (``outside_commits``)."""
+        event counts as a commit the copies kept of the log have not seen (``outside_commits``). ``writer``: who
+        wrote it from a phone (``{"role", "seat"?, "for"?}``, kept as the event's ``by``), or a callable
+        ``writer(event) -> dict | None`` called after ``check``; None: the box itself."""
         if not savepoint and self.in_write():  # (the match service's writes: no context of its own)
-            return self._append_in(self._writer, match_id, type, data, expected_seq, at, check, folded)
+            return self._append_in(self._writer, match_id, type, data, expected_seq, at, check, folded, writer)
         with self.write(savepoint=savepoint) as c:
-            return self._append_in(c, match_id, type, data, expected_seq, at, check, folded)
+            return self._append_in(c, match_id, type, data, expected_seq, at, check, folded, writer)
 
-    def _append_in(self, c, match_id, type, data, expected_seq, at, check, folded) -> dict:
+    def _append_in(self, c, match_id, type, data, expected_seq, at, check, folded, writer=None) -> dict:
         self._match_kept(match_id)  # (a NotFoundError; the row is most often known: no statement)
         # the match's last seq: kept from this process's last append to it (dropped with every kept row
         # when another connection commits: Database._outside_check at this transaction's BEGIN)
@@ -181,9 +186,13 @@ class MatchRows:
         event = {"seq": last + 1, "id": new_id(), "type": type, "data": data or {},
                  "at": at or self.clock.now_iso()}
         derive = check(event, last) if check is not None else None
+        by = writer(event) if callable(writer) else writer
+        if by:
+            event["by"] = by
         c.execute(
-            "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
-            (match_id, event["seq"], event["id"], type, plain(event["data"]), event["at"]),
+            "INSERT INTO events(match_id, seq, id, type, data, at, writer) VALUES (?,?,?,?,?,?,?)",
+            (match_id, event["seq"], event["id"], type, plain(event["data"]), event["at"],
+             plain(by) if by else None),
         )
         if derive is not None:
             derive()
@@ -199,8 +208,8 @@ class MatchRows:
         doc = {"id": m["id"], "game": m["game"], "players": m["players"], "created_at": m["created_at"]}
         if m["options"]:
             doc["options"] = m["options"]
-        doc["events"] = [{"seq": e["seq"], "at": e["at"], "type": e["type"], "data": e["data"]}
-                         for e in self.events(match_id)]
+        doc["events"] = [{"seq": e["seq"], "at": e["at"], "type": e["type"], "data": e["data"],
+                          **({"by": e["by"]} if "by" in e else {})} for e in self.events(match_id)]
         return doc
 
     def import_match(self, doc: dict, status: str = "open", derive=None) -> str:
@@ -218,9 +227,9 @@ class MatchRows:
                  doc["created_at"], status),
             )
             c.executemany(
-                "INSERT INTO events(match_id, seq, id, type, data, at) VALUES (?,?,?,?,?,?)",
-                [(doc["id"], e["seq"], new_id(), e["type"], json.dumps(e.get("data", {})), e["at"])
-                 for e in doc["events"]],
+                "INSERT INTO events(match_id, seq, id, type, data, at, writer) VALUES (?,?,?,?,?,?,?)",
+                [(doc["id"], e["seq"], new_id(), e["type"], json.dumps(e.get("data", {})), e["at"],
+                  json.dumps(e["by"]) if e.get("by") else None) for e in doc["events"]],
             )
             if derive is not None:
                 derive()

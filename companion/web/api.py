@@ -209,6 +209,22 @@ def redo(match_id):
                                                         by=call.caller(match_id)))
 
 
+@bp.put("/api/matches/<match_id>/phones")
+@require("organiser")
+def set_phones(match_id):
+    """The organiser sets who a player's phone records for (``schemas/api.match-phones``: ``any-seat``, the
+    default, or ``own-seat``); the match's open pages hear it (``event: phones``)."""
+    c = ctx()
+    doc = json_body("api.match-phones")
+    try:
+        c.service.set_phones(match_id, doc["phones"])
+    except InputError as exc:
+        raise exc.again(field=join_path("$", exc.field)) from None
+    if c.hub.listened(match_id):
+        c.hub.publish(match_id, "phones", {"phones": policy.phones_rule(c.store.get_match(match_id)["options"])})
+    return jsonify(match_doc(match_id))
+
+
 @bp.post("/api/matches/<match_id>/result")
 @require("player")
 def enter_result(match_id):

@@ -8,14 +8,15 @@ its views; the live streams pumped on the event loop.
 - ``GET /api/stream`` and ``GET /api/matches/<id>/stream`` (the endpoints ``live.club_stream`` and
   ``live.match_stream``) are opened by their Flask views (the request gate — Host allow-list, roles,
   viewers turned off, the connection's trust — then ``companion/web/streams.py``'s views: the 404,
-  ``Last-Event-ID``, the snapshot) in a small pool of worker threads, since they read SQLite. The
+  ``Last-Event-ID``, the snapshot) on the loop, as the endpoints of ``ON_LOOP`` are. The
   ``Plan`` they return is then pumped here, natively async, through ASGI ``send``: the hub feeds an
   ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
   for every event: from the rows the store keeps, else in the worker pool.
-- every other request goes to the Flask app in a bounded pool of threads (``--threads``): one trip to
-  a thread per request, the environ built by a2wsgi's ``build_environ``, the response collected in the
-  thread and sent from the loop; its body was read here first: a body larger than the limit (its ``Content-Length``,
+- every other request goes to the Flask app, the environ built by a2wsgi's ``build_environ``, the
+  response collected and sent from the loop: on the loop itself for the endpoints of ``ON_LOOP`` (a
+  match, its events, an event's write, undo, redo, ``/healthz``), else in a bounded pool of threads
+  (``--threads``), one trip to a thread per request; its body was read here first: a body larger than the limit (its ``Content-Length``,
   or what arrived) is refused with 413 before any thread sees it, and a body that does not arrive
   within ``body_timeout`` is answered 408, so a slow sender never holds a thread.
 - one address may hold at most ``streams_per_address`` open streams (429 beyond). The caps on
@@ -49,6 +50,14 @@ log = logging.getLogger(__name__)
 
 # the Flask endpoints of the live streams (companion/web/live.py): pumped on the loop
 STREAMS = frozenset({"live.match_stream", "live.club_stream"})
+# the Flask endpoints called on the loop itself, without a trip to a worker thread: the few that a table
+# asks for all evening, whose work is bounded and waits on nothing but SQLite (a read from the rows the
+# store keeps, or one event's write and its commit). Through a worker thread each of their SQL statements
+# handed the interpreter's lock to the loop and back (sqlite3 lets it go around every statement): a write
+# among 12 tables' took 1.4-1.5 ms of this machine's CPU there against 0.8-0.9 ms on the loop
+# (docs/server.md)
+ON_LOOP = frozenset({"api.healthz", "api.get_match", "api.list_events", "api.append_event", "api.undo",
+                     "api.redo"})
 
 
 @dataclass
@@ -382,7 +391,10 @@ class Front:
             if probation:
                 environ[PROBATION_KEY] = probation
             body = None
-            status, headers, data = await loop.run_in_executor(self.pool, self._call, environ)
+            if endpoint in ON_LOOP:
+                status, headers, data = self._call(environ)
+            else:
+                status, headers, data = await loop.run_in_executor(self.pool, self._call, environ)
             if not self._earned(client, environ):
                 headers = [*headers, (b"connection", b"close")]
             await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -403,7 +415,7 @@ class Front:
             await self._refuse(send, scope, 503, BUSY_BOX, "body", [(b"retry-after", b"5")])
 
     def _call(self, environ):
-        """In a worker thread: the whole WSGI call, its response collected (every response but a stream's
+        """In a worker thread (or on the loop: ``ON_LOOP``): the whole WSGI call, its response collected (every response but a stream's
         is finite and small: JSON, pages, static files), so a request costs one trip to a thread and back
         (a2wsgi's middleware makes one per message of the response, which halved the requests served per
         second under load: docs/server.md)."""
@@ -456,7 +468,8 @@ class Front:
 
     # -- streams ------------------------------------------------------------------------------------
     def _open(self, environ):
-        """In a worker thread: the Flask view, with the whole request gate, as for any request."""
+        """On the loop: the Flask view, with the whole request gate, as for any request (its reads: the rows
+        the store keeps, the match's fold, the events a reconnecting page missed)."""
         app = self.app
         with self.c.store.one_look(), app.request_context(environ):
             try:
@@ -492,7 +505,7 @@ class Front:
             probation = self.connections.probation_of(client) if self.connections is not None else None
             if probation:
                 environ[PROBATION_KEY] = probation
-            plan, status, headers, data = await loop.run_in_executor(self.io, self._open, environ)
+            plan, status, headers, data = self._open(environ)
             if not self._earned(client, environ):
                 if plan is not None:
                     plan.close()

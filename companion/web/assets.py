@@ -12,18 +12,37 @@ import functools
 import hashlib
 import posixpath
 
+from companion.base import precompressed
 from companion.base.resources import web_dir
 
 CACHED_FOR_A_YEAR = "public, max-age=31536000, immutable"
 
 
 @functools.cache
-def _digest(name: str) -> str:
+def _file(name: str) -> tuple[str, bytes | None]:
+    """The hash of a static file's content and its ``.gz`` made ahead (``companion/base/precompressed.py``) when
+    it holds that very content, else None; read once per process and file (the names are the installed files
+    the pages and the static route name: a finite set)."""
+    root = web_dir() / "static"
     try:
-        with open(web_dir() / "static" / name, "rb") as fh:
-            return hashlib.sha256(fh.read()).hexdigest()[:16]
+        with open(root / name, "rb") as fh:
+            data = fh.read()
     except OSError:  # (a page naming a file that is not there: its address without a hash, never a 500)
-        return ""
+        return "", None
+    packed = None
+    if precompressed.worth(name, len(data)):
+        try:
+            with open(root / (name + ".gz"), "rb") as fh:
+                packed = fh.read()
+        except OSError:
+            pass
+        if packed is not None and not precompressed.holds(packed, data):
+            packed = None  # (a file edited after its .gz was made: compressed here instead, below)
+    return hashlib.sha256(data).hexdigest()[:16], packed
+
+
+def _digest(name: str) -> str:
+    return _file(name)[0]
 
 
 def digest(filename: str) -> str:
@@ -38,7 +57,7 @@ def url(filename: str) -> str:
 
 # what is worth compressing (text): a first visit's scripts and styles are 250-350 KB as they are, about a
 # quarter of it compressed; images (a board's photo is not a static file) are left as they are
-COMPRESSED = (".js", ".css", ".svg", ".json", ".html", ".txt")
+COMPRESSED = precompressed.COMPRESSED
 
 
 def accepts_gzip(header: str | None) -> bool:
@@ -51,10 +70,8 @@ def accepts_gzip(header: str | None) -> bool:
 
 
 def compress(data: bytes) -> bytes:
-    """``data`` gzip-compressed as every text the box sends compressed is (the same bytes each time)."""
-    import gzip
-
-    return gzip.compress(data, compresslevel=9, mtime=0)
+    """``data`` gzip-compressed as every text the box sends compressed is (level 9, the same bytes each time)."""
+    return precompressed.compress(data)
 
 
 @functools.lru_cache(maxsize=128)
@@ -64,13 +81,23 @@ def _gzipped(name: str, digest: str) -> bytes:
 
 
 def gzipped(filename: str) -> tuple[bytes, str] | None:
-    """The static file ``filename`` compressed (made once per file and content, kept) and the hash of its
-    content; None for a file not worth it. Only for a file the static route found (its name is safe)."""
+    """The static file ``filename`` compressed and the hash of its content; None for a file not worth it. The
+    ``.gz`` made at the build (the wheel, ``make run``) when there is one that holds the file: no CPU on the
+    box; else compressed at its first request and kept (a checkout whose files changed since). Only for a
+    file the static route found (its name is safe)."""
     name = posixpath.normpath(filename)
     if not name.endswith(COMPRESSED):
         return None
-    d = _digest(name)
-    return (_gzipped(name, d), d) if d else None
+    d, packed = _file(name)
+    if not d:
+        return None
+    if packed is not None:
+        return packed, d
+    try:
+        size = (web_dir() / "static" / name).stat().st_size
+    except OSError:
+        return None
+    return (_gzipped(name, d), d) if precompressed.worth(name, size) else None
 
 
 def cache_control(filename: str, v: str | None) -> str | None:

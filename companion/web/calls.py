@@ -74,12 +74,13 @@ def seat_of(session: dict | None, match_id: str) -> str | None:
 
 def caller_of(c, who: str, session: dict | None, match_id: str) -> Caller:
     """The caller as the match service's policy knows callers: its role, its seat and, when an organiser or
-    the other seated phones confirmed the seat, when it sat (docs/rulings.md#seats)."""
+    the other seated phones confirmed the seat, when it sat (docs/rulings.md#seats); a phone's (its events
+    keep who wrote them: docs/rulings.md#playing-for-another-seat)."""
     seat = seat_of(session, match_id)
     if who != "player" or seat is None:
-        return Caller(who, seat)
+        return Caller(who, seat, phone=True)
     mine = c.access.seat_confirmed(match_id, session["key"], seat)
-    return Caller(who, seat) if mine is None else Caller(who, seat, mine["bound_at"])
+    return Caller(who, seat, phone=True) if mine is None else Caller(who, seat, mine["bound_at"], phone=True)
 
 
 # -- bodies ------------------------------------------------------------------

@@ -52,7 +52,12 @@ MATCH["properties"].update({"view": apidoc.ref("View"),
 EVENT = {
     "type": "object", "required": ["seq", "type", "data", "at"],
     "properties": {"seq": {"type": "integer"}, "id": {"type": "string"}, "type": {"type": "string"},
-                   "data": {"type": "object"}, "at": {"type": "string"}, "hidden": {"type": "boolean"}},
+                   "data": {"type": "object"}, "at": {"type": "string"}, "hidden": {"type": "boolean"},
+                   "by": {"type": "object", "description": "who wrote it from a phone (absent: the box itself, or "
+                          "an older log): role, the seat its phone held, and the seat it acts for when that is "
+                          "another one (for)", "required": ["role"],
+                          "properties": {"role": {"type": "string"}, "seat": {"type": "string"},
+                                         "for": {"type": "string"}}}},
 }
 RESPONSES = {
     "Error": ERROR,
@@ -186,6 +191,11 @@ def _paths() -> dict:
             "summary": "The server rolls the final-round dice for the player who owes them (player)",
             "parameters": [MATCH_ID], "security": WRITE, "requestBody": _body("api.final-roll"),
             "responses": {"201": _json("Match", "stored"), **_errors(400, 401, 403, 404, 409)}}},
+        "/api/matches/{match_id}/phones": {"put": {
+            "summary": "Who a player's phone records for: any seat (the default, shown in the history) or its own "
+                       "seat only (organiser)", "parameters": [MATCH_ID],
+            "security": WRITE, "requestBody": _body("api.match-phones"),
+            "responses": {"200": _json("Match"), **_errors(400, 401, 403, 404)}}},
         "/api/matches/{match_id}/seat": {"put": {
             "summary": "This browser belongs to a player of the match (player)", "parameters": [MATCH_ID],
             "security": WRITE, "requestBody": _body("api.seat"),

@@ -40,7 +40,7 @@ def test_twelve_tables_fit_one_screen_with_the_alerts(browser, server, api, arti
         expect(page.locator(f'.table-card[data-id="{late}"]')).to_have_attribute("data-alert", "time")
         quiet = page.locator(f'.table-card[data-id="{ids[0]}"]')
         assert quiet.get_attribute("data-alert") is None
-        expect(quiet.locator("h3")).to_have_text("Table 1")
+        expect(quiet.locator(".table-head")).to_have_text("Table 1")
         expect(quiet.locator(".clock-big")).to_have_text("2:00:00")
         assert page.evaluate("document.documentElement.scrollHeight <= document.documentElement.clientHeight + 1")
         page.screenshot(path=str(artifacts_dir / "room-12-tables.png"))

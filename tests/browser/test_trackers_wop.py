@@ -1,8 +1,10 @@
 """The Web of Power tracker in headless Chromium: short scripted matches through the page, on a board file
 with roads (monasteries on sites, chains computed by the engine, the SVG with the pieces) and on the
 installed template board (monasteries by country, chain lengths by hand); the intermediate and final
-scorings, their breakdown and the totals checked against the engine's fold of the same events; the
-warning for an illegal turn; undo; a stale phone gets the conflict message and the fresh state."""
+scorings, their breakdown and the totals checked against the engine's fold of the same events; a placement
+that breaks a rule said and asked before it is recorded ("Don't place" records nothing, "Place anyway" records
+it with its warning), the turn with no placement left offering its end; undo; a stale phone gets the conflict
+message and the fresh state; the template board's notice said only at the final scoring's hand entry."""
 
 import pytest
 from playwright.sync_api import expect
@@ -82,10 +84,36 @@ def test_a_match_on_a_board_with_roads(new_context, server, tokens, artifacts_di
         act(page, "#wop-turn-end")
     check(page, org, mid)
 
-    # an illegal turn is recorded with a warning, never silently: three pieces in one turn
-    for site in anna_sites[2:5]:
-        place_site(page, "Anna", site, norm["site_country"][site])
+    # one monastery into Franken (none there yet): nothing more this turn, the bar offers the end of the turn
+    place_site(page, "Anna", "s002", "Franken")
+    expect(page.locator("#wop-turn-end")).to_have_text("No placement left: end Anna's turn")
+    # a second one there breaks a rule: said before it is recorded, and asked; "Don't place" records nothing
+    n = seq(page)
+    page.select_option("#wop-site", "s003")
+    page.click("#wop-place")
+    ask = page.locator("#wop-ask")
+    expect(ask).to_be_visible()
+    expect(ask.locator("li")).to_have_text(["Franken had no monastery when the turn began: at most 1 monastery there this turn"])
+    expect(page.locator("#wop-turn-end")).to_be_hidden()  # one question at a time
+    page.click("#wop-ask-no")
+    expect(ask).to_be_hidden()
+    assert seq(page) == n and org.engine(mid).last_seq == n
+    # asked again, "Place anyway": recorded with its warning (the table is the truth)
+    page.click("#wop-place")
+    expect(ask).to_be_visible()
+    act(page, "#wop-ask-yes")
+    expect(ask).to_be_hidden()
+    expect(page.locator("#wop-warnings")).to_contain_text("Franken had no monastery: at most 1 monastery there this turn")
+    # a third piece, in a second country: every rule it breaks is said
+    place = page.locator("#wop-place")
+    page.select_option("#wop-country", "Bayern")
+    page.select_option("#wop-site", "s004")
+    place.click()
+    expect(ask.locator("li")).to_have_text(["Anna would place in 2 countries in one turn (at most 1): Franken, Bayern",
+                                            "Anna would place 3 pieces in one turn (at most 2)"])
+    act(page, "#wop-ask-yes")
     expect(page.locator("#wop-warnings")).to_contain_text("Anna placed 3 pieces in one turn")
+    assert org.engine(mid).game_state["sites"]["s004"] == "Anna"
     act(page, "#wop-turn-end")
     # a councillor where Bruno leads, then undo and again
     page.select_option("#wop-player", "Bruno")
@@ -130,7 +158,7 @@ def test_a_match_on_the_template_board_with_chains_by_hand(new_context, server, 
     mid = create(api)
     page = open_match(joined_page(new_context, server, locale="it-IT"), mid, seat="Bruno")
     page.on("dialog", lambda d: d.accept())  # the deck-out scorings ask first
-    expect(page.locator("#wop-board-note")).to_be_visible()
+    expect(page.locator("#wop-board-note")).to_be_hidden()  # said at the final scoring, where it matters
     for player, country, count in (("Anna", "England", 1), ("Bruno", "Bayern", 1), ("Carla", "England", 1),
                                    ("Anna", "England", 2), ("Bruno", "Bayern", 2), ("Carla", "Italien", 1),
                                    ("Anna", "England", 2)):

@@ -124,7 +124,7 @@ def expect_map_matches_state(tv, org, mid):
     }""", arg=want, timeout=10_000)
 
 
-def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_dir):
+def test_tv_follows_a_conquest_match_to_its_end(browser, new_context, server, org, artifacts_dir):
     mid = set_up_with_two_seconds_left(org)
     near = neighbours(org, mid)
     ctx = browser.new_context(base_url=server.url, viewport=TV, locale="en-GB")
@@ -219,13 +219,14 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         assert order == sorted((r["place"] for r in result["results"]), reverse=True)
         winners = [r["player"] for r in result["results"] if r["place"] == 1]
         expect(tv.locator(".tv-winner-name")).to_have_text(" · ".join(winners))
+        # a match no season counts (the box has no club yet): no standings points promised, and the TV says so
+        assert result["season_state"] == "waiting" and result["season"] is None
+        expect(tv.locator(".tv-winner-season")).to_have_text(EN["tv.no_season_yet"])
         for r in result["results"]:
             li = tv.locator(f'.tv-rank[data-player="{r["player"]}"]')
             expect(li).to_be_visible()
             expect(li.locator(".tv-rank-place")).to_have_text(str(r["place"]))
-            pts = r["points"]
-            text = ("+" if pts > 0 else "") + (str(pts) if pts != int(pts) else str(int(pts)))
-            expect(li.locator(".tv-rank-points")).to_contain_text(text)
+            expect(li.locator(".tv-rank-points")).to_have_text("")
         # places top to bottom: 1 first
         places = [int(x) for x in tv.locator(".tv-rank").evaluate_all("l => l.map(e => e.dataset.place)")]
         assert places == sorted(places)
@@ -237,8 +238,44 @@ def test_tv_follows_a_conquest_match_to_its_end(browser, server, org, artifacts_
         # nothing runs out of the screen at 1920x1080
         assert tv.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
         assert not tv.errors, tv.errors
+        in_a_season(new_context, server, org, tv, mid, result, artifacts_dir)
     finally:
         ctx.close()
+
+
+def in_a_season(new_context, server, org, tv, mid, result, artifacts_dir):
+    """The ended match on the organiser's phone: "not in a season yet"; the season made later takes it in (the
+    TV's points with it); "Take it out of the season" and it is in none; "Add to <season>" and it counts again."""
+    from tests.browser.trackers_kit import organiser_page
+
+    phone = organiser_page(new_context, server, viewport={"width": 390, "height": 844})
+    phone.goto(f"/m/{mid}")
+    card, state = phone.locator("#match-season"), phone.locator("#match-season-state")
+    year = datetime.now(timezone.utc).year
+    expect(state).to_have_text(EN["match.season_waiting"].format(game=EN["game.conquest-italy"], year=year))
+    club = org.ok("POST", "/api/clubs", {"name": "Circolo TV"})
+    season = org.ok("POST", "/api/seasons", {"club": club["id"], "game": "conquest-italy", "year": year})
+    assert mid in season["taken_in"][0]  # the season, once made, takes in the match left to it
+    phone.reload()
+    expect(state).to_have_text(EN["match.season_counted"].format(season=season["name"]))
+    got = org.ok("GET", f"/api/matches/{mid}/result")
+    assert got["season_state"] == "counted" and got["season_id"] == season["id"]
+    # the TV, shown again: the season's points beside each place
+    tv.reload()
+    expect(tv.locator(".tv-winner-season")).to_have_text(EN["tv.season_points"].format(season=season["name"]), timeout=15_000)
+    for r in got["results"]:
+        pts = r["points"]
+        text = ("+" if pts > 0 else "") + (str(pts) if pts != int(pts) else str(int(pts)))
+        expect(tv.locator(f'.tv-rank[data-player="{r["player"]}"] .tv-rank-points')).to_contain_text(text)
+    # the organiser takes it out, then puts it back, from the match page
+    card.locator("button", has_text=EN["match.season_remove"]).click()
+    expect(state).to_have_text(EN["match.season_none"])
+    assert org.ok("GET", f"/api/seasons/{season['id']}")["matches"] == 0
+    card.locator("button", has_text=EN["match.season_add"].format(season=season["name"])).click()
+    expect(state).to_have_text(EN["match.season_counted"].format(season=season["name"]))
+    assert org.ok("GET", f"/api/seasons/{season['id']}")["matches"] == 1
+    phone.screenshot(path=str(artifacts_dir / "tv-conquest-7-match-season.png"), full_page=True)
+    assert not phone.errors, phone.errors
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -288,6 +325,9 @@ def test_tv_web_of_power_countries_and_the_scoring_step_by_step(browser, server,
         cell = tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Anna"]')
         expect(cell).to_have_text("2 / 1")
         expect(tv.locator('#wop-tv-countries tr[data-country="England"] td[data-player="Carla"]')).to_have_text("1 / 0")
+        # during play no rank (the official totals are 0 before a scoring): the seats' order
+        expect(tv.locator("#wop-tv-totals td.tv-place")).to_have_count(0)
+        assert tv.eval_on_selector_all("#wop-tv-totals tbody tr", "trs => trs.map(tr => tr.dataset.player)") == PLAYERS
         org.event(mid, "deck.out", {})  # the intermediate scoring
         box = tv.locator("#wop-tv-scoring")
         expect(box).to_be_visible()

@@ -1,9 +1,12 @@
 """Web of Power on a 360 px phone, on a board transcribed with its photo: the country picks keep their words
 inside their buttons, the bar at the bottom shows nothing before a placement (a turn without one, a card
 swapped, is asked in the turn box), a councillor is two taps (the country, "a councillor") with nothing to
-switch back, and a tap near a site on the photo (a dot of about 10 px there) places the monastery on it."""
+switch back, and a tap near a site on the photo (a dot of about 10 px there) places the monastery on it; a turn
+with no placement left offers its end, and a quick pick that would break a rule is marked once its check comes
+back and asked in the bar before anything is recorded (the question fits the screen)."""
 
 import http.client
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -64,9 +67,25 @@ def test_web_of_power_at_360_px(new_context, server, tokens, artifacts_dir):  # 
     wait_seq(page, 1)
     f = org.engine(mid)
     assert f.game_state["sites"]["England1"] == "Anna Maria"
-    # a turn with a placement: the bar ends it
+    # a turn with a placement: the bar ends it; England had no monastery, so nothing more is allowed this turn
     expect(page.locator("#wop-thumb")).to_be_visible()
     expect(page.locator("#wop-swap")).to_be_hidden()
+    expect(page.locator("#wop-turn-end")).to_have_text("No placement left: end Anna Maria's turn")
+    # a second monastery there would break a rule: the picks say so before the tap, the tap asks first
+    page.click("#wop-quick-countries .btn[data-country=England]")
+    pick = page.locator("#wop-quick-where .btn[data-site=England2]")
+    expect(pick).to_have_class(re.compile(r"\bwop-breaks\b"))
+    pick.click()
+    ask = page.locator("#wop-ask")
+    expect(ask).to_be_visible()
+    expect(ask.locator("li")).to_have_text(["England had no monastery when the turn began: at most 1 monastery there this turn"])
+    box = ask.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 360 and box["y"] + box["height"] <= 780  # in the bar, on screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=str(artifacts_dir / "wop-360-ask.png"))
+    page.click("#wop-ask-no")
+    expect(ask).to_be_hidden()
+    assert org.engine(mid).last_seq == 1  # nothing recorded
     page.click("#wop-turn-end")
     wait_seq(page, 2)
     # Bruno's monastery in England, then his councillor there: two taps, no switch of piece and back

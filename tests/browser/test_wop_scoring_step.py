@@ -1,7 +1,9 @@
 """Web of Power at a phone's size (390x844), in headless Chromium: on the installed template board (alliances
 1-13 unknown, no roads) the final scoring names no winner, says what is missing and takes the missing parts
-by hand, then names the winner (docs/rulings.md, "Web of Power: incomplete scoring"); the "now" column says
-it is points; warnings show their turn, the current turn's apart from the earlier ones. English and Italian."""
+by hand, then names the winner (docs/rulings.md, "Web of Power: incomplete scoring"); the board's notice is said
+there, once, with a link to the board editor (never during play, nor once ended); each scoring row says why its
+place is worth its points; the "now" column says it is points, and nothing is ranked before the end; warnings
+show their turn, the current turn's apart from the earlier ones. English and Italian."""
 
 import pytest
 from playwright.sync_api import expect
@@ -40,11 +42,14 @@ def test_no_winner_until_the_missing_parts_are_entered_by_hand(new_context, serv
                  {"player": "Anna", "piece": "councillor", "country": "Franken"},
                  {"player": "Bruno", "piece": "monastery", "country": "Bayern", "count": 2},
                  {"player": "Bruno", "piece": "monastery", "country": "Bayern", "count": 2},
+                 {"player": "Bruno", "piece": "monastery", "country": "Franken"},
                  {"player": "Carla", "piece": "monastery", "country": "Italien"}):
         api.event(mid, "place", data)
     api.event(mid, "deck.out", {})
     page = open_match(phone(new_context, server), mid, seat="Anna")
     n = seq(page)
+    expect(page.locator("#wop-turn")).to_be_visible()
+    expect(page.locator("#wop-board-note")).to_be_hidden()  # during play the board's notice is not said
     page.once("dialog", lambda d: d.accept())  # it asks first
     page.click("#wop-deck-out")  # the deck runs out again: the final scoring
     wait_seq(page, n + 1)
@@ -61,6 +66,13 @@ def test_no_winner_until_the_missing_parts_are_entered_by_hand(new_context, serv
     expect(page.locator("#wop-hand .wop-al")).to_have_count(13)
     expect(page.locator("#wop-turn")).to_be_hidden()
     expect(page.locator("#wop-deck")).to_be_hidden()
+    # the board's notice, here and only here, with the board editor for a club that wants its whole board
+    note = page.locator("#wop-board-note")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("Board: Web of Power: transcription template (incomplete, not the full board).")
+    assert page.evaluate("document.body.innerText.split('transcription template').length - 1") == 1  # said once
+    expect(page.locator("#wop-board-editor")).to_have_attribute("href", "/boards")
+    expect(page.locator("#wop-board-editor")).to_have_text("A club can transcribe its whole board in the board editor.")
     fits(page)
     page.locator("#wop-hand").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "wop-scoring-missing-390.png"))
@@ -113,6 +125,7 @@ def test_no_winner_until_the_missing_parts_are_entered_by_hand(new_context, serv
     assert summ["winners"] == ["Anna"]
     expect(page.locator("#wop-status")).to_have_text("Game over: Anna won")
     expect(page.locator("#wop-hand")).to_be_hidden()
+    expect(page.locator("#wop-board-note")).to_be_hidden()  # a finished match says no more of it
     anna = next(r for r in summ["scores"]["final"]["players"] if r["player"] == "Anna")
     expect(page.locator("#wop-totals tr[data-player=Anna] td[data-col=final]")).to_have_text(str(anna["total"]))
     lines = page.locator(".wop-scoring[data-scoring=final] details[data-player=Anna] li")
@@ -120,16 +133,25 @@ def test_no_winner_until_the_missing_parts_are_entered_by_hand(new_context, serv
     expect(lines.filter(has_text="Alliance 1 (England + Franken, entered by hand) → 2")).to_have_count(1)
     expect(lines.filter(has_text="Alliance 2 (entered by hand) → 2")).to_have_count(1)
     expect(lines.filter(has_text="Chain of 4 monasteries → 4")).to_have_count(1)
+    # why each place is worth its points: the first the country's total, the others the count above them
+    expect(lines.filter(has_text="Franken: 2 monasteries, 3 in all → first place 3")).to_have_count(1)
+    bruno = page.locator(".wop-scoring[data-scoring=final] details[data-player=Bruno]")
+    bruno.locator("summary").click()
+    expect(bruno.locator("li")).to_have_text(["Franken: 1 monastery, the place above has 2 → second place 2",
+                                              "Bayern: 4 monasteries, 4 in all → first place 4"])
     expect(page.locator(".wop-incomplete")).to_have_count(0)
     # one and more: "1 point", "1 monastery", "12 points"
     carla = page.locator(".wop-scoring[data-scoring=final] details[data-player=Carla]")
     expect(carla.locator("summary")).to_contain_text("Carla · 1 point")
     expect(carla.locator("summary")).not_to_contain_text("points")
     carla.locator("summary").click()
-    expect(carla.locator("li")).to_have_text(["Italien: 1 monastery, rank 1 → 1"])
+    expect(carla.locator("li")).to_have_text(["Italien: 1 monastery, 1 in all → first place 1"])
     expect(page.locator(".wop-scoring[data-scoring=final] details[data-player=Anna] summary")).to_contain_text(
         f"Anna · {anna['total']} points")
     expect(page.locator("#wop-totals tr.leader[data-player=Anna]")).to_have_count(1)
+    # ended: the final ranking's places
+    expect(page.locator("#wop-totals thead th").first).to_have_text("#")
+    expect(page.locator("#wop-totals tr[data-player=Anna] td.trk-place")).to_have_text("1")
     # the history says what was entered by hand
     expect(page.locator("#history")).to_contain_text("Final scoring, entered by hand: alliance 2 scored by Anna, 2 points")
     fits(page)
@@ -154,6 +176,12 @@ def test_the_scoring_step_in_italian(new_context, server, tokens, artifacts_dir)
     expect(page.locator("#wop-missing-chains")).to_have_text("Mancano: le catene di Anna")
     expect(page.locator("#wop-missing-alliances")).to_have_count(0)
     expect(page.locator("#wop-hand h3")).to_have_text("Completa il conteggio finale")
+    # the board's notice in Italian, the shipped board's name too
+    expect(page.locator("#wop-board-note")).to_contain_text(
+        "Tabellone: Web of Power: modello di trascrizione")
+    expect(page.locator("#wop-board-note")).not_to_contain_text("TEMPLATE")
+    expect(page.locator("#wop-board-editor")).to_have_text(
+        "Un club può trascrivere il suo tabellone completo nell'editor dei tabelloni.")
     fits(page)
     page.locator("#wop-hand").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts_dir / "wop-scoring-missing-390-it.png"))
@@ -168,15 +196,16 @@ def test_the_scoring_step_in_italian(new_context, server, tokens, artifacts_dir)
     bruno = page.locator(".wop-scoring[data-scoring=final] details[data-player=Bruno]")
     expect(bruno.locator("summary")).to_contain_text("Bruno · 1 punto")
     bruno.locator("summary").click()
-    expect(bruno.locator("li")).to_have_text(["Bayern: 1 monastero, posizione 1 → 1"])
+    expect(bruno.locator("li")).to_have_text(["Bayern: 1 monastero, 1 in tutto → primo posto 1"])
     assert page.errors == []
 
 
-@pytest.mark.parametrize("locale, header, note", [
-    ("en-GB", "Now (points)", "Points, not pieces."),
-    ("it-IT", "Ora (punti)", "Punti, non pedine."),
+@pytest.mark.parametrize("locale, header, note, player_head", [
+    ("en-GB", "Now (points)", "Points, not pieces.", "Player"),
+    ("it-IT", "Ora (punti)", "Punti, non pedine.", "Giocatore"),
 ])
-def test_the_now_column_says_it_is_points(new_context, server, tokens, artifacts_dir, locale, header, note):  # noqa: F811
+def test_the_now_column_says_it_is_points(new_context, server, tokens, artifacts_dir, locale, header, note,  # noqa: F811
+                                          player_head):
     api = Api(server, tokens["player"])
     mid = create(api)
     # one monastery each in England: each scores the country's 3 (a three-way tie for the most)
@@ -184,6 +213,11 @@ def test_the_now_column_says_it_is_points(new_context, server, tokens, artifacts
         api.event(mid, "place", {"player": p, "piece": "monastery", "country": "England"})
     page = open_match(phone(new_context, server, locale=locale), mid)
     expect(page.locator("#wop-totals thead th").last).to_have_text(header)
+    # no rank during play: the official totals are all 0 before a scoring (every player "#1" said nothing)
+    expect(page.locator("#wop-totals thead th").first).to_have_text(player_head)
+    expect(page.locator("#wop-totals td.trk-place")).to_have_count(0)
+    expect(page.locator("#wop-totals tbody tr")).to_have_count(3)
+    assert page.eval_on_selector_all("#wop-totals tbody tr", "trs => trs.map(tr => tr.dataset.player)") == PLAYERS
     expect(page.locator("#wop-totals tr[data-player=Anna] td[data-col=now]")).to_have_text("3")
     expect(page.locator("#wop-now-note")).to_contain_text(note)
     fits(page)

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from playwright.sync_api import expect
+from tests.engines import expect
 
 from tests.web.serverproc import REPO, Server
 

@@ -9,12 +9,15 @@ objective, table 2's phones die after a turn and the organiser enters its places
 elimination among them); the standings are checked against the places the phones showed."""
 
 import pytest
-from playwright.sync_api import expect
+
+from tests.engines import expect
 
 from tests.evening.kit import (EN, Evening, check_standings, seq, shown_at, text, texts_at, tv_end, tv_fits, view_at,
                                wait_seq)
 
 pytestmark = pytest.mark.browser
+# (Chromium alone in make test: it passes in WebKit too, ENGINES = ("chromium", "webkit"), but took 105 s there
+# under load, more than make test can give it now; the mixed evening plays a conquest table in both)
 
 ROSTER = ["Alba Neri", "Bice Rota", "Ciro Vela", "Dora Sala", "Ezio Bava", "Fede Lupo"]
 MINUTES = 2

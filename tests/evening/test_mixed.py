@@ -5,13 +5,15 @@ sets up on its phones and its clock starts when its own set-up is done
 end on the seated phones; the home page lists both as ended."""
 
 import pytest
-from playwright.sync_api import expect
+
+from tests.engines import expect
 
 from tests.evening.kit import EN, Evening, text
 from tests.evening.test_conquest import play_to_an_objective, set_up
 from tests.evening.test_richelieu import play_richelieu
 
 pytestmark = pytest.mark.browser
+ENGINES = ("chromium", "webkit")  # (tests/engines.py)
 
 ROSTER = ["Alba Neri", "Bice Rota", "Ciro Vela", "Dora Sala", "Ezio Bava", "Fede Lupo"]
 

@@ -5,7 +5,8 @@ drop-out, a player sitting a round out and a late arrival (docs/tournament.md, "
 and sitting out"); the standings against the places the phones showed."""
 
 import pytest
-from playwright.sync_api import expect
+
+from tests.engines import expect
 
 from tests.evening.kit import EN, Evening, check_standings, places_shown, text, tv_end, tv_fits, tv_turn
 

@@ -103,6 +103,84 @@ def test_variants_switch_the_rules():
     assert run(two, options={"variants": {"two_countries_per_turn": True}})["warnings"] == []
 
 
+def kinds(warnings):
+    return sorted((w["kind"], tuple(sorted(w["values"].items()))) for w in warnings)
+
+
+def test_check_place_says_before_the_tap_what_the_event_would_warn():
+    s = run([place("Anna", country="Italien"), ("turn.end", {}), place("Barbara", country="Italien")])
+    assert wop.check_place(s, {"player": "Barbara", "piece": "councillor", "country": "Italien"}) == []
+    (w,) = wop.check_place(s, {"player": "Barbara", "piece": "monastery", "country": "Bayern"})
+    assert (w["kind"], w["turn"], w["player"]) == ("countries", 2, "Barbara")
+    assert w["values"] == {"player": "Barbara", "n": 2, "limit": 1, "countries": "Italien, Bayern"}
+    assert w["message"] == "Barbara placed in 2 countries in one turn (at most 1): Italien, Bayern"
+    (w,) = wop.check_place(s, {"player": "Dan", "piece": "monastery", "country": "Italien"})
+    assert w["kind"] == "out_of_turn" and w["values"]["expected"] == "Chris"
+    # a rule warned of earlier in the turn is said again: a fourth piece breaks "at most 2" too
+    s = run([place("Anna", country="Italien", count=2), place("Anna", country="Italien")])
+    assert [w["kind"] for w in wop.check_place(s, {"player": "Anna", "piece": "monastery", "country": "Italien"})] \
+        == ["pieces", "empty_count"]
+    # refused as the event is, and nothing is changed
+    before = copy.deepcopy(s)
+    for data, error in (({"player": "Zed", "piece": "monastery", "country": "Italien"}, InputError),
+                        ({"player": "Anna", "piece": "monastery"}, InputError), ("x", InputError)):
+        with pytest.raises(error):
+            wop.check_place(s, data)
+    assert s == before
+    with pytest.raises(RuleError):
+        wop.check_place(run([("game.end", {})]), {"player": "Anna", "piece": "monastery", "country": "Italien"})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(P4), st.sampled_from(["monastery", "councillor"]),
+                          st.sampled_from(["Italien", "Bayern", "Frankreich", "Franken"]), st.integers(1, 2),
+                          st.booleans()), max_size=14))
+def test_check_place_agrees_with_the_event(steps):
+    """For any placement: refused by check_place exactly when the event is; every warning the event records is
+    one check_place said, and check_place says only those and the ones the turn was warned of already."""
+    s = wop.initial_state(P4, {})
+    for i, (p, piece, country, count, end) in enumerate(steps, 1):
+        data = {"player": p, "piece": piece, "country": country, "count": count}
+        try:
+            said = wop.check_place(s, data)
+        except (InputError, RuleError) as exc:
+            with pytest.raises(type(exc)):
+                wop.apply(s, {"seq": i, "type": "place", "data": data})
+            continue
+        new = wop.apply(s, {"seq": i, "type": "place", "data": data})
+        added = new["warnings"][len(s["warnings"]):]
+        assert set(kinds(added)) <= set(kinds(said))
+        earlier = {w["kind"] for w in new["warnings"] if w["turn"] == new["turns"] + 1}
+        assert {k for k, _ in kinds(said)} <= earlier
+        s = new
+        turn = wop.summary(s)["turn"]
+        if not turn["can_place"]:  # no placement left without a warning: every one in its countries warns
+            for c in {pl["country"] for pl in turn["placements"]}:
+                for pc in ("monastery", "councillor"):
+                    try:
+                        assert wop.check_place(s, {"player": p, "piece": pc, "country": c}) != []
+                    except (InputError, RuleError):
+                        pass
+        if end:
+            s = wop.apply(s, {"seq": i, "type": "turn.end", "data": {}})
+
+
+def test_can_place_says_when_the_turn_has_no_placement_left():
+    assert wop.summary(run([]))["turn"] is None
+    # two pieces: none left
+    s = run([place("Anna", country="Italien"), ("turn.end", {}), place("Barbara", country="Italien")])
+    assert wop.summary(s)["turn"]["can_place"] is True
+    s = wop.apply(s, {"seq": 9, "type": "place", "data": {"player": "Barbara", "piece": "councillor", "country": "Italien"}})
+    assert wop.summary(s)["turn"]["can_place"] is False
+    # one monastery into a country that had none: nothing more this turn (a second country breaks a rule too)
+    assert wop.summary(run([place("Anna", country="Bayern")]))["turn"]["can_place"] is False
+    # with the variants: a second monastery there, or a second country
+    s = run([place("Anna", country="Bayern")], options={"variants": {"two_monasteries_in_empty_country": True}})
+    assert wop.summary(s)["turn"]["can_place"] is True
+    s = run([place("Anna", country="Bayern")], options={"variants": {"two_countries_per_turn": True}})
+    assert wop.summary(s)["turn"]["can_place"] is True
+
+
 def test_seat_order_and_passes():
     s = run([place("Barbara", country="Italien")])
     assert any("out of turn" in m for m in messages(s))

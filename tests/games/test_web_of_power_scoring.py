@@ -26,6 +26,12 @@ def test_rule_book_franken_7_4_2():
                      "monasteries": {"Anna": {"Franken": 4}, "Barbara": {"Franken": 2}, "Dan": {"Franken": 1}}})
     assert [points(res, p) for p in P4] == [7, 4, 0, 2]
     assert res["warnings"] == []
+    # each row says why its place is worth its points: the first the country's total, the others the count above
+    why = {r["player"]: {k: r["breakdown"][0][k] for k in ("rank", "country_total", "above", "points")}
+           for r in res["players"] if r["breakdown"]}
+    assert why == {"Anna": {"rank": 1, "country_total": 7, "above": None, "points": 7},
+                   "Barbara": {"rank": 2, "country_total": 7, "above": 4, "points": 4},
+                   "Dan": {"rank": 3, "country_total": 7, "above": 2, "points": 2}}
 
 
 def test_rule_book_lothringen_tie_5_5_2():

@@ -184,3 +184,69 @@ def test_a_secret_is_reset_by_an_organiser_or_by_its_confirmed_owner_for_one_rec
             policy.check_write(game, PLAYERS, who, "objective.set", reset, effective=effective)
         assert exc.value.field == "replace" and "Anna" in exc.value.message
     policy.check_write(game, PLAYERS, ANNA, "objective.set", {"player": "Anna"}, effective=before)  # no reset
+
+
+# -- playing for another seat (docs/rulings.md#playing-for-another-seat) ---------------------------------
+def _placing(svc, mid):
+    """After the Pi's deal: whose placement is due and one of that player's cities."""
+    st = svc.fold(mid).game_state
+    p = st["next_placer"]
+    return p, next(c for c, o in st["owner"].items() if o == p)
+
+
+def test_a_move_for_another_seat_keeps_whose_phone_wrote_it_and_its_seat_undoes_it(conquest, store):
+    svc, mid = conquest
+    box = svc.act(mid, "deal", {}, expected_seq=0)[0]
+    assert "by" not in box  # the box's own write: no phone
+    p, city = _placing(svc, mid)
+    helper = next(x for x in ["Anna", "Bruno", "Carla"] if x != p)
+    e = svc.append(mid, "setup.place", {"player": p, "placements": {city: 5}}, expected_seq=1,
+                   by=Caller("player", helper, phone=True))
+    assert e["by"] == {"role": "player", "seat": helper, "for": p}
+    assert store.events(mid)[-1]["by"] == e["by"]  # kept with the event
+    doc = store.export_match(mid)
+    assert doc["events"][-1]["by"] == e["by"] and "by" not in doc["events"][0]
+    u = svc.undo(mid, expected_seq=2, by=Caller("player", p, phone=True))  # the helped seat takes it back
+    assert u["by"] == {"role": "player", "seat": p}
+    own = svc.append(mid, "setup.place", {"player": p, "placements": {city: 5}}, expected_seq=3,
+                     by=Caller("player", p, phone=True))
+    assert own["by"] == {"role": "player", "seat": p}  # its own move: no "for"
+
+
+def test_each_phone_plays_its_own_seat_when_the_organiser_says_so(conquest, store):
+    from companion.base.errors import InputError
+
+    svc, mid = conquest
+    with pytest.raises(InputError) as exc:
+        svc.set_phones(mid, "everyone")
+    assert exc.value.field == "phones"
+    svc.set_phones(mid, "own-seat")
+    svc.act(mid, "deal", {}, expected_seq=0, by=Caller("player", phone=True))  # the table's event: anyone's
+    p, city = _placing(svc, mid)
+    helper = next(x for x in ["Anna", "Bruno", "Carla"] if x != p)
+    move = {"player": p, "placements": {city: 5}}
+    with pytest.raises(ForbiddenError) as exc:
+        svc.append(mid, "setup.place", move, expected_seq=1, by=Caller("player", helper, phone=True))
+    assert exc.value.field == "player" and helper in exc.value.message and p in exc.value.message
+    with pytest.raises(ForbiddenError) as exc:  # a phone with no seat
+        svc.append(mid, "setup.place", move, expected_seq=1, by=Caller("player", phone=True))
+    assert exc.value.field == "player"
+    assert len(store.events(mid)) == 1
+    e = svc.append(mid, "setup.place", move, expected_seq=1, by=Caller("organiser", phone=True))
+    assert e["by"] == {"role": "organiser", "for": p}  # the organiser's phone records for anyone, shown
+    with pytest.raises(ForbiddenError) as exc:  # nor may another seat's phone undo it
+        svc.undo(mid, expected_seq=2, by=Caller("player", helper, phone=True))
+    assert exc.value.field == "expected_seq"
+    svc.undo(mid, expected_seq=2, by=Caller("player", p, phone=True))
+    svc.append(mid, "setup.place", move, expected_seq=3, by=Caller("player", p, phone=True))
+    svc.set_phones(mid, "any-seat")  # back to the default: the option goes
+    assert "phones" not in store.get_match(mid)["options"]
+
+
+def test_a_conquest_combat_acts_for_the_owner_of_the_city_it_leaves():
+    from companion.games import conquest_italy as ci
+
+    state = {"owner": {"Roma": "Anna", "Napoli": "Bruno"}}
+    assert policy.acting_seat(ci, PLAYERS, state, "combat", {"from": "Roma", "to": "Napoli"}) == ("Anna", "from")
+    assert policy.acting_seat(ci, PLAYERS, state, "reinforce", {"player": "Bruno"}) == ("Bruno", "player")
+    assert policy.acting_seat(ci, PLAYERS, state, "setup.deal", {"owner": {}}) == (None, "player")

@@ -37,7 +37,9 @@ ORIGIN = "http://localhost"
 SETUP = "13572468"
 PIN = "246813"
 # writes a caller without credentials may make by design: sign-in, first PIN, sign-out, a dry-run preview
-OPEN_WRITES = {"auth.login", "auth.set_pin", "auth.logout", "trackers_richelieu.richelieu_preview"}
+# (the two previews store nothing and say only what the match's public state already shows: a viewer may ask)
+OPEN_WRITES = {"auth.login", "auth.set_pin", "auth.logout", "trackers_richelieu.richelieu_preview",
+               "trackers_wop.wop_check"}
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
@@ -131,6 +133,7 @@ def test_open_writes_grant_nothing(app, ids):
     assert c.post("/api/auth/logout").status_code == 200
     before = events_count(app)
     c.post(f"/api/matches/{ids['match_id']}/richelieu/preview", {})
+    c.post(f"/api/matches/{ids['match_id']}/wop/check", {"placements": [{}]})
     assert events_count(app) == before
     assert c.get("/api/auth/me").json["role"] == "viewer"
 

@@ -294,3 +294,22 @@ def test_lists_of_many_open_matches_do_not_fold_them_again_each_time(app, fake_g
         r = api.get(path)
         assert r.status_code == 200
     assert len(r.json["tables"]) == 40 and full_loads == []
+
+
+def test_a_move_for_another_seat_says_whose_phone_and_own_seat_only_refuses_it(fake_game, player, organiser):
+    # docs/rulings.md#playing-for-another-seat
+    m = new_match(player, fake_game)
+    player.put(f"/api/matches/{m['id']}/seat", {"player": "Bruno"})
+    r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 0})
+    assert r.status_code == 201 and r.json["event"]["by"] == {"role": "player", "seat": "Bruno", "for": "Anna"}
+    assert player.get(f"/api/matches/{m['id']}/events").json["events"][0]["by"]["for"] == "Anna"
+    url = f"/api/matches/{m['id']}/phones"
+    assert player.put(url, {"phones": "own-seat"}).status_code == 403  # the organiser's choice
+    assert organiser.put(url, {"phones": "anyone"}).json["field"] == "$.phones"
+    r = organiser.put(url, {"phones": "own-seat"})
+    assert r.status_code == 200 and r.json["options"]["phones"] == "own-seat"
+    r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 1})
+    assert r.status_code == 403 and r.json["field"] == "$.data.player"
+    assert "Bruno's phone cannot record Anna's move" in r.json["error"]
+    r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Bruno"}, "expected_seq": 1})
+    assert r.status_code == 201 and "for" not in r.json["event"]["by"]

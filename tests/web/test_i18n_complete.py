@@ -34,7 +34,7 @@ SEASON_SCRIPTS = {"seasons.js"}
 # the same text in both languages on purpose: names, symbols, placeholders only
 SAME_IN_BOTH = {"app.name", "game.web-of-power", "game.richelieu", "game.rome-is-burning", "login.pin",
                 "ci.symbol_mozzarella", "rb.col_extra", "rl.sheet_richelieu", "rl.col_place",
-                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "wop.supply_of", "ci.legend_set",
+                "rl.col_richelieu_sheets", "rl.ev_action", "rl.ev_adjust", "wop.col_place", "wop.ev_place", "wop.supply_of", "wop.bd_place", "ci.legend_set",
                 "season.rank", "season.club", "season.rating", "season.source.app", "nav.menu"}
 
 

@@ -130,15 +130,15 @@ def test_a_static_address_changes_with_the_file(tmp_path, monkeypatch):
     f.write_text("one")
     monkeypatch.setattr(assets, "web_dir", lambda: tmp_path)
     try:
-        assets._digest.cache_clear()
+        assets._file.cache_clear()
         first = assets.url("js/x.js")
         f.write_text("two")
-        assets._digest.cache_clear()  # (a process hashes each file once: the installed files do not change)
+        assets._file.cache_clear()  # (a process hashes each file once: the installed files do not change)
         assert assets.url("js/x.js") != first and assets.url("js/./x.js").endswith(assets.digest("js/x.js"))
         assert assets.url("js/missing.js") == "/static/js/missing.js?v="
     finally:
         monkeypatch.undo()
-        assets._digest.cache_clear()
+        assets._file.cache_clear()
 
 
 def test_a_table_qr_code_is_drawn_once_for_every_view_of_its_page(organiser, monkeypatch):
@@ -237,3 +237,39 @@ def test_text_files_are_sent_compressed_to_a_browser_that_takes_it(api):
     # a range of a file is sent as it is, uncompressed
     r = api.get(assets.url("js/pages.js"), headers={"Accept-Encoding": "gzip", "Range": "bytes=0-9"})
     assert r.status_code == 206 and "Content-Encoding" not in r.headers and len(r.data) == 10
+
+
+def test_a_static_file_is_sent_as_the_gz_made_ahead_and_never_stale(tmp_path, monkeypatch):
+    """The ``.gz`` made at the build (the wheel, `make run`) is what goes on the air, byte for byte: the box
+    compresses nothing; a file edited after its ``.gz`` was made is compressed again, never sent stale; a
+    tiny file is not compressed; a ``.gz`` whose file is gone is removed by the next build."""
+    import gzip
+
+    from companion.base import precompressed
+
+    static = tmp_path / "static" / "js"
+    static.mkdir(parents=True)
+    big = static / "big.js"
+    big.write_text("var x = 1;\n" * 400)
+    (static / "tiny.js").write_text("var y;")
+    (static / "gone.js.gz").write_bytes(gzip.compress(b"old"))
+    assert precompressed.build(str(tmp_path / "static")) == (1, 0, 1)
+    assert not (static / "tiny.js.gz").exists() and not (static / "gone.js.gz").exists()
+    assert gzip.decompress((static / "big.js.gz").read_bytes()) == big.read_bytes()
+    assert precompressed.build(str(tmp_path / "static")) == (0, 1, 0)  # (already right: nothing written)
+    # a .gz of the same text at another level: the box sends that very file, not one it made itself
+    ahead = gzip.compress(big.read_bytes(), compresslevel=1, mtime=0)
+    assert ahead != precompressed.compress(big.read_bytes())
+    (static / "big.js.gz").write_bytes(ahead)
+    monkeypatch.setattr(assets, "web_dir", lambda: tmp_path)
+    try:
+        assets._file.cache_clear()
+        assert assets.gzipped("js/big.js") == (ahead, assets.digest("js/big.js"))
+        assert assets.gzipped("js/tiny.js") is None  # (18 bytes of gzip around 6: sent as it is)
+        big.write_text("var x = 2;\n" * 400)  # edited after its .gz was made (a checkout)
+        assets._file.cache_clear()
+        packed, _ = assets.gzipped("js/big.js")
+        assert gzip.decompress(packed) == big.read_bytes()
+    finally:
+        monkeypatch.undo()
+        assets._file.cache_clear()

@@ -458,6 +458,37 @@ def test_wop_board(seeded, player, api):
     assert not t["roads_known"] and not t["complete"]
 
 
+def test_wop_check_says_what_a_placement_would_break_before_it_is_recorded(seeded, player, api):
+    """POST .../wop/check: the rules each placement would break (the engine's check_place), nothing stored; a
+    placement the event would refuse is marked refused; the list is bounded and named when malformed."""
+    mid = new_match(player, "web-of-power")
+    for d in ({"player": "Anna", "piece": "monastery", "country": "England"},
+              {"player": "Anna", "piece": "councillor", "country": "England"}):
+        post_event(seeded, player, mid, "place", d)
+    before = len(events(seeded, mid))
+    r = player.post(f"/api/matches/{mid}/wop/check", {"data": {"placements": [
+        {"player": "Anna", "piece": "monastery", "country": "England"},  # a third piece, in an empty country
+        {"player": "Anna", "piece": "monastery", "country": "Franken"},  # a third piece, a second country
+        {"player": "Bruno", "piece": "monastery", "country": "Franken"},  # the next player: nothing broken
+        {"player": "Carla", "piece": "monastery", "country": "Franken"},  # out of turn
+        {"player": "Zed", "piece": "monastery", "country": "Franken"}]}})
+    assert r.status_code == 200, r.json
+    assert r.json["seq"] == before
+    kinds = [[w["kind"] for w in c["warnings"]] for c in r.json["checks"]]
+    assert kinds == [["pieces", "empty_councillor"], ["countries", "pieces"], [], ["out_of_turn"], []]
+    assert r.json["checks"][1]["warnings"][1]["values"] == {"player": "Anna", "n": 3, "limit": 2}
+    assert r.json["checks"][4]["refused"] is True and "refused" not in r.json["checks"][2]
+    assert len(events(seeded, mid)) == before  # nothing stored
+    # the summary says the turn has no placement left that breaks no rule
+    assert engine(seeded, mid).view()["summary"]["turn"]["can_place"] is False
+    for bad, field in (({"placements": []}, "$.data.placements"), ({"placements": [{}] * 25}, "$.data.placements"),
+                       ({}, "$.data.placements")):
+        r = player.post(f"/api/matches/{mid}/wop/check", {"data": bad})
+        assert (r.status_code, r.json["field"]) == (400, field)
+    other = new_match(player, "rome-is-burning")
+    assert player.post(f"/api/matches/{other}/wop/check", {"data": {"placements": [{}]}}).status_code == 404
+
+
 def test_wrong_game_and_unknown_match(seeded, player, api):
     mid = new_match(player, "rome-is-burning")
     r = api.get(f"/api/matches/{mid}/conquest/odds?attacker=3&defender=1")
@@ -470,7 +501,8 @@ def test_wrong_game_and_unknown_match(seeded, player, api):
 def test_openapi_lists_the_tracker_paths(api):
     paths = api.get("/api/openapi.json").json["paths"]
     for p in ("/api/matches/{match_id}/conquest/combat", "/api/matches/{match_id}/rome/move",
-              "/api/matches/{match_id}/richelieu/preview", "/api/matches/{match_id}/wop/board"):
+              "/api/matches/{match_id}/richelieu/preview", "/api/matches/{match_id}/wop/board",
+              "/api/matches/{match_id}/wop/check"):
         assert p in paths
 
 

@@ -1,13 +1,14 @@
-"""The Web of Power tracker's routes: the match's board."""
+"""The Web of Power tracker's routes: the match's board, its chains now, and the check of placements before
+they are recorded (nothing stored)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
 from companion.base import lazy
-from companion.base.errors import NotFoundError
+from companion.base.errors import InputError, NotFoundError, RuleError
 from companion.web.core import ctx
-from companion.web.trackers import game_match, openapi_read
+from companion.web.trackers import body, game_match, openapi_post_read, openapi_read
 
 wop = lazy.module("companion.games.web_of_power")  # imported at the first request that needs them
 wb = lazy.module("companion.games.wop_board")
@@ -54,7 +55,32 @@ def wop_chains(match_id):
     return jsonify({"chains": wop.current_chains(ctx().service.fold(match_id).game_state)})
 
 
+MAX_CHECKS = 24  # (the quick picker asks for the few placements one country offers)
+
+
+@bp.post("/api/matches/<match_id>/wop/check")
+def wop_check(match_id):
+    """What each placement of ``data.placements`` (each as a ``place`` event's data) would break, before it is
+    recorded (``web_of_power.check_place``): ``{"seq", "checks": [{"warnings": [...]}]}`` in their order, as
+    of the match at ``seq``; a placement the event would refuse is ``{"warnings": [], "refused": true}`` (its
+    write says why). The page asks the table to confirm a placement with warnings. Nothing is stored."""
+    game_match(match_id, GAME)
+    items = body(write=False)["data"].get("placements")
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_CHECKS:
+        raise InputError("must be a list of 1 to {n} placements", "$.data.placements", n=MAX_CHECKS)
+    f = ctx().service.fold(match_id)
+    checks = []
+    for data in items:
+        try:
+            checks.append({"warnings": wop.check_place(f.game_state, data)})
+        except (InputError, RuleError):
+            checks.append({"warnings": [], "refused": True})
+    return jsonify({"seq": f.last_seq, "checks": checks})
+
+
 OPENAPI_PATHS = {
+    "/api/matches/{match_id}/wop/check": openapi_post_read(
+        "The rules each placement would break, before it is recorded (nothing stored)"),
     "/api/matches/{match_id}/wop/board": openapi_read("The Web of Power match's board (countries, sites, SVG)"),
     "/api/matches/{match_id}/wop/chains": openapi_read("Each player's chains of monasteries now (null: no roads)"),
 }

@@ -166,7 +166,8 @@
     root.appendChild(el("div", { class: "ci-tv" }, el("div", { class: "ci-tv-map", id: "ci-tv-map" })));
     var side = document.getElementById("tv-side-extra");
     if (side) {
-      side.appendChild(el("div", { class: "tv-box ci-tv-players", id: "ci-tv-players" }));
+      // (the page draws its box, empty, its room kept for the players' table: web/templates/display.html)
+      if (!document.getElementById("ci-tv-players")) side.appendChild(el("div", { class: "tv-box ci-tv-players", id: "ci-tv-players" }));
       side.appendChild(el("div", { class: "tv-box ci-tv-combat", id: "ci-tv-combat", hidden: true }));
     }
     C.api("GET", document.body.dataset.mapUrl || "/api/matches/" + encodeURIComponent(client.id) + "/conquest/map").then(function (m) {

@@ -1,5 +1,6 @@
 /* Web of Power on the TV (/m/<id>/display, through CompanionTV.register).
- * - The standings (place, intermediate and final scoring, total, and what the monasteries would score now)
+ * - The standings (intermediate and final scoring, total, and what the monasteries would score now; the place
+ *   once the match has ended: before, the official totals are 0 until a scoring and the rows keep the seats)
  *   and the table of countries (each player's monasteries and councillors), every player's column in full.
  * - The board when the match's board has roads and a photo (a board transcribed on the box, /boards): the
  *   photo, the roads, each monastery in its player's colour on its site and each player's chains now,
@@ -76,19 +77,20 @@
     (sc.intermediate ? sc.intermediate.players : []).forEach(function (r) { inter[r.player] = r.total; });
     (sc.final ? sc.final.players : []).forEach(function (r) { fin[r.player] = r.total; });
     ((sc.preview || {}).players || []).forEach(function (r) { now[r.player] = r.points; });
-    var playing = sm.phase === "play", current = sm.turn ? sm.turn.player : sm.next_player;
+    var playing = sm.phase === "play", ended = sm.phase === "ended", current = sm.turn ? sm.turn.player : sm.next_player;
+    var order = ended ? sc.ranking : client.match.players.map(function (p) { return { player: p }; });
     var live = box;
     box = document.createElement("div");
     box.appendChild(el("table", { class: "tv-table", id: "wop-tv-totals" },
-      el("thead", null, el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
+      el("thead", null, el("tr", null, ended ? el("th", { text: t("wop.col_place") }) : null, el("th", { text: t("scores.player") }),
         el("th", { class: "num", "data-col": "intermediate", text: t("wop.col_intermediate") }),
         el("th", { class: "num", "data-col": "final", text: t("wop.col_final") }),
         el("th", { class: "num", "data-col": "total", text: t("scores.total") }),
         playing ? el("th", { class: "num", "data-col": "now", text: t("tv.wop_col_now") }) : null)),
-      el("tbody", null, sc.ranking.map(function (r) {
+      el("tbody", null, order.map(function (r) {
         var p = r.player;
         return el("tr", { "data-player": p, class: playing && current === p ? "tv-current" : null },
-          el("td", { class: "tv-place", text: String(r.place) }),
+          ended ? el("td", { class: "tv-place", text: String(r.place) }) : null,
           el("td", { class: "tv-name" }, el("span", { class: "swatch", style: "background:" + colour(p) }), p),
           el("td", { class: "num", "data-col": "intermediate", text: inter[p] === undefined ? "—" : String(inter[p]) }),
           el("td", { class: "num", "data-col": "final", text: fin[p] === undefined ? "—" : String(fin[p]) }),

@@ -5,8 +5,13 @@
  * and per-chain breakdown; totals add up across both. With roads on the board the SVG shows the pieces;
  * without, chain lengths are entered by hand. A final scoring with parts the board cannot tell (unknown
  * alliances, chains without roads) names no winner: the page lists what is missing and offers a form to
- * enter it by hand ("scoring.hand"), then the match ends. Warnings show their turn, the current turn's
- * apart from the earlier ones. Numbers come from companion/games/web_of_power.py. */
+ * enter it by hand ("scoring.hand"), then the match ends (the board's notice is said there, once, with a link to
+ * the board editor). Warnings show their turn, the current turn's apart from the earlier ones; a placement
+ * that would break a rule is said before it is recorded (POST .../wop/check, the engine's check_place) and
+ * asked in the bar under the thumb: "Place anyway" records it with its warning. A turn with no placement
+ * left that breaks no rule (summary turn.can_place) offers its end. The scores table ranks only once the
+ * match has ended (before, the official totals are 0 until a scoring: no rank). Numbers come from
+ * companion/games/web_of_power.py. */
 (function () {
   "use strict";
   var C = window.Companion, t = C.t, el = C.el;
@@ -93,7 +98,7 @@
     var site = mark ? mark.getAttribute("data-site") : B.siteAt($("wop-photo-svg"), board, ev, TAP_REACH);
     if (!site) return;
     if (st().sites[site]) { C.toast(t("wop.site_taken", { site: site }), true); return; }
-    send("place", { player: $("wop-player").value, piece: "monastery", site: site });
+    placeAsked({ player: $("wop-player").value, piece: "monastery", site: site });
   }
   // the chain's sites joined by a thick line on the photo (or on the drawing when there is no photo)
   function showChain(chain) {
@@ -125,14 +130,16 @@
     sc.ranking.forEach(function (r) { place[r.player] = r.place; });
     var now = {};
     sc.preview.players.forEach(function (r) { now[r.player] = r.points; });
-    var head = el("tr", null, el("th", { text: t("wop.col_place") }), el("th", { text: t("scores.player") }),
+    // a rank only from the final ranking: during play the official totals are 0 until a scoring, and what the
+    // monasteries would score now is no ranking (the rows keep the seat order)
+    var ended = s.phase === "ended";
+    var head = el("tr", null, ended ? el("th", { text: t("wop.col_place") }) : null, el("th", { text: t("scores.player") }),
       el("th", { class: "num", text: t("wop.col_intermediate") }), el("th", { class: "num", text: t("wop.col_final") }),
       el("th", { class: "num", text: t("scores.total") }), el("th", { class: "num wop-now", text: t("wop.col_now") }));
-    var rows = sc.ranking.map(function (r) {
-      var p = r.player;
-      var lead = place[p] === 1 && (s.phase === "ended" || (s.phase === "play" && sc.intermediate));
+    var rows = (ended ? sc.ranking.map(function (r) { return r.player; }) : players()).map(function (p) {
+      var lead = ended && place[p] === 1;
       return el("tr", { "data-player": p, class: lead ? "leader" : null },
-        el("td", { class: "trk-place", text: String(place[p]) }),
+        ended ? el("td", { class: "trk-place", text: String(place[p]) }) : null,
         el("td", null, who(p)),
         el("td", { class: "num", "data-col": "intermediate", text: inter[p] === undefined ? "—" : String(inter[p]) }),
         el("td", { class: "num", "data-col": "final", text: fin[p] === undefined ? "—" : String(fin[p]) }),
@@ -147,7 +154,14 @@
   }
 
   function describeEntry(e) {
-    if (e.kind === "monasteries") return t("wop.bd_country", { country: e.country, monasteries: mons(e.monasteries), rank: e.rank, points: e.points });
+    if (e.kind === "monasteries") {
+      // why the place is worth its points: the first takes all the monasteries there, the others the count above
+      var place = [t("wop.place_1"), t("wop.place_2"), t("wop.place_3"), t("wop.place_4"), t("wop.place_5")][e.rank - 1] || String(e.rank);
+      var v = { country: e.country, monasteries: mons(e.monasteries), place: place, points: e.points };
+      if (e.rank === 1 && e.country_total !== undefined) return t("wop.bd_first", Object.assign(v, { total: e.country_total }));
+      if (e.above !== undefined && e.above !== null) return t("wop.bd_lower", Object.assign(v, { above: e.above }));
+      return t("wop.bd_place", v);
+    }
     if (e.kind === "alliance" && !e.countries) return t("wop.bd_alliance_players", { number: e.number, points: e.points });
     if (e.kind === "alliance") return t(e.hand ? "wop.bd_alliance_hand" : "wop.bd_alliance", { number: e.number, a: e.countries[0], b: e.countries[1], points: e.points });
     if (e.kind === "chain") return t("wop.bd_chain", { monasteries: mons(e.sites ? e.sites.length : e.length), points: e.points });
@@ -189,9 +203,6 @@
     else if (s.turn) text = C.plural("wop.status_turn", s.turn.placements.length, { player: s.turn.player });
     else text = t("wop.status_next", { player: s.next_player });
     $("wop-status").textContent = text;
-    var note = $("wop-board-note");
-    note.hidden = !!(s.board && s.board.complete);
-    if (s.board && !s.board.complete) note.textContent = t("wop.board_template", { name: boardName(s.board.name) });
   }
 
   function renderTurn() {
@@ -221,8 +232,12 @@
     $("wop-place").disabled = (piece === "monastery" ? sup.monasteries : sup.councillors) < 1 || (bySite && !sites.length);
     $("wop-turn-info").textContent = s.turn ? t("wop.turn_so_far", { player: s.turn.player,
       list: s.turn.placements.map(function (pl) { return pieces(pl.piece, pl.count) + " " + (pl.site || pl.country); }).join(", ") }) : "";
-    $("wop-turn-end").hidden = !s.turn;  // the bar at the bottom: the end of a turn with a placement, nothing before
-    $("wop-turn-end").textContent = s.turn ? t("wop.turn_end", { player: s.turn.player }) : "";
+    if (asking && asking.seq !== client.seq) closeAsk();  // the match moved on: what was asked is stale
+    // no placement left that breaks no rule: the bar's button says so and offers the end of the turn
+    var full = !!(s.turn && s.turn.can_place === false);
+    $("wop-turn-end").hidden = !s.turn || !!asking;  // the bar at the bottom: the end of a turn with a placement, nothing before
+    $("wop-turn-end").textContent = s.turn ? t(full ? "wop.turn_end_full" : "wop.turn_end", { player: s.turn.player }) : "";
+    $("wop-turn-end").classList.toggle("wop-full", full);
     $("wop-swap").hidden = !!s.turn;  // a turn without a placement: asked in the turn box, never the bar's one button
     $("wop-swap").textContent = t("wop.swap", { player: s.next_player });
     renderQuick();
@@ -236,7 +251,8 @@
     var s = sm(), v = st(), box = $("wop-quick-countries"), where = $("wop-quick-where");
     var player = s.turn ? s.turn.player : s.next_player, sup = s.supply[player] || {};
     $("wop-quick").hidden = !(sup.monasteries > 0 || sup.councillors > 0);
-    $("wop-quick-hint").textContent = t("wop.quick_hint", { player: player });
+    $("wop-quick-hint").textContent = s.turn && s.turn.can_place === false ? t("wop.quick_hint_full", { player: player })
+      : t("wop.quick_hint", { player: player });
     C.patch(box, s.countries.map(function (c) {
       var sites = (board.sites[c.country] || []).filter(function (id) { return !v.sites[id]; });
       var noMonastery = !(sup.monasteries > 0) || ((board.sites[c.country] || []).length > 0 && !sites.length);
@@ -254,7 +270,8 @@
     if (!quickCountry) return;
     var c = s.countries.filter(function (x) { return x.country === quickCountry; })[0] || {};
     var all = board.sites[quickCountry] || [];
-    function place(extra) { send("place", Object.assign({ player: player }, extra)).then(function (m) { if (m) { quickCountry = null; renderQuick(); } }); }
+    // (placed or not placed after all: the choice closes)
+    function place(extra) { placeAsked(Object.assign({ player: player }, extra), function () { quickCountry = null; renderQuick(); }); }
     if (sup.monasteries > 0) {
       if (all.length) {
         all.filter(function (id) { return !v.sites[id]; }).forEach(function (id) {
@@ -272,6 +289,92 @@
       where.appendChild(el("button", { type: "button", class: "btn btn-primary", "data-piece": "councillor",
         onclick: function () { place({ piece: "councillor", country: quickCountry }); } }, t("wop.quick_councillor", { country: quickCountry })));
     }
+    markBreaks(where, player);
+  }
+
+  // -- a placement that would break a rule: said before it is recorded, asked in the bar under the thumb -------
+  // the engine's answer for a placement as of the match's seq (companion/games/web_of_power.py check_place)
+  var checks = {};
+  function checkKey(data) { return client.seq + "|" + JSON.stringify(data); }
+  function checkAll(list) {
+    var want = list.filter(function (d) { return !checks[checkKey(d)]; });
+    if (want.length) {
+      var asked = C.api("POST", base() + "/wop/check", { data: { placements: want } });
+      if (Object.keys(checks).length > 200) checks = {};
+      want.forEach(function (d, i) {
+        checks[checkKey(d)] = asked.then(function (r) { return Object.assign({ seq: r.seq }, r.checks[i]); });
+        checks[checkKey(d)].catch(function () { delete checks[checkKey(d)]; });
+      });
+    }
+    return Promise.all(list.map(function (d) { return checks[checkKey(d)]; }));
+  }
+  // the quick picks' placements checked as soon as they show: a pick that breaks a rule says so before its tap
+  function markBreaks(where, player) {
+    var buttons = Array.prototype.slice.call(where.querySelectorAll(".btn"));
+    if (!buttons.length) return;
+    var seq = client.seq, list = buttons.map(function (b) { return pickData(b, player); });
+    checkAll(list).then(function (res) {
+      if (client.seq !== seq) return;
+      res.forEach(function (r, i) {
+        // (a colour and a title, no words added: the pick keeps its size, nothing moves)
+        var b = buttons[i], breaks = !!(r && r.warnings.length && r.seq === seq);
+        b.classList.toggle("wop-breaks", breaks);
+        if (breaks) b.title = r.warnings.map(askText).join("; "); else b.removeAttribute("title");
+      });
+    }, function () {});
+  }
+  function pickData(b, player) {
+    if (b.dataset.site) return { player: player, piece: "monastery", site: b.dataset.site };
+    if (b.dataset.piece === "councillor") return { player: player, piece: "councillor", country: quickCountry };
+    return { player: player, piece: "monastery", country: quickCountry, count: parseInt(b.dataset.count, 10) };
+  }
+  // the warning as a question: what the placement would break (the engine's English when the kind is new)
+  function askText(w) {
+    var v = w.values || {};
+    switch (w.kind) {
+      case "out_of_turn": return t("wop.ask_out_of_turn", v);
+      case "countries": return t("wop.ask_countries", v);
+      case "pieces": return t("wop.ask_pieces", v);
+      case "empty_councillor": return t("wop.ask_empty_councillor", v);
+      case "empty_count": return v.limit === 1 ? t("wop.ask_empty_count_one", v) : t("wop.ask_empty_count_other", v);
+      case "cap": return v.n === 1 ? t("wop.ask_cap_one", v) : t("wop.ask_cap_other", v);
+    }
+    return w.message;
+  }
+  // placing: the placements under way (checked, or sent and not yet answered); placingSeq: the seq shown when
+  // the last one began
+  var asking = null, placing = 0, placingSeq = -1;
+  function closeAsk() {
+    asking = null;
+    $("wop-ask").hidden = true;
+    if (client && client.view) renderTurn();
+  }
+  // a placement, checked first: without a warning it is sent; with one the table is asked (the table is the
+  // truth: "Place anyway" records it with its warning; the check failing, the write alone decides)
+  function placeAsked(data, after) {
+    if (asking) return;
+    // a second tap before this phone has shown anything newer (a double tap) is refused as a write refuses
+    // one (js/companion.js _write): said, never silently dropped; a tap on a newer state the stream showed goes
+    if (placing && client.seq === placingSeq) { C.toast(t("common.wait"), true); return; }
+    placing++;
+    var seq = placingSeq = client.seq;
+    function go() {
+      return send("place", data).then(function (m) { placing--; if (m && after) after(m); });
+    }
+    checkAll([data]).then(function (res) {
+      var r = res[0];
+      if (client.seq !== seq) { placing--; return placeAsked(data, after); }  // asked of an older match: again
+      // (the box is ahead of this phone: the write says so, with the fresh state, as any stale write)
+      if (!r || !r.warnings.length || r.seq !== client.seq) return go();
+      placing--;
+      asking = { seq: client.seq, data: data, after: after };
+      var list = $("wop-ask-list");
+      list.textContent = "";
+      r.warnings.forEach(function (w) { list.appendChild(el("li", { "data-kind": w.kind, text: askText(w) })); });
+      $("wop-ask").hidden = false;
+      renderTurn();
+      $("wop-ask-no").focus();
+    }, go);
   }
 
   // a warning in the page's language (the engine's English message when the kind is unknown)
@@ -352,6 +455,9 @@
     var s = sm(), box = $("wop-hand"), miss = s.phase === "scoring" ? s.missing : null;
     box.hidden = !miss;
     if (!miss) { handKey = null; return; }
+    // the board's notice, once, here: what the table enters is what the board does not know
+    $("wop-board-note").hidden = !!(s.board && s.board.complete);
+    $("wop-board-note-text").textContent = s.board ? t("wop.board_note", { name: boardName(s.board.name) }) : "";
     var ul = $("wop-missing");
     ul.textContent = "";
     var na = miss.alliances.length, nc = miss.chains.length;
@@ -510,7 +616,20 @@
       var data = { player: $("wop-player").value, piece: piece };
       if (!$("wop-site-box").hidden) data.site = $("wop-site").value;
       else { data.country = $("wop-country").value; data.count = parseInt($("wop-count").value, 10); }
-      send("place", data);
+      placeAsked(data);
+    });
+    $("wop-ask-no").addEventListener("click", function () {
+      var a = asking;
+      closeAsk();
+      if (a && a.after) a.after(null);  // (the quick pick's choice is closed too: nothing half chosen is left)
+    });
+    $("wop-ask-yes").addEventListener("click", function () {
+      var a = asking;
+      if (!a) return;
+      asking = null;
+      $("wop-ask").hidden = true;
+      placing++; placingSeq = client.seq;
+      send("place", a.data).then(function (m) { placing--; if (m && a.after) a.after(m); renderTurn(); });
     });
     $("wop-turn-end").addEventListener("click", function () {
       send("turn.end", { player: sm().turn.player }).then(function (m) { if (m) $("wop-player").dataset.touched = ""; });

@@ -228,11 +228,14 @@
       var winners = res.results.filter(function (r) { return r.place === 1; }).map(function (r) { return r.player; });
       box.appendChild(el("h2", { class: "tv-ranking-title", text: t("tv.ranking") }));
       var scored = !!(plugin && plugin.score && client && rows.some(function (r) { return plugin.score(client.view, r.player); }));
+      // standings points only for a season that counts the match (none promised before it is in one)
+      var counted = res.season_state === "counted";
+      box.classList.toggle("tv-no-points", !counted);
       box.classList.toggle("tv-no-score", !scored);
       // what the two numbers of a row are: the game's score, the points it earns in the standings
       box.appendChild(el("div", { class: "tv-rank-head", "aria-hidden": "true" }, el("span"), el("span"),
         el("span", { class: "tv-rank-score", text: scored ? t("tv.rank_score") : "" }),
-        el("span", { class: "tv-rank-points", text: t("tv.rank_points") })));
+        el("span", { class: "tv-rank-points", text: counted ? t("tv.rank_points") : "" })));
       var list = el("ol", { class: "tv-ranking-list", reversed: true });
       box.appendChild(list);
       var big = el("div", { class: "tv-winner", hidden: true });
@@ -245,7 +248,7 @@
             el("span", { class: "tv-rank-notes", text: [r.objective ? t("tv.objective") : "", r.eliminated ? t("tv.eliminated") : "",
               plugin && plugin.note && client ? plugin.note(client.view, r.player) : ""].filter(Boolean).join(" · ") })),
           el("span", { class: "tv-rank-score", text: plugin && plugin.score && client ? (plugin.score(client.view, r.player) || "") : "" }),
-          el("span", { class: "tv-rank-points", text: pts(r.points) }));
+          el("span", { class: "tv-rank-points", text: counted ? pts(r.points) : "" }));
         list.insertBefore(li, list.firstChild);  // last place at the bottom, revealed first
         ranking.timers.push(setTimeout(function () {
           li.hidden = false; li.classList.add("tv-in");

@@ -476,7 +476,44 @@
       }, function () { asking = false; });  // the Pi away: asked again at the next view
     }
     var baseView = client.hooks.view;
-    client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); };
+    client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); seasonCard(view); };
+    // a finished match: what season counts it (GET .../result), and the organiser's add to / take out of
+    // a season of its game (PUT /api/matches/<id>/season)
+    var seasonShown = null;
+    function seasonCard(view) {
+      var card = document.getElementById("match-season");
+      if (!card) return;
+      if (!view.ended) { card.hidden = true; seasonShown = null; return; }
+      if (seasonShown === client.seq) return;
+      seasonShown = client.seq;
+      var mid = id;
+      Promise.all([C.api("GET", "/api/matches/" + encodeURIComponent(mid) + "/result"),
+                   body.dataset.role === "organiser" ? C.api("GET", "/api/seasons") : Promise.resolve(null)]).then(function (got) {
+        var res = got[0], all = got[1], game = document.getElementById("game-tracker").dataset.game;
+        if (!res.ended) return;
+        var year = new Date().getFullYear();
+        setText(document.getElementById("match-season-state"),
+          res.season_state === "counted" ? t("match.season_counted", { season: res.season }) :
+          res.season_state === "none" ? t("match.season_none") : t("match.season_waiting", { game: t("game." + game), year: year }));
+        var actions = document.getElementById("match-season-actions");
+        actions.textContent = "";
+        function put(season, label, cls) {
+          actions.appendChild(el("button", { type: "button", class: "btn btn-small " + (cls || ""), text: label, onclick: function (ev) {
+            ev.target.disabled = true;
+            C.api("PUT", "/api/matches/" + encodeURIComponent(mid) + "/season", { season: season }).then(function () {
+              C.toast(t("common.saved")); seasonShown = null; seasonCard(view);
+            }, function (e) { ev.target.disabled = false; C.toast(C.errorText(e), true); });
+          } }));
+        }
+        if (all) {
+          if (res.season_state === "counted") put("none", t("match.season_remove"), "btn-danger");
+          all.seasons.filter(function (s) { return s.game === game && s.id !== res.season_id; }).forEach(function (s) {
+            put(s.id, t("match.season_add", { season: s.name }), "btn-primary");
+          });
+        }
+        card.hidden = false;
+      }, function () {});
+    }
 
     var lastView = null;
     function clockButtons(view, cl) {
@@ -535,8 +572,12 @@
     function historyRow(e, undone) {
       // an undone roll of the Pi's dice is said plainly: they were rolled again
       var reroll = undone && isPiRoll(e) ? el("span", { class: "rerolled", title: t("match.rerolled_title"), text: t("match.rerolled") }) : null;
+      // a move recorded for another seat says from whose phone it came (docs/rulings.md#playing-for-another-seat)
+      var by = e.by && e.by["for"] ? e.by : null;
+      var from = by ? el("span", { class: "from-phone", text: " — " + (by.seat ? t("match.from_phone", { seat: by.seat }) :
+        t(by.role === "organiser" ? "match.from_organiser" : "match.from_helper")) }) : null;
       return el("li", { value: String(e.seq), class: undone ? "undone" : null, "data-seq": String(e.seq), "data-type": e.type },
-        C.describeEvent(game, e), reroll, el("span", { class: "when", text: when(e.at) }));
+        C.describeEvent(game, e), from, reroll, el("span", { class: "when", text: when(e.at) }));
     }
     // why the clock is paused (the last pause or resume in effect): said under the clock
     function clockPausedBy() {
@@ -977,7 +1018,7 @@
         var now = owed || b.current_player;
         box.appendChild(el("a", { class: "table-card match-item" + (alert ? " table-alert" : ""), href: "/m/" + encodeURIComponent(m.id) + "/display",
                                   "data-id": m.id, "data-alert": alert ? (owed ? "roll" : "time") : null },
-          el("h3", { class: "table-head", text: (m.label || gameName(m.game)) }),
+          el("h2", { class: "table-head", text: (m.label || gameName(m.game)) }),
           m.label ? el("div", { class: "muted table-game", text: gameName(m.game) }) : null,
           el("div", { class: "table-clockline", hidden: c || phase ? null : true },
             c ? el("div", { class: "clock-big", text: C.formatSeconds(c.remaining_seconds) }) : null,
