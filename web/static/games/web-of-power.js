@@ -329,18 +329,7 @@
     return { player: player, piece: "monastery", country: quickCountry, count: parseInt(b.dataset.count, 10) };
   }
   // the warning as a question: what the placement would break (the engine's English when the kind is new)
-  function askText(w) {
-    var v = w.values || {};
-    switch (w.kind) {
-      case "out_of_turn": return t("wop.ask_out_of_turn", v);
-      case "countries": return t("wop.ask_countries", v);
-      case "pieces": return t("wop.ask_pieces", v);
-      case "empty_councillor": return t("wop.ask_empty_councillor", v);
-      case "empty_count": return v.limit === 1 ? t("wop.ask_empty_count_one", v) : t("wop.ask_empty_count_other", v);
-      case "cap": return v.n === 1 ? t("wop.ask_cap_one", v) : t("wop.ask_cap_other", v);
-    }
-    return w.message;
-  }
+  function askText(w) { return ruleText("wop.ask_", w); }
   // placing: the placements under way (checked, or sent and not yet answered); placingSeq: the seq shown when
   // the last one began
   var asking = null, placing = 0, placingSeq = -1;
@@ -377,19 +366,18 @@
     }, go);
   }
 
-  // a warning in the page's language (the engine's English message when the kind is unknown)
-  function warnText(w) {
+  // a warning in the page's language, recorded (warn_) or asked before (ask_): the engine's English message when
+  // the kind is unknown
+  function ruleText(prefix, w) {
     var v = w.values || {};
     switch (w.kind) {
-      case "out_of_turn": return t("wop.warn_out_of_turn", v);
-      case "countries": return t("wop.warn_countries", v);
-      case "pieces": return t("wop.warn_pieces", v);
-      case "empty_councillor": return t("wop.warn_empty_councillor", v);
-      case "empty_count": return v.limit === 1 ? t("wop.warn_empty_count_one", v) : t("wop.warn_empty_count_other", v);
-      case "cap": return v.n === 1 ? t("wop.warn_cap_one", v) : t("wop.warn_cap_other", v);
+      case "out_of_turn": case "countries": case "pieces": case "empty_councillor": return t(prefix + w.kind, v);
+      case "empty_count": return t(prefix + (v.limit === 1 ? "empty_count_one" : "empty_count_other"), v);
+      case "cap": return t(prefix + (v.n === 1 ? "cap_one" : "cap_other"), v);
     }
     return w.message;
   }
+  function warnText(w) { return ruleText("wop.warn_", w); }
 
   // the warnings of the current turn in the turn box; the earlier ones folded away below, each with its turn
   function renderWarnings(s) {
