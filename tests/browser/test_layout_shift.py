@@ -179,14 +179,7 @@ def within(what, loading, arriving):
 SEQ_AT_LEAST = "n => window.companionMatch && window.companionMatch.seq >= n"
 
 
-# Web of Power's page shifts 0.0735 as it loads since its placements are checked before a tap (the quick picks'
-# form pushed below the screen about a second in): not mended yet, so marked (non-strict: it must not hide a pass)
-PAGE_GAMES = [pytest.param("web-of-power", marks=pytest.mark.xfail(
-    reason="Web of Power's page shifts 0.07 as it loads since the placement check (not mended yet)", strict=False)),
-    *GAMES[1:]]
-
-
-@pytest.mark.parametrize("game", PAGE_GAMES)
+@pytest.mark.parametrize("game", GAMES)
 def test_a_match_page_does_not_jump_as_it_loads_nor_as_an_event_arrives(browser, server, org, game):
     """Anna's phone, joined with the club's link and sat at her seat (the one that taps; a phone that did not
     join, Lighthouse's, sees the same page less its controls), as the match opens and as Bruno's phone records
