@@ -86,7 +86,8 @@ def helped_then_own_seat(ev, table) -> None:
     for p in (helper, other):
         wait_seq(table[p], n)
         expect(table[p].locator("#helped")).to_be_hidden()
-        expect(table[p].locator("#history li").first).to_contain_text(what + " — " + text(EN, "match.from_phone", seat=helper))
+        expect(table[p].locator("#history li").first).to_contain_text(
+            what + " — " + text(EN, "match.from_phone", seat=helper))
     pp.click("#helped-undo")
     n = table.seq = wait_seq(pp, n + 1)
     expect(notice).to_be_hidden()
@@ -112,6 +113,7 @@ def helped_then_own_seat(ev, table) -> None:
     assert seq(hp) == n and view_at(pp, n)["seq"] == n
     org.reload()  # (drawn by the box as it is now)
     expect(choice).to_be_checked()
+    ev.lap(f"table {table.number} helped, undone, own seat, refused (and what came before in its round)")
 
 
 def turn(table, player: str, conquered_note: bool = False, dice=None) -> None:
