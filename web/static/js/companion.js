@@ -7,7 +7,8 @@
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
  *                                          from the last event id; shows the "connection lost" banner;
  *                                          handlers.open() once it is open (and subscribed: read a list
- *                                          then), handlers.down() when it fails or goes silent
+ *                                          then), handlers.down() when it fails or goes silent; made
+ *                                          again at once when the page is seen again (back from sleep)
  *   Companion.pageParts(path, ids)         parts of a page as the box draws it now (what a reload shows)
  *   Companion.applyPatch(doc, ops)         a stream event's patch of a view applied (a new document)
  *   new Companion.MatchClient(id, hooks)   one match: view, seq, send(type, data) with expected_seq,
@@ -354,13 +355,34 @@
                            streams = streams.filter(function (s) { return s !== handle; }); },
       lastId: function () { return lastId; }, watchdogMs: function () { return silenceMs; },
       // the Pi answered a request: a stream that is down (or still connecting) is made again now
-      reconnectNow: function () { if (!closed && (!es || es.readyState !== 1)) { delay = 500; if (retryTimer) clearTimeout(retryTimer); retryTimer = null; if (es) { es.close(); es = null; } open(); } }
+      reconnectNow: function () { if (!closed && (!es || es.readyState !== 1)) { delay = 500; if (retryTimer) clearTimeout(retryTimer); retryTimer = null; if (es) { es.close(); es = null; } open(); } },
+      // the page is seen again (resyncStreams): made again now from the last event it had, whatever it seems
+      resync: function () { if (!closed) handle.resume(lastId); },
+      // the page goes into the back/forward cache: no stream, no timer while it is there
+      suspend: function () { if (closed) return; if (es) { es.close(); es = null; } if (watchdog) clearTimeout(watchdog);
+                             if (retryTimer) clearTimeout(retryTimer); watchdog = retryTimer = null; }
     };
     streams.push(handle);
     open();
     window.addEventListener("online", function () { if (!es || es.readyState !== 1) { delay = 500; restart(); } });
     return handle;
   }
+
+  // A phone back from another app or from sleep: its streams may have died without a word while it was away
+  // (the radio slept, the box dropped a stream that read nothing), which the watchdog would notice only
+  // after three heartbeats. Each is made again at once from the last event it had, and the box sends what it
+  // missed (Last-Event-ID; a page with none gets a fresh snapshot), so the page shows the live state within a
+  // second of being seen again. A page put in the back/forward cache closes its streams first (pagehide) and
+  // opens them again when it is shown (pageshow); nothing listens to `unload`, which would keep a page out of
+  // that cache.
+  var hiddenSince = null;
+  function resyncStreams() { streams.forEach(function (s) { s.resync(); }); }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") { if (hiddenSince === null) hiddenSince = Date.now(); return; }
+    if (hiddenSince !== null) { hiddenSince = null; resyncStreams(); }
+  });
+  window.addEventListener("pagehide", function (ev) { if (ev.persisted) streams.forEach(function (s) { s.suspend(); }); });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted) { hiddenSince = null; resyncStreams(); } });
 
   // -- a view's patch (companion/base/jsondiff.py: the same rules) -----------------------------------------
   // ops: [path, value] sets, [path] removes an object's key; a path lists keys and array indices ([] is the
