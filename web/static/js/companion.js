@@ -260,6 +260,8 @@
     if (!err) return "";
     if (err.status === 401 && BAD_SECRET[err.field]) return t(BAD_SECRET[err.field]);
     if (err.status === 401) return t("error.need_join");
+    // a match set to "each phone plays its own seat": the organiser's choice, said in its own sentence
+    if (err.status === 403 && err.body && err.body.code === "own_seat") return err.error.charAt(0).toUpperCase() + err.error.slice(1);
     if (err.status === 403) return t("error.forbidden") + ": " + err.error;
     if (err.status === 409 && err.field === "expected_seq") return t("conflict.text");
     if (err.status === 503) return t(err.body.code === "storage_full" ? "error.storage_full" :
@@ -342,7 +344,7 @@
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
         else kick(true);  // the browser tries again: that attempt too has CONNECT_MS to open
       };
-      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice", "seats"].forEach(on);
+      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice", "seats", "phones"].forEach(on);
       kick(true);
     }
     var handle = {
@@ -593,6 +595,8 @@
       "tv-sound": function (d) { if (handlers.tvSound) handlers.tvSound(d); },
       // the table's seats, taken or free, and this phone's own (a phone that sits or may sit: js/pages.js)
       seats: function (d) { if (handlers.seats) handlers.seats(d); },
+      // who a player's phone records for, as the organiser just set it (js/pages.js)
+      phones: function (d) { if (handlers.phones) handlers.phones(d); },
       // the table's smart dice (js/dice-live.js follows them)
       dice: function (d) { document.dispatchEvent(new CustomEvent("companion:dice", { detail: d })); },
       open: function () { if (handlers.open) handlers.open(); }
