@@ -82,6 +82,56 @@
     } catch (e) { return name.length * NAME_SIZE * 0.55; }
   }
 
+  // -- the legend of the map's own signs (a square: an airport; a dashed line: a sea route), in a free place of
+  //    the map: no city, name or line under it, looked for from the top right (the Adriatic on the box's map);
+  //    where there is none, under the map -----------------------------------------------------------------
+  var NS = "http://www.w3.org/2000/svg", ROW = 34, SYM = 30, GAP = 8, EDGE = 6;
+  function node(tag, attrs) { var n = document.createElementNS(NS, tag); Object.keys(attrs).forEach(function (k) { n.setAttribute(k, attrs[k]); }); return n; }
+  function overlap(a, b) {
+    var w = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1), h = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
+    return w > 0 && h > 0 ? w * h : 0;
+  }
+  function crosses(sg, r) {  // a segment through a box (Liang-Barsky)
+    var t0 = 0, t1 = 1, dx = sg[2] - sg[0], dy = sg[3] - sg[1];
+    var p = [-dx, dx, -dy, dy], q = [sg[0] - r.x1, r.x2 - sg[0], sg[1] - r.y1, r.y2 - sg[1]];
+    for (var i = 0; i < 4; i++) {
+      if (p[i] === 0) { if (q[i] < 0) return false; continue; }
+      var u = q[i] / p[i];
+      if (p[i] < 0) { if (u > t1) return false; if (u > t0) t0 = u; } else { if (u < t0) return false; if (u < t1) t1 = u; }
+    }
+    return true;
+  }
+  function legend(svg, cities, lines, box) {
+    var sea = lines.filter(function (l) { return l.ln.getAttribute("stroke-dasharray"); })[0], items = [];
+    if (cities.some(function (c) { return !c.round; })) items.push(["airport", t("tv.ci_legend_airport")]);
+    if (sea) items.push(["sea", t("tv.ci_legend_sea")]);
+    if (!items.length) return;
+    var g = node("g", { id: "ci-tv-legend", class: "ci-tv-legend" });
+    svg.appendChild(g);
+    var texts = items.map(function (it) { var x = node("text", { class: "ci-tv-legend-text" }); x.textContent = it[1]; g.appendChild(x); return x; });
+    var w = SYM + GAP + Math.max.apply(null, texts.map(function (x) { return nameWidth(svg, x.textContent); }));
+    var h = items.length * ROW, blocks = [], segs = [], spot = null;
+    cities.forEach(function (c) {
+      blocks.push({ x1: c.x - MARK_R, y1: c.y - MARK_R, x2: c.x + MARK_R, y2: c.y + MARK_R });
+      if (c.at) blocks.push(c.at.box);
+    });
+    lines.forEach(function (l) { if (l.a && l.b) segs.push([l.a.x, l.a.y, l.b.x, l.b.y]); });
+    function free(r) { return !blocks.some(function (b) { return overlap(b, r) > 0; }) && !segs.some(function (sg) { return crosses(sg, r); }); }
+    for (var y = box.y1; !spot && y + h + 2 * EDGE <= box.y2; y += 8)
+      for (var x = box.x2 - w - 2 * EDGE; x >= box.x1; x -= 8) {
+        var r = { x1: x, y1: y, x2: x + w + 2 * EDGE, y2: y + h + 2 * EDGE };
+        if (free(r)) { spot = r; break; }
+      }
+    if (!spot) { spot = { x1: box.x1, y1: box.y2, x2: box.x1 + w + 2 * EDGE, y2: box.y2 + h + 2 * EDGE }; box.y2 = spot.y2; }
+    items.forEach(function (it, i) {
+      var x0 = spot.x1 + EDGE, yc = spot.y1 + EDGE + i * ROW + ROW / 2;
+      if (it[0] === "airport") g.insertBefore(node("rect", { x: x0 + SYM / 2 - 10, y: yc - 10, width: 20, height: 20, fill: "#bbb", stroke: "#111", "stroke-width": 2 }), texts[i]);
+      else g.insertBefore(node("line", { x1: x0, y1: yc, x2: x0 + SYM, y2: yc, stroke: sea.ln.getAttribute("stroke") || "#1f77b4",
+        "stroke-width": sea.ln.getAttribute("stroke-width") || 1.5, "stroke-dasharray": sea.ln.getAttribute("stroke-dasharray") }), texts[i]);
+      texts[i].setAttribute("x", (x0 + SYM + GAP).toFixed(1)); texts[i].setAttribute("y", (yc + 7).toFixed(1));
+    });
+  }
+
   function mount(box, client) {
     root = box;
     document.body.classList.add("tv-map");
@@ -141,7 +191,8 @@
           else { c.mark.setAttribute("x", (c.x - MARK_R).toFixed(1)); c.mark.setAttribute("y", (c.y - MARK_R).toFixed(1));
                  c.mark.setAttribute("width", String(2 * MARK_R)); c.mark.setAttribute("height", String(2 * MARK_R)); }
           if (c.value) { c.value.setAttribute("x", c.x.toFixed(1)); c.value.setAttribute("y", (c.y + 8).toFixed(1)); }
-          if (c.text && p.length > 2) {
+          c.at = p.length > 2 ? { box: { x1: p[5], y1: p[6], x2: p[7], y2: p[8] } } : null;
+          if (c.text && c.at) {
             c.text.setAttribute("x", p[2].toFixed(1)); c.text.setAttribute("y", p[3].toFixed(1));
             c.text.setAttribute("text-anchor", p[4]);
           }
@@ -150,6 +201,7 @@
           if (l.a) { l.ln.setAttribute("x1", l.a.x.toFixed(1)); l.ln.setAttribute("y1", l.a.y.toFixed(1)); }
           if (l.b) { l.ln.setAttribute("x2", l.b.x.toFixed(1)); l.ln.setAttribute("y2", l.b.y.toFixed(1)); }
         });
+        legend(svg, cities, lines, box);
         svg.setAttribute("viewBox", [box.x1, box.y1, box.x2 - box.x1, box.y2 - box.y1].map(function (v) { return Math.round(v); }).join(" "));
         svg.style.aspectRatio = Math.round(box.x2 - box.x1) + " / " + Math.round(box.y2 - box.y1);
         holder.dataset.crowded = String(box.left);  // names that found no free place (0: none)

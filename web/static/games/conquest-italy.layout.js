@@ -143,12 +143,13 @@
 
 
   // the cities ([{hx, hy, w}]: their place on the engine's drawing, their name's width or null) to
-  // {places: [[x, y, name's x, name's y, its anchor] or [x, y]], box: {x1, y1, x2, y2, left}}
+  // {places: [[x, y, name's x, name's y, its anchor, its box's x1, y1, x2, y2] or [x, y]], box: {x1, y1, x2, y2, left}}
   function layout(input) {
     var cities = input.map(function (c) { return { hx: c.hx, hy: c.hy, x: c.hx, y: c.hy, w: c.w }; });
     var box = layoutMap(cities);
     return { box: box, places: cities.map(function (c) {
-      return c.at ? [c.x, c.y, c.at.x, c.at.y, c.at.anchor] : [c.x, c.y]; }) };
+      var b = c.at && c.at.box;
+      return c.at ? [c.x, c.y, c.at.x, c.at.y, c.at.anchor, b.x1, b.y1, b.x2, b.y2] : [c.x, c.y]; }) };
   }
   scope.CompanionMapLayout = layout;
   if (typeof WorkerGlobalScope !== "undefined" && scope instanceof WorkerGlobalScope) {
