@@ -217,6 +217,8 @@ def test_every_tv_fits_and_shows_the_end_live(browser, server, org, wifi_on, gam
             if game == "conquest-italy":  # the final rolls: the roll owed and the code to sit, both in the screen
                 expect(tv.locator("#tv-roll")).to_have_attribute("data-state", "owed")
                 assert tv.locator("#ci-tv-map").get_attribute("data-crowded") == "0"
+                # its names placed in a Worker (games/conquest-italy.layout.js), not by the page's own thread
+                assert tv.evaluate("typeof window.CompanionMapLayout") == "undefined"
                 box = tv.locator("#ci-tv-map svg").bounding_box()
                 assert box["height"] >= 0.85 * tv.viewport_size["height"], box  # the map as tall as the screen
                 # the legend of its signs, in the page's language, on no city, name or line of the map
