@@ -482,3 +482,21 @@ def derive_from_fold(store, match: dict, fold, event: dict) -> None:
     elif event.get("type") == "undo" or event.get("rebuild"):
         roster.set_places(store, match, None)
         forget_app_match(store, match["id"])
+
+
+def chart_colours(store, season: dict, matches: list[dict]) -> dict[str, list[str]]:
+    """Each player's colours for the season's chart, by preference: their own (the club's roster), then the
+    colours they played with at the table, their last match of the season first (core.chart_colours takes the
+    first no other player took)."""
+    from companion.storage import players as roster
+
+    out: dict[str, list[str]] = {}
+    for p in roster.list_players(store, season["club_id"]):
+        if p.get("colour"):
+            out[p["name"]] = [p["colour"]]
+    for m in sorted(matches, key=lambda m: m.get("date") or "", reverse=True):
+        if m.get("match_id"):
+            for name, colour in store.meta(m["match_id"])["colours"].items():
+                if colour not in out.setdefault(name, []):
+                    out[name].append(colour)
+    return out
