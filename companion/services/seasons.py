@@ -287,25 +287,28 @@ def set_match_season(store, match: dict, season=None) -> dict:
     club/game/year), ``"none"``, or None for this year's season of its club (the creation's default). An
     ended match is taken out of the season that held it and recorded in the new one at once; a season of
     another game, or of a year other than the one the match ended in, is refused. Returns ``season_state``."""
-    options = dict(match.get("options") or {})
     target = None
     if season not in (None, "", NO_SEASON):
         target = get_season(store, str(season), "season")
         if target["game"] != match["game"]:
             raise InputError("season {name!r} is of {game}, not {game2}", "season", name=target["name"],
                              game=target["game"], game2=match["game"])
-        options.update({"club": target["club_id"], "season": target["id"]})
-    elif season == NO_SEASON:
-        options["season"] = NO_SEASON
-    else:
-        options.pop("season", None)
-    f = _fold(store, match) if match.get("status") == "ended" else None
-    results = results_from_fold(f) if f is not None and f.ended() else None
-    if target is not None and results is not None and f.last_at and int(f.last_at[:4]) != target["year"]:
-        raise InputError("the match ended in {ended}, not in the season's year {year}", "season",
-                         ended=int(f.last_at[:4]), year=target["year"])
-    new = {**match, "options": options}
     with store.write():
+        # the match as it stands in this write: the options set meanwhile (who records on the phones) kept
+        match = store.get_match(match["id"])
+        options = dict(match.get("options") or {})
+        if target is not None:
+            options.update({"club": target["club_id"], "season": target["id"]})
+        elif season == NO_SEASON:
+            options["season"] = NO_SEASON
+        else:
+            options.pop("season", None)
+        f = _fold(store, match) if match.get("status") == "ended" else None
+        results = results_from_fold(f) if f is not None and f.ended() else None
+        if target is not None and results is not None and f.last_at and int(f.last_at[:4]) != target["year"]:
+            raise InputError("the match ended in {ended}, not in the season's year {year}", "season",
+                             ended=int(f.last_at[:4]), year=target["year"])
+        new = {**match, "options": options}
         store.set_options(match["id"], options)
         forget_app_match(store, match["id"])
         if results is not None:
