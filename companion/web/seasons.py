@@ -141,10 +141,7 @@ def api_club_update(club_id):
     club = _club(club_id)
     doc = json_body("season.club")
     with body_errors():
-        club = ss.rename_club(ctx().store, club["id"], doc["name"])
-    if "settings" in doc:
-        with body_errors(strip="settings"):
-            club = ss.set_club_settings(ctx().store, club["id"], doc["settings"])
+        club = ss.rename_club(ctx().store, club["id"], doc["name"], doc.get("settings"))
     return jsonify(_settings_out(club, core.rules_from(club["settings"])))
 
 

@@ -53,6 +53,14 @@ def test_create_match(fake_game, player):
     ({"game": "richelieu", "players": ["A", "B"], "options": []}, "$.options"),
     ({"game": "richelieu", "players": ["A", "B"], "turbo": True}, "$"),
     ({"game": "richelieu", "players": ["Solo"]}, "$.players"),  # the game wants 2 or more
+    # control characters in no name, label nor colour (a pattern's $ is the text's end, as JSON Schema reads it:
+    # Python's own $ let a final newline through, and a name's one non-space character could be a control one)
+    ({"game": "richelieu", "players": ["A", "Bo\x1b[2J"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "Bo\x00"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "Bo\n"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "\x01"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "B"], "label": "Table 1\n"}, "$.label"),
+    ({"game": "richelieu", "players": ["A", "B"], "colours": {"A": "#aabbcc\n"}}, "$.colours.A"),
     ([1, 2], "$"),
 ])
 def test_create_match_bad_body_names_the_field(fake_game, player, body, field):

@@ -71,6 +71,18 @@ def test_a_club_is_renamed_and_keeps_its_seasons(organiser, player, season):
     assert organiser.get(f"/api/seasons/{season['id']}").json["club_id"] == club
     r = organiser.put(f"/api/clubs/{club}", {"name": "Circolo", "settings": {"threshold": 0.5}})
     assert r.status_code == 200 and r.json["settings"] == {"threshold": 0.5}, r.json
+    # a refused PUT stores nothing (its settings refused, the club keeps its name too) and names the body's field
+    for body, field in [({"name": "Renamed", "settings": {"points": {"4": [1, 2]}}}, '$.settings.points["4"]'),
+                        ({"name": "Renamed\nline", "settings": {}}, "$.name"), ({"name": "Null\u0000"}, "$.name"),
+                        ({"name": "Sep\u2028"}, "$.name")]:
+        r = organiser.put(f"/api/clubs/{club}", body)
+        assert r.status_code == 400 and r.json["field"] == field, (body, r.json)
+    got = organiser.get(f"/api/clubs/{club}").json
+    assert got["name"] == "Circolo" and got["settings"] == {"threshold": 0.5}, got
+    for path, body in [("/api/clubs", {"name": "Tab\tclub"}),
+                       ("/api/seasons", {"club": "Circolo", "game": "richelieu", "year": 2026, "name": "Line\nbreak"})]:
+        r = organiser.post(path, body)  # control characters in no club's or season's name (as in a player's)
+        assert r.status_code == 400 and r.json["field"] == "$.name", (body, r.json)
 
 
 def test_results_and_standings(organiser, season):
