@@ -2,7 +2,7 @@
 screen shows that it scrolls sideways (a shadow at its right edge, drawn while columns are hidden there, gone at
 the last one); the set-up's last line names the button that starts the clock, there above it; the combat form
 cuts nothing (each list's choice, each field's hint, the attack's button: measured in the page at 390 and 360
-px, the Pi's dice and the table's). Screenshots: test-artifacts/cues-*.png."""
+px, the Pi's dice and the table's); a phone never tapped offers once to tap to hear the clock's alerts. Screenshots: test-artifacts/cues-*.png."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 
 from playwright.sync_api import expect
 
+from tests.browser.test_tv_screens import CAT
 from tests.browser.trackers_kit import joined_page, open_match, organiser_api
 
 pytestmark = pytest.mark.browser
@@ -101,6 +102,14 @@ def test_the_conquest_on_a_phone_cuts_nothing_and_says_what_scrolls(new_context,
     mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS})["id"]
     _set_up(org, mid)
     page = open_match(joined_page(new_context, server, viewport=PHONE, locale=locale), mid)
+    # never tapped, the phone could play no alert of the clock: it offers once to tap, which unlocks the sound
+    offer = page.locator("#sound-offer")
+    expect(offer).to_have_text(CAT[locale[:2]]["sound.offer"])
+    assert page.evaluate("CompanionSound.unlocked()") is False
+    page.screenshot(path=str(artifacts_dir / f"cues-sound-offer-{locale}.png"))
+    offer.click()
+    expect(offer).to_have_count(0)
+    assert page.evaluate("[CompanionSound.unlocked(), CompanionSound.log.map(x => x.kind)]") == [True, ["ready"]]
     # the set-up done: its line names the button there is to tap, and that button is above it, in the clock's box
     start = page.locator("#clock-panel #ci-clock-start")
     expect(start).to_be_visible()
@@ -115,6 +124,7 @@ def test_the_conquest_on_a_phone_cuts_nothing_and_says_what_scrolls(new_context,
     org.event(mid, "reinforce", {"player": cur, "placements": {city: due}})
     page.click(f"#who-card .who-btn[data-player='{cur}']")
     page.wait_for_function("s => window.companionMatch.match && window.companionMatch.match.seat === s", arg=cur)
+    expect(page.locator("#sound-offer")).to_have_count(0)  # (offered once: not again as events come)
     sel = "#scores .trk-scroll"
     page.wait_for_selector(sel)
     got = page.evaluate(EDGE, sel)

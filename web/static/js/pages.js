@@ -521,6 +521,8 @@
       if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
+      // a phone never tapped plays no alert (the browser's rule): offered once, over the page (js/sounds.js)
+      if (c && !ended && window.CompanionSound) window.CompanionSound.offer(t("sound.offer"));
       var show = function (id, on) { setHidden(document.getElementById(id), !on); };
       show("clock-start", c && view.phase === "setup" && !ended);
       show("clock-pause", c && c.running && !ended);
