@@ -338,6 +338,9 @@ class MatchService:
                     event["at"] = f.last_at
                 if complete is not None:
                     event["data"] = complete(f)
+                    if not writer.organiser:  # the seat it acts for may be the service's to fill (the final
+                        # roll's player, the one who owes it): a phone's own seat judged on the completed event
+                        self._check_own_seat(match_id, f, writer, event["type"], event["data"])
                 f.check_new(event["type"], event["data"])  # its size and its fields: nothing unknown is stored
                 if writer.phone:
                     wrote[0] = policy.writer_of(writer, self._acts_for(match_id, f, event))

@@ -256,6 +256,34 @@ def test_final_roll_needs_a_clock_match(fake_game, player):
     assert r.status_code == 409 and r.json["field"] == "$"
 
 
+def test_the_final_roll_of_another_seat_is_refused_where_each_phone_plays_its_own(app, fake_game, organiser, clock):
+    """POST /final-roll: the seat that owes the roll is the one the Pi rolls for; in a match set to each phone
+    plays its own seat another seat's phone is refused (403, code own_seat), naming the body's player."""
+    from tests.web.conftest import Api, join
+
+    m = organiser.post("/api/matches", {"game": fake_game, "players": ["ada", "bo"], "options": {"clock": True}}).json
+    url = f"/api/matches/{m['id']}"
+
+    def post(who, path, body):
+        return who.post(url + path, {**body, "expected_seq": organiser.get(url).json["seq"]})
+
+    assert post(organiser, "/events", {"type": "clock.start", "data": {"limit_minutes": 1}}).status_code == 201
+    clock.advance(61)
+    for p in ["ada", "bo", "ada", "bo"]:
+        assert post(organiser, "/events", {"type": "turn.end", "data": {"player": p}}).status_code == 201
+    assert post(organiser, "/events", {"type": "turn.end", "data": {"player": "ada", "conquered": 1}}).status_code == 201
+    assert organiser.put(url + "/phones", {"phones": "own-seat"}).status_code == 200
+    bo = Api(app.test_client())
+    join(app, bo.c)
+    r = bo.c.put(url + "/seat", json={"player": "bo"}, headers={"Origin": "http://localhost"})
+    assert r.status_code == 200, r.json
+    for body in ({}, {"player": "ada"}):
+        r = post(bo, "/final-roll", body)
+        assert r.status_code == 403 and r.json["code"] == "own_seat" and r.json["field"] == "$.player", r.json
+    r = post(bo, "/final-roll", {"player": "bo"})  # (not the one who owes it: the rules' refusal, same field)
+    assert r.status_code == 409 and r.json["field"] == "$.player", r.json
+
+
 def test_hardware(api):
     assert api.get("/api/hardware").json == {"gpio": None}
 
