@@ -14,8 +14,8 @@ its views; the live streams pumped on the event loop.
   holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
   for every event: from the rows the store keeps, else in the worker pool.
 - every other request goes to the Flask app, the environ built by a2wsgi's ``build_environ``, the
-  response collected and sent from the loop: on the loop itself for the reads of ``ON_LOOP`` (a match,
-  its events, ``/healthz``), else (every write: its COMMIT's fsync never holds the loop) in a bounded pool of threads
+  response collected and sent from the loop: on the loop itself for the endpoints of ``ON_LOOP`` (a
+  match, its events, an event's write, undo, redo, ``/healthz``), else in a bounded pool of threads
   (``--threads``), one trip to a thread per request; its body was read here first: a body larger than the limit (its ``Content-Length``,
   or what arrived) is refused with 413 before any thread sees it, and a body that does not arrive
   within ``body_timeout`` is answered 408, so a slow sender never holds a thread.
@@ -50,14 +50,14 @@ log = logging.getLogger(__name__)
 
 # the Flask endpoints of the live streams (companion/web/live.py): pumped on the loop
 STREAMS = frozenset({"live.match_stream", "live.club_stream"})
-# the Flask endpoints called on the loop itself, without a trip to a worker thread: the reads a table asks
-# for all evening, whose work is bounded and waits on nothing (the rows the store keeps, the match's fold, a
-# read connection: none waits for a write's lock or its fsync). Through a worker thread each of their SQL
-# statements hands the interpreter's lock to the loop and back (sqlite3 lets it go around every statement).
-# A write (an event, undo, redo) is not here: its COMMIT's fsync (an SD card's: several milliseconds) would
-# hold the loop, every stream's and every request's, and writes on the loop would never group their COMMITs
-# (group commit needs writers waiting for the writer lock, in threads): docs/server.md
-ON_LOOP = frozenset({"api.healthz", "api.get_match", "api.list_events"})
+# the Flask endpoints called on the loop itself, without a trip to a worker thread: the few that a table
+# asks for all evening, whose work is bounded and waits on nothing but SQLite (a read from the rows the
+# store keeps, or one event's write and its commit). Through a worker thread each of their SQL statements
+# handed the interpreter's lock to the loop and back (sqlite3 lets it go around every statement): a write
+# among 12 tables' took 1.4-1.5 ms of this machine's CPU there against 0.8-0.9 ms on the loop
+# (docs/server.md)
+ON_LOOP = frozenset({"api.healthz", "api.get_match", "api.list_events", "api.append_event", "api.undo",
+                     "api.redo"})
 
 
 @dataclass

@@ -324,52 +324,6 @@ def test_undo_and_redo_through_the_front_are_stored_and_refused_as_flask_does(ap
                 json.dumps({"expected_seq": 6}).encode())[1]["field"] == "Authorization"
 
 
-def test_a_write_s_commit_never_holds_the_event_loop_and_a_table_s_reads_stay_on_it(app, fronts, tokens, match,
-                                                                                     monkeypatch):
-    """A write's COMMIT (its fsync: milliseconds on an SD card) runs in a worker thread, never on the loop that
-    pumps every stream and reads every request; a match, its events and ``/healthz`` are answered on the loop."""
-    from companion.storage import Store
-
-    own, _ = fronts
-    commits, reads = [], []
-    end_part = Store._end_part
-
-    def spy(self, c, batch, group):
-        commits.append(_on_a_loop())
-        return end_part(self, c, batch, group)
-
-    monkeypatch.setattr(Store, "_end_part", spy)
-
-    wsgi_app = app.wsgi_app
-
-    def seen(environ, start_response):
-        reads.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], _on_a_loop()))
-        return wsgi_app(environ, start_response)
-
-    monkeypatch.setattr(app, "wsgi_app", seen)
-
-    headers = [("Authorization", f"Bearer {tokens['organiser']}"), ("Content-Type", "application/json")]
-    for seq, what in enumerate(("events", "undo", "redo")):
-        body = {"type": "point", "data": {"player": "Anna"}, "expected_seq": seq} if what == "events" else \
-            {"expected_seq": seq}
-        scope = scope_of(f"/api/matches/{match}/{what}", "POST", headers=headers)
-        assert ask(own, scope, json.dumps(body).encode())[0] == 201
-    assert commits and not any(commits), commits  # every COMMIT in a worker thread
-    for path in (f"/api/matches/{match}", f"/api/matches/{match}/events", "/healthz"):
-        assert ask(own, scope_of(path, headers=headers))[0] == 200
-    assert [on for *_, on in reads] == [False] * 3 + [True] * 3, reads
-
-
-def _on_a_loop() -> bool:
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
 def ask_stream(front, scope):
     """A stream's answer from ``front``: (status, headers as a dict, what it sent before the client left:
     its head, or the whole refusal). The client leaves once the head (a snapshot or a hello) arrived."""
