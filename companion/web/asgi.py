@@ -18,7 +18,9 @@ its views; the live streams pumped on the event loop.
   match, its events, an event's write, undo, redo, ``/healthz``), else in a bounded pool of threads
   (``--threads``), one trip to a thread per request; its body was read here first: a body larger than the limit (its ``Content-Length``,
   or what arrived) is refused with 413 before any thread sees it, and a body that does not arrive
-  within ``body_timeout`` is answered 408, so a slow sender never holds a thread.
+  within ``body_timeout`` is answered 408, so a slow sender never holds a thread; a body that says it is
+  compressed (``Content-Encoding``) is refused with 415 before it is read: the box inflates nothing a
+  phone sends. Answers are compressed by the app itself (``companion/web/compress.py``).
 - one address may hold at most ``streams_per_address`` open streams (429 beyond). The caps on
   connections, the header deadline and the head limit are the server's (``companion/web/server.py``),
   told here when a request begins and ends on its connection.
@@ -173,7 +175,8 @@ HEAD_TOO_LARGE = "the request head is too large: at most {kib} KiB"
 TOO_MANY_STREAMS = "too many live pages from this address (at most {n})"
 STOPPING = "the server is stopping"
 LATE_BODY = "the body did not arrive in time"
-SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY)
+ENCODED_BODY = "a compressed body is not taken here: send it as it is (no Content-Encoding)"
+SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY, ENCODED_BODY)
 
 
 def head_size(scope) -> int:
@@ -348,7 +351,7 @@ class Front:
         client = scope.get("client") or ("", 0)
         addr = client[0]
         length = None
-        chunked = False
+        chunked = encoded = False
         for name, value in scope["headers"]:
             if name == b"content-length":
                 try:
@@ -357,6 +360,11 @@ class Front:
                     length = None
             elif name == b"transfer-encoding":
                 chunked = True
+            elif name == b"content-encoding" and value.strip().lower() not in (b"", b"identity"):
+                encoded = True
+        if encoded:  # the box never inflates a body (no zip bomb): refused before anything is read
+            await self._refuse(send, scope, 415, ENCODED_BODY, "Content-Encoding")
+            return
         limit = min(body_limit(endpoint), self.limits.max_body)
         if length is not None and length > limit:  # refused before anything is read
             await self._refuse(send, scope, 413, TOO_LARGE, "Content-Length", kib=limit // 1024)

@@ -309,7 +309,7 @@ def test_a_move_for_another_seat_says_whose_phone_and_own_seat_only_refuses_it(f
     r = organiser.put(url, {"phones": "own-seat"})
     assert r.status_code == 200 and r.json["options"]["phones"] == "own-seat"
     r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 1})
-    assert r.status_code == 403 and r.json["field"] == "$.data.player"
+    assert r.status_code == 403 and r.json["field"] == "$.data.player" and r.json["code"] == "own_seat"
     assert "Bruno's phone cannot record Anna's move" in r.json["error"]
     r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Bruno"}, "expected_seq": 1})
     assert r.status_code == 201 and "for" not in r.json["event"]["by"]
