@@ -10,8 +10,8 @@ its views; the live streams pumped on the event loop.
   viewers turned off, the connection's trust — then ``companion/web/streams.py``'s views: the 404,
   ``Last-Event-ID``, the snapshot) on the loop, as the endpoints of ``ON_LOOP`` are. The
   ``Plan`` they return is then pumped here, natively async, through ASGI ``send``: the hub feeds an
-  ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
-  holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
+  ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the thread that commits (the loop's own
+  for a write of ``ON_LOOP``), so an open stream holds no thread. A player's stream reads the player's seat
   for every event: from the rows the store keeps, else in the worker pool.
 - every other request goes to the Flask app, the environ built by a2wsgi's ``build_environ``, the
   response collected and sent from the loop: on the loop itself for the endpoints of ``ON_LOOP`` (a
@@ -56,8 +56,9 @@ STREAMS = frozenset({"live.match_stream", "live.club_stream"})
 # asks for all evening, whose work is bounded and waits on nothing but SQLite (a read from the rows the
 # store keeps, or one event's write and its commit). Through a worker thread each of their SQL statements
 # handed the interpreter's lock to the loop and back (sqlite3 lets it go around every statement): a write
-# among 12 tables' took 1.4-1.5 ms of this machine's CPU there against 0.8-0.9 ms on the loop
-# (docs/server.md)
+# among 12 tables' took 1.4-1.5 ms of this machine's CPU there against 0.8-0.9 ms on the loop. A write here
+# holds the loop through its COMMIT's fsync: measured with an 8 ms fsync, that costs less than a write's trip
+# to a worker thread does on the Pi budget (docs/server.md)
 ON_LOOP = frozenset({"api.healthz", "api.get_match", "api.list_events", "api.append_event", "api.undo",
                      "api.redo"})
 
