@@ -503,7 +503,11 @@ def room_figures(server: Server, token: str) -> dict:
     return r
 
 
-def room_rows(r: dict, floor: dict | None = None, pi_targets: bool = False, r_ratio: float | None = None):
+def room_rows(r: dict, floor: dict | None = None, pi_targets: bool = False, r_ratio: float | None = None,
+              share: float | None = None):
+    """``share``: the part of one core the Pi budget allows (its quota over its period): the note says how
+    much of it the server (and the floor) used during the flood, so a room that asks for more than the budget
+    can give (every latency then a wait for the CPU) reads as such."""
     from bench import room
 
     flood = (f"{r['streams_ready']}/{r['streams']} streams open from {r['addresses']} addresses (in "
@@ -517,7 +521,7 @@ def room_rows(r: dict, floor: dict | None = None, pi_targets: bool = False, r_ra
         "name": "room: player POST p95 during the flood", "key": "room-post-p95", "median_ms": room.pct(post, 95),
         "best_ms": min(post) if post else None, "target_ms": 150 if pi_targets else 100,
         "note": f"{len(post)} POSTs ({r['post_fail']} failed, p50 {room.pct(post, 50):.1f} ms); {flood}; "
-                f"server CPU {r['server_cpu'] * 100:.0f}% of a core, the load process's "
+                f"server CPU {r['server_cpu'] * 100:.0f}% of a core{_of_budget(r, floor, share)}, the load process's "
                 f"{r['load_cpu'] * 100:.0f}%. Control, the same players without the flood just before: "
                 f"p95 {room.pct(control, 95):.1f} ms (p50 {room.pct(control, 50):.1f} ms)"},
         room.pct(f["post_ms"], 95) if f.get("post_ms") else None)
@@ -541,6 +545,15 @@ def room_rows(r: dict, floor: dict | None = None, pi_targets: bool = False, r_ra
     if r_ratio:
         per = _stream_cpu(f) if f else None
         yield _with_floor(_stream_cpu_row(r, r_ratio), per * r_ratio * 1e6 if per is not None else None)
+
+
+def _of_budget(r: dict, floor: dict | None, share: float | None) -> str:
+    if not share:
+        return ""
+    text = f" ({r['server_cpu'] / share * 100:.0f}% of the budget's {share * 100:.1f}%"
+    if floor and floor.get("server_cpu") is not None:
+        text += f"; the floor's {floor['server_cpu'] / share * 100:.0f}%"
+    return text + ")"
 
 
 def _stream_cpu(r: dict) -> float | None:
@@ -832,7 +845,8 @@ def report_pi(cfg: dict):
                     rooms[kind]["cpu_per_write_s"] = measured.get(kind, {}).get("cpu_per_write_s")
                 finally:
                     s.stop()
-            yield from room_rows(rooms[Server], rooms[Floor], pi_targets=True, r_ratio=r)
+            yield from room_rows(rooms[Server], rooms[Floor], pi_targets=True, r_ratio=r,
+                                 share=cfg["quota_us"] / cfg["period_us"])
         except Exception as exc:
             yield from _failed([f"{name} ({'the floor' if Server in rooms else 'the server'})" for name in ROOM_ROWS],
                                exc)

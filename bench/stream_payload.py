@@ -77,7 +77,7 @@ def measure(game: str, seed: int, folder: Path) -> dict:
                                                  "view": present_view(view, who, seat), "status": status},
                                        id=e["seq"]).encode())
         last = f"id: {p.events[-1]['seq']}\n"
-        after = {}
+        after, blocks = {}, {}
         for aud, s in streams.items():
             for _ in range(100000):
                 chunk = next(s.it)
@@ -85,9 +85,11 @@ def measure(game: str, seed: int, folder: Path) -> dict:
                 if last in s.chunks[-1]:
                     break
             text = "".join(s.chunks)
-            after[aud] = sum(len(b.encode()) + 2 for b in text.split("\n\n") if "\nevent: event\n" in b)
+            blocks[aud] = [(b + "\n\n").encode() for b in text.split("\n\n") if "\nevent: event\n" in b]
+            after[aud] = sum(map(len, blocks[aud]))
             s.close()
-        return {"events": len(p.events), "before": before, "after": after}
+        # blocks: each audience's events as its stream sent them, one by one (bench/bench_bytes.py compresses them)
+        return {"events": len(p.events), "before": before, "after": after, "blocks": blocks}
     finally:
         store.close()
 

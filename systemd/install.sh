@@ -7,7 +7,7 @@
 #   sudo systemd/install.sh [--kiosk] [--port N] [--wheels DIR] [--no-apt] [--no-start]
 #   sudo systemd/install.sh --uninstall [--purge]
 #
-# --kiosk       also show the display page on an HDMI screen (installs cage + chromium, companion-kiosk.service)
+# --kiosk       also show the room screen (/tournament) on an HDMI screen (installs cage + chromium, companion-kiosk.service)
 # --port N      the port phones use (default 8080); on an installed box it changes the port in
 #               /etc/default/companion (and the kiosk's address) and restarts the service
 # --wheels DIR  install offline from a bundle made by `companion bundle --for aarch64|armv7l DIR`
@@ -410,7 +410,7 @@ if [ ! -e "$ETC_DIR/companion" ]; then
 COMPANION_SERVE_ARGS="--host 0.0.0.0 --port ${port} --gpio auto"
 COMPANION_BACKUP_DIR=${STATE_DIR}/backups
 COMPANION_BACKUP_KEEP=14
-COMPANION_KIOSK_URL=http://localhost:${port}/display
+COMPANION_KIOSK_URL=http://localhost:${port}/tournament
 # replication (companion-replica.service, off until enabled): the secrets of an SFTP or S3 replica
 #COMPANION_REPLICA_SFTP_PASSWORD=
 #COMPANION_REPLICA_SFTP_KEY=/var/lib/companion/.ssh/id_ed25519
@@ -434,6 +434,12 @@ else
         fi
     else
         port=$old_port
+    fi
+    # the kiosk's first address, /display, is no page (a TV page is /m/<id>/display): the room screen instead,
+    # where the file still holds that default (an address the owner chose is kept)
+    if grep -q '^COMPANION_KIOSK_URL=http://localhost:[0-9]*/display$' "$ETC_DIR/companion"; then
+        sed -i 's#^\(COMPANION_KIOSK_URL=http://localhost:[0-9]*\)/display$#\1/tournament#' "$ETC_DIR/companion"
+        say "kiosk: its page /display -> /tournament (the room screen) in $ETC_DIR/companion"
     fi
 fi
 # the replica's passwords and keys live here: readable by root and the service's group only
@@ -574,7 +580,7 @@ if [ "$kiosk" = 1 ]; then
         say "kiosk: companion-kiosk.service is ${words}"
     fi
 else
-    say "kiosk: not installed (--kiosk adds the display page on an HDMI screen)"
+    say "kiosk: not installed (--kiosk adds the room screen on an HDMI screen)"
 fi
 say "replication: companion-replica.service is installed, not enabled by this script (companion replicate set" \
     "TARGET, then systemctl enable --now companion-replica; README \"Replication\")"

@@ -6,7 +6,8 @@ The interface the kit's steps use is the small part of Playwright's sync API the
 - a browser's ``new_context(base_url=, locale=, viewport=)`` is a new phone, TV or organiser's device (its own
   cookies: its own seat), ``context.new_page()``, ``context.close()``;
 - a page's ``goto``, ``reload``, ``url``, ``click`` / ``fill`` / ``select_option`` / ``check`` (a selector),
-  ``locator(css, has_text=)`` with ``first`` / ``last`` / ``nth`` / ``locator`` / ``filter``, ``evaluate``
+  ``locator(css, has_text=)`` with ``first`` / ``last`` / ``nth`` / ``locator`` / ``filter``, ``inner_text``,
+  ``wait_for_timeout`` (a wall clock's wait: to show that something did not move meanwhile), ``evaluate``
   (an expression or a function of one argument, a promise awaited), ``wait_for_function``,
   ``wait_for_selector``, ``wait_for_url``, ``once("dialog", ...)`` (a ``confirm`` accepted or dismissed),
   ``request.get/post`` (with the page's cookies), ``screenshot``, ``errors`` (the page's script errors);
@@ -15,7 +16,8 @@ The interface the kit's steps use is the small part of Playwright's sync API the
 
 In Chromium all of it is Playwright itself. In WebKit it is :class:`WebKitBrowser`: each device one WebKitGTK
 session (WebKitWebDriver and its MiniBrowser, on one Xvfb display per test process), its language given to the
-engine as a person's phone gives it (``LANGUAGE``: ``navigator.language`` and ``Accept-Language``); every check
+engine as a person's phone gives it (``LANG`` and ``LANGUAGE``: ``navigator.language`` and ``Accept-Language``;
+a locale the system lacks made for it: :func:`locale_env`); every check
 and wait is one script polling in the page every 10 ms (one WebDriver command, not a command per poll); a tap is
 a WebDriver click on the element (hit-tested where a finger would land), once the element is shown and enabled.
 
@@ -52,6 +54,49 @@ def webkit_missing() -> str | None:
     except ImportError:
         return "Selenium is missing (pip install -e '.[dev]')"
     return None
+
+
+def locale_env(locale: str) -> dict:
+    """What WebKit's device needs in its environment to have ``locale``'s language. WebKitGTK takes it from the C
+    library's locale (setlocale: ``navigator.language`` and ``Accept-Language``), not from ``LANGUAGE`` alone:
+    where the locale is not generated (a Debian with only C.UTF-8) the page would be English (en-US). So a locale
+    missing from the system is made once from Debian's locale data (package locales: ``localedef``, a second or
+    two) in a folder of the temporary one, given as ``LOCPATH``; where even that cannot be, the test skips saying
+    so. English needs nothing (the C locale's language)."""
+    import tempfile
+
+    name = locale.replace("-", "_")
+    lang = name.split("_")[0].lower()
+    if lang == "en":
+        return {}
+    try:
+        have = subprocess.run(["locale", "-a"], capture_output=True, text=True, timeout=10).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        have = []
+    if any(h.lower().replace("utf-8", "utf8") == f"{name}.utf8".lower() for h in have):
+        return {}
+    folder = os.path.join(tempfile.gettempdir(), f"companion-webkit-locales-{os.getuid()}")
+    made = os.path.join(folder, f"{name}.UTF-8")
+    if not os.path.isdir(made):
+        os.makedirs(folder, exist_ok=True)
+        part = f"{made}.{os.getpid()}"
+        try:
+            p = subprocess.run(["localedef", "-i", name, "-f", "UTF-8", part], capture_output=True, text=True,
+                               timeout=60)
+        except (OSError, subprocess.SubprocessError) as e:
+            p = None
+            err = str(e)
+        if p is None or not os.path.isdir(part):
+            import pytest
+
+            pytest.skip(f"WebKitGTK takes a phone's language from the system's locales: {name}.UTF-8 is not "
+                        f"generated here and localedef could not make it ({(p.stderr if p else err).strip()[-200:]}; "
+                        f"Debian's locales package)")
+        try:
+            os.rename(part, made)
+        except OSError:  # (another test process made it meanwhile)
+            shutil.rmtree(part, ignore_errors=True)
+    return {"LOCPATH": folder}
 
 
 def expect(target, *a, **kw):
@@ -436,6 +481,12 @@ class Page:
             if (Date.now() - t0 > ms) return reject(new Error("not so after " + ms + " ms: " + f));
             setTimeout(check, 10); }})(); }})""", [arg, ms])
 
+    def wait_for_timeout(self, ms):
+        time.sleep(ms / 1000)
+
+    def inner_text(self, css: str) -> str:
+        return self.locator(css).inner_text()
+
     def wait_for_selector(self, css: str, state: str = "visible", timeout=None):
         ok, saw = self._poll([["css", css]], {"visible": "visible", "attached": "attached", "hidden": "hidden"}[state],
                              None, timeout, False)
@@ -592,7 +643,8 @@ class WebKitBrowser:
         if pool:
             return pool.pop()
         lang = locale.replace("-", "_")
-        env = dict(os.environ, DISPLAY=self.display, LANGUAGE=f"{lang}:{lang.split('_')[0]}", LANG=f"{lang}.UTF-8")
+        env = dict(os.environ, DISPLAY=self.display, LANGUAGE=f"{lang}:{lang.split('_')[0]}", LANG=f"{lang}.UTF-8",
+                   **locale_env(locale))
         env.pop("WAYLAND_DISPLAY", None)
         service = webdriver.WebKitGTKService(executable_path=shutil.which("WebKitWebDriver"), env=env)
         d = webdriver.WebKitGTK(options=webdriver.WebKitGTKOptions(), service=service)

@@ -144,7 +144,8 @@ def test_bundles_are_found_on_the_boot_partition_or_a_stick_and_one_of_another_c
 
 class Box:
     """A box's /opt/companion and unit files in a folder; the commands it would run, recorded; the server's
-    commit as /healthz would answer it after each start."""
+    commit as /healthz would answer it after each start; companion.service as `systemctl show` says it: a
+    version that does not start is restarted by systemd (Restart=on-failure) once per look, for ever."""
 
     def __init__(self, root: Path, starts_ok: bool, install_ok: bool = True):
         self.prefix, self.units, self.state = root / "opt", root / "units", root / "state"
@@ -155,10 +156,15 @@ class Box:
         self.calls, self.running = [], None
         self.starts_ok, self.install_ok = starts_ok, install_ok
         self.new_commit = None
+        self.restarts, self.looks = 0, 0
 
     def run(self, argv):
-        if argv[:2] == ["systemctl", "is-failed"]:
-            return subprocess.CompletedProcess(argv, 1, "activating\n", "")
+        if argv[:2] == ["systemctl", "show"]:
+            self.looks += 1
+            broken = self.running is None and (self.prefix / "venv" / "new").exists() and not self.starts_ok
+            self.restarts += broken
+            state = "activating\nSubState=auto-restart\nResult=exit-code" if broken else "active\nSubState=running\nResult=success"
+            return subprocess.CompletedProcess(argv, 0, f"ActiveState={state}\nNRestarts={self.restarts}\n", "")
         self.calls.append(argv[0] if argv[0] != "systemctl" else " ".join(argv))
         if argv[0].endswith("install.sh"):
             if self.install_ok:
@@ -168,15 +174,16 @@ class Box:
                 (self.units / "companion-kiosk.service").write_text("a unit the old version had not")
             return subprocess.CompletedProcess(argv, 0 if self.install_ok else 1, "", "pip: no matching wheel")
         if argv[:2] == ["systemctl", "start"]:
+            self.restarts = 0  # (systemd's count starts again at a start after a stop)
             new = (self.prefix / "venv" / "new").exists()
             self.running = (self.new_commit if self.starts_ok else None) if new else "aaaa"
         if argv[:2] == ["systemctl", "stop"]:
             self.running = None
         return subprocess.CompletedProcess(argv, 0, "", "")
 
-    def updater(self):
+    def updater(self, wait_s: float = 0.2):
         return update.Updater(self.prefix, self.state, self.units, run=self.run, build_of=lambda: self.running,
-                              wait_s=0.2, poll_s=0.05, say=lambda s: None)
+                              wait_s=wait_s, poll_s=0.01, say=lambda s: None)
 
 
 def test_an_update_that_starts_replaces_the_previous_version(tmp_path):
@@ -198,7 +205,7 @@ def test_an_update_that_does_not_start_falls_back_to_the_previous_version_and_it
     box.new_commit = "bbbb"
     doc = box.updater().apply(update.read_bundle(make_bundle(tmp_path / "b", "bbbb")), "aaaa")
     assert doc["result"] == "fell back" and doc["previous_running"] is True, doc
-    assert ("install.sh failed (exit 1)" if not install_ok else "did not answer /healthz") in doc["reason"]
+    assert ("install.sh failed (exit 1)" if not install_ok else "failed to start 3 times") in doc["reason"]
     assert (box.prefix / "venv" / "old").exists() and not (box.prefix / "venv" / "new").exists()
     assert not (box.prefix / "venv.prev").exists()
     assert (box.units / "companion.service").read_text() == "old unit"
@@ -206,6 +213,34 @@ def test_an_update_that_does_not_start_falls_back_to_the_previous_version_and_it
     assert box.running == "aaaa" and box.calls[-2:] == ["systemctl daemon-reload", "systemctl start companion.service"]
     said = update.words(doc)
     assert "update to bbbb failed" in said and "previous version (aaaa) is running again" in said
+
+
+def test_the_update_waits_on_the_new_versions_unit_not_a_fixed_time(tmp_path):
+    """A new version that exits at start is given up at its third failed start (systemd's restart count), not
+    after COMPANION_UPDATE_WAIT; a slow one that answers in the end is waited for; one that neither fails nor
+    answers (it hangs) is given up at the end of the wait."""
+    box = Box(tmp_path / "a", starts_ok=False)
+    box.new_commit = "bbbb"
+    doc = box.updater(wait_s=3600).apply(update.read_bundle(make_bundle(tmp_path / "b", "bbbb")), "aaaa")
+    assert doc["result"] == "fell back" and doc["previous_running"] is True, doc
+    assert doc["reason"] == "the new version failed to start 3 times (exit-code)" and doc["waited_s"] < 60, doc
+    assert box.looks == 3  # three looks at the broken unit; the previous version answers at once
+    assert "update to bbbb failed: the new version failed to start 3 times" in update.words(doc)
+
+    slow = Box(tmp_path / "s", starts_ok=True)
+    slow.new_commit = "bbbb"
+    answers = iter([None] * 5 + ["bbbb"])  # still starting (no restart), then it answers
+    u = slow.updater(wait_s=3600)
+    u.build_of = lambda: next(answers, "bbbb") if slow.running else None
+    doc = u.apply(update.read_bundle(make_bundle(tmp_path / "b2", "bbbb")), "aaaa")
+    assert doc["result"] == "updated" and slow.looks == 5, doc
+
+    hung = Box(tmp_path / "h", starts_ok=True)
+    hung.new_commit = "bbbb"
+    u = hung.updater(wait_s=0.1)
+    u.build_of = lambda: "aaaa" if (hung.prefix / "venv" / "old").exists() else None  # the new one never answers
+    doc = u.apply(update.read_bundle(make_bundle(tmp_path / "b3", "bbbb")), "aaaa")
+    assert doc["result"] == "fell back" and doc["reason"] == "the new version did not answer /healthz within 0 s", doc
 
 
 def test_the_installed_commit_and_the_port_are_read_from_the_box(tmp_path):

@@ -810,8 +810,12 @@ def test_the_settings_holding_the_replica_secrets_are_0640_root_companion(fake_r
     assert stat.S_IMODE(settings.stat().st_mode) == 0o640
     assert f"chown root:companion {settings}" in calls
     settings.chmod(0o644)  # an older install's file, or an owner's edit: put right on the next run
+    # (and its kiosk address /display, which is no page: the room screen instead)
+    settings.write_text(settings.read_text().replace("/tournament", "/display"))
     p, calls = run("--no-apt", "--no-start")
     assert stat.S_IMODE(settings.stat().st_mode) == 0o640
+    assert "COMPANION_KIOSK_URL=http://localhost:8080/tournament\n" in settings.read_text()
+    assert "kiosk: its page /display -> /tournament" in p.stdout
 
 
 def test_port_on_an_installed_box_changes_the_port(fake_root):
@@ -823,7 +827,7 @@ def test_port_on_an_installed_box_changes_the_port(fake_root):
     assert p.returncode == 0, p.stderr
     settings = (root / "etc/default/companion").read_text()
     assert "--port 9000" in settings and "--port 8080" not in settings
-    assert "COMPANION_KIOSK_URL=http://localhost:9000/display" in settings
+    assert "COMPANION_KIOSK_URL=http://localhost:9000/tournament" in settings
     assert "port: 8080 -> 9000" in p.stdout and "http://192.168.1.50:9000/" in p.stdout
     assert any(c.startswith("systemctl restart companion.service") for c in calls)
     # a settings file whose serve arguments name no port: said, with how to change it
@@ -957,7 +961,7 @@ def test_install_kiosk_adds_its_unit_and_user(fake_root):
     assert "systemctl enable companion.service companion-backup.timer companion-kiosk.service" in calls
     assert not any("--now" in c or "restart" in c for c in calls)
     settings = (root / "etc/default/companion").read_text()
-    assert "--port 8123" in settings and "COMPANION_KIOSK_URL=http://localhost:8123/display" in settings
+    assert "--port 8123" in settings and "COMPANION_KIOSK_URL=http://localhost:8123/tournament" in settings
     assert "kiosk: not running: this machine has no" in p.stdout  # no tty1 here
 
 

@@ -109,10 +109,14 @@ class CompanionError(Exception):
             return out
         return cls(self.template, field, **self.params)
 
+    code: str | None = None  # what kind of refusal, for a page that words it its own way (e.g. "own_seat")
+
     def to_json(self) -> dict:
         body = {"error": self.message}
         if self.field:
             body["field"] = self.field
+        if self.code:
+            body["code"] = self.code
         return body
 
 

@@ -115,8 +115,8 @@ def standalone(schema: dict, name: str | None = None) -> dict:
     return walk(schema, here0, frozenset())
 
 
-_DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$"
-_DATE = r"^\d{4}-\d{2}-\d{2}$"
+_DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z"
+_DATE = r"^\d{4}-\d{2}-\d{2}\Z"
 
 
 def is_date_time(value) -> bool:
@@ -160,12 +160,60 @@ def format_checker():
     return checker
 
 
+def ecma_regex(text: str):
+    """A schema's ``pattern`` compiled for Python's ``re`` as JSON Schema reads it (ECMA-262): a ``$``
+    outside a character class is the end of the text (Python's ``$`` also matches before a final newline,
+    so ``^#[0-9a-fA-F]{6}$`` let "#aabbcc\\n" through, and a name's pattern a final newline)."""
+    return _ecma_regex(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _ecma_regex(text: str):
+    import re
+
+    out, i, in_class = [], 0, False
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            out.append(text[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+            if text[i + 1:i + 2] == "^":
+                out.append("[^")
+                i += 2
+                if text[i:i + 1] == "]":  # (a "]" first in a class is one of its characters)
+                    out.append("\\]")
+                    i += 1
+                continue
+        elif ch == "$":
+            ch = r"\Z"
+        out.append(ch)
+        i += 1
+    return re.compile("".join(out))
+
+
+@functools.cache
+def validator_class():
+    """jsonschema's draft 2020-12 validator with the patterns read as JSON Schema reads them
+    (:func:`ecma_regex`), as the compiled check reads them."""
+    from jsonschema import Draft202012Validator, validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern_(validator, value, instance, schema):
+        if validator.is_type(instance, "string") and not ecma_regex(value).search(instance):
+            yield ValidationError(f"{instance!r} does not match {value!r}")
+
+    return validators.extend(Draft202012Validator, {"pattern": pattern_})
+
+
 @functools.cache
 def _validator(name: str):
-    from jsonschema import Draft202012Validator
-
     schema = load_schema(name)
-    return Draft202012Validator(schema, format_checker=format_checker(), registry=registry())
+    return validator_class()(schema, format_checker=format_checker(), registry=registry())
 
 
 _DEEP = (float, dict, list)  # what integral changes, or looks inside
@@ -388,7 +436,7 @@ class _Compiler:
                 import re  # here: most schemas (the score documents') have no pattern
 
                 try:
-                    rx = re.compile(value)
+                    rx = ecma_regex(value)
                 except re.error as exc:
                     raise _Unsupported(f"pattern {value!r}") from exc
                 checks.append(lambda x, rx=rx: not isinstance(x, str) or rx.search(x) is not None)
@@ -546,9 +594,7 @@ def data_schema(schema: str, definition: str) -> dict:
 
 @functools.cache
 def _data_validator(schema: str, definition: str):
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(data_schema(schema, definition), registry=registry())
+    return validator_class()(data_schema(schema, definition), registry=registry())
 
 
 @functools.cache

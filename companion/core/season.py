@@ -653,15 +653,43 @@ def _nice_step(span: float) -> float:
     return 10 * mag
 
 
-def chart_legend(matches: list[dict], rules: Rules, players: list[str] | None = None) -> list[dict]:
+_COLOUR = re.compile(r"#[0-9a-f]{6}")  # (a colour a page wrote, written into the drawing as it is)
+
+
+def chart_colours(players: list[str], wanted: dict[str, list[str]] | None = None) -> dict[str, tuple[str, str]]:
+    """Each line's (colour, dash), players in the chart's order: a player's colours by preference (``wanted``: their
+    own, the table's) where no player before took it, the palette's first free colour otherwise (solid, then
+    dashed once the palette is used up)."""
+    wanted = wanted or {}
+    taken: set[str] = set()
+    out: dict[str, tuple[str, str]] = {}
+    depth = max((len(v) for v in wanted.values()), default=0)
+    for k in range(depth):  # everyone's first choice before anyone's second
+        for p in players:
+            mine = wanted.get(p) or []
+            c = mine[k].lower() if k < len(mine) and isinstance(mine[k], str) else None
+            if p not in out and c and _COLOUR.fullmatch(c) and c not in taken:
+                out[p] = (c, "")
+                taken.add(c)
+    free = [c for c in PALETTE if c not in taken]
+    rest = [p for p in players if p not in out]
+    for j, p in enumerate(rest):
+        if j < len(free):
+            out[p] = (free[j], "")
+        else:  # the palette used up: its colours again, dashed
+            k = j - len(free)
+            out[p] = (PALETTE[k % len(PALETTE)], DASHES[(1 + k // len(PALETTE)) % len(DASHES)])
+    return out
+
+
+def chart_legend(matches: list[dict], rules: Rules, players: list[str] | None = None,
+                 colours: dict[str, list[str]] | None = None) -> list[dict]:
     """The chart's lines in its order: ``{player, colour, dash, points}`` (``points`` exact, at the end), for a
     page that draws the legend itself (in HTML, legible on a phone, where the SVG is scaled down)."""
     ordered, series = _chart_series(matches, rules, players)
-    out = []
-    for idx, (player, s) in enumerate(series.items()):
-        out.append({"player": player, "colour": PALETTE[idx % len(PALETTE)],
-                    "dash": DASHES[(idx // len(PALETTE)) % len(DASHES)], "points": s[-1] if s else Fraction(0)})
-    return out
+    look = chart_colours(list(series), colours)
+    return [{"player": player, "colour": look[player][0], "dash": look[player][1], "points": s[-1] if s else Fraction(0)}
+            for player, s in series.items()]
 
 
 def _chart_series(matches, rules, players):
@@ -678,14 +706,23 @@ def _chart_series(matches, rules, players):
 
 def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[str] | None = None,
               width: int = 720, height: int = 400, x_label: str = "matches of the season",
-              y_label: str = "points", legend: bool = True, decimal=None) -> str:
+              y_label: str = "points", legend: bool = True, decimal=None, colours: dict[str, list[str]] | None = None,
+              empty: str = "No match yet") -> str:
     """An SVG line chart of each player's cumulative points through the season (x: the season's
     matches in date order; y: points). Self-contained: no script, no external font or file. ``legend=False``
     leaves the legend to the page (:func:`chart_legend`) and the plot takes the width; ``decimal(text)``
-    writes a number's text in the reader's language ("-1,5")."""
+    writes a number's text in the reader's language ("-1,5"); ``colours``: each player's colours by preference
+    (:func:`chart_colours`). A season with no match yet: ``empty`` in words, no axes."""
     decimal = decimal or (lambda s: s)
     ordered, series = _chart_series(matches, rules, players)
     n = len(ordered)
+    if not n:
+        return "\n".join([
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+            'role="img" font-family="sans-serif" font-size="14">', f"<title>{escape(title or 'Season points')}</title>",
+            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#fff"/>',
+            f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" text-anchor="middle">{escape(empty)}</text>', "</svg>"]) + "\n"
+    look = chart_colours(list(series), colours)
     legend_w = 160 if legend else 0
     left, right, top, bottom = 48, 16 + legend_w, 36, 40
     pw, ph = width - left - right, height - top - bottom
@@ -730,8 +767,7 @@ def chart_svg(matches: list[dict], rules: Rules, title: str = "", players: list[
                f'transform="rotate(-90 12 {top + ph / 2:.1f})">{escape(y_label)}</text>')
     # lines: a step at each match the player played
     for idx, (player, s) in enumerate(series.items()):
-        colour = PALETTE[idx % len(PALETTE)]
-        dash = DASHES[(idx // len(PALETTE)) % len(DASHES)]
+        colour, dash = look[player]
         pts = [f"{x(0):.1f},{y(0):.1f}"] + [f"{x(i + 1):.1f},{y(v):.1f}" for i, v in enumerate(s)]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
         final = s[-1] if s else Fraction(0)

@@ -253,15 +253,18 @@ def check_own_seat(caller: Caller, options, acts_for: str | None, field: str = "
         return
     field = "expected_seq" if undo else field
     if caller.seat is None:
-        raise ForbiddenError("in this match each phone plays its own seat: a phone with no seat records no move "
+        exc = ForbiddenError("in this match each phone plays its own seat: a phone with no seat records no move "
                              "of {player}'s (sit down as {player}, or ask an organiser)", field, player=acts_for)
-    if undo:
-        raise ForbiddenError("in this match each phone plays its own seat: {seat}'s phone cannot undo "
+    elif undo:
+        exc = ForbiddenError("in this match each phone plays its own seat: {seat}'s phone cannot undo "
                              "{player}'s move ({player}'s phone or an organiser may)", field, seat=caller.seat,
                              player=acts_for)
-    raise ForbiddenError("in this match each phone plays its own seat: {seat}'s phone cannot record {player}'s "
-                         "move ({player}'s phone or an organiser records it)", field, seat=caller.seat,
-                         player=acts_for)
+    else:
+        exc = ForbiddenError("in this match each phone plays its own seat: {seat}'s phone cannot record "
+                             "{player}'s move ({player}'s phone or an organiser records it)", field,
+                             seat=caller.seat, player=acts_for)
+    exc.code = "own_seat"  # (the pages say the sentence alone: it is the organiser's choice, not the role)
+    raise exc
 
 
 PLAYER_OPTIONS_MAX = 4 * 1024

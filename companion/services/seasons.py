@@ -17,6 +17,7 @@ implicitly: a match with no such season is not recorded (the organiser creates t
 from __future__ import annotations
 
 import logging
+import re
 
 from companion.base.errors import ConflictError, InputError, NotFoundError, RuleError
 from companion.core import season as core
@@ -45,9 +46,15 @@ def _check_settings(settings, where: str, base: core.Rules | None = None) -> dic
     return settings
 
 
-def _club_name(name) -> str:
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")  # (as in a player's name: storage/players.py)
+
+
+def _club_name(name, field: str = "name") -> str:
+    """A club's (or a season's) name: a line of text of at most 100 characters, no control characters."""
     if not isinstance(name, str) or not name.strip() or len(name) > 100:
-        raise InputError("must be a non-empty name of at most 100 characters", "name")
+        raise InputError("must be a non-empty name of at most 100 characters", field)
+    if _CONTROL.search(name):
+        raise InputError("must not contain control characters", field)
     return name.strip()
 
 
@@ -70,13 +77,21 @@ def first_club(store, name: str) -> dict:
     return clubs[0]
 
 
-def rename_club(store, ref: str, name: str) -> dict:
+def rename_club(store, ref: str, name: str, settings: dict | None = None) -> dict:
     """A club's new name (its matches and seasons hold its id: they stay its; a season keeps the name it
-    was given)."""
+    was given) and, when given, its new settings (as :func:`set_club_settings`): both checked before either
+    is written, in one write (a refused one changes nothing)."""
     club = get_club(store, ref)
     name = _club_name(name)
-    rows.update_club_name(store, club["id"], name)
-    return {**club, "name": name}
+    if settings is not None:
+        settings = _check_settings(settings, "settings")
+    with store.write():
+        if settings is not None:
+            for s in list_seasons(store, club["id"]):  # existing results must stay scorable
+                _check_still_scorable(store, s, club_settings=settings)
+            rows.update_club_settings(store, club["id"], settings)
+        rows.update_club_name(store, club["id"], name)
+    return {**club, "name": name, **({"settings": settings} if settings is not None else {})}
 
 
 def set_club_settings(store, ref: str, settings: dict) -> dict:
@@ -99,8 +114,8 @@ def create_season(store, club: str, game: str, year: int, name: str | None = Non
         raise InputError("unknown game {game!r} (known: {names})", "game", game=game, names=', '.join(sorted(GAMES)))
     if isinstance(year, bool) or not isinstance(year, int) or not 1900 <= year <= 9999:
         raise InputError("must be a year (1900..9999)", "year")
-    if name is not None and (not isinstance(name, str) or not name.strip() or len(name) > 100):
-        raise InputError("must be a non-empty name of at most 100 characters", "name")
+    if name is not None:
+        _club_name(name)
     c0 = get_club(store, club)
     rules = core.rules_from(c0["settings"])
     settings = _check_settings(settings, "settings", rules)
@@ -272,25 +287,28 @@ def set_match_season(store, match: dict, season=None) -> dict:
     club/game/year), ``"none"``, or None for this year's season of its club (the creation's default). An
     ended match is taken out of the season that held it and recorded in the new one at once; a season of
     another game, or of a year other than the one the match ended in, is refused. Returns ``season_state``."""
-    options = dict(match.get("options") or {})
     target = None
     if season not in (None, "", NO_SEASON):
         target = get_season(store, str(season), "season")
         if target["game"] != match["game"]:
             raise InputError("season {name!r} is of {game}, not {game2}", "season", name=target["name"],
                              game=target["game"], game2=match["game"])
-        options.update({"club": target["club_id"], "season": target["id"]})
-    elif season == NO_SEASON:
-        options["season"] = NO_SEASON
-    else:
-        options.pop("season", None)
-    f = _fold(store, match) if match.get("status") == "ended" else None
-    results = results_from_fold(f) if f is not None and f.ended() else None
-    if target is not None and results is not None and f.last_at and int(f.last_at[:4]) != target["year"]:
-        raise InputError("the match ended in {ended}, not in the season's year {year}", "season",
-                         ended=int(f.last_at[:4]), year=target["year"])
-    new = {**match, "options": options}
     with store.write():
+        # the match as it stands in this write: the options set meanwhile (who records on the phones) kept
+        match = store.get_match(match["id"])
+        options = dict(match.get("options") or {})
+        if target is not None:
+            options.update({"club": target["club_id"], "season": target["id"]})
+        elif season == NO_SEASON:
+            options["season"] = NO_SEASON
+        else:
+            options.pop("season", None)
+        f = _fold(store, match) if match.get("status") == "ended" else None
+        results = results_from_fold(f) if f is not None and f.ended() else None
+        if target is not None and results is not None and f.last_at and int(f.last_at[:4]) != target["year"]:
+            raise InputError("the match ended in {ended}, not in the season's year {year}", "season",
+                             ended=int(f.last_at[:4]), year=target["year"])
+        new = {**match, "options": options}
         store.set_options(match["id"], options)
         forget_app_match(store, match["id"])
         if results is not None:
@@ -467,3 +485,21 @@ def derive_from_fold(store, match: dict, fold, event: dict) -> None:
     elif event.get("type") == "undo" or event.get("rebuild"):
         roster.set_places(store, match, None)
         forget_app_match(store, match["id"])
+
+
+def chart_colours(store, season: dict, matches: list[dict]) -> dict[str, list[str]]:
+    """Each player's colours for the season's chart, by preference: their own (the club's roster), then the
+    colours they played with at the table, their last match of the season first (core.chart_colours takes the
+    first no other player took)."""
+    from companion.storage import players as roster
+
+    out: dict[str, list[str]] = {}
+    for p in roster.list_players(store, season["club_id"]):
+        if p.get("colour"):
+            out[p["name"]] = [p["colour"]]
+    for m in sorted(matches, key=lambda m: m.get("date") or "", reverse=True):
+        if m.get("match_id"):
+            for name, colour in store.meta(m["match_id"])["colours"].items():
+                if colour not in out.setdefault(name, []):
+                    out[name].append(colour)
+    return out

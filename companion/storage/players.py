@@ -22,7 +22,7 @@ from companion.base.names import matches_query, name_key, short_name as default_
 
 NAME_MAX = 40
 SHORT_MAX = 12
-COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}$")
+COLOUR_RE = re.compile(r"^#[0-9a-fA-F]{6}\Z")  # (\Z: $ would let a final newline through)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 
 

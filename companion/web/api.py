@@ -254,9 +254,17 @@ def final_roll(match_id):
     if not uses_clock(match["game"], match["options"]):
         raise RuleError("this match does not use the clock", "$")
     dice = c.runner.rng if c.runner is not None else rng()
-    return stored(match_id, lambda: c.service.final_roll(match_id, doc.get("player"),
-                                                         expected_seq=doc["expected_seq"], rng=dice,
-                                                         by=caller(match_id)))
+
+    def write():
+        try:
+            return c.service.final_roll(match_id, doc.get("player"), expected_seq=doc["expected_seq"], rng=dice,
+                                        by=caller(match_id))
+        except CompanionError as exc:  # the roll's player is the body's (its data is the service's)
+            if exc.field == "player":
+                raise exc.again(field="$.player") from None
+            raise
+
+    return stored(match_id, write)
 
 
 @bp.get("/api/matches/<match_id>/export")

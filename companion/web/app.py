@@ -34,7 +34,7 @@ from werkzeug.routing import Rule as WerkzeugRule
 
 from companion import __version__
 from companion.base.errors import CompanionError
-from companion.web import assets, gate, i18n
+from companion.web import assets, compress, gate, i18n
 from companion.web.core import Ctx
 from companion.web.limits import MAX_BODY
 
@@ -219,6 +219,10 @@ def _install_hooks(app: Flask, c: Ctx) -> None:
     @app.before_request
     def gatekeeper():
         gate.admit(c, request._get_current_object(), g._get_current_object())  # (companion/web/gate.py)
+
+    @app.after_request
+    def compressed(resp):  # (registered first: Flask calls it last, on the answer as finished below)
+        return compress.finish(request, resp)  # (companion/web/compress.py)
 
     @app.after_request
     def headers(resp):

@@ -10,15 +10,17 @@ its views; the live streams pumped on the event loop.
   viewers turned off, the connection's trust — then ``companion/web/streams.py``'s views: the 404,
   ``Last-Event-ID``, the snapshot) on the loop, as the endpoints of ``ON_LOOP`` are. The
   ``Plan`` they return is then pumped here, natively async, through ASGI ``send``: the hub feeds an
-  ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the writer threads, so an open stream
-  holds no thread and SQLite's fsync never stalls the loop. A player's stream reads the player's seat
+  ``AsyncSubscriber`` through ``loop.call_soon_threadsafe`` from the thread that commits (the loop's own
+  for a write of ``ON_LOOP``), so an open stream holds no thread. A player's stream reads the player's seat
   for every event: from the rows the store keeps, else in the worker pool.
 - every other request goes to the Flask app, the environ built by a2wsgi's ``build_environ``, the
   response collected and sent from the loop: on the loop itself for the endpoints of ``ON_LOOP`` (a
   match, its events, an event's write, undo, redo, ``/healthz``), else in a bounded pool of threads
   (``--threads``), one trip to a thread per request; its body was read here first: a body larger than the limit (its ``Content-Length``,
   or what arrived) is refused with 413 before any thread sees it, and a body that does not arrive
-  within ``body_timeout`` is answered 408, so a slow sender never holds a thread.
+  within ``body_timeout`` is answered 408, so a slow sender never holds a thread; a body that says it is
+  compressed (``Content-Encoding``) is refused with 415 before it is read: the box inflates nothing a
+  phone sends. Answers are compressed by the app itself (``companion/web/compress.py``).
 - one address may hold at most ``streams_per_address`` open streams (429 beyond). The caps on
   connections, the header deadline and the head limit are the server's (``companion/web/server.py``),
   told here when a request begins and ends on its connection.
@@ -54,8 +56,9 @@ STREAMS = frozenset({"live.match_stream", "live.club_stream"})
 # asks for all evening, whose work is bounded and waits on nothing but SQLite (a read from the rows the
 # store keeps, or one event's write and its commit). Through a worker thread each of their SQL statements
 # handed the interpreter's lock to the loop and back (sqlite3 lets it go around every statement): a write
-# among 12 tables' took 1.4-1.5 ms of this machine's CPU there against 0.8-0.9 ms on the loop
-# (docs/server.md)
+# among 12 tables' took 1.4-1.5 ms of this machine's CPU there against 0.8-0.9 ms on the loop. A write here
+# holds the loop through its COMMIT's fsync: measured with an 8 ms fsync, that costs less than a write's trip
+# to a worker thread does on the Pi budget (docs/server.md)
 ON_LOOP = frozenset({"api.healthz", "api.get_match", "api.list_events", "api.append_event", "api.undo",
                      "api.redo"})
 
@@ -172,7 +175,8 @@ HEAD_TOO_LARGE = "the request head is too large: at most {kib} KiB"
 TOO_MANY_STREAMS = "too many live pages from this address (at most {n})"
 STOPPING = "the server is stopping"
 LATE_BODY = "the body did not arrive in time"
-SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY)
+ENCODED_BODY = "a compressed body is not taken here: send it as it is (no Content-Encoding)"
+SENTENCES = (TOO_LARGE, BUSY_ADDRESS, BUSY_BOX, HEAD_TOO_LARGE, TOO_MANY_STREAMS, STOPPING, LATE_BODY, ENCODED_BODY)
 
 
 def head_size(scope) -> int:
@@ -347,7 +351,7 @@ class Front:
         client = scope.get("client") or ("", 0)
         addr = client[0]
         length = None
-        chunked = False
+        chunked = encoded = False
         for name, value in scope["headers"]:
             if name == b"content-length":
                 try:
@@ -356,6 +360,11 @@ class Front:
                     length = None
             elif name == b"transfer-encoding":
                 chunked = True
+            elif name == b"content-encoding" and value.strip().lower() not in (b"", b"identity"):
+                encoded = True
+        if encoded:  # the box never inflates a body (no zip bomb): refused before anything is read
+            await self._refuse(send, scope, 415, ENCODED_BODY, "Content-Encoding")
+            return
         limit = min(body_limit(endpoint), self.limits.max_body)
         if length is not None and length > limit:  # refused before anything is read
             await self._refuse(send, scope, 413, TOO_LARGE, "Content-Length", kib=limit // 1024)

@@ -23,7 +23,9 @@ bp = Blueprint("openapi", __name__)
 ERROR = {
     "type": "object", "required": ["error"],
     "properties": {"error": {"type": "string"}, "field": {"type": "string",
-                                                          "description": "JSON path or name of the culprit"}},
+                                                          "description": "JSON path or name of the culprit"},
+                   "code": {"type": "string", "description": "what kind of refusal, where a page words it its "
+                            "own way (own_seat: the match is set to each phone plays its own seat)"}},
 }
 VIEW = {
     "type": "object", "required": ["game", "players", "seq", "state"],

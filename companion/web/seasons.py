@@ -141,10 +141,7 @@ def api_club_update(club_id):
     club = _club(club_id)
     doc = json_body("season.club")
     with body_errors():
-        club = ss.rename_club(ctx().store, club["id"], doc["name"])
-    if "settings" in doc:
-        with body_errors(strip="settings"):
-            club = ss.set_club_settings(ctx().store, club["id"], doc["settings"])
+        club = ss.rename_club(ctx().store, club["id"], doc["name"], doc.get("settings"))
     return jsonify(_settings_out(club, core.rules_from(club["settings"])))
 
 
@@ -272,7 +269,8 @@ def api_export_json(season_id):
 def api_chart(season_id):
     season, rules, matches = ss.season_data(ctx().store, season_id)
     players = request.args.getlist("player") or None
-    svg = core.chart_svg(matches, rules, title=season["name"], players=players)
+    svg = core.chart_svg(matches, rules, title=season["name"], players=players, empty=ts("season.chart_empty"),
+                         colours=ss.chart_colours(ctx().store, season, matches))
     return Response(svg, mimetype="image/svg+xml")
 
 
@@ -315,24 +313,28 @@ def page_season(season_id):
     return render_template(
         "season.html", page="season", season=season, rows=rows, ratings=core.ratings(matches),
         total=total, pct=_percent(rules.threshold), min_matches=min_matches(total, rules.threshold),
-        chart=_chart(matches, rules, season["name"]), matches=listed[::-1],
+        chart=_chart(matches, rules, season["name"], colours=ss.chart_colours(ctx().store, season, matches)),
+        matches=listed[::-1],
         effective=rules.to_json(), own=season["settings"], club=club,
         outside=ss.matches_outside(ctx().store, season) if g.get("role") == "organiser" else [],
         **_form_values(season["settings"], rules))
 
 
-def _chart(matches, rules, title, players=None) -> str:
+def _chart(matches, rules, title, players=None, colours=None) -> str:
     """The page's chart: narrower than the export and without its legend, which the page writes below it in
     HTML (each line's colour, name and points, at the page's own size: legible on a phone, where the drawing
-    is scaled down), numbers in the page's language."""
+    is scaled down), numbers in the page's language; each player's line in their own colour, else their
+    table's (``colours``, services.seasons.chart_colours). No match yet: said in words, no empty axes."""
     from markupsafe import Markup, escape
 
+    if not matches:
+        return Markup(f'<p class="muted" id="chart-empty">{escape(ts("season.chart_empty"))}</p>')
     lang = g.get("lang", i18n.DEFAULT)
     svg = core.chart_svg(matches, rules, title=title, players=players, width=420, height=300, legend=False,
                          x_label=ts("season.chart_x"), y_label=ts("season.points"),
-                         decimal=lambda s: i18n.decimal_text(lang, s))
+                         decimal=lambda s: i18n.decimal_text(lang, s), colours=colours)
     items = []
-    for x in core.chart_legend(matches, rules, players):
+    for x in core.chart_legend(matches, rules, players, colours):
         dash = f' stroke-dasharray="{x["dash"]}"' if x["dash"] else ""
         items.append(f'<li data-player="{escape(x["player"])}"><svg width="28" height="10" aria-hidden="true">'
                      f'<line x1="0" y1="5" x2="28" y2="5" stroke="{x["colour"]}" stroke-width="3"{dash}/></svg> '
@@ -361,7 +363,8 @@ def page_history(season_id, player):
     on_roster = roster.find_by_name(ctx().store, season["club_id"], player)  # the player page: every game, season
     return render_template("season_player.html", page="season-player", season=season, h=h, on_roster=on_roster,
                            total_text=_text(core.exact(h["points"])),
-                           chart=_chart(matches, rules, f"{season['name']}: {player}", [player]))
+                           chart=_chart(matches, rules, f"{season['name']}: {player}", [player],
+                                        ss.chart_colours(ctx().store, season, matches)))
 
 
 @bp.get("/seasons/clubs/<club_id>")

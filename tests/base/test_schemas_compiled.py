@@ -11,10 +11,9 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator
-
 from companion.base.resources import schemas_dir
-from companion.base.schemas import compiled, data_schema, format_checker, load_schema, registry, schema_names
+from companion.base.schemas import compiled, data_schema, format_checker, load_schema, registry, schema_names, \
+    validator_class
 
 SCHEMAS = schema_names()
 
@@ -26,7 +25,8 @@ def _docs(name):
 
 
 def _pair(schema, formats=True):
-    ref = Draft202012Validator(schema, format_checker=format_checker() if formats else None, registry=registry())
+    # (jsonschema's validator with the patterns read as JSON Schema reads them: $ is the text's end)
+    ref = validator_class()(schema, format_checker=format_checker() if formats else None, registry=registry())
     return compiled(schema, formats=formats), ref
 
 
@@ -153,3 +153,13 @@ def test_flat_event_data_told_valid_once_is_valid_again_and_only_valid_data_is_k
             assert exc.value.field
     schemas.check_event_data("richelieu.events", "track_adjust", {**good, "delta": 2.0})  # (JSON's integer)
     assert len(schemas._VALID_FLAT) == 2  # 2.0 kept apart from 2
+
+
+def test_a_pattern_is_read_as_json_schema_reads_it():
+    """ECMA-262's $ (outside a class) is the text's end: Python's also matched before a final newline."""
+    schema = {"pattern": "^#[0-9a-f]{6}$"}
+    ref = validator_class()(schema)
+    for text, ok in [("#aabbcc", True), ("#aabbcc\n", False), ("#aabbcc\nx", False)]:
+        assert compiled(schema)(text) is ok and ref.is_valid(text) is ok, text
+    assert compiled({"pattern": "^[^$]+$"})("a\nb") and not compiled({"pattern": "^[^$]+$"})("a$")  # in a class: "$"
+    assert compiled({"pattern": r"^a\$$"})("a$") and not compiled({"pattern": r"^a\$$"})("a$\n")

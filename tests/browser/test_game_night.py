@@ -393,6 +393,13 @@ def test_phone_layout_header_tables_dice_map_and_turn_controls(browser, server, 
                 assert h >= 9, f"map labels {h} px high"
                 page.locator("#ci-table-dice").scroll_into_view_if_needed()
                 page.screenshot(path=str(artifacts_dir / f"night-phone-dice-{width}.png"))
+            if name == "richelieu":  # the organiser's result ends it, its clock running: no clock control is left
+                seq = api["organiser"].ok("GET", f"/api/matches/{mid}")["seq"]
+                api["organiser"].ok("POST", f"/api/matches/{mid}/result", {"expected_seq": seq, "places": [
+                    {"player": p, "place": i + 1} for i, p in enumerate(PLAYERS)]})
+                expect(page.locator("#match-status")).to_have_text(IT["status.ended"])
+                for sel in ("#clock-start", "#clock-pause", "#clock-resume", "#turn-end", "#final-roll"):
+                    expect(page.locator(sel)).to_be_hidden()
         # the menu opens the links the header no longer lists
         expect(page.locator("#top-nav")).to_be_hidden()
         page.click("#menu-toggle")

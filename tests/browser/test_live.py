@@ -166,7 +166,8 @@ def test_the_page_applies_a_patch_as_the_server_makes_it(browser, server, match_
     and shrunk arrays, a ``__proto__`` key), and leaves the document it patched as it was; then a page
     following a match holds exactly the view the server has after events sent as patches, even when it
     changed the view it was given (Richelieu without the clock: its view does not depend on when it was
-    made)."""
+    made); and a page seen again after its streams died unseen (sleep, another app, the back/forward cache)
+    shows the event it missed within a second."""
     import json
     import random
 
@@ -177,6 +178,7 @@ def test_the_page_applies_a_patch_as_the_server_makes_it(browser, server, match_
     cases = [[old, json.loads(json.dumps(jsondiff.diff(old, new)))] for old, new in pairs]
     ctx = browser.new_context(base_url=server.url, viewport=PHONE, locale="en-GB")
     ctx.set_default_timeout(10_000)
+    ctx.add_init_script(DEAD)
     try:
         page = ctx.new_page()
         page.goto(f"/m/{match_id}")
@@ -215,5 +217,47 @@ def test_the_page_applies_a_patch_as_the_server_makes_it(browser, server, match_
         r, doc = _call(server, "GET", f"/api/matches/{mid}")  # (no session: a viewer, as the page)
         assert held == doc["view"]
         assert sum(1 for d in page.evaluate("window.__heard") if "patch" in d) >= 5
+
+        # back from another app, from sleep, from the back/forward cache: the streams died without a word
+        # while the page was away (what they still receive is lost) and an event was recorded meanwhile; the
+        # page shows it within a second of being seen again (the watchdog alone: 3 s here, 30 s on a box)
+        for back in ("visible", "pageshow"):
+            page.evaluate("""(back) => { window.__sources.forEach((es) => { es.__dead = true; });
+                window.__vis = 'hidden'; document.dispatchEvent(new Event('visibilitychange'));
+                if (back === 'pageshow') window.dispatchEvent(new PageTransitionEvent('pagehide', {persisted: true})); }""",
+                          back)
+            lost = page.evaluate("window.__lost || 0")
+            body = {"type": "track.adjust", "data": {"player": "Ada", "track": "money", "delta": 1}, "expected_seq": seq}
+            r, doc = _call(server, "POST", f"/api/matches/{mid}/events", body, cookie)
+            assert r.status == 201, doc
+            seq = doc["seq"]
+            if back == "visible":  # (into the back/forward cache the streams were closed: nothing comes)
+                page.wait_for_function(f"() => (window.__lost || 0) > {lost}")  # the box sent it: the page lost it
+            assert page.evaluate("window.__c.seq") < seq
+            page.evaluate("""(back) => { window.__vis = 'visible';
+                if (back === 'visible') document.dispatchEvent(new Event('visibilitychange'));
+                else window.dispatchEvent(new PageTransitionEvent('pageshow', {persisted: true})); }""", back)
+            page.wait_for_function(f"() => window.__c.seq === {seq}", timeout=1000)
+        held = json.loads(page.evaluate("JSON.stringify(window.__c.view)"))
+        assert held == _call(server, "GET", f"/api/matches/{mid}")[1]["view"]
     finally:
         ctx.close()
+
+
+# streams that can die without a word (``es.__dead``: what they receive is lost, as on a phone whose radio
+# slept; ``window.__lost`` counts the events lost), and a page whose visibility the test sets (``window.__vis``)
+DEAD = """(() => {
+  const Real = window.EventSource;
+  window.__sources = [];
+  window.EventSource = function (url, opts) {
+    const es = new Real(url, opts), add = es.addEventListener.bind(es);
+    es.addEventListener = (kind, fn, o) => add(kind, (ev) => {
+      if (!es.__dead) fn(ev); else if (kind === 'event') window.__lost = (window.__lost || 0) + 1;
+    }, o);
+    window.__sources.push(es);
+    return es;
+  };
+  window.EventSource.prototype = Real.prototype;
+  Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => window.__vis || 'visible'});
+  Object.defineProperty(document, 'hidden', {configurable: true, get: () => window.__vis === 'hidden'});
+})()"""

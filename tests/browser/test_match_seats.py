@@ -49,6 +49,14 @@ def test_a_new_match_shows_how_the_table_joins_first(new_context, server, org, l
     assert qr["y"] + qr["height"] <= PHONE["height"], qr
     # the organiser's own seat in the players' words
     expect(page.locator("label:has(#seat)")).to_contain_text(cat["seat.who"])
+    # who records on the phones (docs/rulings.md#playing-for-another-seat): the default, helping allowed, chosen;
+    # under the table's code, in the page's language
+    rule = page.locator("#phones-rule-set")
+    expect(rule.locator("legend")).to_have_text(cat["phones.title"])
+    expect(rule.locator("label:has(input[value='any-seat'])")).to_have_text(cat["phones.any_seat"])
+    expect(rule.locator("label:has(input[value='own-seat'])")).to_have_text(cat["phones.own_seat"])
+    expect(rule.locator("input[value='any-seat']")).to_be_checked()
+    assert _top(page, "#phones-rule-set") > _top(page, "#table-qr")
     page.screenshot(path=str(artifacts_dir / f"seats-new-match-{locale}.png"), full_page=True)
 
     # the table's link: copied, and said so

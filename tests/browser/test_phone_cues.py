@@ -1,11 +1,16 @@
-"""A 390 px phone (English and Italian): the conquest scores table wider than the screen shows that it scrolls
-sideways (a shadow at its right edge, drawn while columns are hidden there, gone at the last one).
-Screenshots: test-artifacts/cues-*.png."""
+"""A 390 px phone (English and Italian), a conquest match of four long names: the scores table wider than the
+screen shows that it scrolls sideways (a shadow at its right edge, drawn while columns are hidden there, gone at
+the last one); the set-up's last line names the button that starts the clock, there above it; the combat form
+cuts nothing (each list's choice, each field's hint, the attack's button: measured in the page at 390 and 360
+px, the Pi's dice and the table's); a phone never tapped offers once to tap to hear the clock's alerts. Screenshots: test-artifacts/cues-*.png."""
 
 from __future__ import annotations
 
 import pytest
 
+from playwright.sync_api import expect
+
+from tests.browser.test_tv_screens import CAT
 from tests.browser.trackers_kit import joined_page, open_match, organiser_api
 
 pytestmark = pytest.mark.browser
@@ -54,11 +59,72 @@ EDGE = """async (sel) => {
 }"""
 
 
+# what a phone's screen cuts in the boxes ``sel`` names: a box out of the screen's sides, a box that clips its
+# text at the right, a list's choice or a field's text (its value, else its hint) wider than the room inside it
+CUT = """(sel) => {
+  const W = innerWidth, out = [], ctx = document.createElement('canvas').getContext('2d');
+  const shown = (e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden';
+  const name = (e) => e.id ? '#' + e.id : e.tagName.toLowerCase();
+  for (const root of document.querySelectorAll(sel)) for (const e of [root, ...root.querySelectorAll('*')]) {
+    if (!shown(e)) continue;
+    const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+    if (r.left < -1 || r.right > W + 1) { out.push(`outside the screen: ${name(e)} ${Math.round(r.left)}-${Math.round(r.right)}`); continue; }
+    const field = e.tagName === 'SELECT' || (e.tagName === 'INPUT' && !['radio', 'checkbox'].includes(e.type));
+    if (field) {
+      const text = e.tagName === 'SELECT' ? (e.selectedOptions[0] ? e.selectedOptions[0].textContent : '') : (e.value || e.placeholder);
+      ctx.font = `${s.fontStyle} ${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+      // (a list's arrow and a number's spin buttons take about 20 px of the room)
+      const room = e.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight) - (e.tagName === 'SELECT' || e.type === 'number' ? 20 : 0);
+      const need = ctx.measureText(text).width;
+      if (need > room + 0.5) out.push(`cut: ${name(e)} "${text}" ${Math.round(need)} px in ${Math.round(room)}`);
+    } else if ((s.overflowX !== 'visible' || s.textOverflow === 'ellipsis') && e.scrollWidth > e.clientWidth + 1)
+      out.push(`cut at the right: ${name(e)} ${e.scrollWidth} > ${e.clientWidth} "${e.textContent.slice(0, 40)}"`);
+  }
+  return out;
+}"""
+
+
+def _set_up(org, mid):
+    """The deal and the set-up's placements through the API, 5 at a time on each player's first city."""
+    org.ok("POST", f"/api/matches/{mid}/conquest/deal", {"expected_seq": 0, "data": {}})
+    while True:
+        v = org.ok("GET", f"/api/matches/{mid}")["view"]
+        if v["summary"]["phase"] != "place":
+            return
+        p = v["summary"]["next_placer"]
+        city = sorted(c for c, o in v["state"]["owner"].items() if o == p)[0]
+        org.event(mid, "setup.place", {"player": p, "placements": {city: v["summary"]["placement_due"]}})
+
+
 @pytest.mark.parametrize("locale", ["en-GB", "it-IT"])
-def test_the_conquest_scores_say_they_scroll(new_context, server, locale, artifacts_dir):
+def test_the_conquest_on_a_phone_cuts_nothing_and_says_what_scrolls(new_context, server, locale, artifacts_dir):
     org = organiser_api(server)
     mid = org.ok("POST", "/api/matches", {"game": "conquest-italy", "players": PLAYERS})["id"]
+    _set_up(org, mid)
     page = open_match(joined_page(new_context, server, viewport=PHONE, locale=locale), mid)
+    # never tapped, the phone could play no alert of the clock: it offers once to tap, which unlocks the sound
+    offer = page.locator("#sound-offer")
+    expect(offer).to_have_text(CAT[locale[:2]]["sound.offer"])
+    assert page.evaluate("CompanionSound.unlocked()") is False
+    page.screenshot(path=str(artifacts_dir / f"cues-sound-offer-{locale}.png"))
+    offer.click()
+    expect(offer).to_have_count(0)
+    assert page.evaluate("[CompanionSound.unlocked(), CompanionSound.log.map(x => x.kind)]") == [True, ["ready"]]
+    # the set-up done: its line names the button there is to tap, and that button is above it, in the clock's box
+    start = page.locator("#clock-panel #ci-clock-start")
+    expect(start).to_be_visible()
+    label = start.inner_text().strip()
+    expect(page.locator("#ci-status")).to_contain_text(f"“{label}”")
+    assert start.bounding_box()["y"] + start.bounding_box()["height"] <= page.locator("#ci-status").bounding_box()["y"]
+    org.event(mid, "clock.start", {"limit_minutes": 90})  # the first turn's reinforcements placed: its combats
+    v = org.ok("GET", f"/api/matches/{mid}")["view"]
+    cur = v["current_player"]
+    due = next(r for r in v["summary"]["players"] if r["player"] == cur)["reinforcements"]
+    city = sorted(c for c, o in v["state"]["owner"].items() if o == cur)[0]
+    org.event(mid, "reinforce", {"player": cur, "placements": {city: due}})
+    page.click(f"#who-card .who-btn[data-player='{cur}']")
+    page.wait_for_function("s => window.companionMatch.match && window.companionMatch.match.seat === s", arg=cur)
+    expect(page.locator("#sound-offer")).to_have_count(0)  # (offered once: not again as events come)
     sel = "#scores .trk-scroll"
     page.wait_for_selector(sel)
     got = page.evaluate(EDGE, sel)
@@ -77,4 +143,22 @@ def test_the_conquest_scores_say_they_scroll(new_context, server, locale, artifa
     page.wait_for_timeout(100)
     edge2, _ = edge_vs_middle(page.locator(sel).screenshot())
     assert edge2 > edge + 8, (edge, edge2)
+    # the combat form: the attack with the longest names chosen (its cities, the defender's name)
+    picks = page.locator("#ci-targets button")
+    expect(picks.first).to_be_visible()
+    longest = max(range(picks.count()), key=lambda i: len(picks.nth(i).inner_text()))
+    picks.nth(longest).click()
+    expect(page.locator("#ci-attack")).to_be_enabled()
+    expect(page.locator("#ci-odds")).not_to_be_empty()
+    owner = v["state"]["owner"][page.input_value("#ci-to")]
+    expect(page.locator("#ci-to-owner")).to_contain_text(owner)  # whose city, in words that wrap
+    form = "#ci-combat, #ci-thumb"
+    page.locator("#ci-combat").screenshot(path=str(artifacts_dir / f"cues-combat-{locale}.png"))
+    for width in (390, 360):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.check("input[name=ci-dice-mode][value=pi]")
+        assert page.evaluate(CUT, form) == [], (width, "the Pi's dice")
+        page.check("input[name=ci-dice-mode][value=table]")
+        expect(page.locator("#ci-table-dice")).to_be_visible()
+        assert page.evaluate(CUT, form) == [], (width, "the table's dice")
     assert not page.errors, page.errors

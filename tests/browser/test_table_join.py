@@ -1,37 +1,28 @@
-"""One scan to a seat, in headless Chromium: a new phone follows a match's table link (its QR code), the
-match page asks "Who are you?" (free seats first, a taken one said so), one tap seats the phone and its
-secret objective shows at once, without a reload; the TV page an organiser opened shows the table QR code
-and no objective; the printable table card; a phone of the club-wide link picks its table."""
+"""One scan to a seat, in headless Chromium and in WebKit (tests/engines.py: the one kit; ``ENGINES``): a new
+phone follows a match's table link (its QR code), the match page asks "Who are you?" (free seats first, a taken
+one said so, live, as a second phone sits), one tap seats the phone and its secret objective shows at once,
+without a reload; a phone of the club-wide link picks its table, sits, taps its first move and follows another
+device's. In Chromium alone: the TV page an organiser opened shows the table QR code and no objective; the
+printable table card; the organiser frees and moves a seat; two phones answer the same name (its stream held
+back: the kit's WebKit has no request routing)."""
 
 import json
 
 import pytest
-from playwright.sync_api import expect
 
-from tests.browser.trackers_kit import joined_page, organiser_api
+from tests.browser.trackers_kit import organiser_api
+from tests.engines import expect
 
 pytestmark = pytest.mark.browser
+ENGINES = ("chromium", "webkit")  # (the tests that take a `device`: tests/browser/conftest.py)
 
 PLAYERS = ["Anna", "Bruno", "Carla"]
-PHONE = {"width": 360, "height": 740}
+PHONE = {"width": 360, "height": 740}  # (WebKit's window is no narrower than 447 px: tests/engines.py)
 
 
 @pytest.fixture(scope="module")
 def org(server):
     return organiser_api(server)
-
-
-# counts the match stream's `seats` messages the page heard (the first one: its stream is open)
-HEARD_SEATS = """(() => {
-  window.__seatsHeard = 0;
-  const Real = window.EventSource;
-  window.EventSource = function (url, opts) {
-    const es = new Real(url, opts);
-    es.addEventListener("seats", () => { window.__seatsHeard++; });
-    return es;
-  };
-  window.EventSource.prototype = Real.prototype;
-})()"""
 
 
 def _watch(page):
@@ -41,7 +32,7 @@ def _watch(page):
 
 
 @pytest.mark.parametrize("lang", ["en", "it"])
-def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new_context, server, org, lang,
+def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(device, server, org, lang, engine,
                                                                                 artifacts_dir):
     cat = json.loads((__import__("companion.base.resources", fromlist=["web_dir"]).web_dir()
                       / "static" / "i18n" / f"{lang}.json").read_text())
@@ -51,8 +42,8 @@ def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new
     org.event(mid, "objective.set", {"player": "Anna", "cities": secret})
     link = org.ok("GET", f"/api/matches/{mid}/join")["url"]
     # two phones scan the table's code at once: this one waits on "Who are you?" while Bruno's phone sits
-    phone = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
-    phone.add_init_script(HEARD_SEATS)
+    locale = {"en": "en-GB", "it": "it-IT"}[lang]
+    phone = _watch(device(locale=locale, viewport=PHONE).new_page())
     phone.goto(link)
     assert phone.url.endswith(f"/m/{mid}")  # the link left the address bar
     expect(phone.locator("#who-card h2")).to_have_text(cat["seat.who"])
@@ -61,9 +52,12 @@ def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new
     for p in PLAYERS:
         expect(phone.locator(f"#who-card .who-btn[data-player='{p}']")).to_be_enabled()
     phone.wait_for_selector("#game-tracker[data-mounted]", state="attached")
-    phone.wait_for_function("() => window.__seatsHeard >= 1")  # its stream is open (and said the seats as they are)
     phone.evaluate("window.__samePage = true")
-    bruno = _watch(new_context(locale={"en": "en-GB", "it": "it-IT"}[lang], viewport=PHONE).new_page())
+    # its stream is open: another device's write (Carla's objective, secret: only its seq shows) comes to it
+    org.event(mid, "objective.set", {"player": "Carla", "cities": ["Torino", "Milano"]})
+    seq = org.ok("GET", f"/api/matches/{mid}")["seq"]
+    phone.wait_for_function("n => window.companionMatch.seq >= n", arg=seq)
+    bruno = _watch(device(locale=locale, viewport=PHONE).new_page())
     bruno.goto(link)
     bruno.click("#who-card .who-btn[data-player='Bruno']")
     expect(bruno.locator("#who-card")).to_be_hidden()
@@ -76,7 +70,7 @@ def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new
         expect(phone.locator(f"#who-card .who-btn[data-player='{p}']")).to_be_enabled()
     assert phone.evaluate("window.__samePage === true")
     expect(phone.locator("#ci-objective")).to_have_count(0)
-    phone.screenshot(path=str(artifacts_dir / f"table-join-who-{lang}.png"), full_page=True)
+    phone.screenshot(path=str(artifacts_dir / f"table-join-who-{lang}-{engine}.png"), full_page=True)
     phone.click("#who-card .who-btn[data-player='Anna']")
     # one tap: seated, the objective shown at once, no reload
     expect(phone.locator("#ci-objective li")).to_have_count(3)
@@ -84,9 +78,9 @@ def test_a_phone_scans_the_table_qr_answers_who_it_is_and_sees_its_objective(new
     assert phone.evaluate("window.__samePage === true")
     expect(phone.locator("#who-card")).to_be_hidden()
     expect(phone.locator("#my-seat")).to_have_text(cat["seat.you_are"].format(player="Anna"))
-    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert phone.evaluate("document.documentElement.scrollWidth") <= phone.viewport_size["width"]
     phone.locator("#ci-secret-body").scroll_into_view_if_needed()
-    phone.screenshot(path=str(artifacts_dir / f"table-join-seated-{lang}.png"))
+    phone.screenshot(path=str(artifacts_dir / f"table-join-seated-{lang}-{engine}.png"))
     # Bruno's phone never sees Anna's objective
     assert bruno.evaluate("Object.keys(window.companionMatch.view.state.objectives)") == []
     assert not phone.errors and not bruno.errors, phone.errors + bruno.errors
@@ -117,14 +111,31 @@ def test_the_tv_page_shows_the_table_qr_and_no_objective_and_the_table_card_prin
     assert not tv.errors and not card.errors
 
 
-def test_a_phone_of_the_club_link_picks_its_table(new_context, server, org, artifacts_dir):
+def test_a_phone_of_the_club_link_picks_its_table_sits_taps_and_follows_another_device(device, server, org,
+                                                                                         engine, artifacts_dir):
+    """The club's link (its QR code at the door): "Pick your table", the table, "Who are you?", one tap; then the
+    seated phone's first move (Richelieu's Income, Anna's turn) recorded as hers, and another device's move shown live."""
     mid = org.ok("POST", "/api/matches", {"game": "richelieu", "players": PLAYERS, "label": "Tavolo 9"})["id"]
-    page = joined_page(new_context, server, viewport=PHONE)
+    page = _watch(device(viewport=PHONE).new_page())
+    page.goto(server.join_url)
+    expect(page.locator("#role-badge.role-player")).to_be_visible()
     assert page.url.endswith("/pick")
     page.click(f"#pick-list a[data-id='{mid}']")
-    page.click("#who-card .who-btn[data-player='Carla']")
-    page.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Carla'")
-    page.screenshot(path=str(artifacts_dir / "table-pick.png"))
+    page.click("#who-card .who-btn[data-player='Anna']")
+    page.wait_for_function("() => window.companionMatch.match && window.companionMatch.match.seat === 'Anna'")
+    if engine == "webkit":
+        assert "AppleWebKit" in page.evaluate("navigator.userAgent") and "Chrome" not in page.evaluate("navigator.userAgent")
+    seq = page.evaluate("window.companionMatch.seq")
+    page.locator("#game-tracker button", has_text="Income").first.click()
+    page.wait_for_function("n => window.companionMatch.seq > n && !window.companionMatch.busy", arg=seq)
+    last = org.ok("GET", f"/api/matches/{mid}/events")["events"][-1]
+    assert last["type"] == "action" and last["data"] == {"player": "Anna", "action": "income"}, last
+    # another device's write arrives live over the stream
+    seq = page.evaluate("window.companionMatch.seq")
+    org.ok("POST", f"/api/matches/{mid}/events", {"expected_seq": seq, "type": "track.adjust",
+                                                   "data": {"player": "Bruno", "track": "money", "delta": 1}})
+    page.wait_for_function("n => window.companionMatch.seq > n", arg=seq)
+    page.screenshot(path=str(artifacts_dir / f"table-pick-{engine}.png"))
     assert not page.errors, page.errors
 
 

@@ -7,7 +7,9 @@ while its clock still runs (55 minutes left: the clock reads mm:ss) and, another
 Measured in the page (tests/browser/tvfit.py) and by hand for what the issue of a real evening showed:
 the page no taller than the screen (its scrollHeight), the whole clock inside its column and under no
 card, and the code to scan (the table's while it plays, the play log's at the end) whole inside the
-screen. Screenshots: test-artifacts/tvend-*.png."""
+screen. The organiser's phone on the conquest's match page, open from the play to the end (and opened again after
+it), offers no clock control once the match has ended (no Pause, Resume, start or end of a turn); no TV shows one.
+Screenshots: test-artifacts/tvend-*.png."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_tv_screens import CAT, _iso, playthrough, send, tv_ready, watch
-from tests.browser.trackers_kit import organiser_api
+from tests.browser.trackers_kit import organiser_api, organiser_page
 from tests.browser.tvfit import problems
 from tests.web.serverproc import Server
 
@@ -30,6 +32,21 @@ LONG = ["Alessandra Castellani", "Maximilian Hohenberg-Stein", "Giovanni Battist
 # (game, players, how the conquest match ends: "running" with 55 minutes left, "time-up" after its time)
 CASES = [("conquest-italy", SHORT, "running"), ("conquest-italy", LONG[:4], "time-up"), ("conquest-italy", LONG, "time-up"),
          ("web-of-power", SHORT, None), ("richelieu", SHORT, None), ("rome-is-burning", SHORT, None)]
+
+# the clock's controls of the match page (the page's own and the conquest tracker's): none shown once ended
+CLOCK_CONTROLS = ("#clock-start, #clock-pause, #clock-resume, #turn-end, #final-roll, #ci-clock-start, #ci-clock-pause, "
+                  "#ci-clock-resume, #ci-turn-end, #ci-final")
+
+
+def no_clock_controls(page, lang):
+    """No clock control shown, and no button saying Pause or Resume (in ``lang``) anywhere on the page."""
+    shown = page.evaluate("(sel) => Array.from(document.querySelectorAll(sel)).filter(e => e.getClientRects().length)"
+                          ".map(e => e.id)", CLOCK_CONTROLS)
+    assert shown == [], (page.url, shown)
+    for key in ("clock.pause", "clock.resume", "ci.clock_pause", "ci.clock_resume"):
+        word = CAT[lang][key].replace("▶", "").strip()
+        expect(page.get_by_role("button", name=word)).to_have_count(0)  # (hidden ones are not counted)
+
 
 # what the issue measured: the page's height, the clock's text against its column and the cards beside it,
 # the code to scan inside the screen
@@ -143,8 +160,26 @@ def test_the_tv_left_on_fits_the_screen_at_the_end(browser, server, club, game, 
             for vp in (SMALL, BIG):
                 tv.set_viewport_size(vp)
                 _check(tv, f"{game}-{len(players)}-{ending}-{lang}-{vp['width']}-play", "#table-qr", artifacts_dir)
+        phone = None
+        # the organiser's phone, open on the match page: the conquest's two endings of four (the other games' matches
+        # here run no clock: the page draws none of its controls)
+        if game == "conquest-italy" and len(players) == 4:
+            phone = organiser_page(lambda **kw: browser.new_context(base_url=server.url, locale="en-GB", **kw), server,
+                                   viewport={"width": 390, "height": 844})
+            contexts.append(phone.context)
+            phone.goto(f"/m/{mid}")
+            phone.wait_for_selector("#game-tracker[data-mounted]", state="attached")
         send(org, mid, last)
+        if phone is not None:
+            expect(phone.locator("#match-status")).to_have_text(CAT["en"]["status.ended"])
+            no_clock_controls(phone, "en")
+            if ending == "running":  # and opened after the end
+                phone.reload()
+                phone.wait_for_selector("#game-tracker[data-mounted]", state="attached")
+                no_clock_controls(phone, "en")
+            assert not phone.errors, phone.errors
         for lang, tv in tvs.items():
+            no_clock_controls(tv, lang)
             expect(tv.locator("#tv-ranking")).to_have_attribute("data-revealed", "1", timeout=15_000)
             expect(tv.locator(".tv-winner-season")).to_be_visible()  # the season it counts in
             expect(tv.locator("#tv-playlog")).to_be_visible()

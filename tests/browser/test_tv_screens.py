@@ -128,6 +128,23 @@ def fits(tv, name, artifacts_dir):
     assert_fits(tv, name)
 
 
+# what the map's legend lies on (in the map's units): a city, a name, a line between two cities
+LEGEND_FREE = """() => {
+  const g = document.getElementById('ci-tv-legend').getBBox(), out = [];
+  const r = { x1: g.x, y1: g.y, x2: g.x + g.width, y2: g.y + g.height };
+  const hit = (b) => b.x < r.x2 && r.x1 < b.x + b.width && b.y < r.y2 && r.y1 < b.y + b.height;
+  for (const e of document.querySelectorAll('#ci-tv-map svg [data-city]')) if (hit(e.getBBox())) out.push(e.getAttribute('data-city'));
+  for (const l of document.querySelectorAll('#ci-tv-map svg > line')) {
+    const [x1, y1, x2, y2] = ['x1', 'y1', 'x2', 'y2'].map(a => +l.getAttribute(a));
+    for (let k = 0; k <= 50; k++) {  // points along the line
+      const x = x1 + (x2 - x1) * k / 50, y = y1 + (y2 - y1) * k / 50;
+      if (x > r.x1 && x < r.x2 && y > r.y1 && y < r.y2) { out.push(`line ${x1},${y1}-${x2},${y2}`); break; }
+    }
+  }
+  return out;
+}"""
+
+
 MUTED = """() => { const probe = document.createElement('span'); probe.style.color = 'var(--muted)';
   document.body.appendChild(probe); const c = getComputedStyle(probe).color; probe.remove();
   return [getComputedStyle(document.getElementById('clock-remaining')).color, c]; }"""
@@ -200,8 +217,16 @@ def test_every_tv_fits_and_shows_the_end_live(browser, server, org, wifi_on, gam
             if game == "conquest-italy":  # the final rolls: the roll owed and the code to sit, both in the screen
                 expect(tv.locator("#tv-roll")).to_have_attribute("data-state", "owed")
                 assert tv.locator("#ci-tv-map").get_attribute("data-crowded") == "0"
+                # its names placed in a Worker (games/conquest-italy.layout.js), not by the page's own thread
+                assert tv.evaluate("typeof window.CompanionMapLayout") == "undefined"
                 box = tv.locator("#ci-tv-map svg").bounding_box()
                 assert box["height"] >= 0.85 * tv.viewport_size["height"], box  # the map as tall as the screen
+                # the legend of its signs, in the page's language, on no city, name or line of the map
+                legend = tv.locator("#ci-tv-legend")
+                expect(legend.locator("rect")).to_have_count(1)
+                expect(legend.locator("line[stroke-dasharray]")).to_have_count(1)
+                expect(legend.locator("text")).to_have_text([cat["tv.ci_legend_airport"], cat["tv.ci_legend_sea"]])
+                assert tv.evaluate(LEGEND_FREE) == [], lang
             if game == "web-of-power":  # the final scoring waits for parts the table counts: every column shown
                 scoring = tv.locator("#wop-tv-scoring")
                 expect(scoring).to_be_visible()

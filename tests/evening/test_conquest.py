@@ -29,15 +29,19 @@ def owned(page, player: str) -> list[str]:
     return [c for c, p in state["owner"].items() if p == player]
 
 
-def set_up(ev, table, minutes: int = MINUTES) -> None:
+def set_up(ev, table, minutes: int = MINUTES, helped: bool = False) -> None:
     """The table's set-up on its phones: the Pi deals from the first phone, then each player places their
-    units on their own phone, 5 at a time, as the status line says; the clock waits, then starts by itself."""
+    units on their own phone, 5 at a time, as the status line says; the clock waits, then starts by itself.
+    ``helped``: first a placement tapped on another player's phone, taken back from the placer's, and the match
+    set to each phone plays its own seat (:func:`helped_then_own_seat`)."""
     first = table.players[0]
     page = table[first]
     for p in table.players:
         expect(table[p].locator("#ci-status")).to_have_text(
             text(EN, "ci.phase_deal") + " · " + text(EN, "ci.clock_armed", n=minutes))
     table.act(first, "#ci-deal-pi")
+    if helped:
+        helped_then_own_seat(ev, table)
     v = table.view()
     while v["state"]["phase"] == "place":
         # each placement read from the phone that made it; the next placer's phone shows it before its tap
@@ -54,6 +58,63 @@ def set_up(ev, table, minutes: int = MINUTES) -> None:
         expect(table[p].locator("#history li").first).to_contain_text(text(EN, "ci.ev_clock_start", n=minutes))
     v = table.view()
     assert v["phase"] == "regular" and v["clock"]["running"] and v["clock"]["limit_seconds"] == minutes * 60
+
+
+def helped_then_own_seat(ev, table) -> None:
+    """Helping at the table (docs/rulings.md#playing-for-another-seat): the placement due is tapped on another
+    player's phone; the placer's phone, and no other, says so in words over its page, and its Undo takes the
+    placement back; the history says from whose phone it came. Then the organiser sets the match to "each
+    phone plays its own seat" on the match page: every phone of the table says so, and the same tap on the
+    helper's phone is refused in words, nothing recorded."""
+    v = table.view()
+    placer, due = v["summary"]["next_placer"], v["summary"]["placement_due"]
+    helper = next(p for p in table.players if p != placer)
+    other = next(p for p in table.players if p not in (placer, helper))
+    hp, pp = table[helper], table[placer]
+    n = table.sync(helper)
+    row = hp.locator("#ci-place-list .ci-place-row").first
+    city = row.get_attribute("data-city")
+    n = table.act(helper, f"#ci-place-list .ci-place-row[data-city='{city}'] .ci-rest", n=n)
+    what = text(EN, "ci.ev_place", player=placer) + f": {city} +{due}"
+    notice = pp.locator("#helped")
+    expect(pp.locator("#helped-text")).to_have_text(text(EN, "helped.by_seat", seat=helper, what=what))
+    expect(pp.locator("#helped-undo")).to_be_visible()
+    # over the top of the page (fixed: nothing under a finger moves), within the phone's width
+    box = pp.evaluate("""() => { const r = document.getElementById('helped').getBoundingClientRect();
+        return [r.top, r.left, r.right, innerWidth, getComputedStyle(document.getElementById('helped')).position]; }""")
+    assert box[0] >= 0 and box[1] >= 0 and box[2] <= box[3] and box[4] == "fixed", box
+    ev.shot(pp, "helped-notice")
+    for p in (helper, other):
+        wait_seq(table[p], n)
+        expect(table[p].locator("#helped")).to_be_hidden()
+        expect(table[p].locator("#history li").first).to_contain_text(
+            what + " — " + text(EN, "match.from_phone", seat=helper))
+    pp.click("#helped-undo")
+    n = table.seq = wait_seq(pp, n + 1)
+    expect(notice).to_be_hidden()
+    expect(pp.locator("#history li").first).to_contain_text(text(EN, "ci.ev_undo_of", what=what))
+    expect(pp.locator(f"#history li[data-seq='{n - 1}']")).to_have_class("undone")
+    after = view_at(hp, n)
+    assert after["state"]["units"] == v["state"]["units"] and after["summary"]["next_placer"] == placer
+    # the organiser: each phone plays its own seat, on the match page
+    org = ev.org
+    org.goto(f"/m/{table.match_id}")
+    choice = org.locator("#phones-rule-set input[value='own-seat']")
+    expect(org.locator("#phones-rule-set input[value='any-seat']")).to_be_checked()
+    choice.check()
+    expect(org.locator("#toast")).to_have_text(EN["phones.saved_own"])
+    if ev.artifacts is not None:
+        org.locator("#phones-rule-set").screenshot(path=str(ev.artifacts / "evening-phones-rule.png"))
+    for p in table.players:  # (told live, over the match's stream)
+        expect(table[p].locator("#phones-rule")).to_have_text(EN["phones.own_seat_note"])
+    hp.locator(f"#ci-place-list .ci-place-row[data-city='{city}'] .ci-rest").click()
+    expect(hp.locator("#toast")).to_have_text(
+        f"In this match each phone plays its own seat: {helper}'s phone cannot record {placer}'s move "
+        f"({placer}'s phone or an organiser records it)")
+    assert seq(hp) == n and view_at(pp, n)["seq"] == n
+    org.reload()  # (drawn by the box as it is now)
+    expect(choice).to_be_checked()
+    ev.lap(f"table {table.number} helped, undone, own seat, refused (and what came before in its round)")
 
 
 def turn(table, player: str, conquered_note: bool = False, dice=None) -> None:
@@ -283,7 +344,7 @@ def test_a_conquest_tournament_evening(browser, server, artifacts_dir):
         if n == 1:  # (round 2's room looks the same)
             ev.shot(ev.org, f"conquest-room-setting-up-{n}", full_page=True)
         ev.lap(f"round {n} seated, started, phones, TV")
-        for t in tables:
+        for t in tables:  # (a table that helps a player: the mixed evening's, in Chromium and WebKit)
             set_up(ev, t)
         ev.lap(f"round {n} set up")
         if n == 1:

@@ -1,8 +1,10 @@
 """A mixed club night: a conquest table and a Richelieu table (with the clock) made on the new-match page and
 started with one "Start the round" on the tables page. The Richelieu clock starts at once; the conquest table
 sets up on its phones and its clock starts when its own set-up is done
-(docs/rulings.md#the-clock-of-a-tournament-round); the room screen says so for each; both are played to their
-end on the seated phones; the home page lists both as ended."""
+(docs/rulings.md#the-clock-of-a-tournament-round); the room screen says so for each; at the conquest table a
+placement is tapped on another player's phone, the placer's phone says so and undoes it, and the organiser sets
+the match to each phone plays its own seat, which refuses the next such tap (docs/rulings.md#playing-for-another-seat);
+both are played to their end on the seated phones; the home page lists both as ended."""
 
 import pytest
 
@@ -42,7 +44,7 @@ def test_a_conquest_and_a_richelieu_table_started_with_one_tap(browser, server, 
         ev.sit(t)
     ev.tv(conquest)
     ev.lap("started, cards, phones")
-    set_up(ev, conquest, minutes=120)
+    set_up(ev, conquest, minutes=120, helped=True)
     conquest_places = play_to_an_objective(ev, conquest)
     ev.lap("conquest played")
     richelieu_places = play_richelieu(ev, richelieu, bonus_to=0)

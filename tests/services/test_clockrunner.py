@@ -480,6 +480,28 @@ def test_the_server_rolls_the_final_dice_with_its_rng(table):
     assert v["ended"] == (sum(e["data"]["dice"]) <= 4)
 
 
+def test_the_final_roll_is_the_owing_seat_s_move_where_each_phone_plays_its_own(table):
+    """In a match set to each phone plays its own seat (docs/rulings.md#playing-for-another-seat), the Pi's
+    final roll (POST .../final-roll) is the move of the seat that owes it: another seat's phone is refused,
+    as it is for the event typed in (the roll's player is the service's to fill: judged once it is filled)."""
+    from companion.base.errors import ForbiddenError
+    from companion.services.policy import Caller
+
+    mid = table.new_match()
+    to_final_rounds(table, mid)
+    table.svc.append(mid, "turn.end", {"player": "ada", "conquered": 1})
+    table.svc.set_phones(mid, "own-seat")
+    n = len(table.store.events(mid))
+    bo = Caller("player", "bo", phone=True)
+    for player in (None, "ada"):
+        with pytest.raises(ForbiddenError) as e:
+            table.svc.final_roll(mid, player, by=bo)
+        assert e.value.code == "own_seat" and e.value.field == "player", e.value
+    assert len(table.store.events(mid)) == n
+    e = table.svc.final_roll(mid, by=Caller("player", "ada", phone=True))
+    assert e["by"] == {"role": "player", "seat": "ada"} and e["data"]["rolled_by"] == "pi"
+
+
 def test_the_default_rng_is_the_secure_one(store, fake_game):
     runner = ClockRunner(MatchService(store), store)
     assert isinstance(runner.rng, random.SystemRandom)

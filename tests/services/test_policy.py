@@ -250,3 +250,44 @@ def test_a_conquest_combat_acts_for_the_owner_of_the_city_it_leaves():
     assert policy.acting_seat(ci, PLAYERS, state, "combat", {"from": "Roma", "to": "Napoli"}) == ("Anna", "from")
     assert policy.acting_seat(ci, PLAYERS, state, "reinforce", {"player": "Bruno"}) == ("Bruno", "player")
     assert policy.acting_seat(ci, PLAYERS, state, "setup.deal", {"owner": {}}) == (None, "player")
+
+
+@pytest.mark.parametrize("game", ["conquest-italy", "richelieu", "rome-is-burning", "web-of-power"])
+def test_every_game_s_move_for_another_seat_says_so_and_the_helped_seat_undoes_it(store, game):
+    """Each game's first move of a seat in a legal match (its playthrough), recorded from another seat's phone:
+    the event says for whom (by.for); set to each phone plays its own seat, the writer's phone is refused
+    (code own_seat) and may not undo it, the helped seat's phone may (docs/rulings.md#playing-for-another-seat)."""
+    import random
+
+    from companion.services.matches import MatchService
+    from tests.browser.test_tv_screens import playthrough
+
+    players, options, events = playthrough(game, 3)
+    svc = MatchService(store, rng=random.Random(3))
+    mid = svc.create(game, players, options)["id"]
+    module = svc.fold(mid).module
+    for e in events:
+        f = svc.fold(mid)
+        helped = policy.acting_seat(module, players, f.game_state, e["type"], e["data"])[0]
+        if helped is not None and not policy.is_pi_roll(e):
+            break
+        svc.append(mid, e["type"], e["data"], expected_seq=f.last_seq)
+    else:
+        pytest.fail(f"{game}: no move of a seat in its playthrough")
+    n = svc.fold(mid).last_seq
+    helper = next(p for p in players if p != helped)
+    phone = Caller("player", helper, phone=True)
+    made = svc.append(mid, e["type"], e["data"], expected_seq=n, by=phone)
+    assert made["by"] == {"role": "player", "seat": helper, "for": helped}, (game, e)
+    svc.set_phones(mid, "own-seat")
+    with pytest.raises(ForbiddenError) as exc:
+        svc.undo(mid, expected_seq=n + 1, by=phone)
+    assert exc.value.code == "own_seat" and exc.value.field == "expected_seq"
+    u = svc.undo(mid, expected_seq=n + 1, by=Caller("player", helped, phone=True))
+    assert u["by"] == {"role": "player", "seat": helped}
+    with pytest.raises(ForbiddenError) as exc:
+        svc.append(mid, e["type"], e["data"], expected_seq=n + 2, by=phone)
+    assert exc.value.code == "own_seat" and exc.value.to_json()["code"] == "own_seat"
+    assert helper in exc.value.message and helped in exc.value.message
+    own = svc.append(mid, e["type"], e["data"], expected_seq=n + 2, by=Caller("player", helped, phone=True))
+    assert "for" not in own["by"]

@@ -424,3 +424,17 @@ def test_the_organiser_moves_a_finished_match_in_and_out(store, club, ranked_gam
     with pytest.raises(InputError) as err:
         ss.set_match_season(store, store.get_match(m["id"]), other["id"])
     assert err.value.field == "season"
+
+
+def test_a_matchs_season_changed_keeps_its_other_options_set_meanwhile(store, season):
+    """The organiser's season for a match, from a page that read the match before another choice of his was
+    stored (who records on the phones): that choice is kept, the season set (it wrote the options it had read)."""
+    svc = MatchService(store)
+    mid = svc.create("conquest-italy", ["Ada", "Bo", "Cy"])["id"]
+    read = store.get_match(mid)
+    svc.set_phones(mid, "own-seat")
+    ss.set_match_season(store, read, "none")
+    assert store.get_match(mid)["options"] == {**read["options"], "phones": "own-seat", "season": "none"}
+    ss.set_match_season(store, read, season["id"])
+    got = store.get_match(mid)["options"]
+    assert got["phones"] == "own-seat" and got["season"] == season["id"], got

@@ -143,14 +143,16 @@ def fuzz(env, mode):
                         and "match_id" in case.path_parameters and rng.random() < 0.5:
                     case.path_parameters["match_id"] = rng.choice(ids)
                 who = rng.choice(["organiser", "organiser", "player"])
-                response = case.call_and_validate(headers={"Authorization": f"Bearer {tokens[who]}"},
-                                                  checks=checks)
+                # schemathesis's WSGI transport asks for gzip (as requests does) but reads the body as sent:
+                # the answers are checked as they are; the compressed ones are tests/web/test_compress.py's
+                response = case.call_and_validate(headers={"Authorization": f"Bearer {tokens[who]}",
+                                                           "Accept-Encoding": "identity"}, checks=checks)
                 calls[0] += 1
                 if 400 <= response.status_code < 500 and response.headers.get("Content-Type", "").startswith(
                         "application/json"):
                     body = response.json()
                     assert isinstance(body.get("error"), str) and body["error"], body
-                    assert set(body) <= {"error", "field"}, body
+                    assert set(body) <= {"error", "field", "code"}, body
                 unexpected = [r.getMessage() for r in handler.records]
                 assert not unexpected, f"{op.label}: {unexpected[:2]} (case {case.path_parameters} {case.body!r})"
 

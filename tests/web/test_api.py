@@ -53,6 +53,14 @@ def test_create_match(fake_game, player):
     ({"game": "richelieu", "players": ["A", "B"], "options": []}, "$.options"),
     ({"game": "richelieu", "players": ["A", "B"], "turbo": True}, "$"),
     ({"game": "richelieu", "players": ["Solo"]}, "$.players"),  # the game wants 2 or more
+    # control characters in no name, label nor colour (a pattern's $ is the text's end, as JSON Schema reads it:
+    # Python's own $ let a final newline through, and a name's one non-space character could be a control one)
+    ({"game": "richelieu", "players": ["A", "Bo\x1b[2J"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "Bo\x00"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "Bo\n"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "\x01"]}, "$.players[1]"),
+    ({"game": "richelieu", "players": ["A", "B"], "label": "Table 1\n"}, "$.label"),
+    ({"game": "richelieu", "players": ["A", "B"], "colours": {"A": "#aabbcc\n"}}, "$.colours.A"),
     ([1, 2], "$"),
 ])
 def test_create_match_bad_body_names_the_field(fake_game, player, body, field):
@@ -248,6 +256,34 @@ def test_final_roll_needs_a_clock_match(fake_game, player):
     assert r.status_code == 409 and r.json["field"] == "$"
 
 
+def test_the_final_roll_of_another_seat_is_refused_where_each_phone_plays_its_own(app, fake_game, organiser, clock):
+    """POST /final-roll: the seat that owes the roll is the one the Pi rolls for; in a match set to each phone
+    plays its own seat another seat's phone is refused (403, code own_seat), naming the body's player."""
+    from tests.web.conftest import Api, join
+
+    m = organiser.post("/api/matches", {"game": fake_game, "players": ["ada", "bo"], "options": {"clock": True}}).json
+    url = f"/api/matches/{m['id']}"
+
+    def post(who, path, body):
+        return who.post(url + path, {**body, "expected_seq": organiser.get(url).json["seq"]})
+
+    assert post(organiser, "/events", {"type": "clock.start", "data": {"limit_minutes": 1}}).status_code == 201
+    clock.advance(61)
+    for p in ["ada", "bo", "ada", "bo"]:
+        assert post(organiser, "/events", {"type": "turn.end", "data": {"player": p}}).status_code == 201
+    assert post(organiser, "/events", {"type": "turn.end", "data": {"player": "ada", "conquered": 1}}).status_code == 201
+    assert organiser.put(url + "/phones", {"phones": "own-seat"}).status_code == 200
+    bo = Api(app.test_client())
+    join(app, bo.c)
+    r = bo.c.put(url + "/seat", json={"player": "bo"}, headers={"Origin": "http://localhost"})
+    assert r.status_code == 200, r.json
+    for body in ({}, {"player": "ada"}):
+        r = post(bo, "/final-roll", body)
+        assert r.status_code == 403 and r.json["code"] == "own_seat" and r.json["field"] == "$.player", r.json
+    r = post(bo, "/final-roll", {"player": "bo"})  # (not the one who owes it: the rules' refusal, same field)
+    assert r.status_code == 409 and r.json["field"] == "$.player", r.json
+
+
 def test_hardware(api):
     assert api.get("/api/hardware").json == {"gpio": None}
 
@@ -309,7 +345,7 @@ def test_a_move_for_another_seat_says_whose_phone_and_own_seat_only_refuses_it(f
     r = organiser.put(url, {"phones": "own-seat"})
     assert r.status_code == 200 and r.json["options"]["phones"] == "own-seat"
     r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Anna"}, "expected_seq": 1})
-    assert r.status_code == 403 and r.json["field"] == "$.data.player"
+    assert r.status_code == 403 and r.json["field"] == "$.data.player" and r.json["code"] == "own_seat"
     assert "Bruno's phone cannot record Anna's move" in r.json["error"]
     r = player.post(f"/api/matches/{m['id']}/events", {"type": "point", "data": {"player": "Bruno"}, "expected_seq": 1})
     assert r.status_code == 201 and "for" not in r.json["event"]["by"]

@@ -263,6 +263,33 @@ def test_bodies_over_the_limit_are_refused_before_flask(app, front, tokens):
     run(go())
 
 
+def test_a_compressed_body_is_refused_before_it_is_read(app, front, tokens):
+    """A zip bomb (10 MiB of zeros in 10 KB of gzip) is never inflated: any Content-Encoding of a request's
+    body is a 415 naming it, answered before a byte of the body is taken in."""
+    import gzip
+
+    bomb = gzip.compress(b"\0" * (10 << 20))
+    assert len(bomb) < 20_000
+
+    async def go():
+        head = [("Authorization", f"Bearer {tokens['player']}"), ("Content-Type", "application/json"),
+                ("Content-Length", str(len(bomb)))]
+        for encoding in ("gzip", "deflate", "br", "GZIP, identity"):
+            call = Chunks(front, "/api/matches", method="POST", headers=[*head, ("Content-Encoding", encoding)],
+                          pieces=1, size=len(bomb)).start()
+            await asyncio.wait_for(call.task, 10)
+            body = json.loads(call.text)
+            assert call.status == 415 and body["field"] == "Content-Encoding", (encoding, body)
+            assert call.read == 0 and front.bodies.in_all == 0
+        plain = json.dumps({"game": "richelieu", "players": ["A", "B"]}).encode()
+        ok = Call(front, "/api/matches", method="POST", headers=[*head[:2], ("Content-Length", str(len(plain))),
+                                                                 ("Content-Encoding", "identity")], body=plain).start()
+        await asyncio.wait_for(ok.task, 10)
+        assert ok.status == 201, ok.text
+
+    run(go())
+
+
 def test_the_open_files_soft_limit_is_raised_to_the_hard_one():
     import subprocess
     import sys

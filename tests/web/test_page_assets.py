@@ -273,3 +273,18 @@ def test_a_static_file_is_sent_as_the_gz_made_ahead_and_never_stale(tmp_path, mo
     finally:
         monkeypatch.undo()
         assets._file.cache_clear()
+
+
+def test_no_script_listens_to_unload():
+    """A page with an ``unload`` listener is never kept in a browser's back/forward cache (a phone's Back then
+    loads it anew); the live pages close and reopen their streams on pagehide/pageshow instead
+    (``web/static/js/companion.js``)."""
+    from companion.base.resources import web_dir
+
+    pattern = re.compile(r"""addEventListener\(\s*["']unload["']|\bonunload\s*=""")
+    scripts = [p for p in (web_dir() / "static").rglob("*.js")]
+    assert len(scripts) > 10
+    for path in scripts:
+        assert not pattern.search(path.read_text(encoding="utf-8")), path
+    js = (web_dir() / "static" / "js" / "companion.js").read_text(encoding="utf-8")
+    assert '"pageshow"' in js and '"visibilitychange"' in js

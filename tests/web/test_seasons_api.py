@@ -71,6 +71,18 @@ def test_a_club_is_renamed_and_keeps_its_seasons(organiser, player, season):
     assert organiser.get(f"/api/seasons/{season['id']}").json["club_id"] == club
     r = organiser.put(f"/api/clubs/{club}", {"name": "Circolo", "settings": {"threshold": 0.5}})
     assert r.status_code == 200 and r.json["settings"] == {"threshold": 0.5}, r.json
+    # a refused PUT stores nothing (its settings refused, the club keeps its name too) and names the body's field
+    for body, field in [({"name": "Renamed", "settings": {"points": {"4": [1, 2]}}}, '$.settings.points["4"]'),
+                        ({"name": "Renamed\nline", "settings": {}}, "$.name"), ({"name": "Null\u0000"}, "$.name"),
+                        ({"name": "Sep\u2028"}, "$.name")]:
+        r = organiser.put(f"/api/clubs/{club}", body)
+        assert r.status_code == 400 and r.json["field"] == field, (body, r.json)
+    got = organiser.get(f"/api/clubs/{club}").json
+    assert got["name"] == "Circolo" and got["settings"] == {"threshold": 0.5}, got
+    for path, body in [("/api/clubs", {"name": "Tab\tclub"}),
+                       ("/api/seasons", {"club": "Circolo", "game": "richelieu", "year": 2026, "name": "Line\nbreak"})]:
+        r = organiser.post(path, body)  # control characters in no club's or season's name (as in a player's)
+        assert r.status_code == 400 and r.json["field"] == "$.name", (body, r.json)
 
 
 def test_results_and_standings(organiser, season):
@@ -324,3 +336,57 @@ def test_the_season_page_lists_app_matches_by_their_label(app, organiser, season
     assert f'<a href="/m/{mid}">Turno 2 · Tavolo 1</a>' in item
     rid = organiser.get(f"/api/seasons/{season['id']}/matches").json["matches"][0]["id"]
     assert rid not in item.replace(f"data-match=\"{rid}\"", "").replace(f"data-remove=\"{rid}\"", "").replace(f"/m/{mid}", "")
+
+
+def _lines(html):
+    """The season page's chart: {player: stroke} of its lines (their titles name the player) and of its legend."""
+    import re
+
+    chart = html[html.index('id="chart"'):]
+    chart = chart[:chart.index("</section>")]
+    lines = {t: c for c, t in re.findall(r'<polyline fill="none" stroke="(#[0-9a-f]{6})"[^>]*><title>([^:<]+):', chart)}
+    legend = dict(re.findall(r'<li data-player="([^"]+)"><svg[^>]*><line [^>]*stroke="(#[0-9a-f]{6})"', chart))
+    return chart, lines, legend
+
+
+@pytest.mark.parametrize("lang", ["en", "it"])
+def test_the_season_chart_in_the_players_colours_and_words(app, organiser, season, monkeypatch, lang):
+    """The chart draws each player in their own colour (the roster's), else the one they played with at the table,
+    two players never in one colour; a season with no match says so in words (no axes drawn "0 1 0"); the
+    ratings say in words what they are, the model named in a footnote."""
+    from companion import games
+    from companion.core.season import PALETTE
+    from html import unescape
+
+    from tests.web.test_i18n_complete import catalogues
+
+    cat = catalogues()[lang]
+    html = unescape(organiser.get(f"/seasons/{season['id']}?lang={lang}").get_data(as_text=True))
+    chart = html[html.index('id="chart"'):html.index('id="chart"') + 400]
+    assert cat["season.chart_empty"] in chart and "<svg" not in chart
+    svg = unescape(organiser.get(f"/api/seasons/{season['id']}/chart.svg?lang={lang}").get_data(as_text=True))
+    assert cat["season.chart_empty"] in svg and "<line" not in svg and "<polyline" not in svg
+    assert organiser.post("/api/players", {"club": season["club_id"], "name": "Anna", "colour": "#123456"}).status_code == 201
+    monkeypatch.setitem(games.GAMES, "conquest-italy", "tests.services.test_seasons")
+    mid = organiser.post("/api/matches", {"game": "conquest-italy", "players": ["Anna", "bo", "cy"],
+                                          "colours": {"Anna": "#ff0000", "bo": "#00aa00", "cy": PALETTE[0]}}).json["id"]
+    r = organiser.post(f"/api/matches/{mid}/events",
+                       {"type": "finish", "data": {"ranking": ["bo", "Anna", "cy"]}, "expected_seq": 0})
+    assert r.status_code == 201, r.json
+    add(organiser, season, [R("Anna", 1), R("Dario", 2), R("Elsa", 3)], id="t1", date="2026-01-05")
+    html = unescape(organiser.get(f"/seasons/{season['id']}?lang={lang}").get_data(as_text=True))
+    chart, lines, legend = _lines(html)
+    assert lines == legend, (lines, legend)
+    assert lines["Anna"] == "#123456" and lines["bo"] == "#00aa00" and lines["cy"] == PALETTE[0]
+    assert len(set(lines.values())) == 5 and lines["Dario"] in PALETTE and lines["Elsa"] in PALETTE
+    assert cat["season.chart_empty"] not in chart
+    # the ratings in words, their model named under them
+    card = html[html.index('id="ratings"'):]
+    head = card[:card.index("</thead>")]
+    assert cat["season.rating_mu"] in head and cat["season.rating_sigma"] in head and "μ" not in head and "σ" not in head
+    assert cat["season.ratings"] in html and "OpenSkill" not in cat["season.ratings"]
+    note = card[card.index('id="ratings-note"'):]
+    assert cat["season.ratings_note"].split(":")[0] in note and "OpenSkill" in note[:note.index("</p>")]
+    # the player's own page: their colour
+    h = organiser.get(f"/seasons/{season['id']}/players/Anna?lang={lang}").get_data(as_text=True)
+    assert 'stroke="#123456"' in h

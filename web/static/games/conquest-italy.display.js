@@ -9,7 +9,7 @@
   var C = window.Companion, TV = window.CompanionTV, t = C.t, el = C.el;
   if (!TV) return;
   var FALLBACK = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
-  var NAME_SIZE = 22, MARK_R = 19;  // in the map's units (about px at 1080 lines)
+  var NAME_SIZE = 22, MARK_R = 19;  // in the map's units (about px at 1080 lines): as games/conquest-italy.layout.js
   var root = null, map = null, marks = [], labels = [], lastCombatKey = null;
 
   function colourOf(client, p) {
@@ -26,138 +26,110 @@
     return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? "#111" : "#fff";
   }
 
-  // -- the drawing for the room: each city near its place, moved apart where they crowd (the north), and
-  //    each name beside its city where it covers no other name or city; where a name finds no such place,
-  //    its city and the one it covers are pushed further apart and the names placed again ------------------
-  var SPACE = 50, WARP = 0.6, VB = { x1: 0, y1: 0, x2: 878, y2: 1000 };
+  // -- the drawing for the room: each city near its place, moved apart where they crowd, each name where it
+  //    covers no other name or city (games/conquest-italy.layout.js), worked out in a Worker: the page is not
+  //    held while it runs. Its answer is kept (localStorage): a TV that loads the page again draws at once ------
+  var worker = null, asked = 0, waiting = {}, KEPT = "companion.ci-tv-layout";
+  function layoutScript() { return document.body.dataset.mapLayout || "/static/games/conquest-italy.layout.js"; }
+  function onThisPage(cities) {  // no Worker here: the same script, run by the page itself
+    return new Promise(function (ok, no) {
+      if (window.CompanionMapLayout) return ok(window.CompanionMapLayout(cities));
+      var sc = document.createElement("script");
+      sc.src = layoutScript();
+      sc.onload = function () { try { ok(window.CompanionMapLayout(cities)); } catch (e) { no(e); } };
+      sc.onerror = no;
+      document.head.appendChild(sc);
+    });
+  }
+  function inWorker(cities) {
+    if (!worker) {
+      try { worker = new Worker(layoutScript()); } catch (e) { worker = "none"; return onThisPage(cities); }
+      worker.onmessage = function (e) { var w = waiting[e.data.id]; delete waiting[e.data.id]; if (w) w.ok(e.data.result); };
+      worker.onerror = function (e) {  // (a Worker that cannot start: each question answered by the page)
+        if (e && e.preventDefault) e.preventDefault();
+        worker.terminate();
+        worker = "none";
+        var all = waiting; waiting = {};
+        Object.keys(all).forEach(function (id) { onThisPage(all[id].cities).then(all[id].ok, all[id].no); });
+      };
+    }
+    return new Promise(function (ok, no) {
+      var id = ++asked;
+      waiting[id] = { ok: ok, no: no, cities: cities };
+      worker.postMessage({ id: id, cities: cities });
+    });
+  }
+  function layout(cities) {
+    var key = layoutScript() + " " + JSON.stringify(cities), kept = null;  // (the script's hash in its address)
+    try { kept = JSON.parse(localStorage.getItem(KEPT) || "null"); } catch (e) { kept = null; }
+    if (kept && kept.key === key) return Promise.resolve(kept.result);
+    var run = typeof Worker === "function" && worker !== "none" ? inWorker(cities).catch(function () { return onThisPage(cities); }) : onThisPage(cities);
+    return run.then(function (result) {
+      try { localStorage.setItem(KEPT, JSON.stringify({ key: key, result: result })); } catch (e) { /* (private mode, full) */ }
+      return result;
+    });
+  }
+  // a name's width in the map's units: its font (the drawing's, at the names' size) measured on a canvas, no
+  // layout of the page needed (within 0.2 of the SVG's own measure)
+  var pen = null;
+  function nameWidth(svg, name) {
+    try {
+      if (!pen) {
+        pen = document.createElement("canvas").getContext("2d");
+        pen.font = NAME_SIZE + "px " + (svg.getAttribute("font-family") || "sans-serif");
+      }
+      return pen.measureText(name).width;
+    } catch (e) { return name.length * NAME_SIZE * 0.55; }
+  }
+
+  // -- the legend of the map's own signs (a square: an airport; a dashed line: a sea route), in a free place of
+  //    the map: no city, name or line under it, looked for from the top right (the Adriatic on the box's map);
+  //    where there is none, under the map -----------------------------------------------------------------
+  var NS = "http://www.w3.org/2000/svg", ROW = 34, SYM = 30, GAP = 8, EDGE = 6;
+  function node(tag, attrs) { var n = document.createElementNS(NS, tag); Object.keys(attrs).forEach(function (k) { n.setAttribute(k, attrs[k]); }); return n; }
   function overlap(a, b) {
     var w = Math.min(a.x2, b.x2) - Math.max(a.x1, b.x1), h = Math.min(a.y2, b.y2) - Math.max(a.y1, b.y1);
     return w > 0 && h > 0 ? w * h : 0;
   }
-  // each axis stretched where the cities crowd and shrunk where they are few (each city keeps its order
-  // from west to east and from north to south: the map stays the map), half way to an even spread
-  function warp(cities, key, lo, hi) {
-    var vals = cities.map(function (c) { return c[key]; }), sm = 25;
-    function F(v) { var t = 0; vals.forEach(function (c) { t += 1 / (1 + Math.exp(-(v - c) / sm)); }); return t / vals.length; }
-    var a = Math.min.apply(null, vals), b = Math.max.apply(null, vals), fa = F(a), fb = F(b);
-    return cities.map(function (c) {
-      var v = c[key], lin = (v - a) / ((b - a) || 1), eq = (F(v) - fa) / ((fb - fa) || 1);
-      return lo + (hi - lo) * (WARP * eq + (1 - WARP) * lin);
-    });
+  function crosses(sg, r) {  // a segment through a box (Liang-Barsky)
+    var t0 = 0, t1 = 1, dx = sg[2] - sg[0], dy = sg[3] - sg[1];
+    var p = [-dx, dx, -dy, dy], q = [sg[0] - r.x1, r.x2 - sg[0], sg[1] - r.y1, r.y2 - sg[1]];
+    for (var i = 0; i < 4; i++) {
+      if (p[i] === 0) { if (q[i] < 0) return false; continue; }
+      var u = q[i] / p[i];
+      if (p[i] < 0) { if (u > t1) return false; if (u > t0) t0 = u; } else { if (u < t0) return false; if (u < t1) t1 = u; }
+    }
+    return true;
   }
-  function spread(cities, extra) {
-    var xs = warp(cities, "hx", VB.x1 + 40, VB.x2 - 40), ys = warp(cities, "hy", VB.y1 + 40, VB.y2 - 40);
-    cities.forEach(function (c, k) { c.wx = xs[k]; c.wy = ys[k]; c.x = c.wx; c.y = c.wy; });
-    for (var it = 0; it < 300; it++) {
-      for (var i = 0; i < cities.length; i++) for (var j = i + 1; j < cities.length; j++) {
-        var a = cities[i], b = cities[j], dx = b.x - a.x, dy = b.y - a.y, d = Math.sqrt(dx * dx + dy * dy) || 0.01;
-        var want = SPACE + (extra[i + "," + j] || 0);
-        if (d >= want) continue;
-        var push = (want - d) / 4;
-        a.x -= dx / d * push; a.y -= dy / d * push; b.x += dx / d * push; b.y += dy / d * push;
-      }
-      cities.forEach(function (c) {
-        c.x += (c.wx - c.x) * 0.02; c.y += (c.wy - c.y) * 0.02;
-        c.x = Math.min(VB.x2 - 30, Math.max(VB.x1 + 30, c.x)); c.y = Math.min(VB.y2 - 30, Math.max(VB.y1 + 30, c.y));
-      });
-    }
-  }
-  // the names where they cover least (greedy, the crowded first; then simulated annealing with a fixed seed:
-  // the same drawing on every TV; then each at its best with the others where they are). Returns the pairs
-  // [name's city, covered city] left.
-  function placeNames(cities) {
-    var h = NAME_SIZE, gap = 4, named = cities.filter(function (c) { return c.w !== null; });
-    var discs = cities.map(function (c) { return { x1: c.x - MARK_R - 2, y1: c.y - MARK_R - 2, x2: c.x + MARK_R + 2, y2: c.y + MARK_R + 2, c: c }; });
-    // another city's mark with a margin: a name close to another city reads as that city's
-    var near = cities.map(function (c) { var m = MARK_R + 12; return { x1: c.x - m, y1: c.y - m, x2: c.x + m, y2: c.y + m, c: c }; });
-    // a name's box from its anchor point and baseline (the glyphs rise 0.93 of the size above it, fall 0.24)
-    function at(x, base, anchor, w) {
-      var x1 = anchor === "start" ? x : anchor === "end" ? x - w : x - w / 2;
-      return { x: x, y: base, anchor: anchor, box: { x1: x1, y1: base - h * 0.93, x2: x1 + w, y2: base + h * 0.24 } };
-    }
-    function candidates(c) {
-      var out = [];
-      [gap, gap + 12].forEach(function (g) {
-        var r = MARK_R, x = c.x, y = c.y, w = c.w, d = (r + g) * 0.72;
-        out.push(at(x + r + g, y + h * 0.35, "start", w), at(x - r - g, y + h * 0.35, "end", w),
-          at(x, y - r - g - h * 0.24, "middle", w), at(x, y + r + g + h * 0.93, "middle", w),
-          at(x + d, y - d - h * 0.24, "start", w), at(x + d, y + d + h * 0.93, "start", w),
-          at(x - d, y - d - h * 0.24, "end", w), at(x - d, y + d + h * 0.93, "end", w));
-      });
-      return out;
-    }
-    // what a place costs apart from the other names (computed once): covering a city, sitting nearer another
-    // city than its own, leaving the drawing; and a small preference (to the right, close)
-    function fixed(c, k, b) {
-      var s = (k % 8) * 0.5 + (k >= 8 ? 60 : 0);
-      discs.forEach(function (m) { if (m.c !== c) s += overlap(b, m) * 8; });
-      near.forEach(function (m) { if (m.c !== c) s += overlap(b, m) * 2; });
-      var cx = (b.x1 + b.x2) / 2, cy = (b.y1 + b.y2) / 2, own = (cx - c.x) * (cx - c.x) + (cy - c.y) * (cy - c.y);
-      cities.forEach(function (o) { if (o !== c && (cx - o.x) * (cx - o.x) + (cy - o.y) * (cy - o.y) < own) s += 400; });
-      return s + ((b.x2 - b.x1) * (b.y2 - b.y1) - overlap(b, VB)) * 6;
-    }
-    function cost(c, k, cand) {
-      var s = c.fixed[k];
-      c.others.forEach(function (o) { if (o.at) s += overlap(cand.box, o.at.box) * 4; });
-      return s;
-    }
-    var crowd = named.map(function (c) {
-      return { c: c, n: cities.filter(function (o) { return Math.abs(o.x - c.x) < 130 && Math.abs(o.y - c.y) < 90; }).length };
-    }).sort(function (a, b) { return b.n - a.n; }).map(function (x) { return x.c; });
-    named.forEach(function (c) {
-      c.cands = candidates(c); c.at = null;
-      c.fixed = c.cands.map(function (cand, k) { return fixed(c, k, cand.box); });
-      // the names that could touch this one
-      c.others = named.filter(function (o) { return o !== c && Math.abs(o.x - c.x) < c.w + o.w + 80 && Math.abs(o.y - c.y) < 120; });
-    });
-    function best(c) {
-      var k0 = c.at ? c.k : 0, low = c.at ? cost(c, c.k, c.at) : Infinity;
-      c.cands.forEach(function (cand, k) { var v = cost(c, k, cand); if (v < low - 1e-6) { low = v; k0 = k; } });
-      var moved = !c.at || k0 !== c.k;
-      c.k = k0; c.at = c.cands[k0];
-      return moved;
-    }
-    crowd.forEach(best);
-    var seed = 12345;
-    function rnd() { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; }
-    var steps = 12000, temp = 400;
-    for (var i = 0; i < steps; i++) {
-      var c = named[Math.floor(rnd() * named.length)], k = Math.floor(rnd() * c.cands.length);
-      if (k === c.k) continue;
-      var d = cost(c, k, c.cands[k]) - cost(c, c.k, c.at), tnow = temp * (1 - i / steps) + 0.01;
-      if (d < 0 || rnd() < Math.exp(-d / tnow)) { c.k = k; c.at = c.cands[k]; }
-    }
-    for (var pass = 0, moved = true; moved && pass < 8; pass++) {
-      moved = false;
-      crowd.forEach(function (c) { if (best(c)) moved = true; });
-    }
-    var left = [];
-    named.forEach(function (c) {
-      discs.forEach(function (m) { if (m.c !== c && overlap(c.at.box, m)) left.push([c, m.c]); });
-      named.forEach(function (o) { if (o !== c && cities.indexOf(o) > cities.indexOf(c) && overlap(c.at.box, o.at.box)) left.push([c, o]); });
-    });
-    return left;
-  }
-  function layoutMap(cities) {
-    var extra = {}, left = [];
-    for (var round = 0; round < 4; round++) {
-      spread(cities, extra);
-      left = placeNames(cities);
-      if (!left.length) break;
-      left.forEach(function (pair) {
-        var i = cities.indexOf(pair[0]), j = cities.indexOf(pair[1]), key = Math.min(i, j) + "," + Math.max(i, j);
-        extra[key] = (extra[key] || 0) + 16;
-      });
-    }
-    // the drawing cut to what it shows: the map as large as the screen allows
-    var x1 = Infinity, y1 = Infinity, x2 = -Infinity, y2 = -Infinity;
+  function legend(svg, cities, lines, box) {
+    var sea = lines.filter(function (l) { return l.ln.getAttribute("stroke-dasharray"); })[0], items = [];
+    if (cities.some(function (c) { return !c.round; })) items.push(["airport", t("tv.ci_legend_airport")]);
+    if (sea) items.push(["sea", t("tv.ci_legend_sea")]);
+    if (!items.length) return;
+    var g = node("g", { id: "ci-tv-legend", class: "ci-tv-legend" });
+    svg.appendChild(g);
+    var texts = items.map(function (it) { var x = node("text", { class: "ci-tv-legend-text" }); x.textContent = it[1]; g.appendChild(x); return x; });
+    var w = SYM + GAP + Math.max.apply(null, texts.map(function (x) { return nameWidth(svg, x.textContent); }));
+    var h = items.length * ROW, blocks = [], segs = [], spot = null;
     cities.forEach(function (c) {
-      [{ x1: c.x - MARK_R, y1: c.y - MARK_R, x2: c.x + MARK_R, y2: c.y + MARK_R }].concat(c.at ? [c.at.box] : []).forEach(function (b) {
-        x1 = Math.min(x1, b.x1); y1 = Math.min(y1, b.y1); x2 = Math.max(x2, b.x2); y2 = Math.max(y2, b.y2);
-      });
+      blocks.push({ x1: c.x - MARK_R, y1: c.y - MARK_R, x2: c.x + MARK_R, y2: c.y + MARK_R });
+      if (c.at) blocks.push(c.at.box);
     });
-    var pad = 8;
-    return { x1: x1 - pad, y1: y1 - pad, x2: x2 + pad, y2: y2 + pad, left: left.length };
+    lines.forEach(function (l) { if (l.a && l.b) segs.push([l.a.x, l.a.y, l.b.x, l.b.y]); });
+    function free(r) { return !blocks.some(function (b) { return overlap(b, r) > 0; }) && !segs.some(function (sg) { return crosses(sg, r); }); }
+    for (var y = box.y1; !spot && y + h + 2 * EDGE <= box.y2; y += 8)
+      for (var x = box.x2 - w - 2 * EDGE; x >= box.x1; x -= 8) {
+        var r = { x1: x, y1: y, x2: x + w + 2 * EDGE, y2: y + h + 2 * EDGE };
+        if (free(r)) { spot = r; break; }
+      }
+    if (!spot) { spot = { x1: box.x1, y1: box.y2, x2: box.x1 + w + 2 * EDGE, y2: box.y2 + h + 2 * EDGE }; box.y2 = spot.y2; }
+    items.forEach(function (it, i) {
+      var x0 = spot.x1 + EDGE, yc = spot.y1 + EDGE + i * ROW + ROW / 2;
+      if (it[0] === "airport") g.insertBefore(node("rect", { x: x0 + SYM / 2 - 10, y: yc - 10, width: 20, height: 20, fill: "#bbb", stroke: "#111", "stroke-width": 2 }), texts[i]);
+      else g.insertBefore(node("line", { x1: x0, y1: yc, x2: x0 + SYM, y2: yc, stroke: sea.ln.getAttribute("stroke") || "#1f77b4",
+        "stroke-width": sea.ln.getAttribute("stroke-width") || 1.5, "stroke-dasharray": sea.ln.getAttribute("stroke-dasharray") }), texts[i]);
+      texts[i].setAttribute("x", (x0 + SYM + GAP).toFixed(1)); texts[i].setAttribute("y", (yc + 7).toFixed(1));
+    });
   }
 
   function mount(box, client) {
@@ -172,9 +144,10 @@
     }
     C.api("GET", document.body.dataset.mapUrl || "/api/matches/" + encodeURIComponent(client.id) + "/conquest/map").then(function (m) {
       map = m;
-      var holder = document.getElementById("ci-tv-map");
-      holder.innerHTML = m.svg;  // our own server's SVG (names escaped by the engine)
-      var svg = holder.querySelector("svg"), title = svg && svg.querySelector("title");
+      var holder = document.getElementById("ci-tv-map"), drawing = document.createElement("div");
+      drawing.innerHTML = m.svg;  // our own server's SVG (names escaped by the engine), put in the page once drawn
+      var svg = drawing.querySelector("svg"), title = svg && svg.querySelector("title");
+      if (!svg) return;
       // its title (the map's accessible name) is the map's own: the box's default map, in the page's language
       if (title && m["default"]) title.textContent = C.t("ci.map_default");
       // the engine's legend (region colours) is on the right: the TV colours by holder, so it goes
@@ -186,7 +159,7 @@
       svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
       var found = svg.querySelectorAll("circle.city, rect.airport");
       marks = []; labels = [];
-      if (found.length !== m.cities.length) return;
+      if (found.length !== m.cities.length) { holder.appendChild(svg); return; }
       var cities = [], at = {};
       Array.prototype.forEach.call(found, function (mk, i) {
         var name = m.cities[i].name, value = mk.nextElementSibling, title = value && value.nextElementSibling;
@@ -198,8 +171,7 @@
           title.setAttribute("class", "ci-tv-name"); title.setAttribute("data-city", name);
           title.textContent = name;  // the card's letter is for the phones: the TV shows the name alone
         }
-        var c = { name: name, hx: x, hy: y, x: x, y: y, mark: mk, round: round, value: value, text: title,
-                  w: title ? (title.getComputedTextLength ? title.getComputedTextLength() : name.length * NAME_SIZE * 0.55) : null };
+        var c = { hx: x, hy: y, mark: mk, round: round, value: value, text: title, w: title ? nameWidth(svg, name) : null };
         at[x.toFixed(1) + "," + y.toFixed(1)] = c;
         cities.push(c);
         marks.push(mk); labels.push(value);
@@ -209,25 +181,32 @@
         return { ln: ln, a: at[(+ln.getAttribute("x1")).toFixed(1) + "," + (+ln.getAttribute("y1")).toFixed(1)],
                  b: at[(+ln.getAttribute("x2")).toFixed(1) + "," + (+ln.getAttribute("y2")).toFixed(1)] };
       });
-      var box = layoutMap(cities);
-      holder.dataset.crowded = String(box.left);  // names that found no free place (0: none)
-      cities.forEach(function (c) {
-        if (c.round) { c.mark.setAttribute("cx", c.x.toFixed(1)); c.mark.setAttribute("cy", c.y.toFixed(1)); c.mark.setAttribute("r", String(MARK_R)); }
-        else { c.mark.setAttribute("x", (c.x - MARK_R).toFixed(1)); c.mark.setAttribute("y", (c.y - MARK_R).toFixed(1));
-               c.mark.setAttribute("width", String(2 * MARK_R)); c.mark.setAttribute("height", String(2 * MARK_R)); }
-        if (c.value) { c.value.setAttribute("x", c.x.toFixed(1)); c.value.setAttribute("y", (c.y + 8).toFixed(1)); }
-        if (c.text && c.at) {
-          c.text.setAttribute("x", c.at.x.toFixed(1)); c.text.setAttribute("y", c.at.y.toFixed(1));
-          c.text.setAttribute("text-anchor", c.at.anchor);
-        }
-      });
-      lines.forEach(function (l) {
-        if (l.a) { l.ln.setAttribute("x1", l.a.x.toFixed(1)); l.ln.setAttribute("y1", l.a.y.toFixed(1)); }
-        if (l.b) { l.ln.setAttribute("x2", l.b.x.toFixed(1)); l.ln.setAttribute("y2", l.b.y.toFixed(1)); }
-      });
-      svg.setAttribute("viewBox", [box.x1, box.y1, box.x2 - box.x1, box.y2 - box.y1].map(function (v) { return Math.round(v); }).join(" "));
-      svg.style.aspectRatio = Math.round(box.x2 - box.x1) + " / " + Math.round(box.y2 - box.y1);
-      draw(client.view, client);
+      draw(client.view, client);  // (the holders' colours and units, on the drawing not shown yet)
+      layout(cities.map(function (c) { return { hx: c.hx, hy: c.hy, w: c.w }; })).then(function (res) {
+        var box = res.box;
+        cities.forEach(function (c, i) {
+          var p = res.places[i];
+          c.x = p[0]; c.y = p[1];
+          if (c.round) { c.mark.setAttribute("cx", c.x.toFixed(1)); c.mark.setAttribute("cy", c.y.toFixed(1)); c.mark.setAttribute("r", String(MARK_R)); }
+          else { c.mark.setAttribute("x", (c.x - MARK_R).toFixed(1)); c.mark.setAttribute("y", (c.y - MARK_R).toFixed(1));
+                 c.mark.setAttribute("width", String(2 * MARK_R)); c.mark.setAttribute("height", String(2 * MARK_R)); }
+          if (c.value) { c.value.setAttribute("x", c.x.toFixed(1)); c.value.setAttribute("y", (c.y + 8).toFixed(1)); }
+          c.at = p.length > 2 ? { box: { x1: p[5], y1: p[6], x2: p[7], y2: p[8] } } : null;
+          if (c.text && c.at) {
+            c.text.setAttribute("x", p[2].toFixed(1)); c.text.setAttribute("y", p[3].toFixed(1));
+            c.text.setAttribute("text-anchor", p[4]);
+          }
+        });
+        lines.forEach(function (l) {
+          if (l.a) { l.ln.setAttribute("x1", l.a.x.toFixed(1)); l.ln.setAttribute("y1", l.a.y.toFixed(1)); }
+          if (l.b) { l.ln.setAttribute("x2", l.b.x.toFixed(1)); l.ln.setAttribute("y2", l.b.y.toFixed(1)); }
+        });
+        legend(svg, cities, lines, box);
+        svg.setAttribute("viewBox", [box.x1, box.y1, box.x2 - box.x1, box.y2 - box.y1].map(function (v) { return Math.round(v); }).join(" "));
+        svg.style.aspectRatio = Math.round(box.x2 - box.x1) + " / " + Math.round(box.y2 - box.y1);
+        holder.dataset.crowded = String(box.left);  // names that found no free place (0: none)
+        holder.appendChild(svg);
+      }, function (e) { console.error(e); holder.appendChild(svg); });
     }, function () {});
   }
 

@@ -125,7 +125,7 @@
     else if (s.phase === "place") text = C.plural("ci.phase_place", sm.placement_due, { player: sm.next_placer });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
-    else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started");
+    else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started", { button: $("ci-clock-start").textContent });
     else text = t("ci.phase_play");
     // this phone's player is out: said first, in words (docs/rulings.md#conquest-elimination)
     var seat = client.match && client.match.seat, out = (s.eliminations || []).filter(function (e) { return e.player === seat; })[0];
@@ -379,7 +379,10 @@
     // still an attack (after a conquest the city is the player's own: the player picks the next attack)
     fill(from, [{ value: "", label: t("ci.choose") }].concat(srcs.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; })));
     var tg = from.value ? targets(from.value, p) : [];
-    fill(to, [{ value: "", label: t("ci.choose") }].concat(tg.map(function (c) { return { value: c, label: c + " (" + s.owner[c] + ", " + s.units[c] + ")" }; })));
+    // a closed list shows its choice in one line, cut where it is longer: the city and its units there, whose
+    // city it is under it (a long name wraps)
+    fill(to, [{ value: "", label: t("ci.choose") }].concat(tg.map(function (c) { return { value: c, label: c + " (" + s.units[c] + ")" }; })));
+    $("ci-to-owner").textContent = to.value ? t("ci.to_owner", { player: s.owner[to.value] }) : "";
     $("ci-attack").disabled = !from.value || !to.value;
     $("ci-attack").textContent = from.value && to.value ? t("ci.attack_pair", { from: from.value, to: to.value }) : t("ci.attack");
     renderTargets(p, from.value, to.value);
@@ -389,6 +392,7 @@
     var opts = [];
     for (var i = maxDice; i >= 1; i--) opts.push({ value: i, label: String(i) });
     fill(nd, opts, wanted);
+    $("ci-move-in").placeholder = nd.value || "";  // empty: as many units move in as dice attacked
     var defend = to.value ? Math.min(3, s.units[to.value]) : 0;
     tableDice($("ci-adice"), parseInt(nd.value, 10) || 0, "ci-a");
     tableDice($("ci-ddice"), defend, "ci-d");

@@ -208,7 +208,10 @@
   function renderTurn() {
     var s = sm(), v = st(), ended = !playing();
     $("wop-turn").hidden = ended;
-    if (ended || !board) return;
+    if (ended) return;
+    // (the board not come yet: the quick picks drawn from the summary, their room kept, disabled until it comes;
+    // drawn later, they would push the form under them down under a finger)
+    if (!board) { renderQuick(); return; }
     var sel = $("wop-player");
     var want = sel.dataset.touched ? sel.value : (s.turn ? s.turn.player : s.next_player);
     fill(sel, players().map(function (p) { return { value: p, label: p }; }), want);
@@ -254,20 +257,21 @@
     $("wop-quick-hint").textContent = s.turn && s.turn.can_place === false ? t("wop.quick_hint_full", { player: player })
       : t("wop.quick_hint", { player: player });
     C.patch(box, s.countries.map(function (c) {
-      var sites = (board.sites[c.country] || []).filter(function (id) { return !v.sites[id]; });
-      var noMonastery = !(sup.monasteries > 0) || ((board.sites[c.country] || []).length > 0 && !sites.length);
+      var all = board ? board.sites[c.country] || [] : [];
+      var sites = all.filter(function (id) { return !v.sites[id]; });
+      var noMonastery = !(sup.monasteries > 0) || (all.length > 0 && !sites.length);
       var noCouncillor = !(sup.councillors > 0) || !(c.councillor_room > 0);
       // the country's name on its own line, what it has room for below: nothing runs out of the button
       return el("button", { type: "button", class: "btn wop-pick", "data-country": c.country,
-        disabled: noMonastery && noCouncillor ? "disabled" : null,
+        disabled: !board || (noMonastery && noCouncillor) ? "disabled" : null,
         "aria-pressed": String(c.country === quickCountry), onclick: function () { quickCountry = c.country === quickCountry ? null : c.country; renderQuick(); } },
         el("span", { class: "wop-pick-name", text: c.country }),
         el("span", { class: "small wop-pick-room", text: (c.free_sites === null ? c.monasteries_total + " ⌂" : C.plural("wop.free", c.free_sites)) +
           " · " + C.plural("wop.room", c.councillor_room) }));
     }));
     where.textContent = "";
-    where.hidden = !quickCountry;
-    if (!quickCountry) return;
+    where.hidden = !quickCountry || !board;
+    if (!quickCountry || !board) return;
     var c = s.countries.filter(function (x) { return x.country === quickCountry; })[0] || {};
     var all = board.sites[quickCountry] || [];
     // (placed or not placed after all: the choice closes)

@@ -7,7 +7,8 @@
  *   Companion.stream(path, handlers)       Server-Sent Events that reconnect by themselves and resume
  *                                          from the last event id; shows the "connection lost" banner;
  *                                          handlers.open() once it is open (and subscribed: read a list
- *                                          then), handlers.down() when it fails or goes silent
+ *                                          then), handlers.down() when it fails or goes silent; made
+ *                                          again at once when the page is seen again (back from sleep)
  *   Companion.pageParts(path, ids)         parts of a page as the box draws it now (what a reload shows)
  *   Companion.applyPatch(doc, ops)         a stream event's patch of a view applied (a new document)
  *   new Companion.MatchClient(id, hooks)   one match: view, seq, send(type, data) with expected_seq,
@@ -259,6 +260,8 @@
     if (!err) return "";
     if (err.status === 401 && BAD_SECRET[err.field]) return t(BAD_SECRET[err.field]);
     if (err.status === 401) return t("error.need_join");
+    // a match set to "each phone plays its own seat": the organiser's choice, said in its own sentence
+    if (err.status === 403 && err.body && err.body.code === "own_seat") return err.error.charAt(0).toUpperCase() + err.error.slice(1);
     if (err.status === 403) return t("error.forbidden") + ": " + err.error;
     if (err.status === 409 && err.field === "expected_seq") return t("conflict.text");
     if (err.status === 503) return t(err.body.code === "storage_full" ? "error.storage_full" :
@@ -341,7 +344,7 @@
         if (es && es.readyState === 2) restart(); // CLOSED: the browser gave up, we don't
         else kick(true);  // the browser tries again: that attempt too has CONNECT_MS to open
       };
-      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice", "seats"].forEach(on);
+      ["event", "snapshot", "tick", "alert", "match", "hello", "heartbeat", "tv-sound", "dice", "seats", "phones"].forEach(on);
       kick(true);
     }
     var handle = {
@@ -352,13 +355,34 @@
                            streams = streams.filter(function (s) { return s !== handle; }); },
       lastId: function () { return lastId; }, watchdogMs: function () { return silenceMs; },
       // the Pi answered a request: a stream that is down (or still connecting) is made again now
-      reconnectNow: function () { if (!closed && (!es || es.readyState !== 1)) { delay = 500; if (retryTimer) clearTimeout(retryTimer); retryTimer = null; if (es) { es.close(); es = null; } open(); } }
+      reconnectNow: function () { if (!closed && (!es || es.readyState !== 1)) { delay = 500; if (retryTimer) clearTimeout(retryTimer); retryTimer = null; if (es) { es.close(); es = null; } open(); } },
+      // the page is seen again (resyncStreams): made again now from the last event it had, whatever it seems
+      resync: function () { if (!closed) handle.resume(lastId); },
+      // the page goes into the back/forward cache: no stream, no timer while it is there
+      suspend: function () { if (closed) return; if (es) { es.close(); es = null; } if (watchdog) clearTimeout(watchdog);
+                             if (retryTimer) clearTimeout(retryTimer); watchdog = retryTimer = null; }
     };
     streams.push(handle);
     open();
     window.addEventListener("online", function () { if (!es || es.readyState !== 1) { delay = 500; restart(); } });
     return handle;
   }
+
+  // A phone back from another app or from sleep: its streams may have died without a word while it was away
+  // (the radio slept, the box dropped a stream that read nothing), which the watchdog would notice only
+  // after three heartbeats. Each is made again at once from the last event it had, and the box sends what it
+  // missed (Last-Event-ID; a page with none gets a fresh snapshot), so the page shows the live state within a
+  // second of being seen again. A page put in the back/forward cache closes its streams first (pagehide) and
+  // opens them again when it is shown (pageshow); nothing listens to `unload`, which would keep a page out of
+  // that cache.
+  var hiddenSince = null;
+  function resyncStreams() { streams.forEach(function (s) { s.resync(); }); }
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState === "hidden") { if (hiddenSince === null) hiddenSince = Date.now(); return; }
+    if (hiddenSince !== null) { hiddenSince = null; resyncStreams(); }
+  });
+  window.addEventListener("pagehide", function (ev) { if (ev.persisted) streams.forEach(function (s) { s.suspend(); }); });
+  window.addEventListener("pageshow", function (ev) { if (ev.persisted) { hiddenSince = null; resyncStreams(); } });
 
   // -- a view's patch (companion/base/jsondiff.py: the same rules) -----------------------------------------
   // ops: [path, value] sets, [path] removes an object's key; a path lists keys and array indices ([] is the
@@ -571,6 +595,8 @@
       "tv-sound": function (d) { if (handlers.tvSound) handlers.tvSound(d); },
       // the table's seats, taken or free, and this phone's own (a phone that sits or may sit: js/pages.js)
       seats: function (d) { if (handlers.seats) handlers.seats(d); },
+      // who a player's phone records for, as the organiser just set it (js/pages.js)
+      phones: function (d) { if (handlers.phones) handlers.phones(d); },
       // the table's smart dice (js/dice-live.js follows them)
       dice: function (d) { document.dispatchEvent(new CustomEvent("companion:dice", { detail: d })); },
       open: function () { if (handlers.open) handlers.open(); }

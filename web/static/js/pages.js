@@ -476,7 +476,7 @@
       }, function () { asking = false; });  // the Pi away: asked again at the next view
     }
     var baseView = client.hooks.view;
-    client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); seasonCard(view); };
+    client.hooks.view = function (view, cl) { baseView(view, cl); clockButtons(view, cl); seasonCard(view); drawHelped(); };
     // a finished match: what season counts it (GET .../result), and the organiser's add to / take out of
     // a season of its game (PUT /api/matches/<id>/season)
     var seasonShown = null;
@@ -521,6 +521,8 @@
       if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
+      // a phone never tapped plays no alert (the browser's rule): offered once, over the page (js/sounds.js)
+      if (c && !ended && window.CompanionSound) window.CompanionSound.offer(t("sound.offer"));
       var show = function (id, on) { setHidden(document.getElementById(id), !on); };
       show("clock-start", c && view.phase === "setup" && !ended);
       show("clock-pause", c && c.running && !ended);
@@ -614,6 +616,7 @@
       for (var i = events.length - 1; i >= 0; i--) rows.appendChild(historyRow(events[i], !!undone[events[i].seq]));
       historyBox.appendChild(rows);
       if (!events.length) historyBox.appendChild(el("li", { class: "muted empty", text: t("match.no_events") }));
+      drawHelped();
     }
     // one more event, not an undo: its row on top
     function appendHistory(e) {
@@ -627,6 +630,7 @@
       var empty = historyBox.querySelector("li.empty");
       if (empty) empty.remove();
       historyBox.insertBefore(historyRow(e, false), historyBox.firstChild);
+      drawHelped();
     }
     function loadHistory() {
       // a failed load (the Pi away) keeps the history shown; the next reconnect loads it again
@@ -695,6 +699,72 @@
         C.toast(t("match.redone"));
       }, function (e) { C.toast(C.errorText(e), true); });
     });
+    // A move recorded for this phone's seat from another phone (docs/rulings.md#playing-for-another-seat):
+    // said over the top of the page (fixed: nothing under a finger moves), in words, with its undo. Only a
+    // phone seated as that seat shows it, from the events as this phone may see them. The move shown is the
+    // latest in effect recorded for this seat by another phone since this seat's own phone last recorded;
+    // "Seen" puts it away on this phone. Its undo is the match's one undo: offered while that move is the
+    // latest in effect (the undo says so to the box with the seq this page shows: a move recorded meanwhile
+    // refuses it, 409); once later moves followed, it says they must be undone first; the Pi's draws are
+    // the organiser's to undo.
+    var helpedBox = document.getElementById("helped"), helpedShown = null;
+    var helpedKey = "companion.helped." + id;
+    function helpedSeen() { try { return parseInt(localStorage.getItem(helpedKey) || "0", 10) || 0; } catch (e) { return 0; } }
+    function helpedMove() {
+      var seat = client.match && client.match.seat;
+      if (!seat || client.ended()) return null;
+      for (var i = stack.length - 1; i >= 0; i--) {
+        var by = stack[i].by;
+        if (!by) continue;
+        if (by["for"] === seat) return stack[i].seq > helpedSeen() ? stack[i] : null;
+        if (by.seat === seat) return null;  // this seat's own phone recorded since
+      }
+      return null;
+    }
+    function drawHelped() {
+      if (!helpedBox) return;
+      var e = helpedMove();
+      helpedShown = e;
+      if (!e) { setHidden(helpedBox, true); return; }
+      var by = e.by, what = C.describeEvent(game, e);
+      setText(document.getElementById("helped-text"), by.seat ? t("helped.by_seat", { seat: by.seat, what: what }) :
+        t(by.role === "organiser" ? "helped.by_organiser" : "helped.by_helper", { what: what }));
+      var latest = inEffect === e, pi = isPiRoll(e) && role !== "organiser";
+      var note = document.getElementById("helped-note");
+      setText(note, !latest ? t("helped.later") : pi ? t("match.undo_pi_organiser") : "");
+      setHidden(note, latest && !pi);
+      setHidden(document.getElementById("helped-undo"), !latest || pi);
+      setHidden(helpedBox, false);
+    }
+    if (helpedBox) {
+      document.getElementById("helped-ok").addEventListener("click", function () {
+        if (helpedShown) { try { localStorage.setItem(helpedKey, String(helpedShown.seq)); } catch (e) { /* private mode */ } }
+        setHidden(helpedBox, true);
+      });
+      document.getElementById("helped-undo").addEventListener("click", function (ev) {
+        if (!helpedShown || inEffect !== helpedShown) { drawHelped(); return; }
+        ev.target.disabled = true;
+        client.undo().then(function () { C.toast(t("match.undone")); }, function (e) { C.toast(C.errorText(e), true); })
+          .then(function () { ev.target.disabled = false; drawHelped(); });
+      });
+    }
+    // The organiser's choice of who a player's phone records for (PUT /api/matches/<id>/phones); every open page
+    // hears it (the stream's `phones`): the organiser's radios, a player's note that each phone plays its own seat
+    function showPhones(rule) {
+      if (client.match) client.match.options = Object.assign({}, client.match.options || {}, { phones: rule });
+      Array.prototype.forEach.call(document.querySelectorAll("#phones-rule-set input[name=phones]"), function (r) { r.checked = r.value === rule; });
+      setHidden(document.getElementById("phones-rule"), rule !== "own-seat");
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("#phones-rule-set input[name=phones]"), function (r) {
+      r.addEventListener("change", function () {
+        if (!r.checked) return;
+        var before = r.value === "own-seat" ? "any-seat" : "own-seat";
+        C.api("PUT", "/api/matches/" + encodeURIComponent(id) + "/phones", { phones: r.value }).then(function () {
+          showPhones(r.value);
+          C.toast(t(r.value === "own-seat" ? "phones.saved_own" : "phones.saved_any"));
+        }, function (e) { showPhones(before); C.toast(C.errorText(e), true); });
+      });
+    });
     seats = initSeats(id, client);
 
     var first = firstLoad();
@@ -713,6 +783,7 @@
         open: function () { if (opened) { client.load().catch(function () {}); loadHistory(); } opened = true; },
         event: function (d) { addEvent(d.event); },
         seats: function (d) { seats.follow(d); },
+        phones: function (d) { if (d && d.phones) showPhones(d.phones); },
         // the stream's first snapshot at the match the page just loaded: the history asked for then covers it
         // (asked again only if that answer failed)
         snapshot: function (d) {

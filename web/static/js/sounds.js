@@ -5,6 +5,9 @@
  *   CompanionSound.play(kind)   kind: "15-minutes" | "5-minutes" | "time-up" | "final-roll" | "ended"
  *   CompanionSound.muted() / setMuted(bool)   remembered in this browser (localStorage "sound-muted")
  *   CompanionSound.log          what was played (the browser tests read it: a test has no speakers)
+ *   CompanionSound.offer(text)  a phone that was never tapped cannot play them: a button (fixed, over the page:
+ *                               nothing moves) offers once to tap, which unlocks the sound with a short tone;
+ *                               it goes at the first tap anywhere. Not offered when muted or already tapped.
  *
  * Browsers start audio only after a tap on the page: the first tap anywhere unlocks it (a TV in kiosk
  * mode runs Chromium with --autoplay-policy=no-user-gesture-required). */
@@ -16,7 +19,8 @@
     "5-minutes": [[660, 0, 0.2], [660, 0.3, 0.2]],
     "time-up": [[880, 0, 0.18], [880, 0.25, 0.18], [880, 0.5, 0.35]],
     "final-roll": [[523, 0, 0.18], [784, 0.22, 0.3]],
-    "ended": [[523, 0, 0.15], [659, 0.16, 0.15], [784, 0.32, 0.15], [1047, 0.48, 0.45]]
+    "ended": [[523, 0, 0.15], [659, 0.16, 0.15], [784, 0.32, 0.15], [1047, 0.48, 0.45]],
+    "ready": [[784, 0, 0.12]]
   };
   function muted() { try { return localStorage.getItem("sound-muted") === "1"; } catch (e) { return false; } }
   function setMuted(on) {
@@ -43,16 +47,31 @@
     if (quietTimer) clearTimeout(quietTimer);
     quietTimer = setTimeout(rest, Math.max(0, quietAt - Date.now()));
   }
-  function unlock() {
-    if (unlocked) return;
-    var a = audio();
-    if (!a) return;
-    unlocked = true;
-    if (a.state === "suspended") a.resume().then(function () { restAfter(0); }, function () { unlocked = false; });
-    else restAfter(0);
+  var offered = null, offeredOnce = false;
+  function unlock(ev) {
+    var asked = !!offered && !!ev && ev.target === offered;  // the offer's own tap: a short tone says it works
+    if (offered) { offered.remove(); offered = null; }
+    if (!unlocked) {
+      var a = audio();
+      if (!a) return;
+      unlocked = true;
+      if (a.state === "suspended") a.resume().then(function () { restAfter(0); }, function () { unlocked = false; });
+      else restAfter(0);
+    }
+    if (asked) play("ready");
   }
   document.addEventListener("pointerdown", unlock, { passive: true });
   document.addEventListener("keydown", unlock);
+  function offer(text) {
+    var act = navigator.userActivation;
+    if (offeredOnce || unlocked || muted() || (act && act.hasBeenActive) || !(window.AudioContext || window.webkitAudioContext)) return null;
+    offeredOnce = true;
+    var b = document.createElement("button");
+    b.type = "button"; b.id = "sound-offer"; b.className = "btn sound-offer"; b.textContent = text;
+    document.body.appendChild(b);
+    offered = b;
+    return b;
+  }
   function play(kind) {
     var notes = PATTERNS[kind];
     if (!notes) return false;
@@ -75,5 +94,6 @@
     restAfter(Math.ceil((end + 0.5) * 1000));  // the last tone has ended
     return true;
   }
-  window.CompanionSound = { play: play, muted: muted, setMuted: setMuted, log: log, kinds: Object.keys(PATTERNS) };
+  window.CompanionSound = { play: play, muted: muted, setMuted: setMuted, log: log, offer: offer,
+    unlocked: function () { return unlocked; }, kinds: Object.keys(PATTERNS) };
 })();

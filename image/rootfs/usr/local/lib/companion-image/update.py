@@ -11,8 +11,10 @@ and has not failed here before:
 2. the running version's venv is moved aside (venv.prev) with its unit files copied aside, and the bundle's
    own install.sh installs the new one (`--wheels DIR --no-apt --no-start`: pip --no-index into a fresh venv;
    the data in /var/lib/companion and /etc/default/companion are kept as they are);
-3. companion.service starts; the new version must answer GET /healthz with the bundle's commit within
-   COMPANION_UPDATE_WAIT seconds (default 300);
+3. companion.service starts; the new version must answer GET /healthz with the bundle's commit. The wait ends
+   as soon as it does, or as soon as systemd says it will not: the unit failed (a refused start, its start
+   limit), or it failed to start RESTARTS_ALLOWED + 1 times (Restart=on-failure restarts it for ever); and at
+   the latest after COMPANION_UPDATE_WAIT seconds (default 300: a server that hangs without answering);
 4. if it does not (install.sh failed, the server does not start or does not answer), the new venv is removed,
    the previous one and its unit files put back, and the previous version starts again: the update "fell
    back", and that commit is not tried again.
@@ -47,6 +49,9 @@ UPDATE_STATUS = "last-update.json"  # companion/storage/db.py reads it (the home
 MACHINE = "aarch64"
 UNITS = ("companion.service", "companion-backup.service", "companion-backup.timer", "companion-replica.service",
          "companion-landing.socket", "companion-kiosk.service")
+# the new version's failed starts the update lets systemd retry (Restart=on-failure) before it goes back: one
+# more is a version that does not start, not a slow one (a slow one is waited for, up to COMPANION_UPDATE_WAIT)
+RESTARTS_ALLOWED = 2
 
 
 def wheel_commit(wheel: Path) -> str | None:
@@ -141,16 +146,30 @@ class Updater:
         self.build_of = build_of or (lambda: healthz_build(port_of()))
         self.wait_s, self.poll_s, self.say = wait_s, poll_s, say
 
-    def _wait_for(self, commit: str | None) -> bool:
+    def unit_state(self) -> dict:
+        """companion.service as systemd sees it: ActiveState, SubState, Result, NRestarts (the restarts since
+        the last explicit start: systemd counts from 0 again at a start after a stop)."""
+        p = self.run(["systemctl", "show", "-p", "ActiveState", "-p", "SubState", "-p", "Result", "-p", "NRestarts",
+                      "companion.service"])
+        return dict(line.split("=", 1) for line in (p.stdout or "").splitlines() if "=" in line)
+
+    def _wait_for(self, commit: str | None, restarts: int | None = None) -> tuple[bool, str]:
+        """Until the server answers /healthz (with ``commit``, when given): (True, ""); or (False, why) as soon
+        as systemd says it will not (the unit failed; more than ``restarts`` restarts, when given), at the
+        latest after wait_s."""
         end = time.monotonic() + self.wait_s
         while True:
             got = self.build_of()
             if got is not None and (commit is None or got == commit):
-                return True
-            # a unit systemd gave up on (exit 2, or its start limit) will not answer: no need to wait on
-            failed = self.run(["systemctl", "is-failed", "companion.service"]).stdout.strip() == "failed"
-            if failed or time.monotonic() >= end:
-                return False
+                return True, ""
+            unit = self.unit_state()
+            n = int(unit["NRestarts"]) if unit.get("NRestarts", "").isdigit() else 0
+            if unit.get("ActiveState") == "failed":
+                return False, f"failed: its unit gave up ({unit.get('Result') or 'no result said'})"
+            if restarts is not None and n > restarts:
+                return False, f"failed to start {n} times ({unit.get('Result') or 'no result said'})"
+            if time.monotonic() >= end:
+                return False, f"did not answer /healthz within {self.wait_s:.0f} s"
             time.sleep(self.poll_s)
 
     def _systemctl(self, *args: str) -> None:
@@ -175,16 +194,21 @@ class Updater:
                 shutil.copy2(self.unit_dir / u, units_prev / u)
         os.rename(venv, prev)
         p = self.run([f"{bundle['dir']}/systemd/install.sh", "--wheels", bundle["dir"], "--no-apt", "--no-start"])
+        waited_s = None  # (the seconds the new version was waited for: none when install.sh failed)
         if p.returncode != 0:
             reason = f"install.sh failed (exit {p.returncode}): {(p.stderr or p.stdout).strip()[-300:]}"
         else:
             self._systemctl("daemon-reload")
-            self._systemctl("start", "companion.service")
-            if self._wait_for(bundle["commit"]):
+            t = time.monotonic()
+            self._systemctl("start", "companion.service")  # (a Type=notify unit: until it is ready, or fails)
+            up, why = self._wait_for(bundle["commit"], restarts=RESTARTS_ALLOWED)
+            waited_s = round(time.monotonic() - t, 1)
+            if up:
                 shutil.rmtree(prev)
                 shutil.rmtree(units_prev)
-                return {"result": "updated", "from": installed, "to": bundle["commit"], "backup": backup}
-            reason = f"the new version did not answer /healthz within {self.wait_s:.0f} s (or its unit failed)"
+                return {"result": "updated", "from": installed, "to": bundle["commit"], "backup": backup,
+                        "waited_s": waited_s}
+            reason = f"the new version {why}"
         self.say(f"update: {reason}: going back to {installed}")
         self._systemctl("stop", "companion.service")
         if venv.exists():
@@ -198,9 +222,9 @@ class Updater:
         shutil.rmtree(units_prev)
         self._systemctl("daemon-reload")
         self._systemctl("start", "companion.service")
-        back = self._wait_for(installed)
+        back, _ = self._wait_for(installed)
         return {"result": "fell back", "from": installed, "to": bundle["commit"], "reason": reason,
-                "previous_running": back, "backup": backup}
+                "previous_running": back, "backup": backup, "waited_s": waited_s}
 
 
 def words(doc: dict) -> str:
