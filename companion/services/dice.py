@@ -27,6 +27,7 @@ from companion.core.dice_roll import SIDES, RollWait
 from companion.base.errors import CompanionError, ConflictError, InputError, NotFoundError, RuleError
 from companion.core.match import DICE_SOURCES as SOURCES  # options.dice: where a match's dice come from
 from companion.core.match import check_dice as check_source  # noqa: F401
+from companion.services.policy import ORGANISER, Caller
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ MAX_SETS = 24
 MAX_PER_SIDE = 3
 LABEL_MAX = 24
 CHECK_S = 120.0  # how long a "roll each die once" check stays open
+ROLL_EVENTS = {"combat": "combat", "final-roll": "final.roll", "move": "move"}  # the event each roll records
 
 
 def dice_source(options: dict | None, bound: bool = False) -> str:
@@ -241,8 +243,10 @@ class DiceTables:
             raise InputError("{game} rolls no dice for {what!r}", "what", game=fold.game, what=what)
         return fn(fold.game_state, action, data)
 
-    def start_roll(self, match_id: str, what: str, data: dict, expected_seq: int | None = None) -> dict:
-        """Wait for the table's dice to make this roll."""
+    def start_roll(self, match_id: str, what: str, data: dict, expected_seq: int | None = None,
+                   by: Caller = ORGANISER) -> dict:
+        """Wait for the table's dice to make this roll, asked by ``by``: the roll is the move of the seat it acts
+        for (a match set to each phone plays its own seat: that seat's phone or an organiser asks it)."""
         match = self.store.get_match(match_id)
         s = self.set_for(match_id)
         if dice_source(match.get("options"), s is not None) != "smart":
@@ -254,6 +258,7 @@ class DiceTables:
             raise InputError("must be an object", "data")
         data = dict(data)
         need = self.needed(match_id, what, data)
+        self.service.check_own_seat(match_id, by, ROLL_EVENTS.get(what, what), data)
         f = self.service.fold(match_id)
         if expected_seq is not None and expected_seq != f.last_seq:
             raise ConflictError("stale write: the match is at seq {last_seq}, not {expected_seq}", "expected_seq",

@@ -371,6 +371,12 @@ class MatchService:
             return policy.acting_seat(f.module, f.players, f.game_state, back["type"], back.get("data"))[0]
         return policy.acting_seat(f.module, f.players, f.game_state, event["type"], event["data"])[0]
 
+    def check_own_seat(self, match_id: str, by: Caller, type_: str, data) -> None:
+        """Whether ``by`` may record an event ``type_`` with ``data`` for the seat it acts for, in a match set to
+        ``phones: "own-seat"`` (raises ForbiddenError, code ``own_seat``): for a write made on a phone's
+        behalf (the table's dice the box reads for it)."""
+        self._check_own_seat(match_id, self.fold(match_id), by, type_, data)
+
     def _check_own_seat(self, match_id: str, f: Fold, by: Caller, type_: str, data) -> None:
         """A match set to ``phones: "own-seat"``: a player's phone records only its own seat's moves (and the
         table's); ``policy.check_own_seat``."""

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from flask import Blueprint, g, jsonify, render_template
 
-from companion.base.errors import InputError, NotFoundError
+from companion.base.errors import ForbiddenError, InputError, NotFoundError
 from companion.web import i18n
 from companion.web.apidoc import SECURITY, body as _body, err as _err, ok as _ok, path_param
-from companion.web.core import ctx, int_arg, json_body, require
+from companion.web.core import caller, ctx, int_arg, json_body, require
 
 SINCE_MAX = 10 ** 13
 
@@ -120,7 +120,13 @@ def match_dice(match_id):
 @require("player")
 def start_roll(match_id):
     doc = json_body("api.dice-roll")
-    view = tables().start_roll(match_id, doc["what"], doc.get("data") or {}, doc.get("expected_seq"))
+    try:
+        view = tables().start_roll(match_id, doc["what"], doc.get("data") or {}, doc.get("expected_seq"),
+                                   by=caller(match_id))
+    except ForbiddenError as exc:  # the seat the roll acts for, named in the body's data
+        if exc.field and not exc.field.startswith("$"):
+            raise exc.again(field=f"$.data.{exc.field}") from None
+        raise
     return jsonify(view), 202
 
 

@@ -1,7 +1,8 @@
 """A restart of the Pi seen from a phone left open on a running clock: while the server is away the page
 says so and its countdown stands still; a clean stop (SIGTERM, as ``systemctl stop`` sends) is a pause
 with its own reason, said in words, with no jump back; a power cut (SIGKILL here) brings the "power was
-lost" banner with the reconnect, without a reload. Screenshots: test-artifacts/restart-*.png."""
+lost" banner with the reconnect, without a reload. In Chromium and in WebKit (its EventSource coming back by
+the page's own reconnect: tests/engines.py). Screenshots: test-artifacts/restart-*.png."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import json
 import socket
 
 import pytest
-from playwright.sync_api import expect
 
+from tests.conftest import engine_browser
+from tests.engines import expect
 from tests.web.serverproc import Server
 
 pytestmark = pytest.mark.browser
+ENGINES = ("chromium", "webkit")  # (tests/browser/conftest.py)
 
 PHONE = {"width": 390, "height": 844}
 
@@ -46,10 +49,11 @@ def _kill(server):
 
 
 @pytest.fixture
-def table(browser, tmp_path):
+def table(request, engine, tmp_path):
     """A server on a fixed port, a player's phone open on a richelieu match whose clock runs."""
+    browser = engine_browser(request, engine)
     port, data = _free_port(), tmp_path / "data"
-    state = {"server": _start(data, port), "data": data, "port": port}
+    state = {"server": _start(data, port), "data": data, "port": port, "engine": engine}
     ctx = browser.new_context(base_url=state["server"].url, viewport=PHONE, locale="en-GB")
     ctx.set_default_timeout(15_000)
     page = ctx.new_page()
@@ -90,7 +94,7 @@ def test_a_clean_stop_is_a_pause_with_its_reason_in_words(table, artifacts_dir):
     page = table["page"]
     table["server"].stop()  # SIGTERM
     _wait_offline_and_frozen(page)
-    page.screenshot(path=str(artifacts_dir / "restart-offline.png"))
+    page.screenshot(path=str(artifacts_dir / f"restart-offline-{table['engine']}.png"))
     table["server"] = _start(table["data"], table["port"])
     # the page reconnects by itself: the pause, its reason in words, no power-lost banner
     expect(page.locator("#offline")).to_be_hidden(timeout=20_000)
@@ -103,7 +107,7 @@ def test_a_clean_stop_is_a_pause_with_its_reason_in_words(table, artifacts_dir):
     events = table["call"]("GET", f"/api/matches/{table['mid']}/events")["events"]
     assert events[-1]["type"] == "clock.pause" and events[-1]["data"] == {"reason": "server-stopped"}
     assert "server-stopped" not in page.inner_text("body")
-    page.screenshot(path=str(artifacts_dir / "restart-clean-stop.png"))
+    page.screenshot(path=str(artifacts_dir / f"restart-clean-stop-{table['engine']}.png"))
     assert not page.errors, page.errors
 
 
@@ -119,5 +123,5 @@ def test_a_power_cut_brings_the_banner_with_the_reconnect(table, artifacts_dir):
     expect(page.locator("#power-lost")).to_contain_text("Power was lost")
     expect(page.locator("#clock-note")).to_have_text(
         EN["clock.paused_because"].format(reason=EN["pause.power-lost"]))
-    page.screenshot(path=str(artifacts_dir / "restart-power-lost.png"))
+    page.screenshot(path=str(artifacts_dir / f"restart-power-lost-{table['engine']}.png"))
     assert not page.errors, page.errors

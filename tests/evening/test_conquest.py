@@ -16,8 +16,7 @@ from tests.evening.kit import (EN, Evening, check_standings, seq, shown_at, text
                                wait_seq)
 
 pytestmark = pytest.mark.browser
-# (Chromium alone in make test: it passes in WebKit too, ENGINES = ("chromium", "webkit"), but took 105 s there
-# under load, more than make test can give it now; the mixed evening plays a conquest table in both)
+ENGINES = ("chromium", "webkit")  # (tests/engines.py: the one kit, the engine a parameter)
 
 ROSTER = ["Alba Neri", "Bice Rota", "Ciro Vela", "Dora Sala", "Ezio Bava", "Fede Lupo"]
 MINUTES = 2

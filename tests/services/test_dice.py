@@ -132,6 +132,29 @@ def test_a_roll_that_cannot_be_is_refused_before_it_waits(table):
         check_source({"dice": "cup"})
 
 
+def test_a_phone_starts_only_its_own_seat_s_roll_where_each_phone_plays_its_own(table, store):
+    """The table's dice read for a seat's move are that seat's move: in a match set to each phone plays its own
+    seat another seat's phone does not make the box wait for them (403, code own_seat: nothing waits), the
+    seat's own phone and an organiser do (docs/rulings.md#playing-for-another-seat)."""
+    t = table
+    mid, attack = conquest_at_combat(t["svc"])
+    bound(t, mid)
+    t["svc"].set_phones(mid, "own-seat")
+    other = next(p for p in ("Anna", "Bruno", "Carla") if p != attack["player"])
+    plain = {k: v for k, v in attack.items() if k != "player"}  # (a combat names its attacker by its city)
+    for data in (dict(attack), plain):
+        with pytest.raises(ForbiddenError) as e:
+            t["tables"].start_roll(mid, "combat", data, by=Caller("player", other, phone=True))
+        assert e.value.code == "own_seat", e.value
+    assert t["tables"].wait_view(mid) is None or t["tables"].wait_view(mid)["state"] != "waiting"
+    with pytest.raises(ForbiddenError):  # a phone with no seat
+        t["tables"].start_roll(mid, "combat", plain, by=Caller("player", phone=True))
+    v = t["tables"].start_roll(mid, "combat", plain, by=Caller("player", attack["player"], phone=True))
+    assert v["state"] == "waiting"
+    t["tables"].cancel(mid)
+    assert t["tables"].start_roll(mid, "combat", plain)["state"] == "waiting"  # the organiser's (the default)
+
+
 def test_a_die_that_does_not_land_in_time_is_named_and_nothing_is_recorded(table, store):
     t = table
     mid, attack = conquest_at_combat(t["svc"])

@@ -55,6 +55,12 @@ def test_a_combat_through_the_api(app, player, organiser, api, kit, store):
     assert info["wait"] is None
     assert api.post(f"/api/matches/{mid}/dice/roll", {"what": "combat", "data": attack}).status_code in (401, 403)
     seq = svc.fold(mid).last_seq
+    # each phone playing its own seat, this phone (no seat) does not make the box read the attacker's dice
+    assert organiser.put(f"/api/matches/{mid}/phones", {"phones": "own-seat"}).status_code == 200
+    r = player.post(f"/api/matches/{mid}/dice/roll", {"what": "combat", "data": attack, "expected_seq": seq})
+    assert r.status_code == 403 and r.json["code"] == "own_seat" and r.json["field"] == "$.data.player", r.json
+    assert api.get(f"/api/matches/{mid}/dice").json["wait"] is None
+    assert organiser.put(f"/api/matches/{mid}/phones", {"phones": "any-seat"}).status_code == 200
     r = player.post(f"/api/matches/{mid}/dice/roll", {"what": "combat", "data": {**attack, "dice": 2}, "expected_seq": seq})
     assert r.status_code == 202 and r.json["need"] == {"attack": 2, "defend": 3}
     stale = player.post(f"/api/matches/{mid}/dice/roll", {"what": "combat", "data": attack, "expected_seq": seq - 1})

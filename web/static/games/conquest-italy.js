@@ -125,7 +125,9 @@
     else if (s.phase === "place") text = C.plural("ci.phase_place", sm.placement_due, { player: sm.next_placer });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
-    else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started", { button: $("ci-clock-start").textContent });
+    // (a viewer's page has no such button: it is told the table starts the clock)
+    else if (usesClock() && v.phase === "setup") text = document.body.dataset.role === "viewer" ? t("ci.clock_not_started_viewer", { button: $("ci-clock-start").textContent }) :
+      t("ci.clock_not_started", { button: $("ci-clock-start").textContent });
     else text = t("ci.phase_play");
     // this phone's player is out: said first, in words (docs/rulings.md#conquest-elimination)
     var seat = client.match && client.match.seat, out = (s.eliminations || []).filter(function (e) { return e.player === seat; })[0];
@@ -711,7 +713,9 @@
     // the buttons used every turn (start, pause, end of turn, the final roll) live under the clock,
     // on the phone's first screen
     var panel = document.getElementById("clock-panel");
-    if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
+    // on the phone's first screen (above the line offering the sound, js/sounds.js: a button does not move for it)
+    var so = document.getElementById("sound-offer");
+    if (panel) { panel.insertBefore($("ci-clock-controls"), so); panel.insertBefore($("ci-final"), so); }
     // the end of the turn goes beside the attack, in the thumb bar at the bottom of a phone's screen
     $("ci-thumb").appendChild($("ci-attack"));
     $("ci-thumb").appendChild($("ci-turn-end"));
