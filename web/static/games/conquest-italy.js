@@ -741,7 +741,9 @@
     // the buttons used every turn (start, pause, end of turn, the final roll) live under the clock,
     // on the phone's first screen
     var panel = document.getElementById("clock-panel");
-    if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
+    // on the phone's first screen (above the line offering the sound, js/sounds.js: a button does not move for it)
+    var so = document.getElementById("sound-offer");
+    if (panel) { panel.insertBefore($("ci-clock-controls"), so); panel.insertBefore($("ci-final"), so); }
     // the end of the turn goes beside the attack, in the thumb bar at the bottom of a phone's screen
     $("ci-thumb").appendChild($("ci-attack"));
     $("ci-thumb").appendChild($("ci-turn-end"));
