@@ -38,6 +38,7 @@ import time
 from urllib.parse import urljoin
 
 TIMEOUT_MS = 15_000
+STALE_TRIES = 5  # a tap on an element the page has just drawn anew: found again, at most this many times
 ENGINES = ("chromium", "webkit")
 
 
@@ -307,23 +308,36 @@ class Locator:
         self.page._poll(self.steps, "attached", None, None, False)
         self._run("els => els[0].scrollIntoView({block: 'center'})")
 
+    def _on_element(self, act):
+        """``act(element)`` on the locator's element, found again where the page drew it anew between the
+        finding and the act (a stale element), as Playwright resolves its locator at each try."""
+        from selenium.common.exceptions import StaleElementReferenceException
+
+        for _ in range(STALE_TRIES - 1):
+            try:
+                return act(self._element())
+            except StaleElementReferenceException:
+                continue
+        return act(self._element())
+
     def click(self):
-        el = self._element()
-        self.page._tap(el)
+        self._on_element(self.page._tap)
 
     def fill(self, value: str):
-        el = self._element()
-        el.clear()
-        if value:
-            el.send_keys(value)
+        def fill(el):
+            el.clear()
+            if value:
+                el.send_keys(value)
+        self._on_element(fill)
 
     def press_sequentially(self, text: str):
-        self._element().send_keys(text)
+        self._on_element(lambda el: el.send_keys(text))
 
     def press(self, key: str):
         from selenium.webdriver.common.keys import Keys
 
-        self._element().send_keys({"Escape": Keys.ESCAPE, "Enter": Keys.ENTER, "Tab": Keys.TAB}.get(key, key))
+        key = {"Escape": Keys.ESCAPE, "Enter": Keys.ENTER, "Tab": Keys.TAB}.get(key, key)
+        self._on_element(lambda el: el.send_keys(key))
 
     def select_option(self, value: str):
         """The option whose value (else whose label) is ``value`` chosen, as Playwright does it: set, then the
@@ -337,15 +351,16 @@ class Locator:
             raise WebKitError(f"{self}: no option {value!r} (WebKit)")
 
     def set_checked(self, on: bool):
-        el = self._element()
-        if bool(el.is_selected()) != bool(on):
-            self.page._tap(el)
+        def check(el):
+            if bool(el.is_selected()) != bool(on):
+                self.page._tap(el)
+        self._on_element(check)
 
     def check(self):
         self.set_checked(True)
 
     def screenshot(self, path: str):
-        self._element().screenshot(path)
+        self._on_element(lambda el: el.screenshot(path))
 
 
 class _Response:

@@ -389,7 +389,7 @@ def _serve(args):
     gc.freeze()
     gc.enable()
     try:
-        server.run(sockets=[sock, *landing])
+        http.run(server, front, sockets=[sock, *landing])
     except KeyboardInterrupt:
         pass
     finally:

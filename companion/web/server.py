@@ -254,8 +254,9 @@ def bind(host: str, port: int) -> socket.socket:
 
 def build(app, limits=None, threads: int = 16, http: str | None = None, context=None, make_app=None):
     """(uvicorn server, front) for the Flask ``app`` (or, ``app`` None, the app ``make_app()`` builds at its
-    first need over ``context``: ``Front``); ``server.run(sockets=[sock])`` serves until a signal
-    (SIGINT/SIGTERM) or ``server.should_exit = True``. ``http``: the parser (``protocol_class``)."""
+    first need over ``context``: ``Front``); ``run(server, front, sockets=[sock])`` serves until a signal
+    (SIGINT/SIGTERM) or ``server.should_exit = True``. ``http``: the parser (``protocol_class``). The server
+    is uvicorn's own ``Server``, unchanged: ``serve`` drives it."""
     import uvicorn
 
     from companion.web.asgi import Front, Limits
@@ -268,16 +269,34 @@ def build(app, limits=None, threads: int = 16, http: str | None = None, context=
         interface="asgi3", log_config=None, access_log=False, proxy_headers=False, server_header=False,
         timeout_keep_alive=limits.keep_alive, timeout_graceful_shutdown=5, backlog=2048,
         h11_max_incomplete_event_size=limits.max_head)
+    logging.getLogger("uvicorn.error").setLevel(logging.ERROR)  # malformed requests are routine noise
+    return uvicorn.Server(config), front
 
-    class Server(uvicorn.Server):  # (its public start and stop, which ``uvicorn.Server.serve`` awaits)
-        async def startup(self, sockets=None):
-            await super().startup(sockets=sockets)
+
+async def serve(server, front, sockets=None) -> None:
+    """Serves until a signal (SIGINT/SIGTERM: uvicorn's own handlers, raised again once stopped) or
+    ``server.should_exit``, through uvicorn's public steps alone (``capture_signals``, ``startup``,
+    ``main_loop``, ``shutdown``; what ``uvicorn.Server.serve`` does, with the front's two steps between):
+    once it listens, the Flask app is built in a worker thread (``front.listening``); at a stop, every
+    stream ends with its last chunk (``front.close_streams``) before uvicorn closes the connections (its
+    ``shutdown`` waits for every response under way to end, so an open stream would hold it until
+    ``timeout_graceful_shutdown`` and then be cut: the ASGI lifespan's shutdown comes only after that).
+    docs/server.md says why this and not a subclass of uvicorn's ``Server``."""
+    config = server.config
+    if not config.loaded:
+        config.load()
+    server.lifespan = config.lifespan_class(config)  # (lifespan="off": a no-op that ``startup`` awaits)
+    with server.capture_signals():
+        await server.startup(sockets=sockets)
+        if not server.should_exit:
             front.listening()  # the Flask app built now, in a worker thread
-
-        async def shutdown(self, sockets=None):
+            await server.main_loop()
+        if server.started:
             front.close_streams()  # every stream ends with its last chunk, then the connections close
             await asyncio.sleep(0.05)
-            await super().shutdown(sockets)
+            await server.shutdown(sockets=sockets)
 
-    logging.getLogger("uvicorn.error").setLevel(logging.ERROR)  # malformed requests are routine noise
-    return Server(config), front
+
+def run(server, front, sockets=None) -> None:
+    """``serve`` on a new event loop (the standard asyncio loop: ``Config(loop="asyncio")``)."""
+    asyncio.run(serve(server, front, sockets))

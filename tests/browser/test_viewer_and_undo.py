@@ -4,6 +4,7 @@ game at 390x844; undo that asks first and says what it takes back, and redo of t
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.test_phone_cues import _set_up
 from tests.browser.test_trackers_conquest import tokens  # noqa: F401  (module fixture)
 from tests.browser.trackers_kit import Api, joined_page, open_match, wait_seq
 
@@ -48,6 +49,11 @@ def test_a_viewer_sees_no_write_controls_a_player_does(new_context, server, toke
     controls = "#result-card button" if game == "result-only" else "#game-tracker button"
     assert len(player.eval_on_selector_all(controls, "bs => bs.filter(b => b.offsetParent !== null)")) > 0
     player.screenshot(path=str(artifacts_dir / f"player-{game}.png"), full_page=True)
+    if game == "conquest-italy":
+        # the set-up done, the clock not started: the viewer has no "Start the clock" to tap, and is not told to
+        _set_up(api, mid)
+        expect(viewer.locator("#ci-status")).to_have_text("Set-up done: the clock starts when the table taps “Start the clock”.")
+        expect(viewer.locator("#ci-clock-start")).to_be_hidden()
 
 
 def test_the_home_page_of_a_viewer_offers_no_new_match(new_context, server):

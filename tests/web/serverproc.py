@@ -87,7 +87,7 @@ def serve_in_thread(app, limits=None, http=None, threads: int = 2):
 
     sock = http_server.bind("127.0.0.1", 0)
     server, front = http_server.build(app, limits or Limits(), threads=threads, http=http)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread = threading.Thread(target=http_server.run, args=(server, front), kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     for _ in range(1000):  # started once it has installed its servers (no sleep-and-hope)
         if server.started:

@@ -125,7 +125,9 @@
     else if (s.phase === "place") text = C.plural("ci.phase_place", sm.placement_due, { player: sm.next_placer });
     else if (v.awaiting_roll) text = t("ci.awaiting_roll", { player: v.awaiting_roll, n: v.final_threshold });
     else if (v.current_player || turnInfo()) text = t("clock.turn", { player: v.current_player || turnInfo().player });
-    else if (usesClock() && v.phase === "setup") text = t("ci.clock_not_started", { button: $("ci-clock-start").textContent });
+    // (a viewer's page has no such button: it is told the table starts the clock)
+    else if (usesClock() && v.phase === "setup") text = document.body.dataset.role === "viewer" ? t("ci.clock_not_started_viewer", { button: $("ci-clock-start").textContent }) :
+      t("ci.clock_not_started", { button: $("ci-clock-start").textContent });
     else text = t("ci.phase_play");
     // this phone's player is out: said first, in words (docs/rulings.md#conquest-elimination)
     var seat = client.match && client.match.seat, out = (s.eliminations || []).filter(function (e) { return e.player === seat; })[0];
@@ -703,15 +705,45 @@
       }
       renderTerritories();
     }
+    ownSeat(s, ended);
     renderRanking();
   }
+  // A match set to "each phone plays its own seat" (docs/rulings.md#playing-for-another-seat): on a seated
+  // player's phone the controls that act for another seat (the placement due, the turn's steps, the final
+  // roll) are disabled where they are (nothing moves), the reason said in words on the line above them; they
+  // are live again when the organiser allows helping (the stream's `phones`). The organiser's phone keeps them.
+  var GUARDED = ["ci-place", "ci-reinforce", "ci-combat", "ci-thumb", "ci-move", "ci-cards", "ci-final"];
+  function ownSeat(s, ended) {
+    var m = client.match || {}, seat = m.seat, v = client.view, p = null;
+    if (document.body.dataset.role === "player" && seat && (m.options || {}).phones === "own-seat" && !ended) {
+      if (s.phase === "place") p = summary().next_placer;
+      else if (s.phase === "play" && started()) p = v.awaiting_roll || currentPlayer();
+    }
+    var other = p && p !== seat ? p : null, lifted = false;
+    GUARDED.forEach(function (id) {
+      var box = $(id);
+      if (!box) return;
+      Array.prototype.forEach.call(box.querySelectorAll("button, input, select"), function (c) {
+        if (other && !c.disabled) { c.disabled = true; c.dataset.ownSeat = "1"; }
+        else if (!other && c.dataset.ownSeat) { delete c.dataset.ownSeat; c.disabled = false; lifted = true; }
+      });
+    });
+    var why = other ? " · " + t("ci.own_seat_other", { player: other }) : "";
+    if (why && s.phase === "place") $("ci-place-title").textContent += why;
+    if (why && s.phase === "play") { var hint = $("ci-step"); hint.textContent += why; hint.hidden = false; }
+    if (why && v.awaiting_roll) $("ci-final-text").textContent += why;
+    if (lifted) update(client.view, client);  // each control's own state again (a choice still to make, a sum)
+  }
+  document.addEventListener("companion:phones", function () { if (client && client.view && root) update(client.view, client); });
 
   function mount(r, cl) {
     root = r; client = cl;
     // the buttons used every turn (start, pause, end of turn, the final roll) live under the clock,
     // on the phone's first screen
     var panel = document.getElementById("clock-panel");
-    if (panel) { panel.appendChild($("ci-clock-controls")); panel.appendChild($("ci-final")); }
+    // on the phone's first screen (above the line offering the sound, js/sounds.js: a button does not move for it)
+    var so = document.getElementById("sound-offer");
+    if (panel) { panel.insertBefore($("ci-clock-controls"), so); panel.insertBefore($("ci-final"), so); }
     // the end of the turn goes beside the attack, in the thumb bar at the bottom of a phone's screen
     $("ci-thumb").appendChild($("ci-attack"));
     $("ci-thumb").appendChild($("ci-turn-end"));

@@ -521,8 +521,12 @@
       if (lastView && view.awaiting_roll && view.awaiting_roll !== lastView.awaiting_roll) sound("final-roll");
       lastView = view;
       var c = view.clock, ended = !!view.ended;
-      // a phone never tapped plays no alert (the browser's rule): offered once, over the page (js/sounds.js)
-      if (c && !ended && window.CompanionSound) window.CompanionSound.offer(t("sound.offer"));
+      // a phone never tapped plays no alert (the browser's rule): the clock box's line offers to tap (js/sounds.js)
+      var so = document.getElementById("sound-offer");
+      if (so && window.CompanionSound) {
+        window.CompanionSound.offer(so, { offer: t("sound.offer"), on: t("sound.on"), muted: t("sound.muted") });
+        so.style.visibility = c && !ended ? "" : "hidden";  // (its place kept)
+      }
       var show = function (id, on) { setHidden(document.getElementById(id), !on); };
       show("clock-start", c && view.phase === "setup" && !ended);
       show("clock-pause", c && c.running && !ended);
@@ -754,6 +758,8 @@
       if (client.match) client.match.options = Object.assign({}, client.match.options || {}, { phones: rule });
       Array.prototype.forEach.call(document.querySelectorAll("#phones-rule-set input[name=phones]"), function (r) { r.checked = r.value === rule; });
       setHidden(document.getElementById("phones-rule"), rule !== "own-seat");
+      // a game's page redraws the controls that act for another seat (disabled, or live again)
+      document.dispatchEvent(new CustomEvent("companion:phones", { detail: rule }));
     }
     Array.prototype.forEach.call(document.querySelectorAll("#phones-rule-set input[name=phones]"), function (r) {
       r.addEventListener("change", function () {

@@ -5,9 +5,12 @@
  *   CompanionSound.play(kind)   kind: "15-minutes" | "5-minutes" | "time-up" | "final-roll" | "ended"
  *   CompanionSound.muted() / setMuted(bool)   remembered in this browser (localStorage "sound-muted")
  *   CompanionSound.log          what was played (the browser tests read it: a test has no speakers)
- *   CompanionSound.offer(text)  a phone that was never tapped cannot play them: a button (fixed, over the page:
- *                               nothing moves) offers once to tap, which unlocks the sound with a short tone;
- *                               it goes at the first tap anywhere. Not offered when muted or already tapped.
+ *   CompanionSound.offer(el, {offer, on, muted})   a phone that was never tapped cannot play them: the line
+ *                               el (in the page, its place kept: under no control, nothing moves) offers to tap;
+ *                               the first tap anywhere unlocks the sound (so the tap on the button under a finger
+ *                               does what it says, and no tap is spent on the offer), and the line then says the
+ *                               phone sounds the alerts (or that they are muted). A tap on the line plays a short
+ *                               tone: it says the sound works.
  *
  * Browsers start audio only after a tap on the page: the first tap anywhere unlocks it (a TV in kiosk
  * mode runs Chromium with --autoplay-policy=no-user-gesture-required). */
@@ -47,30 +50,32 @@
     if (quietTimer) clearTimeout(quietTimer);
     quietTimer = setTimeout(rest, Math.max(0, quietAt - Date.now()));
   }
-  var offered = null, offeredOnce = false;
+  var line = null, words = null;
+  function drawLine() {
+    if (!line) return;
+    var act = navigator.userActivation;
+    if (!(window.AudioContext || window.webkitAudioContext)) { line.textContent = ""; return; }
+    line.textContent = muted() ? words.muted : (unlocked || (act && act.hasBeenActive)) ? words.on : words.offer;
+  }
   function unlock(ev) {
-    var asked = !!offered && !!ev && ev.target === offered;  // the offer's own tap: a short tone says it works
-    if (offered) { offered.remove(); offered = null; }
+    // the line's own tap: a short tone says it works (the tap itself goes on to what it was on)
+    var asked = !!line && !!ev && ev.type === "pointerdown" && ev.target instanceof Node && line.contains(ev.target);
     if (!unlocked) {
       var a = audio();
       if (!a) return;
       unlocked = true;
-      if (a.state === "suspended") a.resume().then(function () { restAfter(0); }, function () { unlocked = false; });
+      if (a.state === "suspended") a.resume().then(function () { restAfter(0); }, function () { unlocked = false; drawLine(); });
       else restAfter(0);
+      drawLine();
     }
     if (asked) play("ready");
   }
   document.addEventListener("pointerdown", unlock, { passive: true });
   document.addEventListener("keydown", unlock);
-  function offer(text) {
-    var act = navigator.userActivation;
-    if (offeredOnce || unlocked || muted() || (act && act.hasBeenActive) || !(window.AudioContext || window.webkitAudioContext)) return null;
-    offeredOnce = true;
-    var b = document.createElement("button");
-    b.type = "button"; b.id = "sound-offer"; b.className = "btn sound-offer"; b.textContent = text;
-    document.body.appendChild(b);
-    offered = b;
-    return b;
+  document.addEventListener("companion:muted", drawLine);
+  function offer(el, w) {
+    if (el !== line || !words || words.offer !== w.offer) { line = el; words = w; drawLine(); }
+    return el;
   }
   function play(kind) {
     var notes = PATTERNS[kind];
