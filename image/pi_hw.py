@@ -170,12 +170,12 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
     out["chip"] = f"{dev} {chip}"
     out["chip_device"] = m.ssh(f"stat -c '%U:%G %a' /dev/{chip}", check=False).stdout.strip()
     m.ssh("systemctl restart companion", timeout=180)
-    # /healthz answers before the panel is attached (its "gpio" null until then)
+    # /healthz answers before the panel is attached (its "gpio" says so, or is null, until then: no "mode")
     end, gpio = time.monotonic() + 180, {}
-    while time.monotonic() < end and not gpio:
+    while time.monotonic() < end and "mode" not in gpio:
         _, health = m.wait_healthz(limit=time.monotonic() - m.t0 + 60)
         gpio = (health or {}).get("gpio") or {}
-        if not gpio:
+        if "mode" not in gpio:
             time.sleep(2)
     out["service_gpio"] = {k: gpio.get(k) for k in ("mode", "reason", "pins_available")}
     if gpio.get("mode") != "pins":
