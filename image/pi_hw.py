@@ -170,8 +170,13 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
     out["chip"] = f"{dev} {chip}"
     out["chip_device"] = m.ssh(f"stat -c '%U:%G %a' /dev/{chip}", check=False).stdout.strip()
     m.ssh("systemctl restart companion", timeout=180)
-    _, health = m.wait_healthz(limit=time.monotonic() - m.t0 + 180)
-    gpio = (health or {}).get("gpio") or {}
+    # /healthz answers before the panel is attached (its "gpio" null until then)
+    end, gpio = time.monotonic() + 180, {}
+    while time.monotonic() < end and not gpio:
+        _, health = m.wait_healthz(limit=time.monotonic() - m.t0 + 60)
+        gpio = (health or {}).get("gpio") or {}
+        if not gpio:
+            time.sleep(2)
     out["service_gpio"] = {k: gpio.get(k) for k in ("mode", "reason", "pins_available")}
     if gpio.get("mode") != "pins":
         raise RuntimeError(f"the service does not drive the chip: {gpio.get('reason')}")

@@ -63,8 +63,8 @@ def helped_then_own_seat(ev, table) -> None:
     """Helping at the table (docs/rulings.md#playing-for-another-seat): the placement due is tapped on another
     player's phone; the placer's phone, and no other, says so in words over its page, and its Undo takes the
     placement back; the history says from whose phone it came. Then the organiser sets the match to "each
-    phone plays its own seat" on the match page: every phone of the table says so, and the same tap on the
-    helper's phone is refused in words, nothing recorded."""
+    phone plays its own seat" on the match page: every phone of the table says so, and the same control on the
+    helper's phone is disabled with the reason in words (live again while helping is allowed), nothing recorded."""
     v = table.view()
     placer, due = v["summary"]["next_placer"], v["summary"]["placement_due"]
     helper = next(p for p in table.players if p != placer)
@@ -106,13 +106,23 @@ def helped_then_own_seat(ev, table) -> None:
         org.locator("#phones-rule-set").screenshot(path=str(ev.artifacts / "evening-phones-rule.png"))
     for p in table.players:  # (told live, over the match's stream)
         expect(table[p].locator("#phones-rule")).to_have_text(EN["phones.own_seat_note"])
-    hp.locator(f"#ci-place-list .ci-place-row[data-city='{city}'] .ci-rest").click()
-    expect(hp.locator("#toast")).to_have_text(
-        f"In this match each phone plays its own seat: {helper}'s phone cannot record {placer}'s move "
-        f"({placer}'s phone or an organiser records it)")
+    # the helper's phone: the placement is disabled where it is, the reason said on its title line; the
+    # placer's phone and the organiser's keep it live
+    rest = f"#ci-place-list .ci-place-row[data-city='{city}'] .ci-rest"
+    expect(hp.locator(rest)).to_be_disabled()
+    expect(hp.locator("#ci-place-title")).to_contain_text(" · " + text(EN, "ci.own_seat_other", player=placer))
+    expect(pp.locator(rest)).to_be_enabled()
+    expect(pp.locator("#ci-place-title")).not_to_contain_text(text(EN, "ci.own_seat_other", player=placer))
+    expect(org.locator(rest)).to_be_enabled()
     assert seq(hp) == n and view_at(pp, n)["seq"] == n
     org.reload()  # (drawn by the box as it is now)
     expect(choice).to_be_checked()
+    # helping allowed again for a moment: the helper's phone has it live at once (over the stream), then back
+    org.locator("#phones-rule-set input[value='any-seat']").check()
+    expect(hp.locator(rest)).to_be_enabled()
+    expect(hp.locator("#ci-place-title")).not_to_contain_text(text(EN, "ci.own_seat_other", player=placer))
+    choice.check()
+    expect(hp.locator(rest)).to_be_disabled()
     ev.lap(f"table {table.number} helped, undone, own seat, refused (and what came before in its round)")
 
 

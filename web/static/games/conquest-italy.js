@@ -705,8 +705,36 @@
       }
       renderTerritories();
     }
+    ownSeat(s, ended);
     renderRanking();
   }
+  // A match set to "each phone plays its own seat" (docs/rulings.md#playing-for-another-seat): on a seated
+  // player's phone the controls that act for another seat (the placement due, the turn's steps, the final
+  // roll) are disabled where they are (nothing moves), the reason said in words on the line above them; they
+  // are live again when the organiser allows helping (the stream's `phones`). The organiser's phone keeps them.
+  var GUARDED = ["ci-place", "ci-reinforce", "ci-combat", "ci-thumb", "ci-move", "ci-cards", "ci-final"];
+  function ownSeat(s, ended) {
+    var m = client.match || {}, seat = m.seat, v = client.view, p = null;
+    if (document.body.dataset.role === "player" && seat && (m.options || {}).phones === "own-seat" && !ended) {
+      if (s.phase === "place") p = summary().next_placer;
+      else if (s.phase === "play" && started()) p = v.awaiting_roll || currentPlayer();
+    }
+    var other = p && p !== seat ? p : null, lifted = false;
+    GUARDED.forEach(function (id) {
+      var box = $(id);
+      if (!box) return;
+      Array.prototype.forEach.call(box.querySelectorAll("button, input, select"), function (c) {
+        if (other && !c.disabled) { c.disabled = true; c.dataset.ownSeat = "1"; }
+        else if (!other && c.dataset.ownSeat) { delete c.dataset.ownSeat; c.disabled = false; lifted = true; }
+      });
+    });
+    var why = other ? " · " + t("ci.own_seat_other", { player: other }) : "";
+    if (why && s.phase === "place") $("ci-place-title").textContent += why;
+    if (why && s.phase === "play") { var hint = $("ci-step"); hint.textContent += why; hint.hidden = false; }
+    if (why && v.awaiting_roll) $("ci-final-text").textContent += why;
+    if (lifted) update(client.view, client);  // each control's own state again (a choice still to make, a sum)
+  }
+  document.addEventListener("companion:phones", function () { if (client && client.view && root) update(client.view, client); });
 
   function mount(r, cl) {
     root = r; client = cl;

@@ -758,6 +758,8 @@
       if (client.match) client.match.options = Object.assign({}, client.match.options || {}, { phones: rule });
       Array.prototype.forEach.call(document.querySelectorAll("#phones-rule-set input[name=phones]"), function (r) { r.checked = r.value === rule; });
       setHidden(document.getElementById("phones-rule"), rule !== "own-seat");
+      // a game's page redraws the controls that act for another seat (disabled, or live again)
+      document.dispatchEvent(new CustomEvent("companion:phones", { detail: rule }));
     }
     Array.prototype.forEach.call(document.querySelectorAll("#phones-rule-set input[name=phones]"), function (r) {
       r.addEventListener("change", function () {

@@ -57,20 +57,36 @@
     if (!(window.AudioContext || window.webkitAudioContext)) { line.textContent = ""; return; }
     line.textContent = muted() ? words.muted : (unlocked || (act && act.hasBeenActive)) ? words.on : words.offer;
   }
+  // Only some events let a page start audio (the HTML standard's "activation-triggering" ones): a mouse's
+  // pointerdown, but a finger's pointerup or touchend, a click, a key. So every one of them tries, and the
+  // sound counts as unlocked only once the context runs (a finger's pointerdown alone left it suspended); a
+  // silent sample started in the same handler is what Safari on an iPhone wants as well.
+  function running(a) {
+    if (unlocked || a.state !== "running") return;
+    unlocked = true;
+    restAfter(0);
+    drawLine();
+  }
   function unlock(ev) {
     // the line's own tap: a short tone says it works (the tap itself goes on to what it was on)
-    var asked = !!line && !!ev && ev.type === "pointerdown" && ev.target instanceof Node && line.contains(ev.target);
+    var asked = !!line && !!ev && ev.type === "click" && ev.target instanceof Node && line.contains(ev.target);
     if (!unlocked) {
       var a = audio();
       if (!a) return;
-      unlocked = true;
-      if (a.state === "suspended") a.resume().then(function () { restAfter(0); }, function () { unlocked = false; drawLine(); });
-      else restAfter(0);
-      drawLine();
+      try {
+        var src = a.createBufferSource();
+        src.buffer = a.createBuffer(1, 1, 22050);
+        src.connect(a.destination);
+        src.start(0);
+      } catch (e) { /* no sample: resume() alone */ }
+      if (a.state === "suspended") a.resume().then(function () { running(a); }, function () {});
+      running(a);
     }
     if (asked) play("ready");
   }
-  document.addEventListener("pointerdown", unlock, { passive: true });
+  ["pointerdown", "pointerup", "touchend", "click"].forEach(function (type) {
+    document.addEventListener(type, unlock, { passive: true });
+  });
   document.addEventListener("keydown", unlock);
   document.addEventListener("companion:muted", drawLine);
   function offer(el, w) {
@@ -100,5 +116,5 @@
     return true;
   }
   window.CompanionSound = { play: play, muted: muted, setMuted: setMuted, log: log, offer: offer,
-    unlocked: function () { return unlocked; }, kinds: Object.keys(PATTERNS) };
+    unlocked: function () { return unlocked; }, state: function () { return ctx ? ctx.state : null; }, kinds: Object.keys(PATTERNS) };
 })();
