@@ -121,6 +121,7 @@ class Runtime:
     owns_store: bool = False
     started: bool = False
     gpio_mode: str = "off"  # the button panel asked for (auto, mock, off); ``panel`` once attached
+    panel_pending: bool = False  # an attach asked for later (``panel_later``) has neither succeeded nor failed yet
     stopped: bool = False
 
     @classmethod
@@ -166,6 +167,7 @@ class Runtime:
                 except Exception:
                     log.exception("could not take the box's adopted time again")
             rt.gpio_mode = gpio or "off"
+            rt.panel_pending = panel_later and rt.gpio_mode != "off"
             if not panel_later:
                 rt.attach_panel()
             from companion.services.dice import DiceTables
@@ -216,13 +218,29 @@ class Runtime:
 
     def attach_panel(self) -> Panel | None:
         """Attach the GPIO button panel asked for (``gpio_mode``) unless it is attached or off; the panel
-        (None when off). None is attached once the runtime is stopped."""
+        (None when off). None is attached once the runtime is stopped. Pending no more once it returns or
+        raises (:meth:`panel_status`)."""
         with _PANEL_LOCK:
-            if self.panel is None and self.gpio_mode != "off" and not self.stopped:
-                from companion import gpio as pins
+            try:
+                if self.panel is None and self.gpio_mode != "off" and not self.stopped:
+                    from companion import gpio as pins
 
-                self.panel = pins.attach(self.service, self.runner, self.gpio_mode)
-            return self.panel
+                    self.panel = pins.attach(self.service, self.runner, self.gpio_mode)
+                return self.panel
+            finally:
+                self.panel_pending = False
+
+    def panel_status(self) -> dict | None:
+        """What ``/healthz`` and ``/api/hardware`` say of the GPIO panel: its status once attached,
+        ``{"state": "starting", "requested": mode}`` while an attach asked for later is pending, None when
+        off, stopped or after a failed attach. Never waits for the attach (which holds the panel's lock)."""
+        pending = self.panel_pending  # read before the panel: an attach sets the panel, then clears this
+        panel = self.panel
+        if panel is not None:
+            return panel.status()
+        if pending:
+            return {"state": "starting", "requested": self.gpio_mode}
+        return None
 
     # -- running --------------------------------------------------------------------------------
     def start(self) -> None:
@@ -250,7 +268,7 @@ class Runtime:
             except Exception:
                 log.exception("the clock runner did not stop cleanly")
         with _PANEL_LOCK:
-            self.stopped, panel = True, self.panel
+            self.stopped, panel, self.panel_pending = True, self.panel, False
         for part, what in ((panel, "the GPIO panel"), (self.dice, "the dice tables"),
                            (self.dice.radio if self.dice is not None else None, "the dice radio")):
             if part is not None:

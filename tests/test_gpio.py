@@ -252,6 +252,35 @@ def test_a_panel_asked_for_later_is_attached_once_and_never_after_the_stop(store
     off.stop()
 
 
+def test_a_panel_being_attached_says_starting_not_none(store, monkeypatch):
+    """While ``companion serve`` attaches the panel (the first ``/healthz`` of a boot can come first),
+    ``panel_status`` says it is starting, not null as with ``--gpio off``; once attached, the panel's
+    status; after a failed attach, null (never "starting" for ever)."""
+    from companion import gpio as pins
+    from companion.runtime import Runtime
+
+    rt = Runtime.open(store=store, runner=None, gpio="mock", panel_later=True, box_time=False)
+    assert rt.panel_status() == {"state": "starting", "requested": "mock"}
+    rt.attach_panel()
+    status = rt.panel_status()
+    assert status["mode"] == "mock" and status["requested"] == "mock" and "state" not in status
+    rt.stop()
+    off = Runtime.open(store=store, runner=None, gpio="off", panel_later=True, box_time=False)
+    assert off.panel_status() is None
+    off.stop()
+
+    def broken(*args, **kwargs):
+        raise OSError("no pins")
+
+    monkeypatch.setattr(pins, "attach", broken)
+    failed = Runtime.open(store=store, runner=None, gpio="auto", panel_later=True, box_time=False)
+    assert failed.panel_status() == {"state": "starting", "requested": "auto"}
+    with pytest.raises(OSError):
+        failed.attach_panel()
+    assert failed.panel_status() is None and failed.panel is None
+    failed.stop()
+
+
 def test_unknown_mode_is_an_input_error_naming_gpio(store):
     with pytest.raises(InputError) as err:
         attach(MatchService(store), None, "maybe")

@@ -65,7 +65,7 @@ def healthz():
     c = ctx()
     return jsonify({"ok": True, "version": __version__, "build": _build(), "schema_version": c.store.schema_version(),
                     "streams": c.hub.count(), "clock_runner": c.runner is not None,
-                    "gpio": c.panel.status() if c.panel is not None else None})
+                    "gpio": c.runtime.panel_status()})
 
 
 @bp.get("/api/games")
@@ -328,4 +328,4 @@ def tournament_round():
 @bp.get("/api/hardware")
 def hardware():
     c = ctx()
-    return jsonify({"gpio": c.panel.status() if c.panel is not None else None})
+    return jsonify({"gpio": c.runtime.panel_status()})

@@ -77,7 +77,7 @@ RESPONSES = {
     "Health": {"type": "object", "required": ["ok", "version"],
                "properties": {"ok": {"type": "boolean"}, "version": {"type": "string"}, "build": {"type": ["string", "null"]},
                               "schema_version": {"type": "integer"}, "streams": {"type": "integer"},
-                              "clock_runner": {"type": "boolean"}, "gpio": {}}},
+                              "clock_runner": {"type": "boolean"}, "gpio": apidoc.ref("GpioStatus")}},
     "Games": {"type": "object", "required": ["games"],
               "properties": {"games": {"type": "array", "items": {
                   "type": "object", "required": ["id", "name", "available", "event_types"],
@@ -125,7 +125,12 @@ RESPONSES = {
                                   "clock_runner": {"type": "boolean"}, "overview": {}}},
     "RoundStarted": {"type": "object", "required": ["started"],
                      "properties": {"started": {"type": "array", "items": {"type": "string"}}, "result": {}}},
-    "Hardware": {"type": "object", "required": ["gpio"], "properties": {"gpio": {}}},
+    "Hardware": {"type": "object", "required": ["gpio"], "properties": {"gpio": apidoc.ref("GpioStatus")}},
+    "GpioStatus": {"description": "The GPIO button panel: its status once attached (mode, requested, mock, pins_available, "
+                                  "reason, match_id, leds, pins); {\"state\": \"starting\", \"requested\": mode} while "
+                                  "the server, already answering, is still attaching it; null with --gpio off, or when "
+                                  "the attach failed (said in the log)",
+                   "type": ["object", "null"]},
 }
 
 

@@ -288,6 +288,25 @@ def test_hardware(api):
     assert api.get("/api/hardware").json == {"gpio": None}
 
 
+def test_a_panel_being_attached_is_said_starting(tmp_path):
+    """``companion serve`` answers before its panel is attached: ``/healthz`` and ``/api/hardware`` say
+    "starting" then (not null, which is ``--gpio off``), and the panel's status once attached."""
+    from companion.runtime import Runtime
+    from companion.web.app import create_app
+
+    rt = Runtime.open(db_path=str(tmp_path / "c.db"), runner=None, gpio="mock", panel_later=True, box_time=False)
+    try:
+        client = create_app(runtime=rt).test_client()
+        starting = {"state": "starting", "requested": "mock"}
+        assert client.get("/healthz").json["gpio"] == starting
+        assert client.get("/api/hardware").json == {"gpio": starting}
+        rt.attach_panel()
+        assert client.get("/healthz").json["gpio"]["mode"] == "mock"
+        assert client.get("/api/hardware").json["gpio"]["mode"] == "mock"
+    finally:
+        rt.stop()
+
+
 def test_method_not_allowed_is_json(api):
     r = api.c.delete("/api/matches", headers={"Origin": "http://localhost"})
     assert r.status_code == 405 and r.json["field"] == "method"
