@@ -214,6 +214,18 @@ class Phone:
         except ValueError:
             return status, {"raw": raw[:200].decode(errors="replace")}
 
+    def clocked_match(self, players: list[str], label: str) -> tuple[str, dict]:
+        """A Richelieu match with its clock, made and started (90 minutes): its id and the start's answer."""
+        status, match = self.call("POST", "/api/matches", {"game": "richelieu", "players": players, "label": label,
+                                                           "options": {"clock": True}})
+        if status != 201:
+            raise RuntimeError(f"creating the {label} match: {status} {match}")
+        status, started = self.call("POST", f"/api/matches/{match['id']}/events",
+                                    {"type": "clock.start", "data": {"limit_minutes": 90}, "expected_seq": 0})
+        if status != 201:
+            raise RuntimeError(f"starting the clock: {status} {started}")
+        return match["id"], started
+
 
 def now_iso(dt: datetime | None = None) -> str:
     return (dt or datetime.now(timezone.utc)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -429,15 +441,7 @@ def box_time(m: Machine) -> None:
     sign_in(m, phone)
     players = ["Ada", "Bo", "Cy", "Di"]
     # a match whose clock runs on the box's wrong time, before the phone gives the right one
-    status, clocked = phone.call("POST", "/api/matches", {"game": "richelieu", "players": players, "label": "clock",
-                                                          "options": {"clock": True}})
-    if status != 201:
-        raise RuntimeError(f"creating the clock match: {status} {clocked}")
-    cid = clocked["id"]
-    status, started = phone.call("POST", f"/api/matches/{cid}/events",
-                                 {"type": "clock.start", "data": {"limit_minutes": 90}, "expected_seq": 0})
-    if status != 201:
-        raise RuntimeError(f"starting the clock: {status} {started}")
+    cid, started = phone.clocked_match(players, "clock")
     t_start = time.monotonic()
     out["clock_started_at"] = started["event"]["at"]
     body = sign_in(m, phone, now_iso(phone_now()))

@@ -196,15 +196,7 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
 
     phone = phone_cls(m)
     sign_in(m, phone)
-    status, match = phone.call("POST", "/api/matches", {"game": "richelieu", "players": ["Ada", "Bo", "Cy"],
-                                                         "label": "buttons", "options": {"clock": True}})
-    if status != 201:
-        raise RuntimeError(f"creating the buttons' match: {status} {match}")
-    mid = match["id"]
-    status, started = phone.call("POST", f"/api/matches/{mid}/events",
-                                 {"type": "clock.start", "data": {"limit_minutes": 90}, "expected_seq": 0})
-    if status != 201:
-        raise RuntimeError(f"starting the clock: {status} {started}")
+    mid, _ = phone.clocked_match(["Ada", "Bo", "Cy"], "buttons")
     green, red = pins["leds"]["green"], pins["leds"]["red"]
     wait("the green LED lit with the clock running", lambda: line(green) == "1" and line(red) == "0")
     out["led_green_lit_while_running"] = True
