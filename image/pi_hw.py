@@ -235,3 +235,10 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
     report["gpio_button_event"] = not fails
     if fails:
         report["reasons"]["gpio_button_event"] = "; ".join(fails)
+
+
+# the hardware boot's steps, in order: (name, its function, the report's keys it sets); each runs on its own
+import pi_wifi  # noqa: E402 (image/, beside this file)
+
+STEPS = (("gpio", gpio_button_event, ("gpio_button_event",)),
+         ("wifi", pi_wifi.phone_over_wifi, pi_wifi.KEYS))
