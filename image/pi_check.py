@@ -643,7 +643,7 @@ def updates(m: Machine) -> None:
 # -- the hardware, simulated (make pi-check HW=1; image/pi_hw.py) -----------------------------------------
 
 HW = os.environ.get("COMPANION_PI_CHECK_HW", "") not in ("", "0")
-HW_KEYS = ("gpio_button_event",)
+HW_KEYS = ("gpio_button_event", "dice_read_over_bluez")
 MACHINE_OPTIONS = ["-cpu", "cortex-a53", "-smp", "2", "-m", "1024", "-accel", "tcg,thread=multi"]
 
 

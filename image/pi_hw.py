@@ -25,6 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from pi_bt import dice_read_over_bluez  # noqa: F401  (the smart dice's step: image/pi_bt.py)
+
 # the archive the image is built from (image/build.py)
 SOURCES = ("deb http://deb.debian.org/debian bookworm main\n"
            "deb http://deb.debian.org/debian-security bookworm-security main\n")
