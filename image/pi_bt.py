@@ -206,13 +206,17 @@ def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
             for (p, n, s, f), h in zip(DICE, others)]
     out["dice_on"] = {d["name"]: d["hci"] for d in dice}
 
-    def advertise(d: dict, state: str, face: int) -> None:
-        adv, rsp = pixels_ad(d["pixel"], d["name"], state, face)
-        m.ssh(f"btmgmt --index {d['hci'].removeprefix('hci')} add-adv -c -d {adv.hex()} -s {rsp.hex()} 1", timeout=60)
+    def advertise(*steps) -> None:
+        """Each (die, state, face) advertised in turn, half a second apart (bluetoothd tells its D-Bus clients a
+        device's changes at its next turn: two at once would be heard as the last), in one SSH call."""
+        cmds = []
+        for d, state, face in steps:
+            adv, rsp = pixels_ad(d["pixel"], d["name"], state, face)
+            cmds.append(f"btmgmt --index {d['hci'].removeprefix('hci')} add-adv -c -d {adv.hex()} -s {rsp.hex()} 1")
+        m.ssh("set -e; " + "; sleep 0.5; ".join(cmds), timeout=120)
 
-    for d in dice:
-        advertise(d, "rolling", 3)
-        advertise(d, "rolled", 1)  # lying on the table, face 1 up
+    # each die lying on the table, face 1 up (after a first throw: the box hears a change)
+    advertise(*[(d, "rolling", 3) for d in dice], *[(d, "rolled", 1) for d in dice])
 
     def heard():
         h = {x["die"]: x for x in radio()["heard"]}
@@ -284,10 +288,9 @@ def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
     if status != 202:
         raise RuntimeError(f"asking the box to read the dice: {status} {doc}")
     t = time.monotonic()
-    for d in dice:  # each die thrown: rolling for a moment, then on its face
-        advertise(d, "handling", 1)
-        advertise(d, "rolling", 4)
-        advertise(d, "rolled", d["face"])
+    # each die thrown: picked up, rolling for a moment, then on its face
+    advertise(*[(d, "handling", 1) for d in dice], *[(d, "rolling", 4) for d in dice],
+              *[(d, "rolled", d["face"]) for d in dice])
 
     def combat():
         evs = events()
