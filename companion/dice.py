@@ -47,6 +47,9 @@ PIXELS_LEGACY_SERVICE = "6e400001-b5a3-f393-e0a9-e50e24dcca9e"
 GODICE_NOTIFY = "6e400003-b5a3-f393-e0a9-e50e24dcca9e"
 GODICE_WRITE = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
 GODICE_PREFIX = "GoDice"
+# the RSSI a controller reports when it has none (HCI's LE Advertising Report: 127, "not available"); BlueZ
+# passes it on as a device's RSSI, which is no signal strength
+RSSI_UNKNOWN = 127
 
 # the Pixels' published enumerations (pixels-js: PixelRollState, PixelDieType, PixelColorway)
 ROLL_STATES = {0: "unknown", 1: "rolled", 2: "handling", 3: "rolling", 4: "crooked", 5: "still"}
@@ -208,11 +211,16 @@ class DiceRadio:
     GONE_S = 10.0
 
     def __init__(self, source=None, *, mode: str = "off", requested: str | None = None, reason: str = "",
-                 monotonic=time.monotonic, logger=None):
+                 monotonic=time.monotonic, logger=None, retry_s: float | None = None):
         self.source = source
         self.mode = mode
         self.requested = requested or mode
         self.reason = reason
+        self._ready_reason = reason
+        # a radio that is not there yet (the Pi's Bluetooth adapter comes up after the service, bluetoothd
+        # not yet on D-Bus) is tried again every retry_s seconds, "waiting" meanwhile; None: off at once
+        self.retry_s = retry_s
+        self._closed = threading.Event()
         self.monotonic = monotonic
         self.log = logger or log
         self._lock = threading.Lock()
@@ -228,19 +236,44 @@ class DiceRadio:
             try:
                 self.source.start(self)
             except Exception as exc:  # no adapter, D-Bus refused: the box runs without dice
-                self.log.warning("smart dice off: %s", exc)
-                self.mode, self.reason, self.source = "off", missing_reason(exc), None
+                if self.retry_s and not isinstance(exc, ImportError):
+                    self.mode, self.reason = "waiting", self._waiting_reason(exc)
+                    self.log.warning("smart dice: %s", self.reason)
+                    threading.Thread(target=self._try_again, name="companion-dice-wait", daemon=True).start()
+                else:
+                    self.log.warning("smart dice off: %s", exc)
+                    self.mode, self.reason, self.source = "off", missing_reason(exc), None
         return self
 
+    def _waiting_reason(self, exc: BaseException) -> str:
+        return f"{missing_reason(exc)}; the box tries again every {self.retry_s:g} s"
+
+    def _try_again(self) -> None:
+        while not self._closed.wait(self.retry_s):
+            try:
+                self.source.start(self)
+            except Exception as exc:
+                self.reason = self._waiting_reason(exc)
+                self.log.debug("smart dice: still %s", self.reason)
+                continue
+            if self._closed.is_set():  # closed while it started
+                self.source.stop()
+                return
+            self.mode, self.reason = "radio", self._ready_reason
+            self.log.warning("smart dice: the Bluetooth radio is there now (%s)", self.reason)
+            return
+
     def close(self) -> None:
-        if self.source is not None:
+        self._closed.set()
+        if self.source is not None and self.mode != "waiting":
             try:
                 self.source.stop()
             except Exception:
                 self.log.debug("dice radio stop failed", exc_info=True)
 
     def status(self) -> dict:
-        return {"mode": self.mode, "requested": self.requested, "available": self.source is not None,
+        return {"mode": self.mode, "requested": self.requested,
+                "available": self.source is not None and self.mode != "waiting",
                 "reason": self.reason, "heard": len(self._last)}
 
     # -- who listens ------------------------------------------------------------------------------
@@ -413,7 +446,9 @@ class BleakSource:
         self._links: dict[str, asyncio.Task] = {}
 
     def start(self, radio: DiceRadio) -> None:
+        """Scans from a thread of its own; raises what stopped the scan from starting (again on a next call)."""
         self.radio = radio
+        self._started, self._error = threading.Event(), None
         self._thread = threading.Thread(target=self._run, name="companion-dice", daemon=True)
         self._thread.start()
         self._started.wait(timeout=15)
@@ -428,6 +463,8 @@ class BleakSource:
         except BaseException as exc:  # no adapter, BlueZ not running, D-Bus refused
             self._error = exc
             self._started.set()
+            self.loop.close()
+            self.loop = None
             return
         self._started.set()
         self.loop.run_forever()
@@ -442,6 +479,8 @@ class BleakSource:
         rssi = getattr(data, "rssi", None)
         if rssi is None:
             rssi = getattr(device, "rssi", None)
+        if rssi == RSSI_UNKNOWN:
+            rssi = None
         adv = Advertisement(address=str(getattr(device, "address", "")),
                             name=getattr(data, "local_name", None) or getattr(device, "name", None), rssi=rssi,
                             manufacturer_data=dict(getattr(data, "manufacturer_data", {}) or {}),
@@ -518,13 +557,18 @@ def missing_reason(exc: BaseException) -> str:
     """The one sentence a person reads when the radio is not there."""
     if isinstance(exc, ImportError):
         return "smart dice need the optional extra: pip install 'companion[dice]' (bleak is not installed)"
-    text = str(exc) or type(exc).__name__
+    # bleak's own errors carry a second argument (BleakBluetoothNotAvailableError: the message, a reason code):
+    # the message is the sentence
+    args = getattr(exc, "args", ())
+    text = (args[0] if args and isinstance(args[0], str) else str(exc)) or type(exc).__name__
     return f"no Bluetooth LE radio here ({text}): check that the Pi's Bluetooth is on (bluetoothctl show)"
 
 
-def attach(mode: str = "auto", *, source=None, monotonic=time.monotonic, logger=None, start: bool = True) -> DiceRadio:
+def attach(mode: str = "auto", *, source=None, monotonic=time.monotonic, logger=None, start: bool = True,
+           retry_s: float | None = None) -> DiceRadio:
     """The box's dice radio. Always returns a DiceRadio: in the ``off`` state (``status()["reason"]`` says
-    why in one sentence) when bleak or a Bluetooth adapter is missing."""
+    why in one sentence) when bleak or a Bluetooth adapter is missing; with ``retry_s`` (the server's), a
+    radio whose adapter or bluetoothd is not there yet is ``waiting`` and tried again every so many seconds."""
     from companion.base.errors import InputError
 
     lg = logger or log
@@ -532,7 +576,8 @@ def attach(mode: str = "auto", *, source=None, monotonic=time.monotonic, logger=
         raise InputError("must be one of {names}", "dice", names=", ".join(MODES))
     if source is not None:
         radio = DiceRadio(source, mode="mock" if isinstance(source, MockSource) else "radio", requested=mode,
-                          reason=f"injected {type(source).__name__}", monotonic=monotonic, logger=lg)
+                          reason=f"injected {type(source).__name__}", monotonic=monotonic, logger=lg,
+                          retry_s=retry_s)
     elif mode == "off":
         radio = DiceRadio(None, mode="off", reason="smart dice are off (--dice off)", monotonic=monotonic, logger=lg)
     elif mode == "mock":
@@ -547,7 +592,7 @@ def attach(mode: str = "auto", *, source=None, monotonic=time.monotonic, logger=
             return DiceRadio(None, mode="off", requested=mode, reason=missing_reason(exc), monotonic=monotonic,
                              logger=lg)
         radio = DiceRadio(src, mode="radio", requested=mode, reason="Bluetooth LE via bleak", monotonic=monotonic,
-                          logger=lg)
+                          logger=lg, retry_s=retry_s)
     if start:
         radio.start()
     return radio

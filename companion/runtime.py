@@ -54,6 +54,9 @@ def new_setup_code() -> str:
     return "".join(secrets.choice("0123456789") for _ in range(8))
 
 
+DICE_RETRY_S = 10.0  # how often a dice radio that is not there yet is tried again (docs/dice.md)
+
+
 class OffRadio:
     """The dice radio while the smart dice are off (``--dice off``, the default): companion/dice.py's radio in
     its ``off`` state, made at the first question asked of it (the dice page's status, a set bound to a
@@ -178,7 +181,8 @@ class Runtime:
             else:
                 from companion import dice as radios
 
-                radio = radios.attach(rt.dice_mode)
+                # a Pi's Bluetooth adapter (and bluetoothd) may come up after the service: tried again
+                radio = radios.attach(rt.dice_mode, retry_s=DICE_RETRY_S)
             rt.dice = DiceTables(service, store, radio)
             from companion.services.hotspot import Hotspot, StoreSettings
 

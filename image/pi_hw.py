@@ -25,6 +25,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from pi_bt import dice_read_over_bluez  # (the smart dice's step: image/pi_bt.py)
+
 # the archive the image is built from (image/build.py)
 SOURCES = ("deb http://deb.debian.org/debian bookworm main\n"
            "deb http://deb.debian.org/debian-security bookworm-security main\n")
@@ -241,4 +243,5 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
 import pi_wifi  # noqa: E402 (image/, beside this file)
 
 STEPS = (("gpio", gpio_button_event, ("gpio_button_event",)),
+         ("dice", dice_read_over_bluez, ("dice_read_over_bluez",)),
          ("wifi", pi_wifi.phone_over_wifi, pi_wifi.KEYS))

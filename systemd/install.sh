@@ -388,9 +388,9 @@ if [ "$stamp" != "$(cat "$PREFIX/.source-stamp" 2>/dev/null)" ]; then
         say "installing $(basename "$whl") into $PREFIX/venv"
     fi
     # a bundle carries the extras its platform has (replica: the Litestream binary, 64-bit only; gpio: lgpio,
-    # for Debian, which has no python3-lgpio); pip judges their markers here, on the Pi
+    # for Debian, which has no python3-lgpio; dice: bleak, for the smart dice); pip judges their markers here, on the Pi
     target=$whl
-    [ -n "$wheels" ] && target="${whl}[replica,gpio]"
+    [ -n "$wheels" ] && target="${whl}[replica,gpio,dice]"
     "${pip[@]}" install "${pip_args[@]}" "${index[@]}" --upgrade "$target"
     # the same version number with new code: replace companion itself (its dependencies stay)
     "${pip[@]}" install "${pip_args[@]}" --no-index --no-deps --force-reinstall "$whl"

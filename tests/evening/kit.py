@@ -450,7 +450,13 @@ class Evening:
         if clock is not None:
             org.locator("#opt-clock").set_checked(clock)
         org.click("#create")
-        org.wait_for_url("**/m/*")
+        try:
+            org.wait_for_url("**/m/*")
+        except Exception as e:  # (what the page said: its error box, the button)
+            said = org.evaluate("""() => { const b = document.getElementById("form-error");
+                return [b && !b.hidden ? b.textContent : null, document.getElementById("create").disabled]; }""")
+            raise AssertionError(f"the new match was not made: the page says {said[0]!r}, "
+                                 f"its button {'waits for the box' if said[1] else 'was not taken'}") from e
         mid = org.url.rstrip("/").split("/")[-1]
         expect(org.locator("#match-label")).to_have_text(label)
         table = Table(self, 0, len(self.rounds.get(0, [])) + 1, players, mid)

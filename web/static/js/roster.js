@@ -72,7 +72,7 @@
   //   o.place(box, input): where the list goes (default: right after the input); o.id: the list's id
   // It returns { attach(input), lookUp(input) (debounced), close(input) }.
   function picker(o) {
-    var timer = null, asked = 0;
+    var timer = null, asked = 0, pending = null;  // pending: the input whose look-up is to come or asked
     function close(input) {
       if (input && input._suggest) { input._suggest.remove(); input._suggest = null; }
     }
@@ -87,6 +87,7 @@
       var q = input.value.trim(), club = o.club();
       if (!q || (!club && !o.anyClub)) { close(input); return; }
       var mine = ++asked;
+      pending = input;
       C.api("GET", "/api/players?q=" + encodeURIComponent(q) + "&limit=8" + (club ? "&club=" + encodeURIComponent(club) : "")).then(function (r) {
         if (mine !== asked || document.activeElement !== input) return;
         close(input);
@@ -112,17 +113,24 @@
         if (o.place) o.place(box, input); else input.after(box);
       }, function () { /* the roster is a help: typing a name still works */ });
     }
+    // the list closed, and the look-up still to come with it (a name typed then Escape: no list 150 ms later,
+    // moving the form under the next tap)
+    function dismiss(input) {
+      if (pending === input) { clearTimeout(timer); asked++; pending = null; }
+      close(input);
+    }
     function later(input) {
       clearTimeout(timer);
-      if (!input.value.trim()) { asked++; close(input); return; }  // emptied: no list (nor a late answer)
+      pending = input;
+      if (!input.value.trim()) { dismiss(input); return; }  // emptied: no list (nor a late answer)
       timer = setTimeout(function () { lookUp(input); }, 150);
     }
     return {
-      lookUp: later, close: close,
+      lookUp: later, close: dismiss,
       attach: function (input) {
         input.addEventListener("input", function () { later(input); });
-        input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") close(input); });
-        input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) close(input); }, 200); });
+        input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") dismiss(input); });
+        input.addEventListener("blur", function () { setTimeout(function () { if (document.activeElement !== input) dismiss(input); }, 200); });
       }
     };
   }
