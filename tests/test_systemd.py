@@ -871,16 +871,14 @@ def test_the_hotspot_files_go_where_networkmanager_is_and_uninstall_takes_them(f
     root, run = fake_root
     (root / "etc/NetworkManager").mkdir(parents=True)
     (root / "etc/polkit-1").mkdir(parents=True)
+    # the name the box boots with (/etc/hostname), not hostname's (the stand-in's "box"): in the image's build
+    # they differ (the image's DNS once answered the building machine's name, found by make pi-check HW=1)
+    (root / "etc/hostname").write_text("tablebox\n")
     p, _ = run("--no-apt", "--no-start")
     assert p.returncode == 0, p.stderr
     dns = (root / "etc/NetworkManager/dnsmasq-shared.d/companion.conf").read_text()
-    assert "address=/box/10.42.0.1" in dns and "address=/captive.apple.com/10.42.0.1" in dns
-    # the name the box boots with (/etc/hostname), not hostname's: in the image's build they differ (the image's
-    # DNS once answered the building machine's name, found by make pi-check HW=1)
-    (root / "etc/hostname").write_text("tablebox\n")
-    p, _ = run("--no-apt", "--no-start")
-    dns = (root / "etc/NetworkManager/dnsmasq-shared.d/companion.conf").read_text()
     assert "address=/tablebox/10.42.0.1" in dns and "/box/" not in dns
+    assert "address=/captive.apple.com/10.42.0.1" in dns and "address=/detectportal.firefox.com/10.42.0.1" in dns
     rules = (root / "etc/polkit-1/rules.d/50-companion.rules").read_text()
     assert 'subject.user == "companion"' in rules and "NetworkManager.settings.modify.system" in rules
     assert "the box's own Wi-Fi (for a table with no network): available" in p.stdout
