@@ -232,14 +232,15 @@ def stage_custom(cached: Path, bundle: Path, logdir: Path) -> tuple[Path, Path]:
     run(["mount", "--bind", str(fw), str(root / "boot" / "firmware")])
     try:
         log("custom: install.sh from the bundle, in the image's root under qemu-user (a few minutes)")
-        chroot(root, "/tmp/bundle/systemd/install.sh --wheels /tmp/bundle --no-apt --no-start", custom,
+        # the box's name first: install.sh writes it into the hotspot's DNS (the chroot's hostname is this machine's)
+        chroot(root, "echo companion >/etc/hostname && "
+                     "/tmp/bundle/systemd/install.sh --wheels /tmp/bundle --no-apt --no-start", custom,
                env={"SYSTEMCTL": "true", "PIP_NO_CACHE_DIR": "1"})
         # the database install.sh made (and its setup code) is this machine's: the box makes its own at first boot
         chroot(root, "rm -rf /var/lib/companion/* /var/lib/companion/.[!.]* && "
                      f"systemctl enable {' '.join(ENABLE)} && "
                      "systemctl disable ssh.service ssh.socket 2>/dev/null; "
                      "rm -f /etc/ssh/ssh_host_*; "
-                     "echo companion >/etc/hostname && "
                      "printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\tcompanion\\n::1\\tlocalhost ip6-localhost\\n' >/etc/hosts && "
                      ": >/etc/machine-id && rm -f /var/lib/dbus/machine-id && "
                      f"sed -i 's|^#\\?ROOTPART=.*|ROOTPART=LABEL={ROOT_LABEL}|' /etc/default/raspi-firmware && "

@@ -43,6 +43,8 @@ import zipfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pi_hw  # (image/, beside this file)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 IMAGE = Path(os.environ.get("COMPANION_IMAGE_BUILD", REPO / "build" / "image")) / "companion-pi.img"
@@ -643,15 +645,13 @@ def updates(m: Machine) -> None:
 # -- the hardware, simulated (make pi-check HW=1; image/pi_hw.py) -----------------------------------------
 
 HW = os.environ.get("COMPANION_PI_CHECK_HW", "") not in ("", "0")
-HW_KEYS = ("gpio_button_event", "dice_read_over_bluez")
+HW_KEYS = tuple(k for _, _, keys in pi_hw.STEPS for k in keys)  # each step's keys (image/pi_hw.py)
 MACHINE_OPTIONS = ["-cpu", "cortex-a53", "-smp", "2", "-m", "1024", "-accel", "tcg,thread=multi"]
 
 
 def hardware(m: Machine) -> None:
     """Boot 5: the modules built (once, cached beside the image's tree), the Pi's device tree; the simulated
-    chip, then each of HW_KEYS's checks, each on its own (one failing stops no other)."""
-    import pi_hw
-
+    chip, then each of pi_hw.STEPS, each on its own (one failing stops no other)."""
     def hw_log(text: str) -> None:
         with open(OUT / "hw-build.log", "a") as f:
             f.write(text + "\n")
@@ -669,17 +669,19 @@ def hardware(m: Machine) -> None:
     if m.wait_healthz()[0] is None or not m.wait_ssh():
         raise RuntimeError("no /healthz or SSH in the hardware boot")
     m.put(list(mods.values()), "/root/pi-check-hw")
-    for key in HW_KEYS:
+    for name, step, keys in pi_hw.STEPS:
         t = time.monotonic()
         try:
-            getattr(pi_hw, key)(m, Phone, sign_in, REPORT, log)
+            step(m, Phone, sign_in, REPORT, log)
         except Exception as e:
-            REPORT[key] = False
-            REPORT["reasons"][key] = f"{type(e).__name__}: {e}"
-            (OUT / f"error-{key}.log").write_text(traceback.format_exc())
-            log(f"{key}: failed: {e}")
-        REPORT.setdefault("step_s", {})[key] = round(time.monotonic() - t, 1)
-        log(f"{key}: {REPORT.get(key)}")
+            for key in keys:
+                if REPORT.get(key) is not True:
+                    REPORT[key] = False
+                    REPORT["reasons"].setdefault(key, f"{type(e).__name__}: {e}")
+            (OUT / f"error-{name}.log").write_text(traceback.format_exc())
+            log(f"{name}: failed: {e}")
+        REPORT.setdefault("step_s", {})[name] = round(time.monotonic() - t, 1)
+        log(f"{name}: {({k: REPORT.get(k) for k in keys})}")
         save()
 
 

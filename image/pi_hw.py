@@ -25,7 +25,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from pi_bt import dice_read_over_bluez  # noqa: F401  (the smart dice's step: image/pi_bt.py)
+from pi_bt import dice_read_over_bluez  # (the smart dice's step: image/pi_bt.py)
 
 # the archive the image is built from (image/build.py)
 SOURCES = ("deb http://deb.debian.org/debian bookworm main\n"
@@ -237,3 +237,11 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
     report["gpio_button_event"] = not fails
     if fails:
         report["reasons"]["gpio_button_event"] = "; ".join(fails)
+
+
+# the hardware boot's steps, in order: (name, its function, the report's keys it sets); each runs on its own
+import pi_wifi  # noqa: E402 (image/, beside this file)
+
+STEPS = (("gpio", gpio_button_event, ("gpio_button_event",)),
+         ("dice", dice_read_over_bluez, ("dice_read_over_bluez",)),
+         ("wifi", pi_wifi.phone_over_wifi, pi_wifi.KEYS))

@@ -47,6 +47,7 @@ UNITS=(companion.service companion-backup.service companion-backup.timer compani
 # the box's own Wi-Fi (NetworkManager): the service user's right to switch it, and the hotspot's DNS
 POLKIT_RULES=${COMPANION_POLKIT_DIR:-/etc/polkit-1/rules.d}/50-companion.rules
 NM_DNSMASQ=${COMPANION_NM_DNSMASQ_DIR:-/etc/NetworkManager/dnsmasq-shared.d}/companion.conf
+HOSTNAME_FILE=${COMPANION_HOSTNAME_FILE:-/etc/hostname}
 # the GPIO chips for group gpio (Debian gives them to root alone; Raspberry Pi OS has its own rule)
 UDEV_GPIO=${COMPANION_UDEV_DIR:-/etc/udev/rules.d}/60-companion-gpio.rules
 KIOSK_UNIT=companion-kiosk.service
@@ -483,7 +484,10 @@ for u in "${UNITS[@]}"; do install_unit "$u"; done
 if [ -d "$(dirname "$(dirname "$NM_DNSMASQ")")" ]; then
     mkdir -p "$(dirname "$NM_DNSMASQ")"
     tmp=$(mktemp)
-    sed "s#/HOSTNAME/#/$(hostname)/#" "$SRC/systemd/companion-hotspot.dnsmasq.conf" >"$tmp"
+    # the name the box answers to: /etc/hostname's (the name it boots with), not hostname's, which in an image's
+    # build (install.sh in the image's root under chroot) is the building machine's
+    box_name=$(awk 'NF {print $1; exit}' "$HOSTNAME_FILE" 2>/dev/null || true)
+    sed "s#/HOSTNAME/#/${box_name:-$(hostname)}/#" "$SRC/systemd/companion-hotspot.dnsmasq.conf" >"$tmp"
     cmp -s "$tmp" "$NM_DNSMASQ" || { install -m 0644 "$tmp" "$NM_DNSMASQ"; say "installed $NM_DNSMASQ"; }
     rm -f "$tmp"
     if [ -d "$(dirname "$(dirname "$POLKIT_RULES")")" ]; then

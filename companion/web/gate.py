@@ -38,11 +38,11 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 OPEN_ENDPOINTS = {"static", "pages.catalogue_script", "api.healthz", "openapi.openapi", "auth.login", "auth.logout", "auth.set_pin",
                   "auth.me", "auth.join_link", "auth.join_landing", "pages.login", "pages.join_page",
                   "players.me_landing", "wifi.android_probe", "wifi.apple_probe", "wifi.windows_probe",
-                  "wifi.windows_redirect"}
+                  "wifi.windows_redirect", "wifi.firefox_probe"}
 # the phones' connectivity checks (companion/web/wifi.py): answered whatever the Host, since they come with
 # the phone maker's host name (the box's own Wi-Fi sends it to the box); fixed bodies, no state
 PROBE_PATHS = frozenset({"/generate_204", "/gen_204", "/hotspot-detect.html", "/library/test/success.html",
-                         "/connecttest.txt", "/ncsi.txt", "/redirect"})
+                         "/connecttest.txt", "/ncsi.txt", "/redirect", "/canonical.html", "/success.txt"})
 
 # what every response carries unless its view set its own: (name, its lower case, value)
 SECURITY_HEADERS = tuple((k, k.lower(), v) for k, v in (

@@ -3,7 +3,7 @@ table's code, and the answers to the phones' connectivity checks (docs/offline.m
 themselves").
 
 The connectivity checks come with the Host of the phone maker's server (``connectivitycheck.gstatic.com``,
-``captive.apple.com``, ``www.msftconnecttest.com``: the hotspot's DNS sends those names to the box), so these
+``captive.apple.com``, ``www.msftconnecttest.com``, ``detectportal.firefox.com``: the hotspot's DNS sends those names to the box), so these
 paths alone are answered whatever the Host (``PROBE_PATHS``; the gate lets them through), with fixed bodies
 that carry nothing of the box: no cookie, no session, no match.
 """
@@ -21,11 +21,15 @@ bp = Blueprint("wifi", __name__)
 
 APPLE_SUCCESS = "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"
 WINDOWS_REDIRECT = "/redirect"
+# Firefox's two checks: its captive-portal detection (canonical.html) and its connectivity check (success.txt)
+FIREFOX_CANONICAL = '<meta http-equiv="refresh" content="0;url=https://support.mozilla.org/kb/captive-portal"/>'
+FIREFOX_SUCCESS = "success\n"
 # path -> what it answers; every one a GET (or HEAD) with no state
 PROBE_PATHS = {
     "/generate_204": "android", "/gen_204": "android",
     "/hotspot-detect.html": "apple", "/library/test/success.html": "apple",
     "/connecttest.txt": "windows", "/ncsi.txt": "windows", WINDOWS_REDIRECT: "windows-redirect",
+    "/canonical.html": "firefox", "/success.txt": "firefox",
 }
 SWITCH_DELAY_S = 1.0  # the organiser's page gets its answer (the Wi-Fi's code) before the network changes
 
@@ -147,6 +151,16 @@ def windows_probe():
     """Windows: not the expected text, so Windows opens its real browser at /redirect, which sends it to the
     box's page."""
     return _plain("companion")
+
+
+@bp.route("/canonical.html", methods=["GET", "HEAD"])
+@bp.route("/success.txt", methods=["GET", "HEAD"])
+def firefox_probe():
+    """Firefox (any system): the answers it expects from a network that works, so that it shows no "log in to
+    this network" bar."""
+    if request.path == "/success.txt":
+        return _plain(FIREFOX_SUCCESS)
+    return _plain(FIREFOX_CANONICAL, kind="text/html")
 
 
 @bp.route(WINDOWS_REDIRECT, methods=["GET", "HEAD"])

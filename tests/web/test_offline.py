@@ -148,6 +148,9 @@ def test_a_viewer_sees_no_wifi_password_where_it_sees_no_table_code(wifi_app, nm
     ("www.apple.com", "/library/test/success.html", 200,
      "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>"),
     ("www.msftconnecttest.com", "/connecttest.txt", 200, "companion"),
+    ("detectportal.firefox.com", "/success.txt", 200, "success\n"),
+    ("detectportal.firefox.com", "/canonical.html", 200,
+     '<meta http-equiv="refresh" content="0;url=https://support.mozilla.org/kb/captive-portal"/>'),
 ])
 def test_connectivity_checks_are_answered_whatever_the_host(wifi_app, host, path, status, body):
     c = wifi_app.test_client()
@@ -167,6 +170,33 @@ def test_windows_is_sent_to_the_box_page_in_its_real_browser(wifi_app, nm):
     switch(wifi_app, org, True)
     r = c.get("/redirect", headers={"Host": "www.msftconnecttest.com"})
     assert r.headers["Location"] == "http://10.42.0.1:8080/"
+
+
+def test_the_answers_make_pi_check_HW_expects_are_the_ones_the_box_gives(wifi_app, nm):
+    """image/pi_wifi.py's PROBES (what a phone on the box's own Wi-Fi is answered, in make pi-check HW=1) are
+    the box's answers here too, and a wrong answer is told apart."""
+    import importlib.util
+    from pathlib import Path
+    from urllib.parse import urlsplit
+
+    spec = importlib.util.spec_from_file_location(
+        "pi_wifi", Path(__file__).resolve().parents[2] / "image" / "pi_wifi.py")
+    pi_wifi = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pi_wifi)
+    switch(wifi_app, organiser_of(wifi_app), True)
+    c = wifi_app.test_client()
+    assert {name for name, _, _ in pi_wifi.PROBES} == {"android", "apple", "windows", "windows-redirect", "firefox"}
+    for name, url, want in pi_wifi.PROBES:
+        u = urlsplit(url)
+        r = c.get(u.path, headers={"Host": u.hostname})
+        got = {"status": r.status_code, "body": r.get_data(as_text=True),
+               "headers": {k.lower(): v for k, v in r.headers.items()}}
+        assert pi_wifi.probe_verdict(want, got) is None, (name, got)
+        assert pi_wifi.probe_verdict(want, {**got, "status": 500}) is not None
+    assert pi_wifi.probe_verdict({"status": 200, "body_not": "Microsoft Connect Test"},
+                                 {"status": 200, "body": "Microsoft Connect Test", "headers": {}})
+    assert pi_wifi.probe_verdict({"status": 204, "body": ""},
+                                 {"status": 204, "body": "", "headers": {"set-cookie": "a=b"}}) == "it sets a cookie"
 
 
 def test_checks_stay_open_when_the_club_turned_viewers_off(wifi_app):
