@@ -235,8 +235,9 @@ def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
     out["dice_on"] = {d["name"]: d["hci"] for d in dice}
 
     def advertise(*steps) -> None:
-        """Each (die, state, face) advertised in turn, half a second apart (bluetoothd tells its D-Bus clients a
-        device's changes at its next turn: two at once would be heard as the last), in one SSH call."""
+        """Each (die, state, face) advertised in turn, half a second apart, in one SSH call: each its own
+        advertising report, given time to reach the box as a D-Bus change of its own (two changes of a device
+        close together could reach bleak as one, the last: not tried, kept clear of)."""
         cmds = []
         for d, state, face in steps:
             adv, rsp = pixels_ad(d["pixel"], d["name"], state, face)
