@@ -428,6 +428,7 @@ class BleakSource:
     ``client_factory`` are bleak's ``BleakScanner``/``BleakClient`` unless injected (tests)."""
 
     RECONNECT_S = 5.0
+    START_S = 15.0  # the longest a scan's start may take (bleak, bluetoothd, D-Bus) before it counts as failed
 
     def __init__(self, scanner_factory=None, client_factory=None):
         if scanner_factory is None or client_factory is None:
@@ -440,38 +441,48 @@ class BleakSource:
         self.radio: DiceRadio | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._thread = None
-        self._started = threading.Event()
-        self._error: BaseException | None = None
         self._scanner = None
         self._links: dict[str, asyncio.Task] = {}
 
     def start(self, radio: DiceRadio) -> None:
-        """Scans from a thread of its own; raises what stopped the scan from starting (again on a next call)."""
+        """Scans from a thread of its own; raises what stopped the scan from starting (again on a next call),
+        and TimeoutError when it did not start within START_S (that thread then stops what it started late)."""
         self.radio = radio
-        self._started, self._error = threading.Event(), None
-        self._thread = threading.Thread(target=self._run, name="companion-dice", daemon=True)
+        started, abandoned, error = threading.Event(), threading.Event(), []
+        self._thread = threading.Thread(target=self._run, args=(started, abandoned, error), name="companion-dice",
+                                        daemon=True)
         self._thread.start()
-        self._started.wait(timeout=15)
-        if self._error is not None:
-            raise self._error
+        if not started.wait(timeout=self.START_S):
+            abandoned.set()
+            raise TimeoutError(f"Bluetooth did not answer within {self.START_S:g} s")
+        if error:
+            raise error[0]
 
-    def _run(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(self.loop)
+    def _run(self, started: threading.Event, abandoned: threading.Event, error: list) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
         try:
-            self.loop.run_until_complete(self._scan_start())
+            scanner = loop.run_until_complete(self._scan_start())
         except BaseException as exc:  # no adapter, BlueZ not running, D-Bus refused
-            self._error = exc
-            self._started.set()
-            self.loop.close()
-            self.loop = None
+            error.append(exc)
+            started.set()
+            loop.close()
             return
-        self._started.set()
-        self.loop.run_forever()
+        if abandoned.is_set():  # start() gave up waiting: this late scan is stopped, not kept
+            try:
+                loop.run_until_complete(scanner.stop())
+            except Exception:
+                pass
+            loop.close()
+            return
+        self.loop, self._scanner = loop, scanner
+        started.set()
+        loop.run_forever()
 
-    async def _scan_start(self) -> None:
-        self._scanner = self.scanner_factory(detection_callback=self._detected)
-        await self._scanner.start()
+    async def _scan_start(self):
+        scanner = self.scanner_factory(detection_callback=self._detected)
+        await scanner.start()
+        return scanner
 
     def _detected(self, device, data) -> None:
         """bleak's detection callback (``BLEDevice``, ``AdvertisementData``); rssi is on the data since

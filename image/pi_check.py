@@ -751,9 +751,9 @@ def main(argv: list[str]) -> int:
         save()
     ok = (REPORT["image_boots"] and REPORT["power_cut_acked_lost"] == 0 and REPORT["time_from_phone_holds"]
           and REPORT["update_fallback_ok"] and (not HW or all(REPORT[k] is True for k in HW_KEYS)))
-    print(json.dumps({k: REPORT[k] for k in ("image_boots", "boot_s", "image_mb", "power_cut_acked_lost",
+    print(json.dumps({**{k: REPORT[k] for k in ("image_boots", "boot_s", "image_mb", "power_cut_acked_lost",
                                              "time_from_phone_holds", "update_fallback_ok", "total_s")},
-                     **({k: REPORT[k] for k in HW_KEYS} if HW else {})))
+                      **({k: REPORT[k] for k in HW_KEYS} if HW else {})}))
     return 0 if ok else 1
 
 

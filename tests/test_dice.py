@@ -2,6 +2,7 @@
 advertisements built from the published layouts (tests/dicekit.py). No radio, no bleak, no sleep: the time
 is a number the test moves."""
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -131,16 +132,18 @@ class FakeScanner:
     """bleak's BleakScanner as the adapter uses it (a detection callback, start, stop)."""
     instances = []
 
-    def __init__(self, detection_callback=None, fail=None):
-        self.cb, self.fail = detection_callback, fail
+    def __init__(self, detection_callback=None, fail=None, slow_s=0.0):
+        self.cb, self.fail, self.slow_s, self.stopped = detection_callback, fail, slow_s, False
         FakeScanner.instances.append(self)
 
     async def start(self):
+        if self.slow_s:
+            await asyncio.sleep(self.slow_s)
         if self.fail:
             raise self.fail
 
     async def stop(self):
-        pass
+        self.stopped = True
 
 
 class Device:
@@ -206,6 +209,30 @@ def test_the_server_s_radio_waits_for_an_adapter_that_comes_up_after_it():
         adv = MockDie(0x77, "Blu 1").advertisement("rolled", 2)
         FakeScanner.instances[-1].cb(Device(adv.address, None), AdvData(adv))
         assert r.last("pixels:00000077")[0].face == 2
+    finally:
+        r.close()
+
+
+def test_a_scan_that_does_not_start_in_time_is_tried_again_and_the_late_one_stopped():
+    """The check's boot: bluetoothd started by D-Bus at the service's first call, the start took longer than the
+    adapter waited, and the radio said it was on with no scan running. A start past START_S is a failure now."""
+    slow = [0.5]
+
+    def scanner(detection_callback=None):
+        return FakeScanner(detection_callback, slow_s=slow.pop() if slow else 0.0)
+
+    FakeScanner.instances.clear()
+    src = dice.BleakSource(scanner_factory=scanner, client_factory=object)
+    src.START_S = 0.1
+    r = dice.attach("auto", source=src, retry_s=0.05)
+    try:
+        st = r.status()
+        assert st["mode"] == "waiting" and "did not answer within 0.1 s" in st["reason"]
+        end = time.monotonic() + 10
+        while not (r.status()["mode"] == "radio" and FakeScanner.instances[0].stopped) and time.monotonic() < end:
+            time.sleep(0.01)
+        assert r.status()["available"] and FakeScanner.instances[0].stopped  # the late scan was not kept
+        assert src._scanner is FakeScanner.instances[-1] and not src._scanner.stopped
     finally:
         r.close()
 
