@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 from companion.dice import Advertisement
+from pi_wait import until
 
 PIXELS_SERVICE = "a6b90001-7a5a-43f2-a962-350c8edc9b5b"
 INFO_UUID16 = 0x180A  # Device Information: the 16-bit service data key of the die's id and firmware
@@ -179,13 +180,7 @@ def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
     out["radio_before_controllers"] = radio()["radio"]
 
     def wait(what, test, limit=60.0):
-        end = time.monotonic() + limit
-        while time.monotonic() < end:
-            v = test()
-            if v:
-                return v
-            time.sleep(1)
-        raise RuntimeError(f"{what}: not within {limit:.0f} s")
+        return until(what, test, limit, 1)
 
     def adapters():  # the controllers bluetoothd took as adapters
         got = m.ssh("busctl --list tree org.bluez 2>/dev/null", check=False).stdout.split()

@@ -25,7 +25,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pi_wifi  # (the phone over Wi-Fi's step: image/pi_wifi.py)
 from pi_bt import dice_read_over_bluez  # (the smart dice's step: image/pi_bt.py)
+from pi_wait import until
 
 # the archive the image is built from (image/build.py)
 SOURCES = ("deb http://deb.debian.org/debian bookworm main\n"
@@ -188,13 +190,7 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
         return m.ssh(f"cat {sim_path(dev, chip, n, attr)}", check=False).stdout.strip()
 
     def wait(what, test, limit=30.0):
-        end = time.monotonic() + limit
-        while time.monotonic() < end:
-            v = test()
-            if v:
-                return v
-            time.sleep(0.5)
-        raise RuntimeError(f"{what}: not within {limit:.0f} s")
+        return until(what, test, limit, 0.5)
 
     phone = phone_cls(m)
     sign_in(m, phone)
@@ -240,8 +236,6 @@ def gpio_button_event(m, phone_cls, sign_in, report: dict, log) -> None:
 
 
 # the hardware boot's steps, in order: (name, its function, the report's keys it sets); each runs on its own
-import pi_wifi  # noqa: E402 (image/, beside this file)
-
 STEPS = (("gpio", gpio_button_event, ("gpio_button_event",)),
          ("dice", dice_read_over_bluez, ("dice_read_over_bluez",)),
          ("wifi", pi_wifi.phone_over_wifi, pi_wifi.KEYS))

@@ -65,7 +65,7 @@ def parse_wifi_qr(text: str) -> dict:
     backslash) as its fields by letter (``T``, ``S``, ``P``, ``H``); a ValueError when it is not one."""
     if not text.startswith("WIFI:"):
         raise ValueError(f"not a Wi-Fi code: {text[:20]!r}")
-    fields, key, cur, esc, i = {}, None, [], False, 5
+    fields, key, cur, esc = {}, None, [], False
     body = text[5:]
     for ch in body:
         if esc:
