@@ -110,7 +110,14 @@ def install_tools() -> None:
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
         subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *need], env=env,
                        capture_output=True)
-    if Path("/proc/sys/fs/binfmt_misc/qemu-aarch64").exists() is False and shutil.which("update-binfmts"):
+
+
+def enable_binfmt() -> None:
+    """Register qemu-aarch64 with binfmt_misc where it is not (as root). Installing qemu-user-static registers
+    it only where binfmt_misc is mounted: on a fresh machine or container it is not, and update-binfmts mounts it."""
+    entry = Path("/proc/sys/fs/binfmt_misc/qemu-aarch64")
+    if os.geteuid() == 0 and shutil.which("update-binfmts") and not (
+            entry.exists() and entry.read_text().startswith("enabled")):
         subprocess.run(["update-binfmts", "--enable", "qemu-aarch64"], capture_output=True)
 
 
@@ -314,6 +321,7 @@ def stage_assemble(root: Path, fw: Path, logdir: Path) -> Path:
 
 def main(argv: list[str]) -> int:
     install_tools()
+    enable_binfmt()
     reason = missing_tools()
     if reason:
         die(reason, 2)

@@ -71,6 +71,9 @@ def _unavailable(arch: str) -> str | None:
     if reason:
         return reason
     entry = Path("/proc/sys/fs/binfmt_misc") / ARCHES[arch][1]
+    if not (entry.exists() and entry.read_text().startswith("enabled")) and shutil.which("update-binfmts"):
+        # installing qemu-user-static registers it only where binfmt_misc is mounted: update-binfmts mounts it
+        subprocess.run(["update-binfmts", "--enable", entry.name], capture_output=True)
     text = entry.read_text() if entry.exists() else ""
     if not text.startswith("enabled"):
         pkgs = f"{package_of('qemu-aarch64-static')} {package_of('update-binfmts')}"
