@@ -458,16 +458,29 @@
   }
   function odds(src, dst) {
     var box = $("ci-odds");
-    if (!src || !dst) { box.textContent = ""; lastOddsKey = null; return; }
+    if (!src || !dst) { box.textContent = ""; box.style.minHeight = ""; delete box.dataset.pair; lastOddsKey = null; return; }
     var key = src + "|" + dst + "|" + client.seq;
     if (key === lastOddsKey) return;
     lastOddsKey = key;
+    // a new attack's line is written at once, its units known and dashes where its figures will be, and keeps
+    // that height: the dice and the Attack button under it do not move when the box answers (a new event on
+    // the same attack leaves the last figures until the new ones come)
+    var s = st(), pair = src + "|" + dst + "|" + s.units[src] + "|" + s.units[dst];
+    if (box.dataset.pair !== pair) {
+      box.dataset.pair = pair;
+      box.textContent = t("ci.odds", { p: "––––%", a: s.units[src], d: s.units[dst], left: "–––", def: "–––" });
+      box.classList.add("pending");
+      delete box.dataset.p;
+      box.style.minHeight = "";
+      box.style.minHeight = box.offsetHeight + "px";
+    }
     C.api("GET", base() + "/conquest/odds?from=" + encodeURIComponent(src) + "&to=" + encodeURIComponent(dst)).then(function (o) {
       if (key !== lastOddsKey) return;
+      box.classList.remove("pending");
       box.textContent = t("ci.odds", { p: pct(o.p_conquer, o.can_fail, o.can_win), a: o.attacker, d: o.defender,
         left: C.num(o.expected_attacker_remaining, 1), def: C.num(o.expected_defender_remaining, 1) });
       box.dataset.p = String(o.p_conquer);
-    }, function (e) { box.textContent = C.errorText(e); });
+    }, function (e) { if (key === lastOddsKey) { box.classList.remove("pending"); box.textContent = C.errorText(e); } });
   }
   function renderLastCombat() {
     var lc = st().last_combat, box = $("ci-last-combat");
