@@ -1,4 +1,4 @@
-"""`make pi-check HW=1`, the smart dice: a Pixels die's advertisements sent on one virtual Bluetooth controller,
+"""`make pi-check`'s hardware boot, the smart dice: a Pixels die's advertisements sent on one virtual Bluetooth controller,
 read by the box's own scanner (companion serve --dice auto: bleak, through BlueZ's bluetoothd over D-Bus) on
 another, and a combat of a conquest match that takes those faces (docs/pi.md, "The hardware, simulated").
 

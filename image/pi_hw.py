@@ -1,4 +1,4 @@
-"""`make pi-check HW=1`: the box's hardware met through the real kernel drivers and stacks in the emulated
+"""`make pi-check`'s hardware boot: the box's hardware met through the real kernel drivers and stacks in the emulated
 machine (docs/pi.md, "The hardware, simulated").
 
 Debian 12's arm64 kernel builds mac80211_hwsim but neither hci_vhci (a virtual Bluetooth controller) nor

@@ -1,4 +1,4 @@
-"""`make pi-check HW=1`: a phone meets the box's own Wi-Fi through the real stacks (docs/pi.md, "The hardware,
+"""`make pi-check`'s hardware boot: a phone meets the box's own Wi-Fi through the real stacks (docs/pi.md, "The hardware,
 simulated").
 
 In the check's hardware boot only, ``mac80211_hwsim`` (Debian's arm64 kernel builds it) makes two radios that

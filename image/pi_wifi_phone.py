@@ -1,4 +1,4 @@
-"""The phone of `make pi-check HW=1`'s Wi-Fi step, run inside the check's machine in the phone's own network
+"""The phone of `make pi-check`'s Wi-Fi step, run inside the check's machine in the phone's own network
 namespace (``ip netns exec phone python3 pi_wifi_phone.py ...``), with the machine's python3 and nothing else
 (image/pi_wifi.py copies it in). Each command prints one JSON document.
 

@@ -71,7 +71,7 @@ class FakeNM:
         self.state.mkdir(parents=True, exist_ok=True)
         self.bin.mkdir(parents=True, exist_ok=True)
         if devices is None:
-            # as NetworkManager lists a radio (make pi-check HW=1's, mac80211_hwsim's): with the P2P device
+            # as NetworkManager lists a radio (make pi-check's, mac80211_hwsim's): with the P2P device
             # wpa_supplicant makes beside it, of type wifi-p2p, which is not the Wi-Fi to put the hotspot on
             devices = [{"device": "wlan0", "type": "wifi", "state": "connected", "connection": "ClubWiFi"},
                        {"device": "p2p-dev-wlan0", "type": "wifi-p2p", "state": "disconnected", "connection": None},

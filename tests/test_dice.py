@@ -173,7 +173,7 @@ def test_bleak_s_callbacks_become_readings():
 
 class NotAvailable(Exception):
     """bleak's BleakBluetoothNotAvailableError as bleak 3.1 raised it on BlueZ with no adapter (the check's
-    hardware boot, make pi-check HW=1): its message and a reason code, two arguments."""
+    hardware boot, make pi-check): its message and a reason code, two arguments."""
 
 
 NO_ADAPTER = NotAvailable("No Bluetooth adapters found.", 1)

@@ -1,6 +1,6 @@
-"""The smart dice's step of `make pi-check HW=1` (image/pi_bt.py), without qemu: the die's advertisement it
-sends is one that companion/dice.py reads back, as BlueZ handed it on in the check's own run; without HW=1 the
-step's key is false and says how to run it."""
+"""The smart dice's step of `make pi-check`'s hardware boot (image/pi_bt.py), without qemu: the die's advertisement it
+sends is one that companion/dice.py reads back, as BlueZ handed it on in the check's own run; with HW=0 the
+step's key is false and says why."""
 
 import importlib.util
 import json
@@ -53,13 +53,13 @@ def test_a_name_too_long_for_the_scan_response_is_refused():
         pi_bt.pixels_ad(1, "x" * 30, "rolled", 1)
 
 
-def test_without_hw_the_dice_key_is_false_and_says_how_to_run_it(tmp_path, monkeypatch):
+def test_with_hw_0_the_dice_key_is_false_and_says_why(tmp_path, monkeypatch):
     monkeypatch.setenv("COMPANION_PI_CHECK", str(tmp_path))
-    monkeypatch.delenv("COMPANION_PI_CHECK_HW", raising=False)
+    monkeypatch.setenv("COMPANION_PI_CHECK_HW", "0")
     pc = _load("pi_check")
     assert "dice_read_over_bluez" in pc.HW_KEYS and not pc.HW
     monkeypatch.setattr(pc, "install_tools", lambda: "no qemu here (the test's)")
     assert pc.main([]) == 2
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["dice_read_over_bluez"] is False
-    assert report["reasons"]["dice_read_over_bluez"] == "not run: make pi-check HW=1 runs it"
+    assert report["reasons"]["dice_read_over_bluez"] == "not run: HW=0 left the hardware boot out"

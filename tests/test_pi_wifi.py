@@ -1,4 +1,4 @@
-"""The pure parts of make pi-check HW=1's Wi-Fi step (image/pi_wifi.py, image/pi_wifi_phone.py): the Wi-Fi QR
+"""The pure parts of make pi-check's Wi-Fi step (image/pi_wifi.py, image/pi_wifi_phone.py): the Wi-Fi QR
 code read back, the phone's DHCP messages, the scan's networks, the report's keys (the probes' answers:
 tests/web/test_offline.py). Nothing here boots a machine."""
 
@@ -108,12 +108,17 @@ def test_the_phones_supplicant_joins_by_wpa2_only():
 
 
 def test_the_wifi_keys_are_the_hardware_boots_and_gated_as_the_gpio_one(monkeypatch):
+    """... and run by default: only HW=0 (COMPANION_PI_CHECK_HW=0) leaves the hardware boot out."""
     monkeypatch.syspath_prepend(str(IMAGE))
-    monkeypatch.delenv("COMPANION_PI_CHECK_HW", raising=False)
-    for name in ("pi_check", "pi_hw", "pi_wifi"):
-        monkeypatch.delitem(sys.modules, name, raising=False)
-    import pi_check
+    for env, hw in ((None, True), ("1", True), ("0", False)):
+        if env is None:
+            monkeypatch.delenv("COMPANION_PI_CHECK_HW", raising=False)
+        else:
+            monkeypatch.setenv("COMPANION_PI_CHECK_HW", env)
+        for name in ("pi_check", "pi_hw", "pi_wifi"):
+            monkeypatch.delitem(sys.modules, name, raising=False)
+        import pi_check
 
-    assert pi_check.HW_KEYS[:2] == ("gpio_button_event", "dice_read_over_bluez")
-    assert set(pi_wifi.KEYS) <= set(pi_check.HW_KEYS)
-    assert not pi_check.HW
+        assert pi_check.HW_KEYS[:2] == ("gpio_button_event", "dice_read_over_bluez")
+        assert set(pi_wifi.KEYS) <= set(pi_check.HW_KEYS)
+        assert pi_check.HW is hw, env

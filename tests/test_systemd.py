@@ -73,7 +73,7 @@ def test_companion_service_is_a_watched_notify_service_of_a_dedicated_user():
     assert "ProcSubset" not in s  # gpiozero reads /proc/device-tree and /proc/cpuinfo
     assert one(u, "Service", "NoNewPrivileges") == "yes"
     # iw's station list (the phones on the box's own Wi-Fi) is asked over netlink: without it iw says "Failed to
-    # connect to generic netlink" under the sandbox and the count is unknown (make pi-check HW=1 found it)
+    # connect to generic netlink" under the sandbox and the count is unknown (make pi-check found it)
     assert "AF_NETLINK" in one(u, "Service", "RestrictAddressFamilies").split()
     assert one(u, "Install", "WantedBy") == "multi-user.target"
 
@@ -872,7 +872,7 @@ def test_the_hotspot_files_go_where_networkmanager_is_and_uninstall_takes_them(f
     (root / "etc/NetworkManager").mkdir(parents=True)
     (root / "etc/polkit-1").mkdir(parents=True)
     # the name the box boots with (/etc/hostname), not hostname's (the stand-in's "box"): in the image's build
-    # they differ (the image's DNS once answered the building machine's name, found by make pi-check HW=1)
+    # they differ (the image's DNS once answered the building machine's name, found by make pi-check)
     (root / "etc/hostname").write_text("tablebox\n")
     p, _ = run("--no-apt", "--no-start")
     assert p.returncode == 0, p.stderr

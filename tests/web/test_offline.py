@@ -173,7 +173,7 @@ def test_windows_is_sent_to_the_box_page_in_its_real_browser(wifi_app, nm):
 
 
 def test_the_answers_make_pi_check_HW_expects_are_the_ones_the_box_gives(wifi_app, nm):
-    """image/pi_wifi.py's PROBES (what a phone on the box's own Wi-Fi is answered, in make pi-check HW=1) are
+    """image/pi_wifi.py's PROBES (what a phone on the box's own Wi-Fi is answered, in make pi-check) are
     the box's answers here too, and a wrong answer is told apart."""
     import importlib.util
     from pathlib import Path
