@@ -20,6 +20,7 @@ import uuid
 from pathlib import Path
 
 from companion.dice import Advertisement
+from companion.games import conquest_italy as ci
 from pi_wait import until
 
 PIXELS_SERVICE = "a6b90001-7a5a-43f2-a962-350c8edc9b5b"
@@ -134,6 +135,22 @@ for i in $(seq 60); do [ "$(ls /sys/class/bluetooth | wc -l)" -ge {CONTROLLERS} 
 udevadm settle
 ls /sys/class/bluetooth
 """
+
+
+def one_die_attack(s: dict, gm, who: str) -> tuple[str, str, list[dict]]:
+    """An attack of ``who``'s rolling one die against one (from a city of two units or more to a neighbour of
+    one unit) in the conquest state ``s``: (from, to, the organiser's territory.set corrections that make it).
+    The deal is random: where none is on the map, the corrections leave two units on the player's city and one
+    on its neighbour, their owners kept; none where one is there already."""
+    pairs = [(a, t) for a in ci.held(s, who) for t in gm.cities
+             if s["owner"][t] != who and gm.can_attack(a, t) is not None]
+    a, t = min(pairs, key=lambda x: (s["units"][x[0]] < 2, s["units"][x[1]] != 1, x))
+    fixes = []
+    if s["units"][a] < 2:
+        fixes.append({"city": a, "player": who, "units": 2})
+    if s["units"][t] != 1:
+        fixes.append({"city": t, "player": s["owner"][t], "units": 1})
+    return a, t, fixes
 
 
 def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
@@ -252,7 +269,6 @@ def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
 
     # a conquest match whose dice are the table's smart dice, at a combat: its moves made through the API
     from companion.core.match import fold
-    from companion.games import conquest_italy as ci
 
     players = ["Ada", "Bo", "Cy"]
     status, match = org.call("POST", "/api/matches", {"game": "conquest-italy", "players": players,
@@ -295,12 +311,10 @@ def dice_read_over_bluez(m, phone_cls, sign_in, report: dict, log) -> None:
     if due:
         post("reinforce", {"player": who, "placements": {best: due}})
     s, seq = state()
-    # one die a side: an attack on a city of one unit, the attacker rolling one die
-    targets = sorted((a, t) for a in ci.held(s, who) if s["units"][a] >= 2 for t in gm.cities
-                     if s["owner"][t] != who and s["units"][t] == 1 and gm.can_attack(a, t) is not None)
-    if not targets:
-        raise RuntimeError("no attack of one die against one in this deal")
-    a, t = targets[0]
+    a, t, fixes = one_die_attack(s, gm, who)
+    for fix in fixes:
+        post("territory.set", fix)
+    s, seq = state()
     attack = {"player": who, "from": a, "to": t, "dice": 1}
     status, doc = org.call("POST", "/api/dice/sets", {"name": "Tavolo 1", "match_id": mid,
                                                       "dice": [{"die": d["id"], "side": d["side"]} for d in dice]})

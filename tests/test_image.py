@@ -163,7 +163,7 @@ class Box:
             self.looks += 1
             broken = self.running is None and (self.prefix / "venv" / "new").exists() and not self.starts_ok
             self.restarts += broken
-            # (as the real systemd answered in make pi-check's broken update: between restarts, Result=success)
+            # (as the real systemd answered in one of make pi-check's broken updates: between restarts, Result=success)
             state = "activating\nSubState=auto-restart\nResult=success" if broken else "active\nSubState=running\nResult=success"
             return subprocess.CompletedProcess(argv, 0, f"ActiveState={state}\nNRestarts={self.restarts}\n", "")
         self.calls.append(argv[0] if argv[0] != "systemctl" else " ".join(argv))

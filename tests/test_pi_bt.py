@@ -63,3 +63,46 @@ def test_with_hw_0_the_dice_key_is_false_and_says_why(tmp_path, monkeypatch):
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["dice_read_over_bluez"] is False
     assert report["reasons"]["dice_read_over_bluez"] == "not run: HW=0 left the hardware boot out"
+
+
+def _attack_made(state, who):
+    """pi_bt.one_die_attack's pair, with its corrections applied through the engine: checked as an attack of
+    one die against one."""
+    from companion.games import conquest_italy as ci
+    from companion.games.conquest_map import default_map
+
+    gm = default_map()
+    a, t, fixes = pi_bt.one_die_attack(state, gm, who)
+    for fix in fixes:
+        state = ci.apply(state, {"type": "territory.set", "data": fix})
+    assert state["owner"][a] == who and state["owner"][t] != who and gm.can_attack(a, t) is not None
+    assert state["units"][a] >= 2 and state["units"][t] == 1
+    return fixes
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_the_dice_step_finds_or_makes_an_attack_of_one_die_against_one_in_any_deal(n):
+    """The check's combat is one die a side; the deal is random (a run once found none on the map): over many
+    deals the step finds one, corrects nothing where one is there, and where none is (every neighbour of the
+    player's strong cities holding more than one unit, the player's border cities one) makes one."""
+    import random
+
+    from companion.games import conquest_italy as ci
+    from companion.games.conquest_map import default_map
+
+    gm, players = default_map(), ["Anna", "Bruno", "Carla", "Dario", "Elena", "Fabio"][:n]
+    for seed in range(40):
+        owner, _ = ci.deal(players, gm, random.Random(seed))
+        s = ci.apply(ci.initial_state(players, {}), {"type": "setup.deal", "data": {"owner": owner}})
+        who = players[seed % n]
+        assert _attack_made(s, who)  # (after the deal every city holds one unit: no attack at all yet)
+        city = ci.held(s, who)[0]
+        s2 = ci.apply(s, {"type": "territory.set", "data": {"city": city, "player": who, "units": 5}})
+        if any(s2["owner"][t] != who and gm.can_attack(city, t) is not None for t in gm.cities):
+            assert _attack_made(s2, who) == []
+        # no city of one unit next to the player: every other player's city holds three
+        s3 = s
+        for c in gm.cities:
+            if s["owner"][c] != who:
+                s3 = ci.apply(s3, {"type": "territory.set", "data": {"city": c, "player": s["owner"][c], "units": 3}})
+        assert len(_attack_made(s3, who)) == 2

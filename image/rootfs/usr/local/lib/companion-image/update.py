@@ -167,8 +167,8 @@ class Updater:
             if unit.get("ActiveState") == "failed":
                 return False, f"failed: its unit gave up ({unit.get('Result') or 'no result said'})"
             if restarts is not None and n > restarts:
-                # (between two restarts the real systemd says Result=success, of the start under way: the
-                # words name the result only when it is a failure's)
+                # (between two restarts the real systemd says Result=exit-code or, at some moments,
+                # Result=success: the words name the result only when it is a failure's)
                 result = unit.get("Result") or "success"
                 return False, f"failed to start {n} times" + (f" ({result})" if result != "success" else "")
             if time.monotonic() >= end:
